@@ -1,0 +1,236 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// canaryKey is an API key that must never appear in any error text or log line.
+const canaryKey = "sk-canary-7f3a9d1e5b0c"
+
+// seen is one request as the test server received it.
+type seen struct {
+	Method, Path, RawQuery string
+	Header                 http.Header
+	Body                   []byte
+}
+
+// testServer is an httptest server that records what arrives.
+type testServer struct {
+	*httptest.Server
+	done chan struct{} // closed when the test ends, to release blocked handlers
+
+	mu   sync.Mutex
+	reqs []seen
+}
+
+// newTestServer starts a server on 127.0.0.1 that records each request, then calls h.
+func newTestServer(t *testing.T, h http.HandlerFunc) *testServer {
+	t.Helper()
+	return startServer(t, h, true)
+}
+
+// newStreamServer is newTestServer for handlers that read the body themselves (or never).
+func newStreamServer(t *testing.T, h http.HandlerFunc) *testServer {
+	t.Helper()
+	return startServer(t, h, false)
+}
+
+func startServer(t *testing.T, h http.HandlerFunc, readBody bool) *testServer {
+	t.Helper()
+	ts := &testServer{done: make(chan struct{})}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body []byte
+		if readBody {
+			body, _ = io.ReadAll(r.Body)
+		}
+		ts.mu.Lock()
+		ts.reqs = append(ts.reqs, seen{r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), body})
+		ts.mu.Unlock()
+		if readBody {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(ts.done) }) // runs before Close, so blocked handlers return
+	return ts
+}
+
+// requests returns what the server has received so far.
+func (ts *testServer) requests() []seen {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return append([]seen(nil), ts.reqs...)
+}
+
+// only returns the single request the server received, failing otherwise.
+func (ts *testServer) only(t *testing.T) seen {
+	t.Helper()
+	reqs := ts.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testClient is a Client with its log and the retry waits it asked for.
+type testClient struct {
+	*Client
+	logs *syncBuffer
+
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (tc *testClient) retryWaits() []time.Duration {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return append([]time.Duration(nil), tc.waits...)
+}
+
+// newTestClient returns a client for baseURL with the canary key, a debug log in a buffer, and
+// retry waits recorded instead of slept. At cleanup it checks the log never holds the key.
+func newTestClient(t *testing.T, baseURL string, opts ...func(*Options)) *testClient {
+	t.Helper()
+	logs := &syncBuffer{}
+	o := Options{
+		BaseURL: baseURL,
+		APIKey:  canaryKey,
+		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	c, err := New(o)
+	if err != nil {
+		t.Fatalf("New(%q): %v", baseURL, err)
+	}
+	tc := &testClient{Client: c, logs: logs}
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		tc.mu.Lock()
+		tc.waits = append(tc.waits, d)
+		tc.mu.Unlock()
+		return ctx.Err()
+	}
+	c.backoffBase = time.Millisecond
+	t.Cleanup(func() {
+		c.CloseIdleConnections()
+		if strings.Contains(logs.String(), canaryKey) {
+			t.Errorf("the API key appears in the log:\n%s", logs.String())
+		}
+	})
+	return tc
+}
+
+// checkErrorText fails if the error's text reveals the key.
+func checkErrorText(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && strings.Contains(err.Error(), canaryKey) {
+		t.Errorf("error text reveals the API key: %v", err)
+	}
+}
+
+// checkCommonHeaders checks what every request must carry.
+func checkCommonHeaders(t *testing.T, r seen, wantBody bool) {
+	t.Helper()
+	if got := r.Header.Get("Authorization"); got != "Bearer "+canaryKey {
+		t.Errorf("Authorization = %q, want the bearer key", got)
+	}
+	if got := r.Header.Get("Idempotency-Key"); got != "" {
+		t.Errorf("Idempotency-Key = %q, want none", got)
+	}
+	if got := r.Header.Get("User-Agent"); got == "" {
+		t.Error("no User-Agent")
+	}
+	ct := r.Header.Get("Content-Type")
+	switch {
+	case wantBody && ct != "application/json":
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	case !wantBody && len(r.Body) != 0:
+		t.Errorf("unexpected body %q", r.Body)
+	}
+}
+
+// jsonEqual fails unless got is the JSON document want (compared as values).
+func jsonEqual(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("body %q is not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want %q: %v", want, err)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("body = %s, want %s", got, want)
+	}
+}
+
+// reply answers with status and body as JSON.
+func reply(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// httptestTLS starts an https server on 127.0.0.1 serialising its handler.
+func httptestTLS(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(srv.Client().CloseIdleConnections)
+	return srv
+}
+
+// httptestUnstarted returns an unstarted server on 127.0.0.1, closed at cleanup.
+func httptestUnstarted(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
