@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"parley/client"
+)
+
+// settingFlags are the per-conversation settings a command may set; nil means not given.
+type settingFlags struct {
+	persona     string
+	temperature float64
+	topP        float64
+	maxTokens   int
+}
+
+func (s *settingFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&s.persona, "persona", "", "the assistant's role, e.g. \"a patient maths tutor\"")
+	f.Float64Var(&s.temperature, "temperature", 0, "sampling temperature, 0 to 2")
+	f.Float64Var(&s.topP, "top-p", 0, "nucleus sampling, 0 to 1")
+	f.IntVar(&s.maxTokens, "max-tokens", 0, "the longest reply in tokens, at least 1")
+}
+
+// config returns the settings the user gave, checked against the ranges the service accepts.
+func (s *settingFlags) config(cmd *cobra.Command) (client.Config, error) {
+	var c client.Config
+	f := cmd.Flags()
+	if f.Changed("persona") {
+		p := s.persona
+		if utf8.RuneCountInString(p) > 8000 {
+			return c, usageErrorf("--persona is %d characters long; at most 8000 are allowed", utf8.RuneCountInString(p))
+		}
+		c.Persona = &p
+	}
+	if f.Changed("temperature") {
+		t := s.temperature
+		if !(t >= 0 && t <= 2) {
+			return c, usageErrorf("--temperature must be between 0 and 2, not %v", t)
+		}
+		c.Temperature = &t
+	}
+	if f.Changed("top-p") {
+		p := s.topP
+		if !(p >= 0 && p <= 1) {
+			return c, usageErrorf("--top-p must be between 0 and 1, not %v", p)
+		}
+		c.TopP = &p
+	}
+	if f.Changed("max-tokens") {
+		n := s.maxTokens
+		if n < 1 {
+			return c, usageErrorf("--max-tokens must be at least 1, not %d", n)
+		}
+		c.MaxTokens = &n
+	}
+	return c, nil
+}
+
+// textArg joins the words of a message; a lone "-" reads it from standard input.
+func (g *globals) textArg(args []string, what string) (string, error) {
+	var text string
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(io.LimitReader(g.stdin, 1<<20))
+		if err != nil {
+			return "", fmt.Errorf("reading the %s from standard input: %w", what, err)
+		}
+		text = string(b)
+	} else {
+		text = strings.Join(args, " ")
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", usageErrorf("no %s given", what)
+	}
+	if !utf8.ValidString(text) {
+		return "", usageErrorf("the %s is not valid UTF-8 text", what)
+	}
+	return text, nil
+}
+
+func newChatCmd(g *globals) *cobra.Command {
+	var conv string
+	var set settingFlags
+	cmd := &cobra.Command{
+		Use:   "chat [--conversation ID] [--persona TEXT] [--temperature F] [--top-p F] [--max-tokens N] MESSAGE...",
+		Short: "Send a message and print the reply (a charged call)",
+		Long: `Sends one message and prints the reply. Without --conversation it starts a new conversation,
+whose ID is printed on standard error; the settings given on that first call are saved with it.
+MESSAGE may be '-' to read the message from standard input. Each successful call is charged.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := set.config(cmd)
+			if err != nil {
+				return err
+			}
+			text, err := g.textArg(args, "message")
+			if err != nil {
+				return err
+			}
+			if n := utf8.RuneCountInString(text); n > 32000 {
+				return usageErrorf("the message is %d characters long; at most 32000 are allowed", n)
+			}
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := c.SendMessage(cmd.Context(), client.SendMessageRequest{
+				ConversationID: conv, Message: text,
+				Persona: cfg.Persona, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens,
+			})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(g.stdout, res)
+			}
+			fmt.Fprintln(g.stdout, res.Reply)
+			note := "conversation " + res.ConversationID
+			if res.PointsCharged != nil {
+				note += fmt.Sprintf(", charged %d", *res.PointsCharged)
+			}
+			if res.Balance != nil {
+				note += fmt.Sprintf(", balance %d", *res.Balance)
+			}
+			fmt.Fprintln(g.stderr, note)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&conv, "conversation", "c", "", "continue this conversation")
+	set.register(cmd)
+	return cmd
+}
+
+// writeJSON prints v as indented JSON with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,500 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// canary is the API key every test uses; it must never appear in any output or file.
+const canary = "pk_CANARY_7f3a9c2e5b1d4f6a8c0e2b4d6f8a0c2e"
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "parley-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "parley")
+	build := exec.Command("go", "build", "-o", bin, "parley")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building parley:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seen is one request as the fake service received it.
+type seen struct {
+	Method, Path, Query, Auth, ContentType string
+	Body                                   map[string]any
+}
+
+// fake is a scripted Chat and Voice Service that records every request.
+type fake struct {
+	t    *testing.T
+	srv  *httptest.Server
+	mu   sync.Mutex
+	reqs []seen
+	// routes maps "METHOD /path" to a status and a body.
+	routes map[string]func(w http.ResponseWriter, r *http.Request)
+}
+
+func newFake(t *testing.T) *fake {
+	t.Helper()
+	f := &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s := seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
+		if len(b) > 0 {
+			if err := json.Unmarshal(b, &s.Body); err != nil {
+				t.Errorf("%s %s: body is not JSON: %q", r.Method, r.URL.Path, b)
+			}
+		}
+		f.mu.Lock()
+		f.reqs = append(f.reqs, s)
+		h := f.routes[r.Method+" "+r.URL.Path]
+		f.mu.Unlock()
+		if h == nil {
+			w.WriteHeader(404)
+			io.WriteString(w, `{"error":{"code":"not_found","message":"No such route."}}`)
+			return
+		}
+		h(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// on answers METHOD path with a status and a JSON body.
+func (f *fake) on(route string, status int, body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.routes[route] = func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+func (f *fake) requests() []seen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]seen(nil), f.reqs...)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// home is a private HOME with config directories, and no keyring reachable.
+type home struct {
+	dir string
+	env []string
+}
+
+func newHome(t *testing.T, extra ...string) *home {
+	t.Helper()
+	h := &home{dir: t.TempDir()}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PARLEY_") || strings.HasPrefix(kv, "DBUS_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_") {
+			continue
+		}
+		h.env = append(h.env, kv)
+	}
+	h.env = append(h.env, "HOME="+h.dir, "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config"),
+		"XDG_DATA_HOME="+filepath.Join(h.dir, "data"), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(h.dir, "no-bus"))
+	h.env = append(h.env, extra...)
+	return h
+}
+
+// run runs the binary, checks that the canary key appears nowhere in what it printed or wrote,
+// and returns what happened.
+func (h *home) run(t *testing.T, input string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = h.env
+	cmd.Dir = h.dir
+	cmd.Stdin = strings.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running parley %v: %v", args, err)
+		}
+		r.code = ee.ExitCode()
+	}
+	if strings.Contains(r.stdout+r.stderr, canary) || strings.Contains(r.stdout+r.stderr, canary[3:]) {
+		t.Errorf("parley %v printed the API key: %s", args, r)
+	}
+	h.assertNoKeyInFiles(t)
+	return r
+}
+
+func (h *home) assertNoKeyInFiles(t *testing.T) {
+	t.Helper()
+	filepath.Walk(h.dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte(canary)) {
+			t.Errorf("the API key was written to %s", p)
+		}
+		return nil
+	})
+}
+
+// wavFile writes a second of a 440 Hz tone as 16 kHz mono WAV and returns its path.
+func wavFile(t *testing.T) string {
+	t.Helper()
+	const rate = 16000
+	var pcm bytes.Buffer
+	for i := 0; i < rate; i++ {
+		binary.Write(&pcm, binary.LittleEndian, int16(8000*math.Sin(2*math.Pi*440*float64(i)/rate)))
+	}
+	var b bytes.Buffer
+	b.WriteString("RIFF")
+	binary.Write(&b, binary.LittleEndian, uint32(36+pcm.Len()))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(rate * 2), uint16(2), uint16(16)} {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("data")
+	binary.Write(&b, binary.LittleEndian, uint32(pcm.Len()))
+	b.Write(pcm.Bytes())
+	p := filepath.Join(t.TempDir(), "tone.wav")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
+	f := newFake(t)
+	f.on("POST /v1/chat/messages", 200, `{"code":0,"msg":"ok","data":{"conversationId":12345,"answer":"Ahoy.","points_charged":1,"balance":41}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+
+	r := h.run(t, "", "chat", "--persona", "a pirate", "--max-tokens", "50", "Hello", "there")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Ahoy." || !strings.Contains(r.stderr, "12345") || !strings.Contains(r.stderr, "balance 41") {
+		t.Fatalf("chat: %s", r)
+	}
+	req := f.requests()[0]
+	if req.Method != "POST" || req.Auth != "Bearer "+canary || !strings.HasPrefix(req.ContentType, "application/json") {
+		t.Errorf("request %+v", req)
+	}
+	want := map[string]any{"message": "Hello there", "persona": "a pirate", "max_tokens": 50.0}
+	if fmt.Sprint(req.Body) != fmt.Sprint(want) {
+		t.Errorf("body %v, want %v (only the settings given)", req.Body, want)
+	}
+
+	// A follow-up passes the ID back in the form the service gave (a number), with --json before the command.
+	r = h.run(t, "", "--json", "chat", "-c", "12345", "--temperature", "0", "Again")
+	if r.code != 0 {
+		t.Fatalf("chat -c: %s", r)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out["conversation_id"] != "12345" || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
+		t.Errorf("chat --json printed %q (%v)", r.stdout, err)
+	}
+	body := f.requests()[1].Body
+	if body["conversation_id"] != 12345.0 || body["temperature"] != 0.0 {
+		t.Errorf("follow-up body %v: want conversation_id 12345 as a number and temperature 0 sent", body)
+	}
+}
+
+func TestChat_MessageFromStdin(t *testing.T) {
+	f := newFake(t)
+	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_1","reply":"ok"}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	if r := h.run(t, "a message\nover two lines\n", "chat", "-"); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if got := f.requests()[0].Body["message"]; got != "a message\nover two lines" {
+		t.Errorf("message %q", got)
+	}
+}
+
+func TestConversationsHistoryConfigDelete(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans","updated_at":1763800000}]}`)
+	f.on("GET /v1/chat/conversations/7/messages", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3},"messages":[
+		{"id":1,"role":"user","content":"Where to?","created_at":"2025-11-22 10:00:00"},
+		{"id":2,"role":"assistant","content":"Lisbon.","created_at":"2025-11-22T10:00:01.5Z"}]}}`)
+	f.on("PATCH /v1/chat/conversations/7/config", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3,"max_tokens":64}}}`)
+	f.on("DELETE /v1/chat/conversations/7", 204, ``)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+
+	r := h.run(t, "", "conversations", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != "7" || list[0]["title"] != "Trip plans" || list[0]["updated_at"] == nil {
+		t.Fatalf("conversations --json: %s (%v)", r, err)
+	}
+	r = h.run(t, "", "conversations")
+	if r.code != 0 || !strings.Contains(r.stdout, "Trip plans") || !strings.Contains(r.stdout, "ID") {
+		t.Errorf("conversations table: %s", r)
+	}
+
+	r = h.run(t, "", "history", "7", "--json")
+	var hist struct {
+		Config   map[string]any      `json:"config"`
+		Messages []map[string]string `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &hist); err != nil || len(hist.Messages) != 2 {
+		t.Fatalf("history --json: %s (%v)", r, err)
+	}
+	if hist.Config["persona"] != "a guide" || hist.Messages[0]["id"] != "1" || hist.Messages[1]["created_at"] != "2025-11-22T10:00:01.5Z" || hist.Messages[0]["created_at"] != "2025-11-22T10:00:00Z" {
+		t.Errorf("history --json = %+v", hist)
+	}
+
+	r = h.run(t, "", "config", "7", "--max-tokens", "64")
+	if r.code != 0 || !strings.Contains(r.stdout, "max_tokens:  64") || !strings.Contains(r.stdout, `"a guide"`) {
+		t.Errorf("config: %s", r)
+	}
+	patch := f.requests()[len(f.requests())-1]
+	if patch.Method != "PATCH" || fmt.Sprint(patch.Body) != "map[max_tokens:64]" {
+		t.Errorf("config sent %s %v; want only max_tokens", patch.Method, patch.Body)
+	}
+
+	r = h.run(t, "", "delete", "7")
+	if r.code != 0 || !strings.Contains(r.stdout, "Deleted conversation 7") {
+		t.Errorf("delete: %s", r)
+	}
+}
+
+func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
+	f := newFake(t)
+	f.on("POST /v1/chat/transcribe", 200, `{"text":"hello world","language":"en"}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	wav := wavFile(t)
+	r := h.run(t, "", "transcribe", "--json", wav)
+	var tr map[string]string
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil || tr["text"] != "hello world" || tr["language"] != "en" {
+		t.Fatalf("transcribe --json: %s", r)
+	}
+	audio, _ := f.requests()[0].Body["audio"].(string)
+	const prefix = "data:audio/webm;base64,"
+	if !strings.HasPrefix(audio, prefix) {
+		t.Fatalf("uploaded audio starts %.40q, want a WebM data URI", audio)
+	}
+	webm, err := base64.StdEncoding.DecodeString(audio[len(prefix):])
+	if err != nil || !bytes.HasPrefix(webm, []byte{0x1A, 0x45, 0xDF, 0xA3}) {
+		t.Fatalf("upload is not WebM: %v", err)
+	}
+	wavSize, _ := os.Stat(wav)
+	if int64(len(webm))*5 > wavSize.Size() {
+		t.Errorf("a 1 s WAV of %d bytes became %d bytes of WebM; want at least 5 times smaller", wavSize.Size(), len(webm))
+	}
+
+	// --raw sends the bytes unchanged.
+	h.run(t, "", "transcribe", "--raw", wav)
+	audio, _ = f.requests()[1].Body["audio"].(string)
+	raw, _ := os.ReadFile(wav)
+	if audio != "data:audio/wav;base64,"+base64.StdEncoding.EncodeToString(raw) {
+		t.Errorf("--raw upload starts %.40q, want the WAV unchanged", audio)
+	}
+
+	// Not audio: refused before any upload.
+	txt := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(txt, []byte("just some words"), 0o600)
+	n := len(f.requests())
+	r = h.run(t, "", "transcribe", txt)
+	if r.code != 1 || !strings.Contains(strings.ToLower(r.stderr), "audio") || len(f.requests()) != n {
+		t.Errorf("transcribe of text: %s (requests %d → %d)", r, n, len(f.requests()))
+	}
+}
+
+func TestTranscribe_RefusesOversizedAudioBeforeUpload(t *testing.T) {
+	f := newFake(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	big := filepath.Join(t.TempDir(), "big.webm")
+	data := make([]byte, 10_000_001)
+	copy(data, []byte{0x1A, 0x45, 0xDF, 0xA3})
+	os.WriteFile(big, data, 0o600)
+	r := h.run(t, "", "transcribe", big)
+	if r.code != 1 || !strings.Contains(r.stderr, "10,000,000") || len(f.requests()) != 0 {
+		t.Errorf("oversized upload: %s, %d requests", r, len(f.requests()))
+	}
+}
+
+func TestSpeak_WritesMP3(t *testing.T) {
+	f := newFake(t)
+	mp3 := []byte("\xff\xfb\x90\x00fake-mp3-frame-bytes")
+	f.on("POST /v1/chat/speech", 200, `{"data":{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	out := filepath.Join(h.dir, "hello.mp3")
+	r := h.run(t, "", "speak", "--voice", "en-gb", "-o", out, "Hello", "world")
+	got, _ := os.ReadFile(out)
+	if r.code != 0 || !bytes.Equal(got, mp3) {
+		t.Fatalf("speak: %s; file %q", r, got)
+	}
+	if b := f.requests()[0].Body; b["text"] != "Hello world" || b["voice"] != "en-gb" {
+		t.Errorf("speech body %v", b)
+	}
+	r = h.run(t, "", "speak", "-o", "-", "Hi")
+	if r.stdout != string(mp3) {
+		t.Errorf("speak -o - wrote %q", r.stdout)
+	}
+}
+
+func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{"401 json", 401, `{"error":{"code":"unauthorized","message":"Unknown API key."}}`, "parley login"},
+		{"402", 402, `{"error":{"code":"insufficient_points","message":"Balance 0, price 1."}}`, "not enough points"},
+		{"404 msg", 404, `{"msg":"no such conversation"}`, "not found"},
+		{"422 detail", 422, `{"detail":"temperature out of range"}`, "temperature out of range"},
+		{"429", 429, `{"message":"slow down"}`, "busy"},
+		{"500 html", 500, `<html><body><h1>Internal Server Error</h1></body></html>`, "500"},
+		{"502", 502, `{"error":{"code":"upstream_failed","message":"The model failed; nothing was charged."}}`, "refunded"},
+		{"503 empty", 503, ``, "unavailable"},
+		{"200 with code", 200, `{"code":40001,"msg":"quota exceeded"}`, "quota exceeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.on("GET /v1/chat/conversations", tc.status, tc.body)
+			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+			r := h.run(t, "", "conversations")
+			if r.code != 1 || !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(tc.want)) {
+				t.Errorf("%s\nwant exit 1 and stderr mentioning %q", r, tc.want)
+			}
+			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
+				t.Errorf("want one line on stderr, got %d", n+1)
+			}
+		})
+	}
+}
+
+func TestErrors_Transport(t *testing.T) {
+	// A redirect is refused, and the other host never sees the key.
+	other := newFake(t)
+	other.on("GET /v1/chat/conversations", 200, `[]`)
+	f := newFake(t)
+	f.routes["GET /v1/chat/conversations"] = func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.srv.URL+"/v1/chat/conversations", http.StatusTemporaryRedirect)
+	}
+	h := newHome(t, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "--base-url", f.srv.URL, "conversations")
+	if r.code != 1 || !strings.Contains(r.stderr, "redirect") || len(other.requests()) != 0 {
+		t.Errorf("redirect: %s; other host saw %d requests", r, len(other.requests()))
+	}
+
+	// Plain http to a remote host is refused before any request.
+	r = h.run(t, "", "--base-url", "http://example.com", "conversations")
+	if r.code != 1 || !strings.Contains(r.stderr, "https") {
+		t.Errorf("http to a remote host: %s", r)
+	}
+
+	// Nothing listening.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	url := dead.URL
+	dead.Close()
+	r = h.run(t, "", "--base-url", url, "conversations")
+	if r.code != 1 || !strings.Contains(r.stderr, "parley serve") {
+		t.Errorf("connection refused: %s", r)
+	}
+
+	// A chat whose connection dies after the request was sent: one request, and a warning about charges.
+	var hits int
+	var mu sync.Mutex
+	f.routes["POST /v1/chat/messages"] = func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}
+	r = h.run(t, "", "--base-url", f.srv.URL, "chat", "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "charged") || hits != 1 {
+		t.Errorf("lost reply: %s; the service saw %d requests, want 1", r, hits)
+	}
+}
+
+func TestUsageErrors_ExitTwo(t *testing.T) {
+	f := newFake(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	for _, args := range [][]string{
+		{"chat", "--temperature", "2.5", "hi"},
+		{"chat", "--temperature", "NaN", "hi"},
+		{"chat", "--top-p", "-0.1", "hi"},
+		{"chat", "--max-tokens", "0", "hi"},
+		{"chat", "--max-tokens", "many", "hi"},
+		{"chat"},
+		{"chat", "   "},
+		{"history"},
+		{"config", "a", "b"},
+		{"nosuchcommand"},
+		{"--nosuchflag", "conversations"},
+		{"conversations", "extra"},
+	} {
+		r := h.run(t, "", args...)
+		if r.code != 2 || r.stderr == "" {
+			t.Errorf("parley %v: %s; want exit 2 with a message", args, r)
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("usage errors sent %d requests", n)
+	}
+}
+
+func TestKey_PrecedenceAndMissing(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/conversations", 200, `[]`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_from_env_0000000000")
+	h.run(t, "", "--api-key", canary, "conversations")
+	if got := f.requests()[0].Auth; got != "Bearer "+canary {
+		t.Errorf("--api-key did not win over PARLEY_API_KEY")
+	}
+	h.run(t, "", "conversations")
+	if got := f.requests()[1].Auth; got != "Bearer pk_from_env_0000000000" {
+		t.Errorf("PARLEY_API_KEY not used: %q", got)
+	}
+
+	// No key anywhere and no keyring: a sentence saying what to do, no request.
+	bare := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	r := bare.run(t, "", "conversations")
+	if r.code != 1 || !strings.Contains(r.stderr, "PARLEY_API_KEY") || len(f.requests()) != 2 {
+		t.Errorf("no key: %s", r)
+	}
+	r = bare.run(t, canary+"\n", "login")
+	if r.code != 1 || !strings.Contains(r.stderr, "keyring") {
+		t.Errorf("login with no keyring: %s", r)
+	}
+}

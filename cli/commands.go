@@ -1,0 +1,18 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// commands lists every subcommand of parley.
+func commands(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		newLoginCmd(g),
+		newLogoutCmd(g),
+		newChatCmd(g),
+		newConversationsCmd(g),
+		newHistoryCmd(g),
+		newConfigCmd(g),
+		newDeleteCmd(g),
+		newTranscribeCmd(g),
+		newSpeakCmd(g),
+	}
+}

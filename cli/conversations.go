@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"parley/client"
+)
+
+// maxListPages bounds how many pages 'conversations' follows, against a service whose cursor never ends.
+const maxListPages = 100
+
+func newConversationsCmd(g *globals) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:     "conversations [--limit N] [--json]",
+		Aliases: []string{"ls", "list"},
+		Short:   "List your conversations, newest first",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 0 {
+				return usageErrorf("--limit must be 0 (all) or more, not %d", limit)
+			}
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var all []client.Conversation
+			cursor := ""
+			for page := 0; page < maxListPages; page++ {
+				res, err := c.ListConversations(cmd.Context(), client.ListConversationsRequest{Cursor: cursor})
+				if err != nil {
+					return err
+				}
+				all = append(all, res.Conversations...)
+				if res.NextCursor == "" || res.NextCursor == cursor || (limit > 0 && len(all) >= limit) {
+					break
+				}
+				cursor = res.NextCursor
+			}
+			if limit > 0 && len(all) > limit {
+				all = all[:limit]
+			}
+			if g.json {
+				if all == nil {
+					all = []client.Conversation{}
+				}
+				return writeJSON(g.stdout, all)
+			}
+			if len(all) == 0 {
+				fmt.Fprintln(g.stderr, "No conversations yet. Start one with: parley chat \"Hello\"")
+				return nil
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTITLE")
+			for _, cv := range all {
+				count := ""
+				if cv.MessageCount > 0 {
+					count = strconv.Itoa(cv.MessageCount)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cv.ID, formatTime(cv.UpdatedAt), count, clip(cv.Title, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 0, "show at most N conversations (0: all)")
+	return cmd
+}
+
+// historyJSON is what 'history --json' prints.
+type historyJSON struct {
+	ConversationID string        `json:"conversation_id"`
+	Config         client.Config `json:"config"`
+	Messages       []messageJSON `json:"messages"`
+}
+
+type messageJSON struct {
+	ID        string `json:"id"`
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	CreatedAt string `json:"created_at"`
+}
+
+func newHistoryCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "history ID [--json]",
+		Short: "Print a conversation's settings and messages",
+		Args:  exactArgs(1, "a conversation ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			h, err := c.History(cmd.Context(), client.HistoryRequest{ConversationID: args[0]})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				out := historyJSON{ConversationID: args[0], Config: h.Config, Messages: []messageJSON{}}
+				for _, m := range h.Messages {
+					mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content}
+					if !m.CreatedAt.IsZero() {
+						mj.CreatedAt = m.CreatedAt.UTC().Format(time.RFC3339Nano)
+					}
+					out.Messages = append(out.Messages, mj)
+				}
+				return writeJSON(g.stdout, out)
+			}
+			printConfig(g.stdout, h.Config)
+			for _, m := range h.Messages {
+				fmt.Fprintf(g.stdout, "\n[%s] %s:\n%s\n", formatTime(m.CreatedAt), m.Role, m.Content)
+			}
+			return nil
+		},
+	}
+}
+
+func newConfigCmd(g *globals) *cobra.Command {
+	var set settingFlags
+	cmd := &cobra.Command{
+		Use:   "config ID [--persona TEXT] [--temperature F] [--top-p F] [--max-tokens N]",
+		Short: "Save a conversation's settings (only the ones given), or show them",
+		Args:  exactArgs(1, "a conversation ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := set.config(cmd)
+			if err != nil {
+				return err
+			}
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var saved client.Config
+			if cfg.IsZero() {
+				h, err := c.History(cmd.Context(), client.HistoryRequest{ConversationID: args[0]})
+				if err != nil {
+					return err
+				}
+				saved = h.Config
+			} else {
+				res, err := c.SaveConfig(cmd.Context(), client.SaveConfigRequest{ConversationID: args[0], Config: cfg})
+				if err != nil {
+					return err
+				}
+				saved = *res
+			}
+			if g.json {
+				return writeJSON(g.stdout, saved)
+			}
+			printConfig(g.stdout, saved)
+			return nil
+		},
+	}
+	set.register(cmd)
+	return cmd
+}
+
+func newDeleteCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "delete ID",
+		Aliases: []string{"rm"},
+		Short:   "Delete a conversation and its messages",
+		Args:    exactArgs(1, "a conversation ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if _, err := c.DeleteConversation(cmd.Context(), client.DeleteRequest{ConversationID: args[0]}); err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(g.stdout, map[string]any{"id": args[0], "deleted": true})
+			}
+			fmt.Fprintf(g.stdout, "Deleted conversation %s.\n", args[0])
+			return nil
+		},
+	}
+}
+
+// exactArgs wants n positional arguments and names what they are when they are missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("want %s, got %d argument(s)", what, len(args))
+		}
+		if strings.TrimSpace(args[0]) == "" {
+			return usageErrorf("want %s, got an empty argument", what)
+		}
+		return nil
+	}
+}
+
+// printConfig prints the settings one per line, "(not set)" where the service default applies.
+func printConfig(w io.Writer, c client.Config) {
+	val := func(set bool, v string) string {
+		if !set {
+			return "(not set)"
+		}
+		return v
+	}
+	persona := ""
+	if c.Persona != nil {
+		persona = strconv.Quote(*c.Persona)
+	}
+	var temp, topP, maxTok string
+	if c.Temperature != nil {
+		temp = strconv.FormatFloat(*c.Temperature, 'g', -1, 64)
+	}
+	if c.TopP != nil {
+		topP = strconv.FormatFloat(*c.TopP, 'g', -1, 64)
+	}
+	if c.MaxTokens != nil {
+		maxTok = strconv.Itoa(*c.MaxTokens)
+	}
+	fmt.Fprintf(w, "persona:     %s\n", val(c.Persona != nil, persona))
+	fmt.Fprintf(w, "temperature: %s\n", val(c.Temperature != nil, temp))
+	fmt.Fprintf(w, "top_p:       %s\n", val(c.TopP != nil, topP))
+	fmt.Fprintf(w, "max_tokens:  %s\n", val(c.MaxTokens != nil, maxTok))
+}
+
+// formatTime prints a time in the local zone, or "-" when unknown.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// clip shortens s to n runes on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,360 @@
+package media
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gopkg.in/hraban/opus.v2"
+)
+
+// readVint reads an EBML variable-length integer at b. With keepMarker it returns an element ID
+// as written; otherwise a data size, with unknown=true for the all-ones value. n is 0 when b
+// does not hold a valid vint.
+func readVint(b []byte, keepMarker bool) (v uint64, n int, unknown bool) {
+	if len(b) == 0 || b[0] == 0 {
+		return 0, 0, false
+	}
+	l := 1
+	for b[0]&(0x80>>(l-1)) == 0 {
+		l++
+	}
+	if l > len(b) || (keepMarker && l > 4) {
+		return 0, 0, false
+	}
+	v = uint64(b[0])
+	if !keepMarker {
+		v &= uint64(0xFF >> l)
+	}
+	allOnes := v == uint64(0xFF>>l)
+	for i := 1; i < l; i++ {
+		v = v<<8 | uint64(b[i])
+		allOnes = allOnes && b[i] == 0xFF
+	}
+	return v, l, !keepMarker && allOnes
+}
+
+// webmMaster lists the master elements the WebM reader descends into; every other element is
+// read or skipped whole. Descending by walking the children in line, rather than by size, is
+// what lets unknown-size Segments and Clusters (live recordings) parse.
+var webmMaster = map[uint64]bool{
+	idEBML: true, idSegment: true, idTracks: true, idTrackEntry: true, idAudio: true,
+	idCluster: true, idBlockGroup: true,
+}
+
+// webmTrack is what the reader keeps of a TrackEntry.
+type webmTrack struct {
+	number       uint64
+	trackType    uint64
+	codec        string
+	codecPrivate []byte
+	codecDelayNs uint64
+	channels     uint64
+}
+
+// webmBlock is one block's payload for a track, with the DiscardPadding of its group.
+type webmBlock struct {
+	track     uint64
+	payload   []byte // the frames, still laced
+	lacing    byte
+	discardNs int64
+}
+
+// parseWebM walks the file in line. A file cut short ends the walk with what was read.
+func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) {
+	var docType string
+	var track *webmTrack
+	inGroup := false
+	for pos := 0; pos < len(data); {
+		id, idLen, _ := readVint(data[pos:], true)
+		if idLen == 0 {
+			if pos == 0 {
+				return nil, nil, ErrNotAudio
+			}
+			break // garbage or padding after the last element
+		}
+		size, sizeLen, unknown := readVint(data[pos+idLen:], false)
+		if sizeLen == 0 {
+			break
+		}
+		pos += idLen + sizeLen
+		if pos == idLen+sizeLen && id != idEBML {
+			return nil, nil, ErrNotAudio
+		}
+		if webmMaster[id] {
+			switch id {
+			case idTrackEntry:
+				tracks = append(tracks, webmTrack{})
+				track = &tracks[len(tracks)-1]
+			case idBlockGroup:
+				inGroup = true
+			case idCluster:
+				inGroup = false
+			}
+			continue
+		}
+		if unknown || size > uint64(len(data)-pos) {
+			break // an unknown-size leaf or one running past the end: stop with what we have
+		}
+		body := data[pos : pos+int(size)]
+		pos += int(size)
+		switch id {
+		case idDocType:
+			docType = string(body)
+		case idTrackNumber, idTrackType, idCodecDelay, idChannels:
+			if track == nil {
+				continue
+			}
+			v := beUint(body)
+			switch id {
+			case idTrackNumber:
+				track.number = v
+			case idTrackType:
+				track.trackType = v
+			case idCodecDelay:
+				track.codecDelayNs = v
+			case idChannels:
+				track.channels = v
+			}
+		case idCodecID:
+			if track != nil {
+				track.codec = string(body)
+			}
+		case idCodecPrivate:
+			if track != nil {
+				track.codecPrivate = body
+			}
+		case idSimpleBlock, idBlock:
+			if id == idSimpleBlock {
+				inGroup = false
+			}
+			tn, tl, _ := readVint(body, false)
+			if tl == 0 || len(body) < tl+3 {
+				continue
+			}
+			blocks = append(blocks, webmBlock{track: tn, payload: body[tl+3:], lacing: body[tl+2] & 0x06})
+		case idDiscardPadding:
+			if inGroup && len(blocks) > 0 {
+				blocks[len(blocks)-1].discardNs = beInt(body)
+			}
+		}
+	}
+	if docType != "" && docType != "webm" && docType != "matroska" {
+		return nil, nil, fmt.Errorf("webm: DocType %q: %w", docType, ErrNotAudio)
+	}
+	return tracks, blocks, nil
+}
+
+// beUint reads a big-endian unsigned integer of up to 8 bytes (longer bodies keep the last 8).
+func beUint(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+// beInt reads a big-endian two's complement integer of up to 8 bytes.
+func beInt(b []byte) int64 {
+	if len(b) == 0 || len(b) > 8 {
+		return 0
+	}
+	v := int64(int8(b[0]))
+	for _, c := range b[1:] {
+		v = v<<8 | int64(c)
+	}
+	return v
+}
+
+// unlace splits a block payload into its frames (no lacing, Xiph, fixed-size or EBML lacing).
+func unlace(payload []byte, lacing byte) ([][]byte, error) {
+	if lacing == 0 {
+		return [][]byte{payload}, nil
+	}
+	errLace := errors.New("webm: bad block lacing")
+	if len(payload) < 1 {
+		return nil, errLace
+	}
+	count := int(payload[0]) + 1
+	p := payload[1:]
+	sizes := make([]int, count)
+	switch lacing {
+	case 0x02: // Xiph: each size but the last as a run of 255s and a final byte below 255
+		for i := range count - 1 {
+			for {
+				if len(p) == 0 {
+					return nil, errLace
+				}
+				c := p[0]
+				p = p[1:]
+				sizes[i] += int(c)
+				if c < 255 {
+					break
+				}
+			}
+		}
+	case 0x04: // fixed size
+		if len(p)%count != 0 {
+			return nil, errLace
+		}
+		for i := range sizes {
+			sizes[i] = len(p) / count
+		}
+	case 0x06: // EBML: the first size, then signed differences
+		v, n, _ := readVint(p, false)
+		if n == 0 {
+			return nil, errLace
+		}
+		p = p[n:]
+		prev := int64(min(v, uint64(len(payload))))
+		if count > 1 {
+			sizes[0] = int(prev)
+		}
+		for i := 1; i < count-1; i++ {
+			v, n, _ := readVint(p, false)
+			if n == 0 {
+				return nil, errLace
+			}
+			p = p[n:]
+			prev += int64(v) - (int64(1)<<(7*n-1) - 1)
+			if prev < 0 || prev > int64(len(payload)) {
+				return nil, errLace
+			}
+			sizes[i] = int(prev)
+		}
+	}
+	frames := make([][]byte, count)
+	for i := range count - 1 {
+		if sizes[i] > len(p) {
+			return nil, errLace
+		}
+		frames[i], p = p[:sizes[i]], p[sizes[i]:]
+	}
+	if lacing == 0x04 {
+		frames[count-1] = p[:sizes[count-1]]
+	} else {
+		frames[count-1] = p
+	}
+	return frames, nil
+}
+
+// DecodeWebMOpus decodes the first Opus audio track of a WebM (or Matroska) file to 16 kHz PCM,
+// with the channels the track has. It honours the pre-skip and DiscardPadding; other codecs give
+// ErrUnsupported.
+func DecodeWebMOpus(data []byte) (PCM, error) {
+	tracks, blocks, err := parseWebM(data)
+	if err != nil {
+		return PCM{}, err
+	}
+	var tr *webmTrack
+	audio := false
+	for i := range tracks {
+		if tracks[i].codec == "A_OPUS" {
+			tr = &tracks[i]
+			break
+		}
+		audio = audio || tracks[i].trackType == 2 || len(tracks[i].codec) > 2 && tracks[i].codec[:2] == "A_"
+	}
+	if tr == nil {
+		if audio {
+			return PCM{}, fmt.Errorf("webm: no Opus track: %w", ErrUnsupported)
+		}
+		return PCM{}, fmt.Errorf("webm: no audio track: %w", ErrNotAudio)
+	}
+	channels := int(tr.channels)
+	preSkip48 := int(tr.codecDelayNs * 48000 / 1e9)
+	if tr.codecDelayNs > math.MaxUint32 {
+		preSkip48 = 0
+	}
+	if h, err := parseOpusHead(tr.codecPrivate); err == nil {
+		channels = h.channels
+		preSkip48 = h.preSkip
+	} else if errors.Is(err, ErrUnsupported) {
+		return PCM{}, err
+	}
+	if channels != 1 && channels != 2 {
+		return PCM{}, fmt.Errorf("webm: Opus with %d channels: %w", channels, ErrUnsupported)
+	}
+	d, err := newOpusStream(channels, preSkip48)
+	if err != nil {
+		return PCM{}, err
+	}
+	for _, b := range blocks {
+		if b.track != tr.number {
+			continue
+		}
+		frames, err := unlace(b.payload, b.lacing)
+		if err != nil {
+			return PCM{}, err
+		}
+		for _, f := range frames {
+			if err := d.decode(f); err != nil {
+				return PCM{}, err
+			}
+		}
+		if b.discardNs > 0 {
+			d.discardEnd(int(min(b.discardNs, 1e9) * opusDecodeRate / 1e9))
+		}
+	}
+	return d.pcm(), nil
+}
+
+// opusStream decodes packets one after the other to 16 kHz, dropping the pre-skip and keeping
+// to MaxSamples.
+type opusStream struct {
+	dec      *opus.Decoder
+	channels int
+	skip     int // frames still to drop from the start
+	buf      []int16
+	out      []int16
+	lastLen  int // frames the last packet added to out
+}
+
+// newOpusStream returns a decoder for 1 or 2 channels with a pre-skip in 48 kHz samples.
+func newOpusStream(channels, preSkip48 int) (*opusStream, error) {
+	dec, err := opus.NewDecoder(opusDecodeRate, channels)
+	if err != nil {
+		return nil, fmt.Errorf("opus: new decoder: %w", err)
+	}
+	return &opusStream{
+		dec:      dec,
+		channels: channels,
+		skip:     preSkip48 * opusDecodeRate / 48000,
+		buf:      make([]int16, 120*opusDecodeRate/1000*channels), // the longest Opus packet
+	}, nil
+}
+
+// decode appends one packet's audio; an empty packet is skipped.
+func (s *opusStream) decode(packet []byte) error {
+	if len(packet) == 0 {
+		return nil
+	}
+	n, err := s.dec.Decode(packet, s.buf)
+	if err != nil {
+		return fmt.Errorf("opus: corrupt packet: %w", err)
+	}
+	pcm := s.buf[:n*s.channels]
+	if s.skip > 0 {
+		k := min(s.skip, n)
+		s.skip -= k
+		pcm = pcm[k*s.channels:]
+	}
+	if len(s.out)+len(pcm) > MaxSamples {
+		return ErrTooLong
+	}
+	s.out = append(s.out, pcm...)
+	s.lastLen = len(pcm) / s.channels
+	return nil
+}
+
+// discardEnd drops up to frames frames of the last packet's audio: padding the encoder added.
+func (s *opusStream) discardEnd(frames int) {
+	frames = max(0, min(frames, s.lastLen))
+	s.out = s.out[:len(s.out)-frames*s.channels]
+	s.lastLen -= frames
+}
+
+// pcm returns what was decoded.
+func (s *opusStream) pcm() PCM {
+	return PCM{Rate: opusDecodeRate, Channels: s.channels, Samples: s.out}
+}
