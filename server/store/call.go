@@ -1,0 +1,292 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// A chat call is three transactions: Reserve takes the price from the balance
+// as a pending charge before the model is asked; Commit posts the charge and
+// stores the turn once the reply is in; Void refunds the charge if the call
+// failed. A crash between them leaves the charge pending, and RecoverPending
+// refunds it.
+
+// Reservation is a pending charge for one chat call, with the conversation it
+// continues.
+type Reservation struct {
+	CallID       string // unique, "call_" + 32 hex characters
+	AccountID    int64
+	Price        int64
+	BalanceAfter int64         // the balance after the pending charge
+	Conversation *Conversation // nil for a new conversation
+	History      []Message     // the conversation's messages, oldest first; nil for a new one
+}
+
+// CommitParams is the outcome of a chat call that got its reply.
+type CommitParams struct {
+	CallID         string
+	ConversationID string // "" creates a new conversation; must match Reserve's
+	Config         Config // saved on a new conversation only
+	UserText       string
+	Reply          string
+}
+
+// CommitResult is what Commit stored.
+type CommitResult struct {
+	ConversationID                    string
+	UserMessageID                     int64
+	AssistantMessageID                int64
+	Charged                           int64
+	Balance                           int64
+	UserCreatedAt, AssistantCreatedAt time.Time
+}
+
+// Reserve starts a chat call by the account, continuing conversationID (""
+// for a new conversation). In one transaction it checks that the conversation
+// exists and belongs to the account (ErrNotFound), that the balance covers the
+// price (ErrInsufficientPoints, nothing charged), and records a pending charge
+// of the price. A price of 0 is allowed. It returns ErrUnknownKey if the
+// account was revoked or deleted since it was authenticated.
+func (s *Store) Reserve(ctx context.Context, accountID int64, conversationID string) (*Reservation, error) {
+	r := &Reservation{CallID: "call_" + randomHex(16), AccountID: accountID}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var balance int64
+		var revoked bool
+		err := tx.QueryRowContext(ctx, "SELECT balance, revoked FROM accounts WHERE id = ?", accountID).Scan(&balance, &revoked)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && revoked {
+			return ErrUnknownKey
+		}
+		if err != nil {
+			return err
+		}
+		if conversationID != "" {
+			c, err := conversation(ctx, tx, accountID, conversationID)
+			if err != nil {
+				return err
+			}
+			if r.History, err = messages(ctx, tx, conversationID); err != nil {
+				return err
+			}
+			r.Conversation = &c
+		}
+		if r.Price, err = price(ctx, tx); err != nil {
+			return err
+		}
+		if balance < r.Price {
+			return ErrInsufficientPoints
+		}
+		r.BalanceAfter = balance - r.Price
+		if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = ? WHERE id = ?", r.BalanceAfter, accountID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO ledger (account_id, call_id, kind, amount, balance_after, status, conversation_id, pid, instance, created_at)
+			 VALUES (?, ?, 'charge', ?, ?, 'pending', ?, ?, ?, ?)`,
+			accountID, r.CallID, -r.Price, r.BalanceAfter, conversationID, os.Getpid(), instance, now())
+		return err
+	})
+	if err != nil {
+		return nil, wrapUnlessSentinel("reserve", err)
+	}
+	return r, nil
+}
+
+// charge is the pending-or-settled charge of a call.
+type charge struct {
+	accountID      int64
+	price          int64
+	status         string
+	conversationID string
+}
+
+func loadCharge(ctx context.Context, tx *sql.Tx, callID string) (charge, error) {
+	var c charge
+	err := tx.QueryRowContext(ctx,
+		"SELECT account_id, -amount, status, conversation_id FROM ledger WHERE call_id = ? AND kind = 'charge'", callID).
+		Scan(&c.accountID, &c.price, &c.status, &c.conversationID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, fmt.Errorf("%w: no call %q", ErrCallSettled, callID)
+	}
+	if err != nil {
+		return c, err
+	}
+	if c.status != "pending" {
+		return c, fmt.Errorf("%w: call %q is %s", ErrCallSettled, callID, c.status)
+	}
+	return c, nil
+}
+
+// Commit ends a chat call that got its reply: in one transaction it posts the
+// pending charge and stores the user and assistant messages, creating the
+// conversation (titled after the user's text, with p.Config) if
+// p.ConversationID is "". It returns ErrCallSettled if the call is not
+// pending. If the conversation was deleted meanwhile, it voids the charge
+// instead and returns ErrNotFound.
+func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error) {
+	var res CommitResult
+	deleted := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		c, err := loadCharge(ctx, tx, p.CallID)
+		if err != nil {
+			return err
+		}
+		if p.ConversationID != c.conversationID {
+			return fmt.Errorf("call %q reserved conversation %q, not %q", p.CallID, c.conversationID, p.ConversationID)
+		}
+		at := now()
+		if p.ConversationID == "" {
+			res.ConversationID = "c_" + randomHex(10)
+			_, err = tx.ExecContext(ctx,
+				`INSERT INTO conversations (id, account_id, persona, temperature, top_p, max_tokens, title, created_at, updated_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				res.ConversationID, c.accountID, p.Config.Persona, p.Config.Temperature, p.Config.TopP, p.Config.MaxTokens,
+				title(p.UserText), at, at)
+		} else {
+			res.ConversationID = p.ConversationID
+			var r sql.Result
+			r, err = tx.ExecContext(ctx,
+				`UPDATE conversations SET updated_at = ?, title = CASE title WHEN '' THEN ? ELSE title END
+				 WHERE id = ? AND account_id = ?`,
+				at, title(p.UserText), p.ConversationID, c.accountID)
+			if err == nil {
+				var n int64
+				if n, err = r.RowsAffected(); err == nil && n == 0 {
+					deleted = true
+					res.Balance, err = void(ctx, tx, p.CallID, c, "conversation deleted during the call")
+					return err
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if res.UserMessageID, err = addMessage(ctx, tx, res.ConversationID, "user", p.UserText, at); err != nil {
+			return err
+		}
+		if res.AssistantMessageID, err = addMessage(ctx, tx, res.ConversationID, "assistant", p.Reply, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = 'posted', conversation_id = ? WHERE call_id = ? AND kind = 'charge'", res.ConversationID, p.CallID); err != nil {
+			return err
+		}
+		res.Charged = c.price
+		res.UserCreatedAt, res.AssistantCreatedAt = fromMillis(at), fromMillis(at)
+		return tx.QueryRowContext(ctx, "SELECT balance FROM accounts WHERE id = ?", c.accountID).Scan(&res.Balance)
+	})
+	if err != nil {
+		return CommitResult{}, wrapUnlessSentinel("commit", err)
+	}
+	if deleted {
+		return CommitResult{}, ErrNotFound
+	}
+	return res, nil
+}
+
+func addMessage(ctx context.Context, tx *sql.Tx, conversationID, role, content string, at int64) (int64, error) {
+	r, err := tx.ExecContext(ctx,
+		"INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+		conversationID, role, content, at)
+	if err != nil {
+		return 0, err
+	}
+	return r.LastInsertId()
+}
+
+// Void ends a chat call that failed: it marks the pending charge "voided" and
+// refunds it with a "refund" ledger entry, returning the balance. It returns
+// ErrCallSettled if the call is not pending, so a call is refunded once.
+func (s *Store) Void(ctx context.Context, callID string) (int64, error) {
+	var balance int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		c, err := loadCharge(ctx, tx, callID)
+		if err != nil {
+			return err
+		}
+		balance, err = void(ctx, tx, callID, c, "")
+		return err
+	})
+	if err != nil {
+		return 0, wrapUnlessSentinel("void", err)
+	}
+	return balance, nil
+}
+
+// void refunds the pending charge c of callID.
+func void(ctx context.Context, tx *sql.Tx, callID string, c charge, note string) (int64, error) {
+	if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = 'voided' WHERE call_id = ? AND kind = 'charge'", callID); err != nil {
+		return 0, err
+	}
+	var balance int64
+	if err := tx.QueryRowContext(ctx, "SELECT balance FROM accounts WHERE id = ?", c.accountID).Scan(&balance); err != nil {
+		return 0, err
+	}
+	balance += c.price
+	return balance, addLedger(ctx, tx, c.accountID, callID, "refund", c.price, balance, "", note)
+}
+
+// RecoverPending voids every pending charge older than olderThan and returns
+// how many it voided; RecoverPending(ctx, 0) voids them all. The service calls
+// it with 0 when it starts, since it is the only process that reserves calls.
+// Open also recovers, more carefully, since `parley admin` may open the file
+// while the service is mid-call: it voids only charges reserved by another
+// process (each charge records its process's random instance token and pid)
+// that have been pending for more than two minutes.
+func (s *Store) RecoverPending(ctx context.Context, olderThan time.Duration) (int, error) {
+	return s.recoverPending(ctx, olderThan, "")
+}
+
+// recoverPending voids pending charges older than olderThan whose instance is
+// not skipInstance.
+func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, skipInstance string) (int, error) {
+	n := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx,
+			`SELECT call_id, account_id, -amount, status, conversation_id FROM ledger
+			 WHERE status = 'pending' AND created_at <= ? AND COALESCE(instance, '') <> ?`,
+			now()-olderThan.Milliseconds(), skipInstance)
+		if err != nil {
+			return err
+		}
+		var calls []string
+		var charges []charge
+		for rows.Next() {
+			var id string
+			var c charge
+			if err := rows.Scan(&id, &c.accountID, &c.price, &c.status, &c.conversationID); err != nil {
+				rows.Close()
+				return err
+			}
+			calls, charges = append(calls, id), append(charges, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i, id := range calls {
+			if _, err := void(ctx, tx, id, charges[i], "recovered after a crash"); err != nil {
+				return err
+			}
+		}
+		n = len(calls)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: recover pending charges: %w", err)
+	}
+	return n, nil
+}
+
+// wrapUnlessSentinel adds what was being done to an unexpected error and
+// leaves the errors callers match on (already descriptive) as they are.
+func wrapUnlessSentinel(op string, err error) error {
+	for _, sentinel := range []error{ErrNotFound, ErrUnknownKey, ErrInsufficientPoints, ErrCallSettled, ErrBadCursor} {
+		if errors.Is(err, sentinel) {
+			return err
+		}
+	}
+	return fmt.Errorf("store: %s: %w", op, err)
+}
