@@ -107,7 +107,7 @@ func PrepareUpload(name string, data []byte) (out []byte, mime string, err error
 	lower := strings.ToLower(name)
 	if strings.HasSuffix(lower, ".pcm") || strings.HasSuffix(lower, ".raw") {
 		if Sniff(data) == FormatUnknown {
-			if len(data)/2 > MaxSamples {
+			if len(data)/2 > maxSamplesAt(16000, 1) {
 				return nil, "", ErrTooLong
 			}
 			p := PCM{Rate: 16000, Channels: 1, Samples: make([]int16, len(data)/2)}

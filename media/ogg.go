@@ -182,7 +182,7 @@ func DecodeOggOpus(data []byte) (PCM, error) {
 		}
 		return PCM{}, fmt.Errorf("ogg: no stream found: %w", ErrNotAudio)
 	}
-	if d == nil {
+	if d == nil || packetNo < 2 {
 		return PCM{}, fmt.Errorf("ogg: stream ends before its headers: %w", errTruncated)
 	}
 	p := d.pcm()

@@ -8,9 +8,18 @@ import (
 	"time"
 )
 
-// MaxSamples caps how many samples (all channels together) a decoder will produce: ten minutes
-// of 48 kHz stereo. Longer input is refused with ErrTooLong.
+// MaxDuration caps how long audio a decoder will produce; longer input is refused with ErrTooLong.
+const MaxDuration = 10 * time.Minute
+
+// MaxSamples caps how many samples (all channels together) a decoder will produce, whatever
+// the rate: ten minutes of 48 kHz stereo.
 const MaxSamples = 10 * 60 * 48000 * 2
+
+// maxSamplesAt is the sample cap for audio at rate with channels: MaxDuration of it, and never
+// more than MaxSamples. Capping by duration also bounds what resampling a low-rate file makes.
+func maxSamplesAt(rate, channels int) int {
+	return int(min(int64(MaxSamples), int64(MaxDuration/time.Second)*int64(rate)*int64(channels)))
+}
 
 // PCM is interleaved signed 16-bit audio.
 type PCM struct {

@@ -9,8 +9,8 @@ import (
 	"math"
 )
 
-// ErrTooLong is returned when audio holds more than MaxSamples samples.
-var ErrTooLong = fmt.Errorf("audio longer than the %d-minute limit", MaxSamples/(48000*2*60))
+// ErrTooLong is returned for audio longer than MaxDuration (or holding more than MaxSamples).
+var ErrTooLong = fmt.Errorf("audio longer than the %v limit", MaxDuration)
 
 // errTruncated marks input that ends before its headers do.
 var errTruncated = errors.New("truncated audio file")
@@ -141,13 +141,13 @@ func readWAVData(r io.Reader, f wavFormat) (PCM, error) {
 	frameBytes := f.bytesPer * f.channels
 	buf := make([]byte, 64*1024/frameBytes*frameBytes)
 	var out []int16
-	total := 0
+	total, limit := 0, maxSamplesAt(f.rate, f.channels)
 	for {
 		n, err := io.ReadFull(r, buf)
 		n -= n % frameBytes // drop a trailing partial frame
 		if n > 0 {
 			total += n / f.bytesPer
-			if total > MaxSamples {
+			if total > limit {
 				return PCM{}, ErrTooLong
 			}
 			out = appendWAVSamples(out, buf[:n], f)

@@ -240,6 +240,11 @@ func (endlessReader) Read(b []byte) (int, error) {
 }
 
 func TestReadWAV_RefusesOverLimit(t *testing.T) {
+	// A 1 kHz file is capped by duration, so resampling it to 48 kHz stays bounded too.
+	low := buildWAV(PCM{Rate: 1000, Channels: 1}, wavSpec{bits: 16, streamed: true})
+	if _, err := ReadWAV(io.MultiReader(bytes.NewReader(low), endlessReader{})); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("endless 1 kHz WAV: err = %v, want ErrTooLong", err)
+	}
 	if testing.Short() {
 		t.Skip("reads over 100 MB")
 	}

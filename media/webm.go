@@ -311,10 +311,11 @@ func (e *WebMOpusEncoder) Close() error {
 	frames := make([]int16, extra*e.frame*e.channels)
 	copy(frames, e.pending)
 	e.pending = e.pending[:0]
+	last := min(spare(extra), e.frame)
 	for i := range extra {
 		discard := 0
 		if i == extra-1 {
-			discard = min(spare(extra), e.frame)
+			discard = last
 		}
 		if err := e.encodeFrame(frames[i*e.frame*e.channels:(i+1)*e.frame*e.channels], discard); err != nil {
 			return err

@@ -300,7 +300,7 @@ func DecodeWebMOpus(data []byte) (PCM, error) {
 }
 
 // opusStream decodes packets one after the other to 16 kHz, dropping the pre-skip and keeping
-// to MaxSamples.
+// to MaxDuration.
 type opusStream struct {
 	dec      *opus.Decoder
 	channels int
@@ -339,7 +339,7 @@ func (s *opusStream) decode(packet []byte) error {
 		s.skip -= k
 		pcm = pcm[k*s.channels:]
 	}
-	if len(s.out)+len(pcm) > MaxSamples {
+	if len(s.out)+len(pcm) > maxSamplesAt(opusDecodeRate, s.channels) {
 		return ErrTooLong
 	}
 	s.out = append(s.out, pcm...)
