@@ -1,0 +1,193 @@
+package speech
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"parley/media"
+)
+
+// PocketSphinxOptions configures the local speech recogniser.
+type PocketSphinxOptions struct {
+	// Binary is the recogniser program; "" means "pocketsphinx_continuous" on PATH.
+	Binary string
+	// Timeout bounds one recognition; 0 means 60 seconds.
+	Timeout time.Duration
+}
+
+// pocketSphinxPackages are the Debian packages that provide the recogniser and its model.
+const pocketSphinxPackages = "pocketsphinx pocketsphinx-en-us"
+
+// pocketSphinxModel is where pocketsphinx-en-us puts the model the program uses by default.
+const pocketSphinxModel = "/usr/share/pocketsphinx/model/en-us/en-us"
+
+// maxHypothesis bounds the recogniser's stdout.
+const maxHypothesis = 1 << 20
+
+// maxLogTail bounds how much of the recogniser's log goes into an error.
+const maxLogTail = 2 << 10
+
+func (o PocketSphinxOptions) withDefaults() PocketSphinxOptions {
+	if o.Binary == "" {
+		o.Binary = "pocketsphinx_continuous"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	return o
+}
+
+func (o PocketSphinxOptions) missing() *EngineMissingError {
+	return &EngineMissingError{Engine: o.Binary, Package: pocketSphinxPackages, Purpose: "speech recognition"}
+}
+
+// CheckPocketSphinx reports, as an *EngineMissingError, whether the recogniser or its default
+// English model is missing; nil when both are there.
+func CheckPocketSphinx(o PocketSphinxOptions) error {
+	o = o.withDefaults()
+	if _, err := exec.LookPath(o.Binary); err != nil {
+		return o.missing()
+	}
+	if filepath.Base(o.Binary) == "pocketsphinx_continuous" {
+		if _, err := os.Stat(pocketSphinxModel); err != nil {
+			return &EngineMissingError{Engine: "the pocketsphinx English model", Package: "pocketsphinx-en-us", Purpose: "speech recognition"}
+		}
+	}
+	return nil
+}
+
+// pocketSphinx recognises English speech with pocketsphinx_continuous.
+type pocketSphinx struct {
+	o   PocketSphinxOptions
+	sem semaphore
+}
+
+// NewPocketSphinx returns a Transcriber that runs pocketsphinx_continuous on the audio, decoded
+// and converted to 16 kHz mono WAV first. It recognises US English only: Language is "en".
+func NewPocketSphinx(o PocketSphinxOptions) Transcriber {
+	return &pocketSphinx{o: o.withDefaults(), sem: newSemaphore()}
+}
+
+func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
+	pcm, err := media.Decode(audio)
+	if err != nil {
+		if errors.Is(err, media.ErrTooLong) {
+			return Transcript{}, err
+		}
+		// ErrNotAudio, ErrUnsupported, and damaged files alike: the input is not audio we read.
+		return Transcript{}, notAudio(err)
+	}
+	if pcm.Rate <= 0 || pcm.Channels <= 0 {
+		return Transcript{}, notAudio(fmt.Errorf("audio with %d channels at %d Hz", pcm.Channels, pcm.Rate))
+	}
+	pcm = media.To16kMono(pcm)
+	if len(pcm.Samples) == 0 {
+		return Transcript{Language: "en"}, nil
+	}
+	bin, err := exec.LookPath(p.o.Binary)
+	if err != nil {
+		return Transcript{}, p.o.missing()
+	}
+	if err := p.sem.acquire(ctx); err != nil {
+		return Transcript{}, err
+	}
+	defer p.sem.release()
+
+	dir, err := os.MkdirTemp("", "parley-stt-")
+	if err != nil {
+		return Transcript{}, err
+	}
+	defer os.RemoveAll(dir)
+	wav := filepath.Join(dir, "take.wav")
+	logf := filepath.Join(dir, "pocketsphinx.log")
+	if err := os.WriteFile(wav, media.EncodeWAV(pcm), 0o600); err != nil {
+		return Transcript{}, err
+	}
+	out, err := run(ctx, p.o.Timeout, nil, maxHypothesis, bin, "-infile", wav, "-logfn", logf)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Transcript{}, err
+		}
+		return Transcript{}, &UpstreamError{Op: "transcribe", Err: withLogTail(err, logf)}
+	}
+	return Transcript{Text: parsePocketSphinx(out), Language: "en"}, nil
+}
+
+// withLogTail adds the error lines of the recogniser's log (or its last lines) to err.
+func withLogTail(err error, logf string) error {
+	b, rerr := os.ReadFile(logf)
+	if rerr != nil || len(b) == 0 {
+		return err
+	}
+	var keep []string
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "ERROR") || strings.HasPrefix(line, "FATAL") {
+			keep = append(keep, strings.TrimSpace(line))
+		}
+	}
+	tail := strings.Join(keep, "; ")
+	if tail == "" {
+		tail = string(b[max(0, len(b)-maxLogTail):])
+	}
+	if len(tail) > maxLogTail {
+		tail = tail[len(tail)-maxLogTail:]
+	}
+	return fmt.Errorf("%w: %s", err, strings.ToValidUTF8(strings.TrimSpace(tail), "?"))
+}
+
+// parsePocketSphinx turns pocketsphinx_continuous's stdout (one hypothesis line per utterance)
+// into the transcript text: words joined by single spaces, with fillers such as <sil> and
+// [NOISE] and pronunciation variant markers such as "(2)" removed.
+func parsePocketSphinx(out []byte) string {
+	var words []string
+	for line := range bytes.Lines(out) {
+		s := strings.TrimSpace(strings.ToValidUTF8(string(line), ""))
+		if s == "" || isPocketSphinxChatter(s) {
+			continue
+		}
+		for _, w := range strings.Fields(s) {
+			if w = cleanWord(w); w != "" {
+				words = append(words, w)
+			}
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// isPocketSphinxChatter reports lines that are status or log output, not a hypothesis.
+func isPocketSphinxChatter(s string) bool {
+	for _, p := range []string{"INFO:", "WARN:", "WARNING:", "ERROR:", "FATAL", "READY", "Listening"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanWord drops control characters and filler tokens and strips pronunciation variant markers.
+func cleanWord(w string) string {
+	w = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, w)
+	if i := strings.LastIndexByte(w, '('); i > 0 && len(w)-i > 2 && strings.HasSuffix(w, ")") &&
+		strings.Trim(w[i+1:len(w)-1], "0123456789") == "" {
+		w = w[:i]
+	}
+	if (strings.HasPrefix(w, "<") && strings.HasSuffix(w, ">")) ||
+		(strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]")) ||
+		(strings.HasPrefix(w, "++") && strings.HasSuffix(w, "++")) {
+		return ""
+	}
+	return w
+}
