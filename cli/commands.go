@@ -14,5 +14,6 @@ func commands(g *globals) []*cobra.Command {
 		newDeleteCmd(g),
 		newTranscribeCmd(g),
 		newSpeakCmd(g),
+		newPlayCmd(g),
 	}
 }
