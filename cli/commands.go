@@ -15,5 +15,9 @@ func commands(g *globals) []*cobra.Command {
 		newTranscribeCmd(g),
 		newSpeakCmd(g),
 		newPlayCmd(g),
+		newDevicesCmd(g),
+		newRecordCmd(g),
+		newServeCmd(g),
+		newAdminCmd(g),
 	}
 }

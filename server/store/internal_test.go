@@ -86,8 +86,8 @@ func TestOpen_RefusesANewerSchema(t *testing.T) {
 }
 
 // TestOpen_VoidsOnlyStaleChargesOfOtherProcesses checks Open's recovery rule:
-// a pending charge is voided only if another process reserved it more than two
-// minutes ago.
+// a pending charge is voided only if another process reserved it more than
+// crashedAfter ago.
 func TestOpen_VoidsOnlyStaleChargesOfOtherProcesses(t *testing.T) {
 	s, path := openInternal(t)
 	ctx := t.Context()
@@ -95,7 +95,7 @@ func TestOpen_VoidsOnlyStaleChargesOfOtherProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := now() - (3 * time.Minute).Milliseconds()
+	old := now() - (crashedAfter + time.Minute).Milliseconds()
 	cases := []struct {
 		instance  string
 		createdAt int64

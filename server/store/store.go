@@ -45,8 +45,9 @@ var (
 const busyTimeout = 10 * time.Second
 
 // crashedAfter is how old a pending charge of another process must be before
-// Open voids it as left behind by a crash.
-const crashedAfter = 2 * time.Minute
+// Open voids it as left behind by a crash. It is well past the service's longest chat
+// timeout (120 s by default), so an admin run never refunds a call still in flight.
+const crashedAfter = 15 * time.Minute
 
 // instance identifies this process in the pending charges it reserves, so that
 // Open in another process (say `parley admin`) leaves live calls alone.

@@ -1,0 +1,189 @@
+// Package e2e runs the built parley binary the way a person would: the reference service started
+// with `parley serve`, keys made with `parley admin`, and every CLI command against it, with the
+// real keyring and a real audio server where a test needs them.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bin is the parley binary built once for the whole package.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "parley-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "parley")
+	build := exec.Command("go", "build", "-o", bin, "parley")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building parley:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary printed and how it exited.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+}
+
+// service is one `parley serve` process on a private data directory.
+type service struct {
+	url  string
+	data string
+	home string // HOME and XDG directories for CLI runs against this service
+}
+
+// env is the environment for a CLI run: private config directories, no inherited PARLEY_ variables.
+func (s *service) env(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PARLEY_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"PARLEY_CONFIG_DIR="+filepath.Join(s.home, "config"),
+		"XDG_CONFIG_HOME="+filepath.Join(s.home, "config"),
+		"XDG_DATA_HOME="+filepath.Join(s.home, "data"),
+		"PARLEY_BASE_URL="+s.url,
+		"LANG=en_US.UTF-8",
+	)
+	return append(env, extra...)
+}
+
+// run runs the binary with args and env, stdin from input, and waits at most two minutes.
+func run(t *testing.T, env []string, input string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running parley %v: %v", args, err)
+		}
+		r.code = ee.ExitCode()
+	}
+	return r
+}
+
+// mustRun runs the binary and fails the test unless it exits 0.
+func mustRun(t *testing.T, env []string, input string, args ...string) result {
+	t.Helper()
+	r := run(t, env, input, args...)
+	if r.code != 0 {
+		t.Fatalf("parley %s: %s", strings.Join(args, " "), r)
+	}
+	return r
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// startService starts `parley serve` with extra flags on a fresh data directory, waits until it
+// answers, and stops it (by its PID) when the test ends.
+func startService(t *testing.T, extra ...string) *service {
+	t.Helper()
+	s := &service{data: t.TempDir(), home: t.TempDir()}
+	addr := freeAddr(t)
+	s.url = "http://" + addr
+	args := append([]string{"serve", "--addr", addr, "--data", s.data}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = s.env()
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting parley serve: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("service log:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/v1/chat/conversations")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusUnauthorized {
+				return s
+			}
+			t.Fatalf("GET /v1/chat/conversations without a key: status %d, want 401", resp.StatusCode)
+		}
+		select {
+		case <-exited:
+			t.Fatalf("parley serve exited at start:\n%s", logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("parley serve did not answer within 30 s:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// admin runs `parley admin --data DIR args...` on the service's database.
+func (s *service) admin(t *testing.T, args ...string) result {
+	t.Helper()
+	return mustRun(t, s.env(), "", append([]string{"admin", "--data", s.data}, args...)...)
+}
+
+// newKey makes an account with the given points and returns its key (the last line admin prints).
+func (s *service) newKey(t *testing.T, points int) string {
+	t.Helper()
+	r := s.admin(t, "key", "create", "--points", fmt.Sprint(points))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	key := strings.TrimSpace(lines[len(lines)-1])
+	if key == "" || strings.ContainsAny(key, " \t") {
+		t.Fatalf("admin key create: last stdout line %q is not a key", key)
+	}
+	return key
+}

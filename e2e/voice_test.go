@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"parley/internal/testenv"
+)
+
+// TestVoice_TranscribeSpokenWords speaks a sentence with espeak-ng, uploads it with the CLI (which
+// encodes the WAV as WebM/Opus), and checks that the service's recogniser heard some of its words.
+func TestVoice_TranscribeSpokenWords(t *testing.T) {
+	testenv.RequireCommands(t, "espeak-ng", "pocketsphinx_continuous")
+	s := startService(t)
+	key := s.newKey(t, 10)
+	env := s.env("PARLEY_API_KEY=" + key)
+
+	wav := filepath.Join(t.TempDir(), "question.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", wav, "what is the weather like in paris today").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	r := mustRun(t, env, "", "transcribe", "--json", wav)
+	var tr struct{ Text, Language string }
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
+		t.Fatalf("transcribe --json printed %q: %v", r.stdout, err)
+	}
+	heard := 0
+	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
+		if strings.Contains(" "+tr.Text+" ", " "+w+" ") {
+			heard++
+		}
+	}
+	if heard < 3 || tr.Language == "" {
+		t.Errorf("transcript %+v: want at least 3 of the spoken words and a language", tr)
+	}
+
+	notAudio := filepath.Join(t.TempDir(), "notes.webm")
+	os.WriteFile(notAudio, []byte("this is not audio at all"), 0o600)
+	bad := run(t, env, "", "transcribe", "--raw", notAudio)
+	if bad.code != 1 || !strings.Contains(strings.ToLower(bad.stderr), "audio") {
+		t.Errorf("transcribing a text file: %s; want exit 1 saying it is not audio", bad)
+	}
+}
+
+// TestVoice_SpeakThenPlay asks the service to speak, checks the MP3 it wrote, then plays it with the
+// CLI into a PulseAudio null sink while recording the sink's monitor, and checks that sound came out.
+func TestVoice_SpeakThenPlay(t *testing.T) {
+	testenv.RequireCommands(t, "espeak-ng", "lame", "parec")
+	s := startService(t)
+	key := s.newKey(t, 10)
+	env := s.env("PARLEY_API_KEY=" + key)
+
+	mp3 := filepath.Join(t.TempDir(), "hello.mp3")
+	mustRun(t, env, "", "speak", "-o", mp3, "Hello, this is Parley speaking.")
+	b, err := os.ReadFile(mp3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 1000 || !(bytes.HasPrefix(b, []byte("ID3")) || (b[0] == 0xFF && b[1]&0xE0 == 0xE0)) {
+		t.Fatalf("speak wrote %d bytes that do not start like an MP3", len(b))
+	}
+
+	p := testenv.StartPulse(t)
+	capture := filepath.Join(t.TempDir(), "heard.raw")
+	out, err := os.Create(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	rec := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
+	rec.Env = append(os.Environ(), p.Env...)
+	rec.Stdout = out
+	if err := rec.Start(); err != nil {
+		t.Fatalf("parec: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			rec.Process.Kill()
+			rec.Wait()
+		}
+	})
+	mustRun(t, append(env, p.Env...), "", "play", mp3)
+	rec.Process.Signal(os.Interrupt)
+	rec.Wait()
+	stopped = true
+
+	raw, err := os.ReadFile(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak := peakDBFS(raw); peak < -30 {
+		t.Errorf("the monitor heard a peak of %.1f dBFS while parley played speech; want louder than -30 dBFS", peak)
+	}
+}
+
+// peakDBFS is the peak level of little-endian S16 samples, in dB relative to full scale.
+func peakDBFS(raw []byte) float64 {
+	peak := 0.0
+	for i := 0; i+1 < len(raw); i += 2 {
+		v := math.Abs(float64(int16(binary.LittleEndian.Uint16(raw[i:]))))
+		peak = max(peak, v)
+	}
+	if peak == 0 {
+		return math.Inf(-1)
+	}
+	return 20 * math.Log10(peak/32768)
+}

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"parley/server/store"
+)
+
+// Paging of the conversation list.
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
+)
+
+// configJSON is a conversation's saved settings; unset fields are left out.
+type configJSON struct {
+	Persona     *string  `json:"persona,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   *int     `json:"max_tokens,omitempty"`
+}
+
+func toConfigJSON(c store.Config) configJSON {
+	return configJSON{Persona: c.Persona, Temperature: c.Temperature, TopP: c.TopP, MaxTokens: c.MaxTokens}
+}
+
+// conversationJSON is an item of the conversation list.
+type conversationJSON struct {
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	CreatedAt    string `json:"created_at"`
+	UpdatedAt    string `json:"updated_at"`
+	MessageCount int    `json:"message_count"`
+}
+
+// handleList is GET /v1/chat/conversations?limit=&cursor=: newest first.
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	q := r.URL.Query()
+	limit := defaultListLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return errorf(http.StatusBadRequest, codeInvalidField, "The limit must be an integer.")
+		}
+		if n < 1 || n > maxListLimit {
+			return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The limit must be between 1 and %d.", maxListLimit)
+		}
+		limit = n
+	}
+	convs, next, err := s.store.ListConversations(r.Context(), acct.ID, limit, q.Get("cursor"))
+	if errors.Is(err, store.ErrBadCursor) {
+		return errorf(http.StatusBadRequest, codeInvalidField, "The cursor is not one this service handed out.")
+	}
+	if err != nil {
+		return s.internal(r, "list", err)
+	}
+	out := struct {
+		Conversations []conversationJSON `json:"conversations"`
+		NextCursor    *string            `json:"next_cursor"`
+	}{Conversations: make([]conversationJSON, 0, len(convs))}
+	for _, c := range convs {
+		out.Conversations = append(out.Conversations, conversationJSON{
+			ID: c.ID, Title: c.Title, CreatedAt: timestamp(c.CreatedAt), UpdatedAt: timestamp(c.UpdatedAt),
+			MessageCount: c.MessageCount,
+		})
+	}
+	if next != "" {
+		out.NextCursor = &next
+	}
+	writeData(w, out)
+	return nil
+}
+
+// handleHistory is GET /v1/chat/conversations/{id}/messages.
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	id := r.PathValue("id")
+	conv, err := s.store.Conversation(r.Context(), acct.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoConversation()
+	}
+	if err != nil {
+		return s.internal(r, "conversation", err)
+	}
+	msgs, err := s.store.Messages(r.Context(), acct.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoConversation()
+	}
+	if err != nil {
+		return s.internal(r, "messages", err)
+	}
+	out := struct {
+		ID       string        `json:"id"`
+		Title    string        `json:"title"`
+		Config   configJSON    `json:"config"`
+		Messages []messageJSON `json:"messages"`
+	}{ID: conv.ID, Title: conv.Title, Config: toConfigJSON(conv.Config), Messages: make([]messageJSON, 0, len(msgs))}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, toMessageJSON(m))
+	}
+	writeData(w, out)
+	return nil
+}
+
+type configResponse struct {
+	ID     string     `json:"id"`
+	Config configJSON `json:"config"`
+}
+
+// handleGetConfig is GET /v1/chat/conversations/{id}/config.
+func (s *Server) handleGetConfig(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	conv, err := s.store.Conversation(r.Context(), acct.ID, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoConversation()
+	}
+	if err != nil {
+		return s.internal(r, "conversation", err)
+	}
+	writeData(w, configResponse{ID: conv.ID, Config: toConfigJSON(conv.Config)})
+	return nil
+}
+
+// handlePatchConfig is PATCH /v1/chat/conversations/{id}/config: fields sent
+// change, fields sent as null are cleared, the others stay.
+func (s *Server) handlePatchConfig(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	f, e := readObject(r)
+	if e != nil {
+		return e
+	}
+	p, e := decodeConfigPatch(f)
+	if e != nil {
+		return e
+	}
+	patch := store.ConfigPatch{
+		Persona: p.Set.Persona, Temperature: p.Set.Temperature, TopP: p.Set.TopP, MaxTokens: p.Set.MaxTokens,
+		ClearPersona: p.Clear["persona"], ClearTemperature: p.Clear["temperature"],
+		ClearTopP: p.Clear["top_p"], ClearMaxTokens: p.Clear["max_tokens"],
+	}
+	if patch.Persona != nil && *patch.Persona == "" {
+		// An empty persona is no persona.
+		patch.Persona, patch.ClearPersona = nil, true
+	}
+	conv, err := s.store.SaveConfig(r.Context(), acct.ID, r.PathValue("id"), patch)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoConversation()
+	}
+	if err != nil {
+		return s.internal(r, "save config", err)
+	}
+	writeData(w, configResponse{ID: conv.ID, Config: toConfigJSON(conv.Config)})
+	return nil
+}
+
+// handleDelete is DELETE /v1/chat/conversations/{id}.
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	id := r.PathValue("id")
+	err := s.store.DeleteConversation(r.Context(), acct.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoConversation()
+	}
+	if err != nil {
+		return s.internal(r, "delete", err)
+	}
+	writeData(w, struct {
+		ID      string `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}{id, true})
+	return nil
+}

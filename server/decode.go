@@ -1,0 +1,259 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on what a request may carry. docs/API.md lists them.
+const (
+	maxMessageRunes = 32000
+	maxPersonaRunes = 8000
+	maxSpeechRunes  = 4096
+	maxTokensLimit  = 32768
+	// DefaultMaxBodyBytes caps a request body: a transcribe body with 10 MB
+	// of audio in base64 (about 13.4 MB) fits.
+	DefaultMaxBodyBytes = 16 << 20
+)
+
+// fields is a request body: a JSON object, its members not yet decoded, so
+// that absent, null and ill-typed can each be told apart. Unknown members
+// are ignored.
+type fields map[string]json.RawMessage
+
+// readObject reads the request body as one JSON object.
+func readObject(r *http.Request) (fields, *apiError) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return nil, errorf(http.StatusUnsupportedMediaType, codeMediaType,
+				"The request body must be JSON, sent with Content-Type: application/json.")
+		}
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= DefaultMaxBodyBytes*4 {
+		buf.Grow(int(r.ContentLength) + 1)
+	}
+	_, err := buf.ReadFrom(r.Body)
+	body := buf.Bytes()
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
+				"The request body is larger than the service accepts (%d bytes).", tooBig.Limit)
+		}
+		return nil, errorf(http.StatusBadRequest, codeBadJSON, "The request body could not be read.")
+	}
+	return parseObject(body)
+}
+
+// parseObject parses body as one JSON object with nothing after it.
+func parseObject(body []byte) (fields, *apiError) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, errorf(http.StatusBadRequest, codeBadJSON, "The request body is empty; it must be a JSON object.")
+	}
+	if trimmed[0] != '{' {
+		return nil, errorf(http.StatusBadRequest, codeBadJSON, "The request body must be a JSON object.")
+	}
+	f, err := splitObject(trimmed)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, codeBadJSON, "The request body is not valid JSON.")
+	}
+	return f, nil
+}
+
+// isNull reports whether a present member is JSON null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// str decodes a string member. present is false when it is absent or null.
+func (f fields) str(name string) (s string, present bool, e *apiError) {
+	raw, ok := f[name]
+	if !ok || isNull(raw) {
+		return "", false, nil
+	}
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false, errorf(http.StatusBadRequest, codeInvalidField, "The field %q must be a string.", name)
+	}
+	s, err := unquote(raw)
+	if err != nil {
+		return "", false, errorf(http.StatusBadRequest, codeInvalidField, "The field %q must be a string.", name)
+	}
+	return s, true, nil
+}
+
+// requiredStr decodes a string member that must be present.
+func (f fields) requiredStr(name string) (string, *apiError) {
+	s, ok, e := f.str(name)
+	if e != nil {
+		return "", e
+	}
+	if !ok {
+		return "", errorf(http.StatusBadRequest, codeInvalidField, "The field %q is required.", name)
+	}
+	return s, nil
+}
+
+// number decodes a number member into a new value; nil when absent or null.
+func (f fields) number(name string) (*float64, *apiError) {
+	raw, ok := f[name]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, errorf(http.StatusBadRequest, codeInvalidField, "The field %q must be a number.", name)
+	}
+	return &v, nil
+}
+
+// integer decodes an integer member; a number with a fraction is ill-typed,
+// one too large for any range is returned as math.MaxInt for the range check.
+func (f fields) integer(name string) (*int, *apiError) {
+	v, e := f.number(name)
+	if e != nil || v == nil {
+		if e != nil {
+			e.Message = "The field \"" + name + "\" must be an integer."
+		}
+		return nil, e
+	}
+	if *v != math.Trunc(*v) {
+		return nil, errorf(http.StatusBadRequest, codeInvalidField, "The field %q must be an integer.", name)
+	}
+	n := math.MaxInt
+	switch {
+	case *v < -1e15:
+		n = math.MinInt
+	case *v <= 1e15:
+		n = int(*v)
+	}
+	return &n, nil
+}
+
+// settings are the generation settings a request may carry.
+type settings struct {
+	Persona     *string
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int
+}
+
+// readSettings decodes and range-checks persona, temperature, top_p and
+// max_tokens; absent and null both leave a field nil.
+func (f fields) readSettings() (settings, *apiError) {
+	var s settings
+	if p, ok, e := f.str("persona"); e != nil {
+		return s, e
+	} else if ok {
+		s.Persona = &p
+	}
+	var e *apiError
+	if s.Temperature, e = f.number("temperature"); e != nil {
+		return s, e
+	}
+	if s.TopP, e = f.number("top_p"); e != nil {
+		return s, e
+	}
+	if s.MaxTokens, e = f.integer("max_tokens"); e != nil {
+		return s, e
+	}
+	return s, s.check()
+}
+
+// check enforces the ranges of the settings that are set.
+func (s settings) check() *apiError {
+	if s.Persona != nil && utf8.RuneCountInString(*s.Persona) > maxPersonaRunes {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+			"The persona is longer than %d characters.", maxPersonaRunes)
+	}
+	if s.Temperature != nil && (*s.Temperature < 0 || *s.Temperature > 2) {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The temperature must be between 0 and 2.")
+	}
+	if s.TopP != nil && (*s.TopP < 0 || *s.TopP > 1) {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The top_p must be between 0 and 1.")
+	}
+	if s.MaxTokens != nil && (*s.MaxTokens < 1 || *s.MaxTokens > maxTokensLimit) {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+			"The max_tokens must be between 1 and %d.", maxTokensLimit)
+	}
+	return nil
+}
+
+// chatBody is a decoded POST /v1/chat/messages body.
+type chatBody struct {
+	Message        string
+	ConversationID string // "" starts a new conversation
+	Settings       settings
+}
+
+func decodeChat(f fields) (chatBody, *apiError) {
+	var b chatBody
+	var e *apiError
+	if b.Message, e = f.requiredStr("message"); e != nil {
+		return b, e
+	}
+	if b.ConversationID, _, e = f.str("conversation_id"); e != nil {
+		return b, e
+	}
+	if b.Settings, e = f.readSettings(); e != nil {
+		return b, e
+	}
+	if strings.TrimSpace(b.Message) == "" {
+		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The message is empty.")
+	}
+	if utf8.RuneCountInString(b.Message) > maxMessageRunes {
+		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+			"The message is longer than %d characters.", maxMessageRunes)
+	}
+	return b, nil
+}
+
+// configPatch is a decoded PATCH .../config body: set fields change, null
+// fields clear, absent fields stay.
+type configPatch struct {
+	Set   settings
+	Clear map[string]bool
+}
+
+func decodeConfigPatch(f fields) (configPatch, *apiError) {
+	p := configPatch{Clear: map[string]bool{}}
+	for _, name := range []string{"persona", "temperature", "top_p", "max_tokens"} {
+		if raw, ok := f[name]; ok && isNull(raw) {
+			p.Clear[name] = true
+		}
+	}
+	var e *apiError
+	p.Set, e = f.readSettings()
+	return p, e
+}
+
+// speechBody is a decoded POST /v1/chat/speech body.
+type speechBody struct {
+	Text  string
+	Voice string // "" for the default voice
+}
+
+func decodeSpeech(f fields) (speechBody, *apiError) {
+	var b speechBody
+	var e *apiError
+	if b.Text, e = f.requiredStr("text"); e != nil {
+		return b, e
+	}
+	if b.Voice, _, e = f.str("voice"); e != nil {
+		return b, e
+	}
+	if strings.TrimSpace(b.Text) == "" {
+		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The text is empty.")
+	}
+	if utf8.RuneCountInString(b.Text) > maxSpeechRunes {
+		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+			"The text is longer than %d characters.", maxSpeechRunes)
+	}
+	return b, nil
+}

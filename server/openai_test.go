@@ -1,0 +1,158 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parley/server/store"
+)
+
+// fakeUpstream is an OpenAI-compatible endpoint that answers with answer.
+func fakeUpstream(t *testing.T, answer http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(answer)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestOpenAIChat_SendsPersonaHistoryAndSettings(t *testing.T) {
+	got := make(chan map[string]any, 1)
+	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer up-secret" {
+			t.Errorf("upstream got %s with auth %q", r.URL.Path, r.Header.Get("Authorization"))
+		}
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		got <- body
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"Aye, north it is."}}]}`)
+	})
+	e := newEnv(t, 10, func(c *Config) { c.LLM = NewOpenAIChat(up.URL+"/v1/", "tiny", "up-secret", nil) })
+	first := e.chat(map[string]any{"message": "Which way?", "persona": "a navigator", "top_p": 0.5})
+	<-got
+	d := e.chat(map[string]any{"message": "Again?", "conversation_id": first["conversation_id"], "max_tokens": 9})
+	if d["reply"] != "Aye, north it is." {
+		t.Errorf("reply %v", d["reply"])
+	}
+	body := <-got
+	if body["model"] != "tiny" || body["top_p"] != 0.5 || body["max_tokens"] != 9.0 {
+		t.Errorf("settings sent: %v", body)
+	}
+	if _, ok := body["temperature"]; ok {
+		t.Errorf("temperature sent though never set: %v", body)
+	}
+	msgs := body["messages"].([]any)
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.(map[string]any)["role"].(string))
+	}
+	if strings.Join(roles, " ") != "system user assistant user" || msgs[0].(map[string]any)["content"] != "a navigator" {
+		t.Errorf("messages sent: %v", msgs)
+	}
+}
+
+func TestOpenAIChat_TrimsHistoryOldestFirst(t *testing.T) {
+	c := NewOpenAIChat("http://x", "m", "", nil).(*openAIChat)
+	c.budget = 25
+	hist := []store.Message{
+		{Role: "user", Content: "0123456789"},
+		{Role: "assistant", Content: "abcdefghij"},
+		{Role: "user", Content: "ABCDEFGHIJ"},
+	}
+	msgs := c.messages(ChatRequest{History: hist, UserText: "hello"})
+	if len(msgs) != 3 || msgs[0].Content != "abcdefghij" || msgs[2].Content != "hello" {
+		t.Errorf("messages %v, want the two newest history messages and the user text", msgs)
+	}
+}
+
+func TestOpenAIChat_UpstreamFailuresRefund(t *testing.T) {
+	refused := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return "http://" + addr
+	}()
+	handler := func(h http.HandlerFunc) string { return fakeUpstream(t, h).URL }
+	cases := map[string]string{
+		"status 500": handler(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "boom", 500)
+		}),
+		"timeout": handler(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		}),
+		"malformed": handler(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"choices": [`)
+		}),
+		"empty choices": handler(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"choices": []}`)
+		}),
+		"empty content": handler(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"choices": [{"message": {"content": "  "}}]}`)
+		}),
+		"redirect": handler(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://example.invalid/", http.StatusTemporaryRedirect)
+		}),
+		"refused": refused,
+	}
+	for name, url := range cases {
+		t.Run(name, func(t *testing.T) {
+			hc := &http.Client{Timeout: 300 * time.Millisecond}
+			e := newEnv(t, 10, func(c *Config) { c.LLM = NewOpenAIChat(url, "m", "up-secret", hc) })
+			r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "hi"})
+			if r.Status != 502 || r.code() != codeUpstream {
+				t.Fatalf("status %d %s", r.Status, r.Raw)
+			}
+			if b := r.Body["error"].(map[string]any)["balance"]; b != 10.0 {
+				t.Errorf("error body balance %v, want 10", b)
+			}
+			if e.balance() != 10 {
+				t.Errorf("balance %d after a failed call, want 10", e.balance())
+			}
+			list := e.do("GET", "/v1/chat/conversations", nil)
+			if convs := list.data()["conversations"].([]any); len(convs) != 0 {
+				t.Errorf("a failed call stored a conversation: %s", list.Raw)
+			}
+			if strings.Contains(e.logs.String(), "up-secret") {
+				t.Errorf("the upstream key is in the log")
+			}
+			e.verify()
+		})
+	}
+}
+
+func TestChat_FailedContinuationStoresNothing(t *testing.T) {
+	var fail atomic.Bool
+	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			http.Error(w, "down", 503)
+			return
+		}
+		io.WriteString(w, `{"choices":[{"message":{"content":"ok"}}]}`)
+	})
+	e := newEnv(t, 10, func(c *Config) { c.LLM = NewOpenAIChat(up.URL, "m", "", nil) })
+	id := e.chat(map[string]any{"message": "one"})["conversation_id"]
+	fail.Store(true)
+	if r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "two", "conversation_id": id}); r.Status != 502 {
+		t.Fatalf("status %d", r.Status)
+	}
+	h := e.do("GET", "/v1/chat/conversations/"+id.(string)+"/messages", nil)
+	if n := len(h.data()["messages"].([]any)); n != 2 {
+		t.Errorf("%d messages after a failed turn, want 2", n)
+	}
+	if e.balance() != 9 {
+		t.Errorf("balance %d, want 9", e.balance())
+	}
+}

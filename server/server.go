@@ -1,0 +1,259 @@
+// Package server is the reference Chat and Voice Service: the HTTP API of
+// ../shared/SPEC.md over a SQLite store, a chat model and speech engines, and
+// the `parley serve` and `parley admin` commands that run it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"parley/server/speech"
+	"parley/server/store"
+)
+
+// DefaultChatTimeout bounds one call to the chat model.
+const DefaultChatTimeout = 120 * time.Second
+
+// Config is what a Server is built from.
+type Config struct {
+	Store *store.Store
+	// LLM answers chat calls; nil uses NewOfflineResponder.
+	LLM ChatModel
+	// STT and TTS are the speech engines; nil answers 503 on their endpoints.
+	STT speech.Transcriber
+	TTS speech.Synthesizer
+	// Logger gets one line per request; nil discards.
+	Logger *slog.Logger
+	// MaxBodyBytes caps request bodies; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Now is the clock; nil means time.Now. (The store keeps its own times.)
+	Now func() time.Time
+	// ChatTimeout bounds one model call; 0 means DefaultChatTimeout.
+	ChatTimeout time.Duration
+}
+
+// Server serves the Chat and Voice API.
+type Server struct {
+	store   *store.Store
+	llm     ChatModel
+	stt     speech.Transcriber
+	tts     speech.Synthesizer
+	log     *slog.Logger
+	maxBody int64
+	now     func() time.Time
+	timeout time.Duration
+	handler http.Handler
+}
+
+// New checks cfg and builds a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is required")
+	}
+	s := &Server{
+		store: cfg.Store, llm: cfg.LLM, stt: cfg.STT, tts: cfg.TTS, log: cfg.Logger,
+		maxBody: cfg.MaxBodyBytes, now: cfg.Now, timeout: cfg.ChatTimeout,
+	}
+	if s.llm == nil {
+		s.llm = NewOfflineResponder()
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultChatTimeout
+	}
+	s.handler = s.middleware(http.HandlerFunc(s.route))
+	return s, nil
+}
+
+// Handler returns the HTTP handler of the API.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// handlerFunc is an endpoint: it writes its success itself and returns an
+// error for the middleware to write.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError
+
+// route dispatches by path and method; every answer, 404 and 405 included,
+// is JSON.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	methods, id := s.lookup(r.URL.Path)
+	if methods == nil {
+		writeError(w, errorf(http.StatusNotFound, codeNotFound, "There is no endpoint at %s.", truncate(r.URL.Path, 200)))
+		return
+	}
+	h, ok := methods[r.Method]
+	if !ok {
+		allow := make([]string, 0, len(methods))
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+			if _, ok := methods[m]; ok {
+				allow = append(allow, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, errorf(http.StatusMethodNotAllowed, codeMethod,
+			"This endpoint accepts %s, not %s.", strings.Join(allow, " or "), truncate(r.Method, 20)))
+		return
+	}
+	acct, e := s.authenticate(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
+		info.account.Store(acct.ID)
+	}
+	if id != "" {
+		r.SetPathValue("id", id)
+	}
+	if e := h(w, r, acct); e != nil {
+		writeError(w, e)
+	}
+}
+
+// lookup returns the methods served at path and the conversation ID in it.
+func (s *Server) lookup(path string) (map[string]handlerFunc, string) {
+	switch path {
+	case "/v1/chat/messages":
+		return map[string]handlerFunc{http.MethodPost: s.handleChat}, ""
+	case "/v1/chat/conversations":
+		return map[string]handlerFunc{http.MethodGet: s.handleList}, ""
+	case "/v1/chat/transcribe":
+		return map[string]handlerFunc{http.MethodPost: s.handleTranscribe}, ""
+	case "/v1/chat/speech":
+		return map[string]handlerFunc{http.MethodPost: s.handleSpeech}, ""
+	case "/v1/chat/voices":
+		return map[string]handlerFunc{http.MethodGet: s.handleVoices}, ""
+	case "/v1/account":
+		return map[string]handlerFunc{http.MethodGet: s.handleAccount}, ""
+	}
+	rest, ok := strings.CutPrefix(path, "/v1/chat/conversations/")
+	if !ok {
+		return nil, ""
+	}
+	parts := strings.Split(rest, "/")
+	if parts[0] == "" {
+		return nil, ""
+	}
+	switch {
+	case len(parts) == 1:
+		return map[string]handlerFunc{http.MethodDelete: s.handleDelete}, parts[0]
+	case len(parts) == 2 && parts[1] == "messages":
+		return map[string]handlerFunc{http.MethodGet: s.handleHistory}, parts[0]
+	case len(parts) == 2 && parts[1] == "config":
+		return map[string]handlerFunc{http.MethodGet: s.handleGetConfig, http.MethodPatch: s.handlePatchConfig}, parts[0]
+	}
+	return nil, ""
+}
+
+// authenticate finds the account of the request's bearer key.
+func (s *Server) authenticate(r *http.Request) (store.Account, *apiError) {
+	h := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(strings.TrimSpace(h), " ")
+	key = strings.TrimSpace(key)
+	if h == "" {
+		return store.Account{}, errorf(http.StatusUnauthorized, codeUnauthorized,
+			"An API key is required: send Authorization: Bearer <key>.")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return store.Account{}, errorf(http.StatusUnauthorized, codeUnauthorized,
+			"The Authorization header must be Bearer <key>.")
+	}
+	acct, err := s.store.Authenticate(r.Context(), key)
+	if errors.Is(err, store.ErrUnknownKey) || errors.Is(err, store.ErrNotFound) {
+		return store.Account{}, errorf(http.StatusUnauthorized, codeUnauthorized,
+			"The API key is unknown or revoked.")
+	}
+	if err != nil {
+		return store.Account{}, s.internal(r, "authenticate", err)
+	}
+	return acct, nil
+}
+
+// internal logs err and returns the 500 the client sees, which carries no
+// detail.
+func (s *Server) internal(r *http.Request, op string, err error) *apiError {
+	s.log.Error("internal error", "op", op, "method", r.Method, "path", r.URL.Path, "err", err)
+	return errorf(http.StatusInternalServerError, codeInternal, "The service failed; the error is in its log.")
+}
+
+type logInfoKey struct{}
+
+// logInfo is what the handler tells the request log line.
+type logInfo struct {
+	account atomic.Int64
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// middleware logs each request, caps its body and turns a panic into a 500.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &logInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), logInfoKey{}, info))
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeError(sw, errorf(http.StatusInternalServerError, codeInternal,
+						"The service failed; the error is in its log."))
+				}
+			}
+			attrs := []any{
+				"method", r.Method, "path", r.URL.Path, "status", sw.status,
+				"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+			}
+			if id := info.account.Load(); id != 0 {
+				attrs = append(attrs, "account", id)
+			}
+			s.log.Info("request", attrs...)
+		}()
+		if r.ContentLength > s.maxBody {
+			writeError(sw, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
+				"The request body is larger than the service accepts (%d bytes).", s.maxBody))
+			return
+		}
+		r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+		next.ServeHTTP(sw, r)
+	})
+}
