@@ -97,6 +97,13 @@ func (f *fake) on(route string, status int, body string) {
 	}
 }
 
+// handle answers METHOD path with fn.
+func (f *fake) handle(route string, fn func(http.ResponseWriter, *http.Request)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.routes[route] = fn
+}
+
 func (f *fake) requests() []seen {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -405,9 +412,9 @@ func TestErrors_Transport(t *testing.T) {
 	other := newFake(t)
 	other.on("GET /v1/chat/conversations", 200, `[]`)
 	f := newFake(t)
-	f.routes["GET /v1/chat/conversations"] = func(w http.ResponseWriter, r *http.Request) {
+	f.handle("GET /v1/chat/conversations", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.srv.URL+"/v1/chat/conversations", http.StatusTemporaryRedirect)
-	}
+	})
 	h := newHome(t, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--base-url", f.srv.URL, "conversations")
 	if r.code != 1 || !strings.Contains(r.stderr, "redirect") || len(other.requests()) != 0 {
@@ -432,7 +439,7 @@ func TestErrors_Transport(t *testing.T) {
 	// A chat whose connection dies after the request was sent: one request, and a warning about charges.
 	var hits int
 	var mu sync.Mutex
-	f.routes["POST /v1/chat/messages"] = func(w http.ResponseWriter, r *http.Request) {
+	f.handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		hits++
 		mu.Unlock()
@@ -440,8 +447,10 @@ func TestErrors_Transport(t *testing.T) {
 		if err == nil {
 			conn.Close()
 		}
-	}
+	})
 	r = h.run(t, "", "--base-url", f.srv.URL, "chat", "hello")
+	mu.Lock()
+	defer mu.Unlock()
 	if r.code != 1 || !strings.Contains(r.stderr, "charged") || hits != 1 {
 		t.Errorf("lost reply: %s; the service saw %d requests, want 1", r, hits)
 	}

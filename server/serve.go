@@ -236,9 +236,11 @@ func printDemo(ctx context.Context, st *store.Store, o *serveOptions, baseURL st
 	if err != nil {
 		return err
 	}
+	self := selfName()
 	if n > 0 {
-		fmt.Fprintf(stdout, "This data directory has API keys already; make another with:\n  parley admin --data %s key create --points 1000\n",
-			shellQuote(o.data))
+		fmt.Fprintf(stdout, "This data directory has API keys already (the demo key was shown when it was made). Make a new key and chat with it:\n"+
+			"  PARLEY_BASE_URL=%s PARLEY_API_KEY=$(%s admin --data %s key create --points 1000 | tail -n 1) %s chat \"Hello\"\n",
+			baseURL, self, shellQuote(o.data), self)
 		return nil
 	}
 	key, _, err := st.CreateKey(ctx, demoPoints)
@@ -246,8 +248,17 @@ func printDemo(ctx context.Context, st *store.Store, o *serveOptions, baseURL st
 		return err
 	}
 	fmt.Fprintf(stdout, "Demo key: %s (1,000,000 points; it is shown only this once)\n", key)
-	fmt.Fprintf(stdout, "Try it:\n  PARLEY_BASE_URL=%s PARLEY_API_KEY=%s parley chat \"Hello\"\n", baseURL, key)
+	fmt.Fprintf(stdout, "Try it:\n  PARLEY_BASE_URL=%s PARLEY_API_KEY=%s %s chat \"Hello\"\n", baseURL, key, self)
 	return nil
+}
+
+// selfName is how to invoke this program in a printed command: the path it was started by when
+// that is a path (./bin/parley under make run), else "parley".
+func selfName() string {
+	if len(os.Args) > 0 && strings.Contains(os.Args[0], "/") && !strings.Contains(os.Args[0], ".test") {
+		return shellQuote(os.Args[0])
+	}
+	return "parley"
 }
 
 // shellQuote quotes s for pasting into a POSIX shell when it needs it.
