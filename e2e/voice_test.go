@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"parley/internal/testenv"
 )
@@ -112,4 +114,75 @@ func peakDBFS(raw []byte) float64 {
 		return math.Inf(-1)
 	}
 	return 20 * math.Log10(peak/32768)
+}
+
+// TestVoice_RecordThenTranscribe is a spoken turn through real devices: `parley record --vad`
+// listens on the monitor of a PulseAudio null sink while paplay speaks into the sink over a quiet
+// room-noise bed; the take must end by itself at the end of speech, and the service must hear the
+// words in it.
+func TestVoice_RecordThenTranscribe(t *testing.T) {
+	testenv.RequireCommands(t, "espeak-ng", "sox", "paplay", "pocketsphinx_continuous")
+	s := startService(t)
+	key := s.newKey(t, 10)
+	p := testenv.StartPulse(t)
+	env := s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	dir := t.TempDir()
+
+	speech := filepath.Join(dir, "speech.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", speech, "what is the weather like in paris today").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	bed := filepath.Join(dir, "bed.wav")
+	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "30", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v: %s", err, out)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	bedPlay := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
+	bedPlay.Env = env
+	if err := bedPlay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); bedPlay.Wait() }()
+
+	take := filepath.Join(dir, "take.webm")
+	rec := exec.CommandContext(ctx, bin, "record", "--device", p.Monitor, "--vad", "--hold", "0.8s", "-o", take)
+	rec.Env = env
+	var recErr bytes.Buffer
+	rec.Stdout, rec.Stderr = &recErr, &recErr
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- rec.Wait() }()
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	if out, err := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, speech).CombinedOutput(); err != nil {
+		t.Fatalf("paplay: %v: %s", err, out)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("parley record: %v\n%s", err, recErr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("parley record --vad did not stop at the end of speech:\n%s", recErr.String())
+	}
+	if !strings.Contains(recErr.String(), "end of speech") {
+		t.Errorf("the take did not end at the end of speech: %s", recErr.String())
+	}
+
+	r := mustRun(t, env, "", "transcribe", "--json", take)
+	var tr struct{ Text string }
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
+		t.Fatalf("transcribe --json printed %q: %v", r.stdout, err)
+	}
+	heard := 0
+	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
+		if strings.Contains(" "+tr.Text+" ", " "+w+" ") {
+			heard++
+		}
+	}
+	if heard < 3 {
+		t.Errorf("transcript of the recorded take %q: want at least 3 of the spoken words", tr.Text)
+	}
 }
