@@ -14,8 +14,10 @@ import (
 // Encoder settings for WebM/Opus takes.
 const (
 	opusBitrate = 16000
-	// webmCloseReserve is room kept below MaxBytes for the next frame and what Close adds
-	// (at most two more frames): a 16 kbit/s Opus frame is about 40 bytes, rarely over 120.
+	// webmCloseReserve is room kept below MaxBytes for what is not written yet: up to two
+	// frames waiting to complete a laced block, the frame being encoded, and what Close adds
+	// (the partial block and the padded last frame with its headers), about 660 bytes at
+	// worst: a 16 kbit/s Opus frame is about 40 bytes, rarely over 120.
 	webmCloseReserve = 1024
 	wavHeader        = 44
 )

@@ -115,6 +115,15 @@ func TestWebMFixture(t *testing.T) {
 	if r := correlation(envelope(ref), envelope(got)); r < 0.9 {
 		t.Errorf("energy envelope correlation %.3f, want > 0.9", r)
 	}
+	// hello-unlaced.webm is the earlier format, one unlaced block per 20 ms frame: files
+	// recorded before lacing still decode to the exact length.
+	old, err := DecodeWebMOpus(readFixture(t, "hello-unlaced.webm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Frames() != ref.Frames() {
+		t.Errorf("hello-unlaced.webm decodes to %d frames, hello.wav has %d", old.Frames(), ref.Frames())
+	}
 }
 
 func TestPrepareUpload(t *testing.T) {

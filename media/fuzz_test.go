@@ -50,7 +50,7 @@ func FuzzReadWAV(f *testing.F) {
 }
 
 func FuzzDecodeWebMOpus(f *testing.F) {
-	seedFixtures(f, "hello.webm")
+	seedFixtures(f, "hello.webm", "hello-unlaced.webm")
 	stereo, err := EncodeWebMOpus(testTone(48000, 2, 60*time.Millisecond), 0)
 	if err != nil {
 		f.Fatal(err)

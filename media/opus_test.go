@@ -162,8 +162,9 @@ func TestWebMOpusEncoder_StreamsAsItGoes(t *testing.T) {
 		if err := e.Write(in.Samples[i : i+chunk]); err != nil {
 			t.Fatal(err)
 		}
-		if want := (i + chunk) / 320; cw.writes-1 != want {
-			t.Fatalf("after %d samples %d frames written, want %d", i+chunk, cw.writes-1, want)
+		// Each block is written as soon as its DefaultFramesPerBlock frames are encoded.
+		if want := (i + chunk) / 320 / DefaultFramesPerBlock; cw.writes-1 != want {
+			t.Fatalf("after %d samples %d blocks written, want %d", i+chunk, cw.writes-1, want)
 		}
 	}
 	if got := e.Duration(); got != 2*time.Second {
@@ -235,13 +236,26 @@ func TestWebMOpus_ExactLengthForEveryPadding(t *testing.T) {
 }
 
 // TestWebMOpus_OutsideToolAccepts checks our WebM with whichever outside tools are installed:
-// mkvtoolnix (extracts the track to Ogg, read back by our Ogg decoder and by opusdec) and ffprobe.
+// mkvtoolnix (extracts the track to Ogg, read back by our Ogg decoder and by opusdec) and
+// ffprobe/ffmpeg, for unlaced blocks and for each lacing the encoder writes.
 func TestWebMOpus_OutsideToolAccepts(t *testing.T) {
-	in := sine(16000, 440, 0.3, 1234*time.Millisecond)
-	webm, err := EncodeWebMOpus(in, 0)
-	if err != nil {
-		t.Fatal(err)
+	silent := sine(16000, 440, 0.3, 1234*time.Millisecond)
+	clear(silent.Samples[4000:12000]) // frames of equal size: fixed-size lacing
+	for _, tc := range []struct {
+		name string
+		in   PCM
+		fpb  int
+	}{
+		{"default", sine(16000, 440, 0.3, 1234*time.Millisecond), 0},
+		{"unlaced", sine(16000, 440, 0.3, 1234*time.Millisecond), 1},
+		{"3 with silence", silent, 3},
+		{"4 partial", sine(16000, 440, 0.3, 1311*time.Millisecond), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkOutsideTools(t, tc.in, encodeWebMBlocks(t, tc.in, tc.fpb)) })
 	}
+}
+
+func checkOutsideTools(t *testing.T, in PCM, webm []byte) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.webm")
 	if err := os.WriteFile(path, webm, 0o600); err != nil {
@@ -284,7 +298,115 @@ func TestWebMOpus_OutsideToolAccepts(t *testing.T) {
 			t.Fatalf("ffprobe refused our WebM: %v: %s", err, out)
 		}
 	}
+	if _, err := exec.LookPath("ffmpeg"); err == nil {
+		// ffmpeg decodes at 48 kHz: compare there, to within one 16 kHz sample.
+		out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "48000", "-").Output()
+		if err != nil {
+			t.Fatalf("ffmpeg refused our WebM: %v", err)
+		}
+		if got, want := len(out)/2, in.Frames()*3; got < want-3 || got > want+3 {
+			t.Errorf("ffmpeg decoded %d samples at 48 kHz, want %d", got, want)
+		}
+	}
 	if !ran {
 		t.Skip("neither mkvtoolnix nor ffprobe is installed")
+	}
+}
+
+// encodeWebMBlocks encodes 16 kHz mono p with framesPerBlock frames to a block.
+func encodeWebMBlocks(t *testing.T, p PCM, framesPerBlock int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	e, err := NewWebMOpusEncoderBlocks(&b, p.Rate, p.Channels, 0, framesPerBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Write(p.Samples); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestWebMOpusEncoder_LacesFramesIntoBlocks checks the layout: full blocks of FramesPerBlock
+// frames with the right timecodes across Clusters, a partial block at the end and the padded
+// last frame alone in the block that carries DiscardPadding.
+func TestWebMOpusEncoder_LacesFramesIntoBlocks(t *testing.T) {
+	// 12.01 s: three Clusters; silence in the middle gives frames of equal size.
+	in := sine(16000, 440, 0.3, 12010*time.Millisecond)
+	clear(in.Samples[5*16000 : 7*16000])
+	for _, fpb := range []int{1, 2, 3, 4, 7} {
+		webm := encodeWebMBlocks(t, in, fpb)
+		_, blocks, err := parseWebM(webm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, lacings := 0, map[byte]int{}
+		for i, b := range blocks {
+			frames, err := unlace(b.payload, b.lacing)
+			if err != nil {
+				t.Fatalf("fpb %d block %d: %v", fpb, i, err)
+			}
+			if b.timeMs != int64(frame*20) {
+				t.Fatalf("fpb %d block %d at %d ms, its first frame starts at %d ms", fpb, i, b.timeMs, frame*20)
+			}
+			last := i == len(blocks)-1
+			switch {
+			case last && (len(frames) != 1 || b.discardNs <= 0):
+				t.Errorf("fpb %d: last block has %d frames, DiscardPadding %d ns", fpb, len(frames), b.discardNs)
+			case !last && b.discardNs != 0:
+				t.Errorf("fpb %d block %d: DiscardPadding before the end", fpb, i)
+			case i < len(blocks)-2 && len(frames) != fpb:
+				t.Errorf("fpb %d block %d: %d frames", fpb, i, len(frames))
+			case len(frames) == 1 && b.lacing != 0:
+				t.Errorf("fpb %d block %d: one frame, laced %x", fpb, i, b.lacing)
+			}
+			lacings[b.lacing]++
+			frame += len(frames)
+		}
+		// 12.01 s is 600.5 frames: 601 with the partial one, whose padding (160 samples)
+		// covers the codec delay (104).
+		if frame != 601 {
+			t.Errorf("fpb %d: %d frames, want 601", fpb, frame)
+		}
+		if fpb > 1 && (lacings[0x02] == 0 || lacings[0x04] == 0) {
+			t.Errorf("fpb %d: lacings used %v, want Xiph (2) and fixed (4)", fpb, lacings)
+		}
+		if n := bytes.Count(webm, []byte{0x1F, 0x43, 0xB6, 0x75}); n != 3 {
+			t.Errorf("fpb %d: %d Clusters, want 3", fpb, n)
+		}
+		got, err := DecodeWebMOpus(webm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Frames() != in.Frames() {
+			t.Errorf("fpb %d: decoded %d samples, want %d", fpb, got.Frames(), in.Frames())
+		}
+	}
+}
+
+func TestWebMOpus_ExactLengthForEveryBlockSize(t *testing.T) {
+	for _, fpb := range []int{1, 2, 3, 4} {
+		// Lengths that leave 0 to 3 frames waiting at Close, with and without a partial frame.
+		for _, n := range []int{0, 1, 215, 216, 217, 320, 639, 640, 641, 960, 1000, 1280, 1300, 1600, 1700, 3200} {
+			in := PCM{Rate: 16000, Channels: 1, Samples: make([]int16, n)}
+			got, err := DecodeWebMOpus(encodeWebMBlocks(t, in, fpb))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Frames() != n {
+				t.Errorf("fpb %d: %d samples in, %d out", fpb, n, got.Frames())
+			}
+		}
+	}
+}
+
+func TestNewWebMOpusEncoderBlocks_RefusesBadBlockSizes(t *testing.T) {
+	for _, fpb := range []int{-1, 51, 256} {
+		if _, err := NewWebMOpusEncoderBlocks(&bytes.Buffer{}, 16000, 1, 0, fpb); err == nil {
+			t.Errorf("%d frames per block accepted", fpb)
+		}
 	}
 }

@@ -58,6 +58,7 @@ type webmBlock struct {
 	payload   []byte // the frames, still laced
 	lacing    byte
 	discardNs int64
+	timeMs    int64 // the Cluster's Timecode plus the block's, in TimecodeScale units
 }
 
 // parseWebM walks the file in line. A file cut short ends the walk with what was read.
@@ -65,6 +66,7 @@ func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) 
 	var docType string
 	var track *webmTrack
 	inGroup := false
+	var clusterTime int64
 	for pos := 0; pos < len(data); {
 		id, idLen, _ := readVint(data[pos:], true)
 		if idLen == 0 {
@@ -90,6 +92,7 @@ func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) 
 				inGroup = true
 			case idCluster:
 				inGroup = false
+				clusterTime = 0
 			}
 			continue
 		}
@@ -132,7 +135,10 @@ func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) 
 			if tl == 0 || len(body) < tl+3 {
 				continue
 			}
-			blocks = append(blocks, webmBlock{track: tn, payload: body[tl+3:], lacing: body[tl+2] & 0x06})
+			rel := int64(int16(uint16(body[tl])<<8 | uint16(body[tl+1])))
+			blocks = append(blocks, webmBlock{track: tn, payload: body[tl+3:], lacing: body[tl+2] & 0x06, timeMs: clusterTime + rel})
+		case idTimecode:
+			clusterTime = int64(beUint(body))
 		case idDiscardPadding:
 			if inGroup && len(blocks) > 0 {
 				blocks[len(blocks)-1].discardNs = beInt(body)
@@ -287,6 +293,7 @@ func DecodeWebMOpus(data []byte) (PCM, error) {
 		if err != nil {
 			return PCM{}, err
 		}
+		d.startBlock()
 		for _, f := range frames {
 			if err := d.decode(f); err != nil {
 				return PCM{}, err
@@ -307,7 +314,7 @@ type opusStream struct {
 	skip     int // frames still to drop from the start
 	buf      []int16
 	out      []int16
-	lastLen  int // frames the last packet added to out
+	blockLen int // frames the current block added to out
 }
 
 // newOpusStream returns a decoder for 1 or 2 channels with a pre-skip in 48 kHz samples.
@@ -343,15 +350,19 @@ func (s *opusStream) decode(packet []byte) error {
 		return ErrTooLong
 	}
 	s.out = append(s.out, pcm...)
-	s.lastLen = len(pcm) / s.channels
+	s.blockLen += len(pcm) / s.channels
 	return nil
 }
 
-// discardEnd drops up to frames frames of the last packet's audio: padding the encoder added.
+// startBlock marks the start of a block: DiscardPadding counts from the end of the block, which
+// may hold several packets.
+func (s *opusStream) startBlock() { s.blockLen = 0 }
+
+// discardEnd drops up to frames frames of the current block's audio: padding the encoder added.
 func (s *opusStream) discardEnd(frames int) {
-	frames = max(0, min(frames, s.lastLen))
+	frames = max(0, min(frames, s.blockLen))
 	s.out = s.out[:len(s.out)-frames*s.channels]
-	s.lastLen -= frames
+	s.blockLen -= frames
 }
 
 // pcm returns what was decoded.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestUnlace(t *testing.T) {
@@ -75,5 +76,59 @@ func TestDecodeWebMOpus_Bad(t *testing.T) {
 		if err == nil && p.Frames() > full.Frames()+320 {
 			t.Fatalf("cut at %d: %d frames, the whole file has %d", n, p.Frames(), full.Frames())
 		}
+	}
+}
+
+func TestUnlace_ReadsWhatTheEncoderLaces(t *testing.T) {
+	for _, sizes := range [][]int{{40}, {40, 41}, {0, 1, 254, 255, 256, 509, 510, 40}, {7, 7, 7}, {300, 300}} {
+		var data []byte
+		for i, n := range sizes {
+			data = append(data, bytes.Repeat([]byte{byte(i + 1)}, n)...)
+		}
+		lacings := map[byte][]byte{0x02: appendXiphLacing(nil, sizes)}
+		if len(sizes) > 1 && equalSizes(sizes) {
+			lacings[0x04] = []byte{byte(len(sizes) - 1)}
+		}
+		for lacing, head := range lacings {
+			got, err := unlace(append(head, data...), lacing)
+			if err != nil {
+				t.Fatalf("%v lacing %x: %v", sizes, lacing, err)
+			}
+			if len(got) != len(sizes) {
+				t.Fatalf("%v lacing %x: %d frames", sizes, lacing, len(got))
+			}
+			for i, f := range got {
+				if len(f) != sizes[i] || len(f) > 0 && f[0] != byte(i+1) {
+					t.Errorf("%v lacing %x: frame %d has %d bytes", sizes, lacing, i, len(f))
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeWebMOpus_DiscardPaddingCoversTheBlock checks that DiscardPadding is counted from the
+// end of the whole block, as Matroska defines it, even when it reaches past the block's last
+// frame.
+func TestDecodeWebMOpus_DiscardPaddingCoversTheBlock(t *testing.T) {
+	var b bytes.Buffer
+	e, err := NewWebMOpusEncoderBlocks(&b, 16000, 1, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tone := sine(16000, 440, 0.3, 60*time.Millisecond)
+	for i := range 3 {
+		if err := e.encodeFrame(tone.Samples[i*320 : (i+1)*320]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.writeBlock(480); err != nil { // 30 ms: the last frame and half the one before
+		t.Fatal(err)
+	}
+	p, err := DecodeWebMOpus(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3*320 - 104 - 480; p.Frames() != want {
+		t.Errorf("decoded %d frames, want %d", p.Frames(), want)
 	}
 }
