@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,8 +42,11 @@ The service accepts at most 10,000,000 bytes of audio.`,
 			upload, kind := data, mime
 			if !raw {
 				upload, kind, err = media.PrepareUpload(name, data)
+				if errors.Is(err, media.ErrNotAudio) {
+					return fmt.Errorf("%s is not an audio file Parley recognises: give WAV, raw PCM (.pcm or .raw, 16 kHz mono 16-bit), WebM, Ogg, MP3 or FLAC, or send it unchanged with --raw", displayName(name))
+				}
 				if err != nil {
-					return fmt.Errorf("%s: %w", displayName(name), err)
+					return fmt.Errorf("%s could not be prepared for upload: %w", displayName(name), err)
 				}
 			} else if kind == "" {
 				if f := media.Sniff(data); f != media.FormatUnknown {
