@@ -22,7 +22,7 @@ BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg
 SERVICE_PACKAGES := espeak-ng lame pocketsphinx pocketsphinx-en-us
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
-	xvfb imagemagick xdotool locales
+	xvfb imagemagick xdotool locales mkvtoolnix opus-tools
 
 .PHONY: help run build test deps-build deps-run deps-test check-go fmt-check vet unit integration bench clean
 
