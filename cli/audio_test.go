@@ -20,11 +20,11 @@ var crashMP3 = append([]byte("\xff\xf2 000000000\xd0"), bytes.Repeat([]byte("0")
 func TestDevices_ListsInputsAndOutputs(t *testing.T) {
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	r := h.run(t, "", "devices")
-	if r.code != 0 || !strings.Contains(r.stdout, "Inputs:") || !strings.Contains(r.stdout, "Outputs:") {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Inputs:") || !strings.Contains(r.Stdout, "Outputs:") {
 		t.Errorf("devices: %s", r)
 	}
 	r = newHome(t, "PARLEY_AUDIO_BACKEND=nonsense").run(t, "", "devices")
-	if r.code != 2 || !strings.Contains(r.stderr, "PARLEY_AUDIO_BACKEND") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "PARLEY_AUDIO_BACKEND") {
 		t.Errorf("devices with a bad backend: %s", r)
 	}
 }
@@ -34,7 +34,7 @@ func TestRecord_WritesWebMAndWAV(t *testing.T) {
 	for _, name := range []string{"take.webm", "take.wav"} {
 		out := filepath.Join(h.dir, name)
 		r := h.run(t, "", "record", "--seconds", "1", "-o", out)
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("record -o %s: %s", name, r)
 		}
 		data, err := os.ReadFile(out)
@@ -63,14 +63,14 @@ func TestRecord_UsageAndNoSpeech(t *testing.T) {
 		{"record", "--vad", "--hold", "10s", "-o", "x.webm"},
 		{"record", "--hold", "1s", "-o", "x.webm"},
 	} {
-		if r := h.run(t, "", args...); r.code != 2 {
+		if r := h.run(t, "", args...); r.Code != 2 {
 			t.Errorf("parley %v: %s; want exit 2", args, r)
 		}
 	}
 	// The null device delivers only silence: --vad hears no speech and writes nothing.
 	out := filepath.Join(h.dir, "silence.webm")
 	r := h.run(t, "", "record", "--vad", "-o", out)
-	if r.code != 1 || r.stderr == "" {
+	if r.Code != 1 || r.Stderr == "" {
 		t.Errorf("record --vad on silence: %s; want exit 1 with a reason", r)
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -90,16 +90,16 @@ func TestPlay_PlaysMP3AndDataURIAndRefusesMalformed(t *testing.T) {
 	if out, err := exec.Command("lame", "--quiet", wav, mp3).CombinedOutput(); err != nil {
 		t.Fatalf("lame: %v: %s", err, out)
 	}
-	if r := h.run(t, "", "play", mp3); r.code != 0 {
+	if r := h.run(t, "", "play", mp3); r.Code != 0 {
 		t.Fatalf("play mp3: %s", r)
 	}
 	b, _ := os.ReadFile(mp3)
 	uri := filepath.Join(dir, "hi.txt")
 	os.WriteFile(uri, []byte("data:audio/mpeg;base64,"+base64.StdEncoding.EncodeToString(b)+"\n"), 0o600)
-	if r := h.run(t, "", "play", uri); r.code != 0 {
+	if r := h.run(t, "", "play", uri); r.Code != 0 {
 		t.Fatalf("play data URI: %s", r)
 	}
-	if r := h.run(t, string(b), "play", "-"); r.code != 0 {
+	if r := h.run(t, string(b), "play", "-"); r.Code != 0 {
 		t.Fatalf("play stdin: %s", r)
 	}
 
@@ -111,7 +111,7 @@ func TestPlay_PlaysMP3AndDataURIAndRefusesMalformed(t *testing.T) {
 		f := filepath.Join(dir, name)
 		os.WriteFile(f, data, 0o600)
 		r := h.run(t, "", "play", f)
-		if r.code != 1 || !strings.Contains(strings.ToLower(r.stderr), "mp3") {
+		if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "mp3") {
 			t.Errorf("play %s: %s; want exit 1 saying it is not a playable MP3", name, r)
 		}
 	}

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -12,7 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
+	"parley/internal/testenv"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,21 +25,14 @@ const canary = "pk_CANARY_7f3a9c2e5b1d4f6a8c0e2b4d6f8a0c2e"
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "parley-cli-")
+	b, cleanup, err := testenv.BuildParley()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "parley")
-	build := exec.Command("go", "build", "-o", bin, "parley")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building parley:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	bin = b
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -110,14 +102,7 @@ func (f *fake) requests() []seen {
 	return append([]seen(nil), f.reqs...)
 }
 
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-}
+type result = testenv.Result
 
 // home is a private HOME with config directories, and no keyring reachable.
 type home struct {
@@ -144,42 +129,12 @@ func newHome(t *testing.T, extra ...string) *home {
 // and returns what happened.
 func (h *home) run(t *testing.T, input string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = h.env
-	cmd.Dir = h.dir
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("running parley %v: %v", args, err)
-		}
-		r.code = ee.ExitCode()
-	}
-	if strings.Contains(r.stdout+r.stderr, canary) || strings.Contains(r.stdout+r.stderr, canary[3:]) {
+	r := testenv.Run(t, testenv.Cmd{Bin: bin, Env: h.env, Dir: h.dir, Stdin: input, Timeout: time.Minute}, args...)
+	if strings.Contains(r.Stdout+r.Stderr, canary) || strings.Contains(r.Stdout+r.Stderr, canary[3:]) {
 		t.Errorf("parley %v printed the API key: %s", args, r)
 	}
-	h.assertNoKeyInFiles(t)
+	testenv.AssertSecretInNoFile(t, canary, h.dir)
 	return r
-}
-
-func (h *home) assertNoKeyInFiles(t *testing.T) {
-	t.Helper()
-	filepath.Walk(h.dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		if bytes.Contains(b, []byte(canary)) {
-			t.Errorf("the API key was written to %s", p)
-		}
-		return nil
-	})
 }
 
 // wavFile writes a second of a 440 Hz tone as 16 kHz mono WAV and returns its path.
@@ -213,7 +168,7 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 
 	r := h.run(t, "", "chat", "--persona", "a pirate", "--max-tokens", "50", "Hello", "there")
-	if r.code != 0 || strings.TrimSpace(r.stdout) != "Ahoy." || !strings.Contains(r.stderr, "12345") || !strings.Contains(r.stderr, "balance 41") {
+	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "Ahoy." || !strings.Contains(r.Stderr, "12345") || !strings.Contains(r.Stderr, "balance 41") {
 		t.Fatalf("chat: %s", r)
 	}
 	req := f.requests()[0]
@@ -227,12 +182,12 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 
 	// A follow-up passes the ID back in the form the service gave (a number), with --json before the command.
 	r = h.run(t, "", "--json", "chat", "-c", "12345", "--temperature", "0", "Again")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("chat -c: %s", r)
 	}
 	var out map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out["conversation_id"] != "12345" || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
-		t.Errorf("chat --json printed %q (%v)", r.stdout, err)
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out["conversation_id"] != "12345" || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
+		t.Errorf("chat --json printed %q (%v)", r.Stdout, err)
 	}
 	body := f.requests()[1].Body
 	if body["conversation_id"] != 12345.0 || body["temperature"] != 0.0 {
@@ -244,7 +199,7 @@ func TestChat_MessageFromStdin(t *testing.T) {
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_1","reply":"ok"}}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
-	if r := h.run(t, "a message\nover two lines\n", "chat", "-"); r.code != 0 {
+	if r := h.run(t, "a message\nover two lines\n", "chat", "-"); r.Code != 0 {
 		t.Fatalf("%s", r)
 	}
 	if got := f.requests()[0].Body["message"]; got != "a message\nover two lines" {
@@ -264,11 +219,11 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 
 	r := h.run(t, "", "conversations", "--json")
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != "7" || list[0]["title"] != "Trip plans" || list[0]["updated_at"] == nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != "7" || list[0]["title"] != "Trip plans" || list[0]["updated_at"] == nil {
 		t.Fatalf("conversations --json: %s (%v)", r, err)
 	}
 	r = h.run(t, "", "conversations")
-	if r.code != 0 || !strings.Contains(r.stdout, "Trip plans") || !strings.Contains(r.stdout, "ID") {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Trip plans") || !strings.Contains(r.Stdout, "ID") {
 		t.Errorf("conversations table: %s", r)
 	}
 
@@ -277,7 +232,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 		Config   map[string]any      `json:"config"`
 		Messages []map[string]string `json:"messages"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &hist); err != nil || len(hist.Messages) != 2 {
+	if err := json.Unmarshal([]byte(r.Stdout), &hist); err != nil || len(hist.Messages) != 2 {
 		t.Fatalf("history --json: %s (%v)", r, err)
 	}
 	if hist.Config["persona"] != "a guide" || hist.Messages[0]["id"] != "1" || hist.Messages[1]["created_at"] != "2025-11-22T10:00:01.5Z" || hist.Messages[0]["created_at"] != "2025-11-22T10:00:00Z" {
@@ -285,7 +240,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 	}
 
 	r = h.run(t, "", "config", "7", "--max-tokens", "64")
-	if r.code != 0 || !strings.Contains(r.stdout, "max_tokens:  64") || !strings.Contains(r.stdout, `"a guide"`) {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "max_tokens:  64") || !strings.Contains(r.Stdout, `"a guide"`) {
 		t.Errorf("config: %s", r)
 	}
 	patch := f.requests()[len(f.requests())-1]
@@ -294,7 +249,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 	}
 
 	r = h.run(t, "", "delete", "7")
-	if r.code != 0 || !strings.Contains(r.stdout, "Deleted conversation 7") {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Deleted conversation 7") {
 		t.Errorf("delete: %s", r)
 	}
 }
@@ -306,7 +261,7 @@ func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 	wav := wavFile(t)
 	r := h.run(t, "", "transcribe", "--json", wav)
 	var tr map[string]string
-	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil || tr["text"] != "hello world" || tr["language"] != "en" {
+	if err := json.Unmarshal([]byte(r.Stdout), &tr); err != nil || tr["text"] != "hello world" || tr["language"] != "en" {
 		t.Fatalf("transcribe --json: %s", r)
 	}
 	audio, _ := f.requests()[0].Body["audio"].(string)
@@ -336,7 +291,7 @@ func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 	os.WriteFile(txt, []byte("just some words"), 0o600)
 	n := len(f.requests())
 	r = h.run(t, "", "transcribe", txt)
-	if r.code != 1 || !strings.Contains(strings.ToLower(r.stderr), "audio") || len(f.requests()) != n {
+	if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "audio") || len(f.requests()) != n {
 		t.Errorf("transcribe of text: %s (requests %d → %d)", r, n, len(f.requests()))
 	}
 }
@@ -349,7 +304,7 @@ func TestTranscribe_RefusesOversizedAudioBeforeUpload(t *testing.T) {
 	copy(data, []byte{0x1A, 0x45, 0xDF, 0xA3})
 	os.WriteFile(big, data, 0o600)
 	r := h.run(t, "", "transcribe", big)
-	if r.code != 1 || !strings.Contains(r.stderr, "10,000,000") || len(f.requests()) != 0 {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "10,000,000") || len(f.requests()) != 0 {
 		t.Errorf("oversized upload: %s, %d requests", r, len(f.requests()))
 	}
 }
@@ -362,15 +317,15 @@ func TestSpeak_WritesMP3(t *testing.T) {
 	out := filepath.Join(h.dir, "hello.mp3")
 	r := h.run(t, "", "speak", "--voice", "en-gb", "-o", out, "Hello", "world")
 	got, _ := os.ReadFile(out)
-	if r.code != 0 || !bytes.Equal(got, mp3) {
+	if r.Code != 0 || !bytes.Equal(got, mp3) {
 		t.Fatalf("speak: %s; file %q", r, got)
 	}
 	if b := f.requests()[0].Body; b["text"] != "Hello world" || b["voice"] != "en-gb" {
 		t.Errorf("speech body %v", b)
 	}
 	r = h.run(t, "", "speak", "-o", "-", "Hi")
-	if r.stdout != string(mp3) {
-		t.Errorf("speak -o - wrote %q", r.stdout)
+	if r.Stdout != string(mp3) {
+		t.Errorf("speak -o - wrote %q", r.Stdout)
 	}
 }
 
@@ -397,10 +352,10 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 			f.on("GET /v1/chat/conversations", tc.status, tc.body)
 			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 			r := h.run(t, "", "conversations")
-			if r.code != 1 || !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(tc.want)) {
+			if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), strings.ToLower(tc.want)) {
 				t.Errorf("%s\nwant exit 1 and stderr mentioning %q", r, tc.want)
 			}
-			if n := strings.Count(strings.TrimSpace(r.stderr), "\n"); n != 0 {
+			if n := strings.Count(strings.TrimSpace(r.Stderr), "\n"); n != 0 {
 				t.Errorf("want one line on stderr, got %d", n+1)
 			}
 		})
@@ -417,13 +372,13 @@ func TestErrors_Transport(t *testing.T) {
 	})
 	h := newHome(t, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--base-url", f.srv.URL, "conversations")
-	if r.code != 1 || !strings.Contains(r.stderr, "redirect") || len(other.requests()) != 0 {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "redirect") || len(other.requests()) != 0 {
 		t.Errorf("redirect: %s; other host saw %d requests", r, len(other.requests()))
 	}
 
 	// Plain http to a remote host is refused before any request.
 	r = h.run(t, "", "--base-url", "http://example.com", "conversations")
-	if r.code != 1 || !strings.Contains(r.stderr, "https") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "https") {
 		t.Errorf("http to a remote host: %s", r)
 	}
 
@@ -432,7 +387,7 @@ func TestErrors_Transport(t *testing.T) {
 	url := dead.URL
 	dead.Close()
 	r = h.run(t, "", "--base-url", url, "conversations")
-	if r.code != 1 || !strings.Contains(r.stderr, "parley serve") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "parley serve") {
 		t.Errorf("connection refused: %s", r)
 	}
 
@@ -451,7 +406,7 @@ func TestErrors_Transport(t *testing.T) {
 	r = h.run(t, "", "--base-url", f.srv.URL, "chat", "hello")
 	mu.Lock()
 	defer mu.Unlock()
-	if r.code != 1 || !strings.Contains(r.stderr, "charged") || hits != 1 {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
 		t.Errorf("lost reply: %s; the service saw %d requests, want 1", r, hits)
 	}
 }
@@ -474,7 +429,7 @@ func TestUsageErrors_ExitTwo(t *testing.T) {
 		{"conversations", "extra"},
 	} {
 		r := h.run(t, "", args...)
-		if r.code != 2 || r.stderr == "" {
+		if r.Code != 2 || r.Stderr == "" {
 			t.Errorf("parley %v: %s; want exit 2 with a message", args, r)
 		}
 	}
@@ -499,11 +454,11 @@ func TestKey_PrecedenceAndMissing(t *testing.T) {
 	// No key anywhere and no keyring: a sentence saying what to do, no request.
 	bare := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
 	r := bare.run(t, "", "conversations")
-	if r.code != 1 || !strings.Contains(r.stderr, "PARLEY_API_KEY") || len(f.requests()) != 2 {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "PARLEY_API_KEY") || len(f.requests()) != 2 {
 		t.Errorf("no key: %s", r)
 	}
 	r = bare.run(t, canary+"\n", "login")
-	if r.code != 1 || !strings.Contains(r.stderr, "keyring") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "keyring") {
 		t.Errorf("login with no keyring: %s", r)
 	}
 }

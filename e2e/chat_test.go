@@ -22,8 +22,8 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 		PointsCharged  *int64 `json:"points_charged"`
 		Balance        *int64 `json:"balance"`
 	}
-	if err := json.Unmarshal([]byte(first.stdout), &reply); err != nil {
-		t.Fatalf("chat --json printed %q: %v", first.stdout, err)
+	if err := json.Unmarshal([]byte(first.Stdout), &reply); err != nil {
+		t.Fatalf("chat --json printed %q: %v", first.Stdout, err)
 	}
 	if reply.ConversationID == "" || reply.Reply == "" {
 		t.Fatalf("chat --json: want a conversation ID and a reply, got %+v", reply)
@@ -38,18 +38,18 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 
 	// A follow-up in plain output: the reply on stdout, the conversation on stderr.
 	second := mustRun(t, env, "", "chat", "-c", id, "What did I say first?")
-	if !strings.Contains(second.stdout, "lighthouses") {
-		t.Errorf("the follow-up lost the conversation's context: %q", second.stdout)
+	if !strings.Contains(second.Stdout, "lighthouses") {
+		t.Errorf("the follow-up lost the conversation's context: %q", second.Stdout)
 	}
-	if !strings.Contains(second.stderr, id) {
-		t.Errorf("chat did not name the conversation on stderr: %q", second.stderr)
+	if !strings.Contains(second.Stderr, id) {
+		t.Errorf("chat did not name the conversation on stderr: %q", second.Stderr)
 	}
 
 	// Global flags after the subcommand, and --json before it.
 	list := mustRun(t, env, "", "--json", "conversations")
 	var items []map[string]any
-	if err := json.Unmarshal([]byte(list.stdout), &items); err != nil {
-		t.Fatalf("conversations --json printed %q: %v", list.stdout, err)
+	if err := json.Unmarshal([]byte(list.Stdout), &items); err != nil {
+		t.Fatalf("conversations --json printed %q: %v", list.Stdout, err)
 	}
 	if len(items) != 1 || items[0]["id"] != id {
 		t.Fatalf("conversations --json = %v, want one item with id %q", items, id)
@@ -65,11 +65,11 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 			ID, Role, Content, CreatedAt string
 		} `json:"messages"`
 	}
-	if err := json.Unmarshal([]byte(hist.stdout), &h); err != nil {
-		t.Fatalf("history --json printed %q: %v", hist.stdout, err)
+	if err := json.Unmarshal([]byte(hist.Stdout), &h); err != nil {
+		t.Fatalf("history --json printed %q: %v", hist.Stdout, err)
 	}
 	if len(h.Messages) != 4 {
-		t.Fatalf("history has %d messages, want 4: %s", len(h.Messages), hist.stdout)
+		t.Fatalf("history has %d messages, want 4: %s", len(h.Messages), hist.Stdout)
 	}
 	if h.Messages[0].Role != "user" || !strings.Contains(h.Messages[0].Content, "Ada") || h.Messages[1].Role != "assistant" {
 		t.Errorf("history messages out of order or mislabelled: %+v", h.Messages)
@@ -81,20 +81,20 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 	mustRun(t, env, "", "config", id, "--persona", "a poet", "--max-tokens", "64")
 	hist = mustRun(t, env, "", "history", id, "--json")
 	h.Config = nil
-	if err := json.Unmarshal([]byte(hist.stdout), &h); err != nil {
+	if err := json.Unmarshal([]byte(hist.Stdout), &h); err != nil {
 		t.Fatal(err)
 	}
 	if h.Config["persona"] != "a poet" || h.Config["max_tokens"] != 64.0 || h.Config["temperature"] != 0.4 {
 		t.Errorf("config saved %v; want persona changed, max_tokens 64, temperature kept", h.Config)
 	}
 	third := mustRun(t, env, "", "chat", "-c", id, "Hello again")
-	if !strings.Contains(third.stdout, "poet") {
-		t.Errorf("the saved persona is not used on the next call: %q", third.stdout)
+	if !strings.Contains(third.Stdout, "poet") {
+		t.Errorf("the saved persona is not used on the next call: %q", third.Stdout)
 	}
 
 	mustRun(t, env, "", "delete", id)
 	gone := run(t, env, "", "history", id)
-	if gone.code != 1 || !strings.Contains(strings.ToLower(gone.stderr), "not found") {
+	if gone.Code != 1 || !strings.Contains(strings.ToLower(gone.Stderr), "not found") {
 		t.Errorf("history of a deleted conversation: %s; want exit 1 saying it was not found", gone)
 	}
 }
@@ -110,10 +110,10 @@ func TestChat_PointsRunOut(t *testing.T) {
 	mustRun(t, env, "", "chat", "one")
 	mustRun(t, env, "", "chat", "two")
 	out := run(t, env, "", "chat", "three")
-	if out.code != 1 || !strings.Contains(strings.ToLower(out.stderr), "points") {
+	if out.Code != 1 || !strings.Contains(strings.ToLower(out.Stderr), "points") {
 		t.Fatalf("a chat with too few points: %s; want exit 1 naming the points", out)
 	}
-	if got := strings.TrimSpace(s.admin(t, "balance", "--key", key).stdout); got != "1" {
+	if got := strings.TrimSpace(s.admin(t, "balance", "--key", key).Stdout); got != "1" {
 		t.Errorf("admin balance = %q, want 1 (5 points, two calls at 2)", got)
 	}
 	s.admin(t, "points", "grant", "--key", key, "10")
@@ -142,15 +142,15 @@ func TestChat_BadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, env, "", tc.args...)
-			if r.code != tc.code || !strings.Contains(strings.ToLower(r.stderr), tc.want) {
+			if r.Code != tc.code || !strings.Contains(strings.ToLower(r.Stderr), tc.want) {
 				t.Errorf("%s: want exit %d and stderr mentioning %q", r, tc.code, tc.want)
 			}
-			if strings.Contains(r.stdout+r.stderr, key) {
+			if strings.Contains(r.Stdout+r.Stderr, key) {
 				t.Errorf("the API key appears in the output: %s", r)
 			}
 		})
 	}
-	if got := strings.TrimSpace(s.admin(t, "balance", "--key", key).stdout); got != "10" {
+	if got := strings.TrimSpace(s.admin(t, "balance", "--key", key).Stdout); got != "10" {
 		t.Errorf("balance after refused calls = %s, want 10 (nothing charged)", got)
 	}
 }

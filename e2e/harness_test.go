@@ -5,12 +5,12 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"parley/internal/testenv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,33 +21,19 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "parley-e2e-")
+	b, cleanup, err := testenv.BuildParley()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "parley")
-	build := exec.Command("go", "build", "-o", bin, "parley")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building parley:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	bin = b
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
 // result is what one run of the binary printed and how it exited.
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-}
+type result = testenv.Result
 
 // service is one `parley serve` process on a private data directory.
 type service struct {
@@ -78,30 +64,14 @@ func (s *service) env(extra ...string) []string {
 // run runs the binary with args and env, stdin from input, and waits at most two minutes.
 func run(t *testing.T, env []string, input string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("running parley %v: %v", args, err)
-		}
-		r.code = ee.ExitCode()
-	}
-	return r
+	return testenv.Run(t, testenv.Cmd{Bin: bin, Env: env, Stdin: input}, args...)
 }
 
 // mustRun runs the binary and fails the test unless it exits 0.
 func mustRun(t *testing.T, env []string, input string, args ...string) result {
 	t.Helper()
 	r := run(t, env, input, args...)
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("parley %s: %s", strings.Join(args, " "), r)
 	}
 	return r
@@ -180,7 +150,7 @@ func (s *service) admin(t *testing.T, args ...string) result {
 func (s *service) newKey(t *testing.T, points int) string {
 	t.Helper()
 	r := s.admin(t, "key", "create", "--points", fmt.Sprint(points))
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	key := strings.TrimSpace(lines[len(lines)-1])
 	if key == "" || strings.ContainsAny(key, " \t") {
 		t.Fatalf("admin key create: last stdout line %q is not a key", key)

@@ -30,8 +30,8 @@ func TestVoice_TranscribeSpokenWords(t *testing.T) {
 	}
 	r := mustRun(t, env, "", "transcribe", "--json", wav)
 	var tr struct{ Text, Language string }
-	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
-		t.Fatalf("transcribe --json printed %q: %v", r.stdout, err)
+	if err := json.Unmarshal([]byte(r.Stdout), &tr); err != nil {
+		t.Fatalf("transcribe --json printed %q: %v", r.Stdout, err)
 	}
 	heard := 0
 	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
@@ -46,7 +46,7 @@ func TestVoice_TranscribeSpokenWords(t *testing.T) {
 	notAudio := filepath.Join(t.TempDir(), "notes.webm")
 	os.WriteFile(notAudio, []byte("this is not audio at all"), 0o600)
 	bad := run(t, env, "", "transcribe", "--raw", notAudio)
-	if bad.code != 1 || !strings.Contains(strings.ToLower(bad.stderr), "audio") {
+	if bad.Code != 1 || !strings.Contains(strings.ToLower(bad.Stderr), "audio") {
 		t.Errorf("transcribing a text file: %s; want exit 1 saying it is not audio", bad)
 	}
 }
@@ -173,8 +173,8 @@ func TestVoice_RecordThenTranscribe(t *testing.T) {
 
 	r := mustRun(t, env, "", "transcribe", "--json", take)
 	var tr struct{ Text string }
-	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
-		t.Fatalf("transcribe --json printed %q: %v", r.stdout, err)
+	if err := json.Unmarshal([]byte(r.Stdout), &tr); err != nil {
+		t.Fatalf("transcribe --json printed %q: %v", r.Stdout, err)
 	}
 	heard := 0
 	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
