@@ -99,7 +99,7 @@ hearing no speech writes nothing and exits 1.`,
 			if err != nil && take.Empty() {
 				return recordError(err)
 			}
-			if werr := writeFileAtomic(out, take.Audio); werr != nil {
+			if werr := writeFileAtomic(out, take.Audio, 0o644); werr != nil {
 				return werr
 			}
 			if g.json {

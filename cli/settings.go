@@ -74,20 +74,8 @@ func (g *globals) saveSettings(s settings) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".config-*.json")
-	if err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("writing the config file: %w", err)
+	if err := writeFileAtomic(p, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("saving the config file: %w", err)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"unicode/utf8"
 
@@ -147,7 +146,7 @@ or to standard output with '-o -' or when standard output is not a terminal.`,
 				_, err := g.stdout.Write(sp.Audio)
 				return err
 			}
-			if err := writeFileAtomic(out, sp.Audio); err != nil {
+			if err := writeFileAtomic(out, sp.Audio, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.stderr, "Wrote %s (%d bytes, %s).\n", out, len(sp.Audio), sp.MIMEType)
@@ -157,29 +156,6 @@ or to standard output with '-o -' or when standard output is not a terminal.`,
 	cmd.Flags().StringVar(&voice, "voice", "", "the voice to speak with (default: the service's)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the MP3 file to write, or - for standard output")
 	return cmd
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same directory.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // thousands formats n with commas between groups of three digits.

@@ -204,14 +204,18 @@ func decodeChat(f fields) (chatBody, *apiError) {
 	if b.Settings, e = f.readSettings(); e != nil {
 		return b, e
 	}
-	if strings.TrimSpace(b.Message) == "" {
-		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The message is empty.")
+	return b, checkText(b.Message, "message", maxMessageRunes)
+}
+
+// checkText refuses text that is blank or longer than max characters; what names it.
+func checkText(text, what string, max int) *apiError {
+	if strings.TrimSpace(text) == "" {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The %s is empty.", what)
 	}
-	if utf8.RuneCountInString(b.Message) > maxMessageRunes {
-		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange,
-			"The message is longer than %d characters.", maxMessageRunes)
+	if utf8.RuneCountInString(text) > max {
+		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The %s is longer than %d characters.", what, max)
 	}
-	return b, nil
+	return nil
 }
 
 // configPatch is a decoded PATCH .../config body: set fields change, null
@@ -248,12 +252,5 @@ func decodeSpeech(f fields) (speechBody, *apiError) {
 	if b.Voice, _, e = f.str("voice"); e != nil {
 		return b, e
 	}
-	if strings.TrimSpace(b.Text) == "" {
-		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The text is empty.")
-	}
-	if utf8.RuneCountInString(b.Text) > maxSpeechRunes {
-		return b, errorf(http.StatusUnprocessableEntity, codeOutOfRange,
-			"The text is longer than %d characters.", maxSpeechRunes)
-	}
-	return b, nil
+	return b, checkText(b.Text, "text", maxSpeechRunes)
 }
