@@ -10,78 +10,117 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
+// The kinds of failure a caller tells apart with errors.Is. Their messages state facts only: the
+// program that shows them to a person decides what to advise.
 var (
-	// ErrNotFound matches (with errors.Is) the error returned when no key is stored for a base URL.
-	ErrNotFound = errors.New("no API key is stored in the keyring; run `parley login`")
+	// ErrNotFound matches the error returned when no key is stored for a base URL.
+	ErrNotFound = errors.New("no API key is stored in the keyring")
 	// ErrUnavailable matches the error returned when no keyring can be used: none is running, it
-	// is locked, or it did not answer within the timeout.
-	ErrUnavailable = errors.New("the system keyring is not available; unlock or start it, or set PARLEY_API_KEY")
+	// is locked, or it did not answer within the timeout. The error is an *UnavailableError.
+	ErrUnavailable = errors.New("the system keyring is not available")
 	// ErrTimeout matches the error returned when the keyring did not answer within the timeout;
 	// such an error also matches ErrUnavailable.
 	ErrTimeout = errors.New("the system keyring did not answer in time")
-	// ErrInvalidKey matches the error returned when Set is given a key that cannot be stored
-	// (empty, too long, or with line breaks or other control characters).
+	// ErrInvalidKey matches the error returned when a key cannot be stored (empty, too long, or
+	// with spaces, line breaks or other control characters).
 	ErrInvalidKey = errors.New("the API key is not valid")
 	// ErrKeyTooLong matches the error returned when a key is longer than MaxKeyLen or than the
 	// keyring accepts; such an error also matches ErrInvalidKey.
 	ErrKeyTooLong = errors.New("the API key is too long")
 	// ErrInvalidBaseURL is returned when the base URL given is not an absolute URL.
-	ErrInvalidBaseURL = errors.New("the service base URL must be an absolute URL such as https://api.example.com")
+	ErrInvalidBaseURL = errors.New("the service base URL is not an absolute URL")
 )
 
-// operation names what a keyring call was doing, for error messages.
-type operation string
+// Reason says why a keyring could not be used.
+type Reason int
 
+// The reasons an UnavailableError gives.
 const (
-	opRead   operation = "read"
-	opStore  operation = "store"
-	opDelete operation = "delete"
+	// ReasonFailed is any failure not named below; the cause says more.
+	ReasonFailed Reason = iota
+	// ReasonTimeout: the keyring did not answer in time; it may be waiting for its password.
+	ReasonTimeout
+	// ReasonNoSessionBus: no D-Bus session bus runs, so no Secret Service can be reached.
+	ReasonNoSessionBus
+	// ReasonNoSecretService: the session bus has no Secret Service (no keyring daemon runs).
+	ReasonNoSecretService
+	// ReasonLocked: the keyring is locked and could not be unlocked.
+	ReasonLocked
+)
+
+// String names the reason in a few words.
+func (r Reason) String() string {
+	switch r {
+	case ReasonTimeout:
+		return "it did not answer in time"
+	case ReasonNoSessionBus:
+		return "no D-Bus session bus is running"
+	case ReasonNoSecretService:
+		return "no Secret Service is running"
+	case ReasonLocked:
+		return "it is locked"
+	}
+	return "it failed"
+}
+
+// UnavailableError says that the keyring could not be used for one call. It matches
+// ErrUnavailable (and ErrTimeout for a timeout) and unwraps to its cause, which is kept for logs.
+type UnavailableError struct {
+	// Op is what the call was doing: "read", "store" or "delete".
+	Op string
+	// BaseURL is the normalized base URL whose key the call was about.
+	BaseURL string
+	// Reason classifies the failure.
+	Reason Reason
+	// Err is the keyring's own error (never holding the key).
+	Err error
+}
+
+func (e *UnavailableError) Error() string {
+	cause := e.Err.Error()
+	if name := dbusErrorName(e.Err); name != "" && !strings.Contains(cause, name) {
+		cause += " [" + name + "]"
+	}
+	return fmt.Sprintf("cannot %s the API key for %s: the system keyring is not available (%s): %s", e.Op, e.BaseURL, e.Reason, cause)
+}
+
+// Unwrap returns ErrUnavailable and the cause.
+func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+
+// Operations, as UnavailableError.Op names them.
+const (
+	opRead   = "read"
+	opStore  = "store"
+	opDelete = "delete"
 )
 
 // notFoundError says that no key is stored for one base URL; it matches ErrNotFound.
 type notFoundError struct{ baseURL string }
 
-func (e *notFoundError) Error() string {
-	return fmt.Sprintf("no API key is stored for %s; run `parley login --base-url %s`, or set PARLEY_API_KEY", e.baseURL, e.baseURL)
-}
+func (e *notFoundError) Error() string { return "no API key is stored for " + e.baseURL }
 
 func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
 
-// unavailableError says that the keyring could not be used; it matches ErrUnavailable and
-// unwraps to its cause, which is kept for logs.
-type unavailableError struct {
-	op      operation
-	baseURL string
-	cause   error
-}
-
-func (e *unavailableError) Error() string {
-	reason, advice := explain(e.cause)
-	cause := e.cause.Error()
-	if name := dbusErrorName(e.cause); name != "" && !strings.Contains(cause, name) {
-		cause += " [" + name + "]"
-	}
-	return fmt.Sprintf("cannot %s the API key for %s: the system keyring is not available (%s). %s, or set PARLEY_API_KEY. Cause: %s",
-		e.op, e.baseURL, reason, advice, cause)
-}
-
-func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.cause} }
-
-// explain turns the cause of an unavailable keyring into a reason and advice a person can act on.
-func explain(cause error) (reason, advice string) {
+// reasonOf classifies the cause of an unavailable keyring.
+func reasonOf(cause error) Reason {
 	msg := cause.Error()
 	switch {
 	case errors.Is(cause, ErrTimeout):
-		return "it did not answer in time; it may be locked and waiting for its password", "Unlock your keyring and try again"
+		return ReasonTimeout
 	case errors.Is(cause, errNoSessionBus):
-		return "no D-Bus session bus is running", "Run Parley inside a desktop session that has a keyring"
+		return ReasonNoSessionBus
 	case dbusErrorName(cause) == "org.freedesktop.DBus.Error.ServiceUnknown",
 		strings.Contains(msg, "org.freedesktop.secrets was not provided"):
-		return "no Secret Service is running", "Install and start a keyring (on Linux: gnome-keyring, or another Secret Service such as KeePassXC)"
+		return ReasonNoSecretService
 	case strings.Contains(msg, "failed to unlock"), strings.Contains(msg, "locked"):
-		return "it is locked", "Unlock your keyring"
+		return ReasonLocked
 	}
-	return "it returned an error", "Unlock or start your keyring (on Linux: gnome-keyring, or another Secret Service such as KeePassXC)"
+	return ReasonFailed
+}
+
+// unavailable returns the error for a call that could not use the keyring because of cause.
+func unavailable(op, baseURL string, cause error) *UnavailableError {
+	return &UnavailableError{Op: op, BaseURL: baseURL, Reason: reasonOf(cause), Err: cause}
 }
 
 // dbusErrorName returns the D-Bus error name in err's chain, or "" if there is none.
@@ -97,7 +136,7 @@ func dbusErrorName(err error) string {
 	return ""
 }
 
-// timeoutError is the cause of an unavailableError for a call that took longer than d.
+// timeoutError is the cause of an UnavailableError for a call that took longer than d.
 func timeoutError(d time.Duration) error {
 	return fmt.Errorf("%w: no answer within %v", ErrTimeout, d)
 }
@@ -126,7 +165,7 @@ func (e *keyTooLongError) Is(target error) bool {
 
 // mapError turns a backend error into this package's errors. When key is not empty, it is
 // scrubbed from the cause's message, and the original cause is dropped so no chain holds it.
-func mapError(op operation, baseURL, key string, err error) error {
+func mapError(op, baseURL, key string, err error) error {
 	switch {
 	case errors.Is(err, keyring.ErrNotFound), errors.Is(err, ErrNotFound):
 		return &notFoundError{baseURL: baseURL}
@@ -136,5 +175,5 @@ func mapError(op operation, baseURL, key string, err error) error {
 	if key != "" && strings.Contains(err.Error(), key) {
 		err = errors.New(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
 	}
-	return &unavailableError{op: op, baseURL: baseURL, cause: err}
+	return unavailable(op, baseURL, err)
 }

@@ -60,11 +60,6 @@ type Store struct {
 // New returns a Store over the real OS keyring, with DefaultTimeout on every call.
 func New() *Store { return NewWithBackend(osKeyring{}, DefaultTimeout) }
 
-// NewWithTimeout returns a Store over the real OS keyring with the given timeout per call, for
-// an action the person started and may need to answer an unlock prompt for (DefaultTimeout if
-// the timeout is not positive).
-func NewWithTimeout(timeout time.Duration) *Store { return NewWithBackend(osKeyring{}, timeout) }
-
 // NewWithBackend returns a Store over b with the given timeout per call (DefaultTimeout if the
 // timeout is not positive); tests use it to inject a backend.
 func NewWithBackend(b Backend, timeout time.Duration) *Store {
@@ -127,13 +122,13 @@ func (s *Store) Delete(baseURL string) error {
 // waiting for an earlier call to finish. It maps f's error (or panic) to this package's errors,
 // with key (when not empty) scrubbed from every message. When the timeout passes first, the
 // goroutine is left behind holding the busy token until f returns (see Store).
-func (s *Store) call(op operation, baseURL, key string, f func() (string, error)) (string, error) {
+func (s *Store) call(op, baseURL, key string, f func() (string, error)) (string, error) {
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
 	select {
 	case s.busy <- struct{}{}:
 	case <-timer.C:
-		return "", &unavailableError{op: op, baseURL: baseURL, cause: timeoutError(s.timeout)}
+		return "", unavailable(op, baseURL, timeoutError(s.timeout))
 	}
 	type result struct {
 		value string
@@ -157,13 +152,13 @@ func (s *Store) call(op operation, baseURL, key string, f func() (string, error)
 		}
 		return r.value, nil
 	case <-timer.C:
-		return "", &unavailableError{op: op, baseURL: baseURL, cause: timeoutError(s.timeout)}
+		return "", unavailable(op, baseURL, timeoutError(s.timeout))
 	}
 }
 
 // ValidateKey reports whether key can be stored: not empty, at most MaxKeyLen bytes, valid UTF-8
-// with no control characters (such as a newline) and no spaces around it. Its errors never
-// contain the key.
+// with no control characters (such as a newline) and no spaces in it. Its errors never contain
+// the key.
 func ValidateKey(key string) error {
 	switch {
 	case key == "":
@@ -173,9 +168,9 @@ func ValidateKey(key string) error {
 	case !utf8.ValidString(key):
 		return &invalidKeyError{reason: "the API key is not valid UTF-8 text"}
 	case strings.IndexFunc(key, unicode.IsControl) >= 0:
-		return &invalidKeyError{reason: "the API key contains a line break or another control character; paste it as one line"}
-	case strings.TrimSpace(key) != key:
-		return &invalidKeyError{reason: "the API key starts or ends with spaces; remove them"}
+		return &invalidKeyError{reason: "the API key contains a line break or another control character"}
+	case strings.IndexFunc(key, unicode.IsSpace) >= 0:
+		return &invalidKeyError{reason: "the API key contains a space"}
 	}
 	return nil
 }

@@ -111,8 +111,9 @@ func TestStore_CallThatNeverReturnsTimesOut(t *testing.T) {
 		if errors.Is(err, keystore.ErrNotFound) {
 			t.Errorf("%s on a keyring that never answers: err = %v matches ErrNotFound", c.name, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), "PARLEY_API_KEY") {
-			t.Errorf("%s: message %q does not offer PARLEY_API_KEY", c.name, err)
+		var ue *keystore.UnavailableError
+		if !errors.As(err, &ue) || ue.Reason != keystore.ReasonTimeout {
+			t.Errorf("%s: err = %#v, want an *UnavailableError with ReasonTimeout", c.name, err)
 		}
 	}
 	// The first call is still stuck in the backend; the later ones waited for it instead of
@@ -144,23 +145,24 @@ func TestStore_ErrorKinds(t *testing.T) {
 		want        error
 		wantNot     []error
 		wantMessage []string
+		wantReason  keystore.Reason
 	}{
 		{"go-keyring not found", keyring.ErrNotFound, nil, keystore.ErrNotFound,
-			[]error{keystore.ErrUnavailable}, []string{base, "parley login"}},
+			[]error{keystore.ErrUnavailable}, []string{base}, 0},
 		{"wrapped not found", fmt.Errorf("finding item: %w", keyring.ErrNotFound), nil, keystore.ErrNotFound,
-			[]error{keystore.ErrUnavailable}, []string{base}},
+			[]error{keystore.ErrUnavailable}, []string{base}, 0},
 		{"no Secret Service (D-Bus error value)", serviceUnknown, nil, keystore.ErrUnavailable,
-			[]error{keystore.ErrNotFound, keystore.ErrTimeout}, []string{"no Secret Service", "gnome-keyring", "PARLEY_API_KEY", "ServiceUnknown"}},
+			[]error{keystore.ErrNotFound, keystore.ErrTimeout}, []string{"no Secret Service", "ServiceUnknown"}, keystore.ReasonNoSecretService},
 		{"no Secret Service (D-Bus error pointer)", &serviceUnknown, nil, keystore.ErrUnavailable,
-			[]error{keystore.ErrNotFound}, []string{"no Secret Service"}},
+			[]error{keystore.ErrNotFound}, []string{"no Secret Service"}, keystore.ReasonNoSecretService},
 		{"locked collection", errors.New("failed to unlock correct collection '/org/freedesktop/secrets/aliases/default'"), nil,
-			keystore.ErrUnavailable, []error{keystore.ErrNotFound}, []string{"locked", "Unlock", "failed to unlock correct collection"}},
+			keystore.ErrUnavailable, []error{keystore.ErrNotFound}, []string{"locked", "failed to unlock correct collection"}, keystore.ReasonLocked},
 		{"other D-Bus failure", errors.New("dbus: connection closed by user"), nil, keystore.ErrUnavailable,
-			[]error{keystore.ErrNotFound}, []string{"connection closed", "PARLEY_API_KEY"}},
+			[]error{keystore.ErrNotFound}, []string{"connection closed"}, keystore.ReasonFailed},
 		{"data too big", keyring.ErrSetDataTooBig, nil, keystore.ErrKeyTooLong,
-			[]error{keystore.ErrUnavailable, keystore.ErrNotFound}, []string{"too long"}},
+			[]error{keystore.ErrUnavailable, keystore.ErrNotFound}, []string{"too long"}, 0},
 		{"backend panics", nil, "index out of range", keystore.ErrUnavailable,
-			[]error{keystore.ErrNotFound}, []string{"panicked", "index out of range"}},
+			[]error{keystore.ErrNotFound}, []string{"panicked", "index out of range"}, keystore.ReasonFailed},
 	}
 	for _, tt := range tests {
 		for _, c := range storeCalls {
@@ -179,6 +181,9 @@ func TestStore_ErrorKinds(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("message %q does not contain %q", err, w)
 					}
+				}
+				if ue := (*keystore.UnavailableError)(nil); errors.As(err, &ue) && ue.Reason != tt.wantReason {
+					t.Errorf("reason %v, want %v", ue.Reason, tt.wantReason)
 				}
 				if tt.backendErr != nil && errors.Is(err, keystore.ErrUnavailable) {
 					// The cause is kept for logs: in the chain, and in the message.
@@ -241,6 +246,8 @@ func TestStore_SetRefusesBadKeysBeforeTheKeyring(t *testing.T) {
 		{"NUL", "sk\x00abc", keystore.ErrInvalidKey},
 		{"escape sequence", "sk-\x1b[2Jabc", keystore.ErrInvalidKey},
 		{"leading space", " sk-abc", keystore.ErrInvalidKey},
+		{"space inside", "sk-abc def", keystore.ErrInvalidKey},
+		{"no-break space inside", "sk-abc\u00a0def", keystore.ErrInvalidKey},
 		{"invalid UTF-8", "sk-\xffabc", keystore.ErrInvalidKey},
 		{"one byte too long", strings.Repeat("k", keystore.MaxKeyLen+1), keystore.ErrKeyTooLong},
 		{"a megabyte", strings.Repeat("k", 1<<20), keystore.ErrKeyTooLong},
