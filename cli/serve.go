@@ -1,37 +1,59 @@
 package cli
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"parley/server"
 )
 
-// newServeCmd runs the reference service; its flags belong to the server package.
+// newServeCmd runs the reference Chat and Voice Service until interrupted.
 func newServeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:                "serve [--addr HOST:PORT] [--data DIR] [--demo] [flags]",
-		Short:              "Run the reference Chat and Voice Service (see 'parley serve --help')",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := server.ServeMain(cmd.Context(), args, g.stdout, g.stderr); code != 0 {
-				return &codeError{code: code}
+	o := server.DefaultServeOptions()
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the reference Chat and Voice Service",
+		Long: `Run the reference Chat and Voice Service until interrupted (Ctrl-C or SIGTERM), on loopback
+unless told otherwise. Keys, points and the price are managed with 'parley admin' on the same
+--data directory, also while the service runs. Upstream API keys are read from the environment
+variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a flag.`,
+		Example: `  parley serve --demo
+  parley serve --addr 127.0.0.1:0
+  parley serve --llm-url http://localhost:11434/v1 --llm-model llama3.2 --llm-key-env OPENAI_API_KEY`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("serve takes no arguments, got %q", args[0])
 			}
 			return nil
 		},
-	}
-}
-
-// newAdminCmd runs the reference service's back office on its database.
-func newAdminCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:                "admin [--data DIR] key|points|balance|price|ledger ...",
-		Short:              "Manage keys, points and the price of the reference service (see 'parley admin --help')",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := server.AdminMain(cmd.Context(), args, g.stdout, g.stderr); code != 0 {
-				return &codeError{code: code}
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := server.Serve(cmd.Context(), o, g.stdout, g.stderr)
+			var oe *server.OptionError
+			if errors.As(err, &oe) {
+				return usageErrorf("%s", oe.Error())
 			}
-			return nil
+			return err
 		},
 	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.StringVar(&o.Addr, "addr", o.Addr, "`host:port` to listen on (port 0 picks a free one)")
+	f.StringVar(&o.Data, "data", o.Data, "`directory` of the database (parley.db)")
+	f.BoolVar(&o.Demo, "demo", false, "create a key with 1,000,000 points if there is none, and print it")
+	f.StringVar(&o.LLMURL, "llm-url", "", "base `URL` of an OpenAI-compatible chat API (without it, the offline responder answers)")
+	f.StringVar(&o.LLMModel, "llm-model", "", "chat model `name` (required with --llm-url)")
+	f.StringVar(&o.LLMKeyEnv, "llm-key-env", "", "environment `variable` holding the chat API key")
+	f.StringVar(&o.STTURL, "stt-url", "", "base `URL` of an OpenAI-compatible /audio/transcriptions API (default: local pocketsphinx)")
+	f.StringVar(&o.STTModel, "stt-model", o.STTModel, "speech-to-text model `name`")
+	f.StringVar(&o.STTKeyEnv, "stt-key-env", "", "environment `variable` holding the speech-to-text API key")
+	f.StringVar(&o.TTSURL, "tts-url", "", "base `URL` of an OpenAI-compatible /audio/speech API (default: local espeak-ng and lame)")
+	f.StringVar(&o.TTSModel, "tts-model", o.TTSModel, "text-to-speech model `name`")
+	f.StringVar(&o.TTSKeyEnv, "tts-key-env", "", "environment `variable` holding the text-to-speech API key")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "TLS certificate `file` (with --tls-key: serve HTTPS)")
+	f.StringVar(&o.TLSKey, "tls-key", "", "TLS private key `file`")
+	f.BoolVar(&o.InsecureBind, "insecure-bind", false, "allow a non-loopback --addr without TLS")
+	f.Int64Var(&o.MaxBody, "max-body", o.MaxBody, "largest request body in `bytes`")
+	f.DurationVar(&o.ChatTimeout, "chat-timeout", o.ChatTimeout, "longest wait for the chat model (1s to 10m)")
+	return cmd
 }

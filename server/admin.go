@@ -3,268 +3,147 @@ package server
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"parley/server/store"
 )
 
-const adminUsage = `Usage: parley admin [--data DIR] <command>
-
-Commands:
-  key create --points N       create an API key with N points; the key is the last line printed
-  key revoke KEY              revoke an API key
-  points grant --key KEY N    add N points to a key's balance
-  balance --key KEY           print a key's balance
-  price set N                 set the points a chat call costs (from the next call)
-  price show                  print the points a chat call costs
-  ledger --key KEY            list a key's grants, charges and refunds
-
---data defaults to %s; flags may come before or after the other arguments.
-`
-
-// adminArgs is a parsed admin command line.
-type adminArgs struct {
-	data   string
-	points int64
-	key    string
-	words  []string        // the command and its positional arguments
-	set    map[string]bool // the flags given
+// Admin is the reference service's back office: API keys, points and the price of a chat call,
+// in the database of one data directory. It may run while the service runs on the same
+// directory. Each method opens the database for its own work and closes it; only CreateKey and
+// SetPrice create a database that does not exist yet.
+type Admin struct {
+	// DataDir is the directory holding parley.db, as in ServeOptions.Data.
+	DataDir string
 }
 
-// parseAdmin parses flags wherever they stand among the words.
-func parseAdmin(args []string) (*adminArgs, error) {
-	a := &adminArgs{set: map[string]bool{}}
-	fs := flag.NewFlagSet("parley admin", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.data, "data", DefaultDataDir(), "")
-	fs.Int64Var(&a.points, "points", 0, "")
-	fs.StringVar(&a.key, "key", "", "")
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		a.words = append(a.words, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	fs.Visit(func(f *flag.Flag) { a.set[f.Name] = true })
-	return a, nil
+// ErrNoSuchKey means the API key given to an Admin method has no account.
+var ErrNoSuchKey = errors.New("no such key")
+
+// ErrBadPoints means a count of points is out of range: negative, or zero where a grant needs
+// a positive number.
+var ErrBadPoints = errors.New("points out of range")
+
+// NoDatabaseError means the data directory holds no database for an operation that only reads
+// or changes existing keys.
+type NoDatabaseError struct{ Dir string }
+
+func (e *NoDatabaseError) Error() string {
+	return fmt.Sprintf("there is no Parley database in %s", e.Dir)
 }
 
-// adminCommand is one admin command: its words, how many positional
-// arguments follow them, the flags it needs and what it does.
-type adminCommand struct {
-	words  string
-	args   int
-	flags  []string
-	create bool // may create the database
-	run    func(ctx context.Context, st *store.Store, a *adminArgs, pos []string, stdout io.Writer) error
-}
-
-var adminCommands = []adminCommand{
-	{words: "key create", flags: []string{"points"}, create: true, run: adminKeyCreate},
-	{words: "key revoke", args: 1, run: func(ctx context.Context, st *store.Store, _ *adminArgs, pos []string, stdout io.Writer) error {
-		if err := st.RevokeKey(ctx, pos[0]); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, "The key is revoked; calls with it now get 401.")
-		return nil
-	}},
-	{words: "points grant", args: 1, flags: []string{"key"}, run: adminGrant},
-	{words: "balance", flags: []string{"key"}, run: func(ctx context.Context, st *store.Store, a *adminArgs, _ []string, stdout io.Writer) error {
-		acct, err := st.AccountByKey(ctx, a.key)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, acct.Balance)
-		return nil
-	}},
-	{words: "price set", args: 1, create: true, run: adminPriceSet},
-	{words: "price show", run: func(ctx context.Context, st *store.Store, _ *adminArgs, _ []string, stdout io.Writer) error {
-		p, err := st.Price(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, p)
-		return nil
-	}},
-	{words: "ledger", flags: []string{"key"}, run: adminLedger},
-}
-
-// AdminMain runs `parley admin`; args exclude the word "admin". It returns
-// the exit code: 0 done, 1 failed (say an unknown key), 2 bad usage.
-func AdminMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	usage := func(format string, v ...any) int {
-		if format != "" {
-			fmt.Fprintf(stderr, "parley admin: "+format+"\n", v...)
-		}
-		fmt.Fprintf(stderr, adminUsage, DefaultDataDir())
-		return 2
-	}
-	a, err := parseAdmin(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, adminUsage, DefaultDataDir())
-		return 0
-	}
-	if err != nil {
-		return usage("%v", err)
-	}
-	cmd, pos := findAdminCommand(a.words)
-	if cmd == nil {
-		if len(a.words) == 0 {
-			return usage("")
-		}
-		return usage("unknown command %q", strings.Join(a.words, " "))
-	}
-	if len(pos) != cmd.args {
-		return usage("%s takes %d argument(s), got %d", cmd.words, cmd.args, len(pos))
-	}
-	for name := range a.set {
-		if name != "data" && !contains(cmd.flags, name) {
-			return usage("%s does not take --%s", cmd.words, name)
-		}
-	}
-	for _, name := range cmd.flags {
-		if !a.set[name] {
-			return usage("%s needs --%s", cmd.words, name)
-		}
-	}
-	if a.set["points"] && a.points < 0 {
-		return usage("--points must not be negative")
-	}
-
-	path := filepath.Join(a.data, "parley.db")
-	if cmd.create {
-		if err := os.MkdirAll(a.data, 0o700); err != nil {
-			fmt.Fprintf(stderr, "parley admin: cannot create the data directory: %v\n", err)
-			return 1
+// open opens the database; with create it makes the directory and the database if needed.
+func (a Admin) open(ctx context.Context, create bool) (*store.Store, error) {
+	path := filepath.Join(a.DataDir, "parley.db")
+	if create {
+		if err := os.MkdirAll(a.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("cannot create the data directory: %w", err)
 		}
 	} else if _, err := os.Stat(path); err != nil {
-		fmt.Fprintf(stderr, "parley admin: there is no Parley database in %s (give --data DIR)\n", a.data)
-		return 1
+		return nil, &NoDatabaseError{Dir: a.DataDir}
 	}
-	st, err := store.Open(ctx, path)
+	return store.Open(ctx, path)
+}
+
+// keyError turns the store's "no account" errors into ErrNoSuchKey.
+func keyError(err error) error {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrUnknownKey) {
+		return ErrNoSuchKey
+	}
+	return err
+}
+
+// CreateKey creates an API key whose account holds points (0 or more) and returns the key and
+// the balance. The key is returned only here: the database keeps only its hash.
+func (a Admin) CreateKey(ctx context.Context, points int64) (key string, balance int64, err error) {
+	if points < 0 {
+		return "", 0, ErrBadPoints
+	}
+	st, err := a.open(ctx, true)
 	if err != nil {
-		fmt.Fprintf(stderr, "parley admin: %v\n", err)
-		return 1
+		return "", 0, err
 	}
 	defer st.Close()
-	err = cmd.run(ctx, st, a, pos, stdout)
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		return usage("%v", ue)
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrUnknownKey):
-		fmt.Fprintln(stderr, "parley admin: no such key")
-		return 1
-	default:
-		fmt.Fprintf(stderr, "parley admin: %v\n", err)
-		return 1
+	key, acct, err := st.CreateKey(ctx, points)
+	if err != nil {
+		return "", 0, err
 	}
+	return key, acct.Balance, nil
 }
 
-// findAdminCommand matches the leading words to a command.
-func findAdminCommand(words []string) (*adminCommand, []string) {
-	for i := range adminCommands {
-		c := &adminCommands[i]
-		w := strings.Fields(c.words)
-		if len(words) >= len(w) && strings.Join(words[:len(w)], " ") == c.words {
-			return c, words[len(w):]
-		}
-	}
-	return nil, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// parsePoints parses a count of points from the command line.
-func parsePoints(s string, allowZero bool) (int64, error) {
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-	if err != nil || n < 0 || n == 0 && !allowZero {
-		want := "a positive whole number"
-		if allowZero {
-			want = "a whole number, 0 or more"
-		}
-		return 0, usageError{fmt.Sprintf("%q is not %s of points", s, want)}
-	}
-	return n, nil
-}
-
-func adminKeyCreate(ctx context.Context, st *store.Store, a *adminArgs, _ []string, stdout io.Writer) error {
-	key, acct, err := st.CreateKey(ctx, a.points)
+// RevokeKey makes a key unusable: calls with it get 401. Its account and ledger are kept.
+func (a Admin) RevokeKey(ctx context.Context, key string) error {
+	st, err := a.open(ctx, false)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Created an API key with %d points. It is shown only now; only its hash is stored:\n", acct.Balance)
-	fmt.Fprintln(stdout, key)
-	return nil
+	defer st.Close()
+	return keyError(st.RevokeKey(ctx, key))
 }
 
-func adminGrant(ctx context.Context, st *store.Store, a *adminArgs, pos []string, stdout io.Writer) error {
-	n, err := parsePoints(pos[0], false)
-	if err != nil {
-		return err
+// Grant adds points (more than 0) to a key's balance and returns the new balance.
+func (a Admin) Grant(ctx context.Context, key string, points int64) (balance int64, err error) {
+	if points <= 0 {
+		return 0, ErrBadPoints
 	}
-	balance, err := st.Grant(ctx, a.key, n, "granted with parley admin")
+	st, err := a.open(ctx, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fmt.Fprintf(stdout, "Granted %d points; the balance is %d.\n", n, balance)
-	return nil
+	defer st.Close()
+	balance, err = st.Grant(ctx, key, points, "granted with parley admin")
+	return balance, keyError(err)
 }
 
-func adminPriceSet(ctx context.Context, st *store.Store, _ *adminArgs, pos []string, stdout io.Writer) error {
-	n, err := parsePoints(pos[0], true)
+// Balance returns a key's balance, revoked or not.
+func (a Admin) Balance(ctx context.Context, key string) (int64, error) {
+	st, err := a.open(ctx, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := st.SetPrice(ctx, n); err != nil {
-		return err
+	defer st.Close()
+	acct, err := st.AccountByKey(ctx, key)
+	if err != nil {
+		return 0, keyError(err)
 	}
-	fmt.Fprintf(stdout, "A chat call now costs %d points, from the next call on.\n", n)
-	return nil
+	return acct.Balance, nil
 }
 
-func adminLedger(ctx context.Context, st *store.Store, a *adminArgs, _ []string, stdout io.Writer) error {
-	acct, err := st.AccountByKey(ctx, a.key)
+// SetPrice sets the points (0 or more) a chat call costs, from the next call on.
+func (a Admin) SetPrice(ctx context.Context, points int64) error {
+	if points < 0 {
+		return ErrBadPoints
+	}
+	st, err := a.open(ctx, true)
 	if err != nil {
 		return err
 	}
-	entries, err := st.Ledger(ctx, acct.ID)
+	defer st.Close()
+	return st.SetPrice(ctx, points)
+}
+
+// Price returns the points a chat call costs.
+func (a Admin) Price(ctx context.Context) (int64, error) {
+	st, err := a.open(ctx, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tKIND\tAMOUNT\tBALANCE AFTER\tSTATUS\tCALL ID")
-	for _, e := range entries {
-		status, call := e.Status, e.CallID
-		if status == "" {
-			status = "-"
-		}
-		if call == "" {
-			call = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%+d\t%d\t%s\t%s\n",
-			e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), e.Kind, e.Amount, e.BalanceAfter, status, call)
+	defer st.Close()
+	return st.Price(ctx)
+}
+
+// Ledger returns a key's grants, charges and refunds, oldest first.
+func (a Admin) Ledger(ctx context.Context, key string) ([]store.LedgerEntry, error) {
+	st, err := a.open(ctx, false)
+	if err != nil {
+		return nil, err
 	}
-	return tw.Flush()
+	defer st.Close()
+	acct, err := st.AccountByKey(ctx, key)
+	if err != nil {
+		return nil, keyError(err)
+	}
+	return st.Ledger(ctx, acct.ID)
 }

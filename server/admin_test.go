@@ -1,203 +1,132 @@
 package server
 
 import (
-	"bytes"
-	"context"
-	"net/http"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"parley/server/store"
 )
 
-// admin runs AdminMain and returns its exit code and output.
-func admin(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := AdminMain(t.Context(), args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-// lastLine is the last non-empty line of s.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
 func TestAdmin_KeyLifecycle(t *testing.T) {
-	dir := t.TempDir()
-	code, out, errs := admin(t, "--data", dir, "key", "create", "--points", "50")
-	if code != 0 {
-		t.Fatalf("key create: %d %s", code, errs)
+	ctx := t.Context()
+	a := Admin{DataDir: filepath.Join(t.TempDir(), "new")} // created by the first CreateKey
+	key, balance, err := a.CreateKey(ctx, 50)
+	if err != nil || balance != 50 {
+		t.Fatalf("CreateKey: %q %d %v", key, balance, err)
 	}
-	key := lastLine(out)
 	if !strings.HasPrefix(key, "pk_") || strings.Contains(key, " ") {
-		t.Fatalf("last line %q is not a key alone", key)
+		t.Fatalf("key %q is not a key alone", key)
 	}
-	if code, out, _ := admin(t, "--data", dir, "balance", "--key", key); code != 0 || out != "50\n" {
-		t.Errorf("balance: %d %q", code, out)
+	if b, err := a.Balance(ctx, key); err != nil || b != 50 {
+		t.Errorf("Balance: %d %v", b, err)
 	}
-	// Flags before and after the number.
-	if code, _, errs := admin(t, "--data", dir, "points", "grant", "--key", key, "10"); code != 0 {
-		t.Errorf("grant: %d %s", code, errs)
+	if b, err := a.Grant(ctx, key, 10); err != nil || b != 60 {
+		t.Errorf("Grant: %d %v", b, err)
 	}
-	if code, _, errs := admin(t, "points", "grant", "5", "--key", key, "--data", dir); code != 0 {
-		t.Errorf("grant, flags after: %d %s", code, errs)
+	if b, err := a.Grant(ctx, key, 5); err != nil || b != 65 {
+		t.Errorf("second Grant: %d %v", b, err)
 	}
-	if _, out, _ := admin(t, "--data", dir, "balance", "--key", key); out != "65\n" {
-		t.Errorf("balance after grants %q", out)
+	if b, _ := a.Balance(ctx, key); b != 65 {
+		t.Errorf("balance after grants %d", b)
 	}
-	if code, _, _ := admin(t, "--data", dir, "price", "set", "3"); code != 0 {
-		t.Error("price set")
+	if err := a.SetPrice(ctx, 3); err != nil {
+		t.Error("SetPrice", err)
 	}
-	if _, out, _ := admin(t, "--data", dir, "price", "show"); out != "3\n" {
-		t.Errorf("price show %q", out)
+	if p, err := a.Price(ctx); err != nil || p != 3 {
+		t.Errorf("Price: %d %v", p, err)
 	}
 
 	// A chat call through the service on the same database.
-	st, err := store.Open(t.Context(), filepath.Join(dir, "parley.db"))
+	st, err := store.Open(ctx, filepath.Join(a.DataDir, "parley.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct, err := st.Authenticate(t.Context(), key)
+	acct, err := st.Authenticate(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := st.Reserve(t.Context(), acct.ID, "")
+	res, err := st.Reserve(ctx, acct.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Void(t.Context(), res.CallID); err != nil {
+	if _, err := st.Void(ctx, res.CallID); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 
-	code, out, _ = admin(t, "--data", dir, "ledger", "--key", key)
-	if code != 0 {
-		t.Fatalf("ledger: %d", code)
+	entries, err := a.Ledger(ctx, key)
+	if err != nil {
+		t.Fatalf("Ledger: %v", err)
 	}
-	for _, want := range []string{"TIME", "KIND", "AMOUNT", "BALANCE AFTER", "STATUS", "CALL ID", "grant", "+50", "charge", "-3", "voided", "refund", res.CallID} {
-		if !strings.Contains(out, want) {
-			t.Errorf("ledger lacks %q:\n%s", want, out)
-		}
+	var got []string
+	for _, e := range entries {
+		got = append(got, fmt.Sprintf("%s %+d %d %s %s", e.Kind, e.Amount, e.BalanceAfter, e.Status, e.CallID))
 	}
-	if code, _, _ := admin(t, "--data", dir, "key", "revoke", key); code != 0 {
-		t.Error("revoke")
+	want := []string{"grant +50 50  ", "grant +10 60  ", "grant +5 65  ",
+		"charge -3 62 voided " + res.CallID, "refund +3 65  " + res.CallID}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ledger:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if code, _, errs := admin(t, "--data", dir, "balance", "--key", key); code != 0 {
-		t.Logf("balance of a revoked key: %d %s", code, errs)
+	if err := a.RevokeKey(ctx, key); err != nil {
+		t.Error("RevokeKey", err)
+	}
+	if b, err := a.Balance(ctx, key); err != nil || b != 65 {
+		t.Errorf("balance of a revoked key: %d %v", b, err)
 	}
 }
 
 func TestAdmin_Errors(t *testing.T) {
+	ctx := t.Context()
 	dir := t.TempDir()
-	admin(t, "--data", dir, "price", "show") // no database yet
-	if code, _, _ := admin(t, "--data", dir, "key", "create", "--points", "1"); code != 0 {
-		t.Fatal("key create")
+	a := Admin{DataDir: dir}
+
+	// Reading commands do not create a database.
+	var nd *NoDatabaseError
+	if _, err := a.Price(ctx); !errors.As(err, &nd) || nd.Dir != dir {
+		t.Errorf("Price without a database: %v, want a NoDatabaseError for %s", err, dir)
 	}
-	for _, c := range []struct {
-		args []string
-		code int
-		msg  string
-	}{
-		{[]string{"balance", "--key", "pk_nope"}, 1, "no such key"},
-		{[]string{"points", "grant", "--key", "pk_nope", "5"}, 1, "no such key"},
-		{[]string{"key", "revoke", "pk_nope"}, 1, "no such key"},
-		{[]string{"ledger", "--key", "pk_nope"}, 1, "no such key"},
-		{[]string{}, 2, "Usage"},
-		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"key", "create"}, 2, "needs --points"},
-		{[]string{"key", "create", "--points", "-5"}, 2, "negative"},
-		{[]string{"key", "create", "--points", "many"}, 2, "Usage"},
-		{[]string{"balance"}, 2, "needs --key"},
-		{[]string{"balance", "--key", "k", "extra"}, 2, "argument"},
-		{[]string{"balance", "--key", "k", "--points", "3"}, 2, "does not take --points"},
-		{[]string{"points", "grant", "--key", "k"}, 2, "argument"},
-		{[]string{"points", "grant", "--key", "k", "ten"}, 2, "not a positive"},
-		{[]string{"points", "grant", "--key", "k", "0"}, 2, "not a positive"},
-		{[]string{"price", "set", "x"}, 2, "Usage"},
-		{[]string{"--bogus"}, 2, "not defined"},
+	if _, err := os.Stat(filepath.Join(dir, "parley.db")); err == nil {
+		t.Error("Price created a database")
+	}
+	absent := Admin{DataDir: filepath.Join(dir, "absent")}
+	if _, err := absent.Balance(ctx, "k"); !errors.As(err, &nd) || !strings.Contains(err.Error(), "no Parley database") {
+		t.Errorf("missing data dir: %v", err)
+	}
+
+	if _, _, err := a.CreateKey(ctx, 1); err != nil {
+		t.Fatal("CreateKey", err)
+	}
+	for name, err := range map[string]error{
+		"Balance":   second(a.Balance(ctx, "pk_nope")),
+		"Grant":     second(a.Grant(ctx, "pk_nope", 5)),
+		"RevokeKey": a.RevokeKey(ctx, "pk_nope"),
+		"Ledger":    second(a.Ledger(ctx, "pk_nope")),
 	} {
-		code, _, errs := admin(t, append([]string{"--data", dir}, c.args...)...)
-		if code != c.code || !strings.Contains(errs, c.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.msg)
+		if !errors.Is(err, ErrNoSuchKey) || err.Error() != "no such key" {
+			t.Errorf("%s of an unknown key: %v, want ErrNoSuchKey", name, err)
 		}
 	}
-	if code, _, errs := admin(t, "--data", filepath.Join(dir, "absent"), "balance", "--key", "k"); code != 1 || !strings.Contains(errs, "no Parley database") {
-		t.Errorf("missing data dir: %d %s", code, errs)
-	}
-}
-
-func TestServeMain_RefusesBadCommandLines(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		msg  string
-	}{
-		{[]string{"--addr", "0.0.0.0:8780"}, "--insecure-bind"},
-		{[]string{"--addr", ":8780"}, "--insecure-bind"},
-		{[]string{"--addr", "192.168.1.5:8780"}, "--tls-cert"},
-		{[]string{"--addr", "nonsense"}, "host:port"},
-		{[]string{"--tls-cert", "c.pem"}, "go together"},
-		{[]string{"--llm-url", "http://x"}, "--llm-model"},
-		{[]string{"--llm-url", "ftp://x", "--llm-model", "m"}, "http://"},
-		{[]string{"--max-body", "10"}, "--max-body"},
-		{[]string{"--frob"}, "not defined"},
-		{[]string{"extra"}, "unexpected argument"},
+	for name, err := range map[string]error{
+		"CreateKey -1": third(a.CreateKey(ctx, -1)),
+		"Grant 0":      second(a.Grant(ctx, "pk_nope", 0)),
+		"Grant -5":     second(a.Grant(ctx, "pk_nope", -5)),
+		"SetPrice -1":  a.SetPrice(ctx, -1),
 	} {
-		var out, errb bytes.Buffer
-		code := ServeMain(t.Context(), append(c.args, "--data", t.TempDir()), &out, &errb)
-		if code != 2 || !strings.Contains(errb.String(), c.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), c.msg)
+		if !errors.Is(err, ErrBadPoints) {
+			t.Errorf("%s: %v, want ErrBadPoints", name, err)
 		}
 	}
-}
-
-// lockedBuffer lets the test read what ServeMain writes while it runs.
-type lockedBuffer = syncBuffer
-
-func TestServeMain_DemoRunsAndStops(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("PARLEY_TEST_UPSTREAM_KEY", "up-secret-value")
-	ctx, cancel := context.WithCancel(t.Context())
-	out, errb := &lockedBuffer{}, &lockedBuffer{}
-	done := make(chan int)
-	go func() {
-		done <- ServeMain(ctx, []string{"--addr", "127.0.0.1:0", "--data", dir, "--demo", "--stt-url", "http://127.0.0.1:1",
-			"--stt-key-env", "PARLEY_TEST_UPSTREAM_KEY"}, out, errb)
-	}()
-	base, key := waitForDemo(t, out, done)
-	if !strings.Contains(out.String(), "PARLEY_BASE_URL="+base+" PARLEY_API_KEY="+key+` parley chat "Hello"`) {
-		t.Errorf("no ready-to-paste line:\n%s", out)
-	}
-	e := &env{t: t, base: base, client: &http.Client{Timeout: 10 * time.Second}, key: key}
-	d := e.chat(map[string]any{"message": "hello there"})
-	if d["balance"] != float64(demoPoints-1) {
-		t.Errorf("demo balance %v", d["balance"])
-	}
-	if r := e.doKey("", "GET", "/v1/chat/conversations", nil); r.Status != 401 {
-		t.Errorf("no key: %d", r.Status)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d: %s", code, errb)
-	}
-	logs := errb.String()
-	if !strings.Contains(logs, "path=/v1/chat/messages") || strings.Contains(logs, key) || strings.Contains(logs, "up-secret-value") {
-		t.Errorf("log:\n%s", logs)
-	}
-
-	// A second --demo run finds the key and does not print one.
-	ctx2, cancel2 := context.WithCancel(t.Context())
-	out2 := &lockedBuffer{}
-	go func() {
-		done <- ServeMain(ctx2, []string{"--addr", "127.0.0.1:0", "--data", dir, "--demo"}, out2, &lockedBuffer{})
-	}()
-	waitFor(t, func() bool { return strings.Contains(out2.String(), "key create") }, done)
-	cancel2()
-	<-done
-	if strings.Contains(out2.String(), "pk_") {
-		t.Errorf("second run printed a key:\n%s", out2)
+	if p, _ := a.Price(ctx); p != 1 {
+		t.Errorf("price %d after a refused SetPrice, want the default 1", p)
 	}
 }
+
+// second is the error of a call that returns a value and an error.
+func second[T any](_ T, err error) error { return err }
+
+// third is the error of a call that returns two values and an error.
+func third[T, U any](_ T, _ U, err error) error { return err }

@@ -22,16 +22,22 @@ import (
 	"parley/server/store"
 )
 
-// childEnv makes the test binary run `parley serve` with these arguments
-// (separated by \x1f) instead of the tests.
-const childEnv = "PARLEY_TEST_SERVE_ARGS"
+// childEnv makes the test binary serve the data directory it names on a
+// free loopback port instead of running the tests.
+const childEnv = "PARLEY_TEST_SERVE_DATA"
 
 func TestMain(m *testing.M) {
-	if args := os.Getenv(childEnv); args != "" {
+	if dir := os.Getenv(childEnv); dir != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := ServeMain(ctx, strings.Split(args, "\x1f"), os.Stdout, io.Discard)
+		o := DefaultServeOptions()
+		o.Addr, o.Data = "127.0.0.1:0", dir
+		err := Serve(ctx, o, os.Stdout, io.Discard)
 		stop()
-		os.Exit(code)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -48,7 +54,7 @@ var childListenRE = regexp.MustCompile(`listening on (http://\S+) `)
 func startChild(t *testing.T, dir string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{"--addr", "127.0.0.1:0", "--data", dir}, "\x1f"))
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -187,16 +187,16 @@ func (e *env) verify() {
 }
 
 // waitFor polls cond until it holds; it fails the test if done delivers
-// (the service exited) or ten seconds pass.
-func waitFor(t *testing.T, cond func() bool, done <-chan int) {
+// (the service stopped) or ten seconds pass.
+func waitFor(t *testing.T, cond func() bool, done <-chan error) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		select {
-		case code := <-done:
-			t.Fatalf("the service exited with %d", code)
+		case err := <-done:
+			t.Fatalf("the service stopped: %v", err)
 		case <-deadline:
 			t.Fatal("timed out waiting")
 		case <-tick.C:
@@ -209,8 +209,8 @@ var (
 	demoRE   = regexp.MustCompile(`Demo key: (pk_\S+)`)
 )
 
-// waitForDemo waits for ServeMain's listening and demo-key lines.
-func waitForDemo(t *testing.T, out *syncBuffer, done <-chan int) (base, key string) {
+// waitForDemo waits for Serve's listening and demo-key lines.
+func waitForDemo(t *testing.T, out *syncBuffer, done <-chan error) (base, key string) {
 	t.Helper()
 	waitFor(t, func() bool { return demoRE.MatchString(out.String()) && listenRE.MatchString(out.String()) }, done)
 	return listenRE.FindStringSubmatch(out.String())[1], demoRE.FindStringSubmatch(out.String())[1]

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,71 +37,83 @@ func DefaultDataDir() string {
 	return filepath.Join(".", "parley-data")
 }
 
-// serveOptions are the flags of `parley serve`.
-type serveOptions struct {
-	addr, data                  string
-	demo, insecureBind          bool
-	llmURL, llmModel, llmKeyEnv string
-	sttURL, sttModel, sttKeyEnv string
-	ttsURL, ttsModel, ttsKeyEnv string
-	tlsCert, tlsKey             string
-	maxBody                     int64
-	chatTimeout                 time.Duration
+// ServeOptions configure the reference service that Serve runs. Each field is one option of
+// `parley serve`; the comments name it.
+type ServeOptions struct {
+	Addr         string // --addr: host:port to listen on; port 0 picks a free one
+	Data         string // --data: directory of the database (parley.db)
+	Demo         bool   // --demo: create a key with 1,000,000 points if there is none, and print it
+	InsecureBind bool   // --insecure-bind: allow a non-loopback Addr without TLS
+
+	LLMURL    string // --llm-url: base URL of an OpenAI-compatible chat API; "" uses the offline responder
+	LLMModel  string // --llm-model: chat model name, required with LLMURL
+	LLMKeyEnv string // --llm-key-env: environment variable holding the chat API key
+
+	STTURL    string // --stt-url: base URL of an OpenAI-compatible transcription API; "" uses pocketsphinx
+	STTModel  string // --stt-model: speech-to-text model name
+	STTKeyEnv string // --stt-key-env: environment variable holding the speech-to-text API key
+
+	TTSURL    string // --tts-url: base URL of an OpenAI-compatible speech API; "" uses espeak-ng and lame
+	TTSModel  string // --tts-model: text-to-speech model name
+	TTSKeyEnv string // --tts-key-env: environment variable holding the text-to-speech API key
+
+	TLSCert string // --tls-cert: TLS certificate file; with TLSKey the service speaks HTTPS
+	TLSKey  string // --tls-key: TLS private key file
+
+	MaxBody     int64         // --max-body: largest request body in bytes
+	ChatTimeout time.Duration // --chat-timeout: longest wait for the chat model
 }
 
-func serveFlags(o *serveOptions, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("parley serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.addr, "addr", DefaultAddr, "`host:port` to listen on (port 0 picks a free one)")
-	fs.StringVar(&o.data, "data", DefaultDataDir(), "`directory` of the database (parley.db)")
-	fs.BoolVar(&o.demo, "demo", false, "create a key with 1,000,000 points if there is none, and print it")
-	fs.StringVar(&o.llmURL, "llm-url", "", "base `URL` of an OpenAI-compatible chat API (without it, the offline responder answers)")
-	fs.StringVar(&o.llmModel, "llm-model", "", "chat model `name` (required with --llm-url)")
-	fs.StringVar(&o.llmKeyEnv, "llm-key-env", "", "environment `variable` holding the chat API key")
-	fs.StringVar(&o.sttURL, "stt-url", "", "base `URL` of an OpenAI-compatible /audio/transcriptions API (default: local pocketsphinx)")
-	fs.StringVar(&o.sttModel, "stt-model", "whisper-1", "speech-to-text model `name`")
-	fs.StringVar(&o.sttKeyEnv, "stt-key-env", "", "environment `variable` holding the speech-to-text API key")
-	fs.StringVar(&o.ttsURL, "tts-url", "", "base `URL` of an OpenAI-compatible /audio/speech API (default: local espeak-ng and lame)")
-	fs.StringVar(&o.ttsModel, "tts-model", "tts-1", "text-to-speech model `name`")
-	fs.StringVar(&o.ttsKeyEnv, "tts-key-env", "", "environment `variable` holding the text-to-speech API key")
-	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate `file` (with --tls-key: serve HTTPS)")
-	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS private key `file`")
-	fs.BoolVar(&o.insecureBind, "insecure-bind", false, "allow a non-loopback --addr without TLS")
-	fs.Int64Var(&o.maxBody, "max-body", DefaultMaxBodyBytes, "largest request body in `bytes`")
-	fs.DurationVar(&o.chatTimeout, "chat-timeout", DefaultChatTimeout, "longest wait for the chat model")
-	return fs
+// DefaultServeOptions are the options of `parley serve` given no flags.
+func DefaultServeOptions() ServeOptions {
+	return ServeOptions{
+		Addr:        DefaultAddr,
+		Data:        DefaultDataDir(),
+		STTModel:    "whisper-1",
+		TTSModel:    "tts-1",
+		MaxBody:     DefaultMaxBodyBytes,
+		ChatTimeout: DefaultChatTimeout,
+	}
 }
 
-// usageError is a bad command line: exit code 2.
-type usageError struct{ msg string }
+// OptionError is a ServeOptions value the service cannot run with. Option is the option as
+// `parley serve` spells it ("--addr"); the message is a lowercase sentence without a period.
+type OptionError struct {
+	Option string
+	msg    string
+}
 
-func (e usageError) Error() string { return e.msg }
+func (e *OptionError) Error() string { return e.msg }
 
-// check validates the options that do not need the outside world.
-func (o *serveOptions) check() error {
-	host, _, err := net.SplitHostPort(o.addr)
+func optionErrorf(option, format string, a ...any) *OptionError {
+	return &OptionError{Option: option, msg: fmt.Sprintf(format, a...)}
+}
+
+// Check validates the options that do not need the outside world; its errors are *OptionError.
+func (o *ServeOptions) Check() error {
+	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return usageError{fmt.Sprintf("--addr %q is not host:port.", o.addr)}
+		return optionErrorf("--addr", "--addr %q is not host:port", o.Addr)
 	}
-	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return usageError{"--tls-cert and --tls-key go together."}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return optionErrorf("--tls-cert", "--tls-cert and --tls-key go together")
 	}
-	if !isLoopback(host) && o.tlsCert == "" && !o.insecureBind {
-		return usageError{fmt.Sprintf("--addr %s is reachable from other machines, and API keys would cross the network in clear; "+
-			"give --tls-cert and --tls-key, or --insecure-bind if you mean it.", o.addr)}
+	if !isLoopback(host) && o.TLSCert == "" && !o.InsecureBind {
+		return optionErrorf("--addr", "--addr %s is reachable from other machines, and API keys would cross the network in clear; "+
+			"give --tls-cert and --tls-key, or --insecure-bind if you mean it", o.Addr)
 	}
-	if o.llmURL != "" && o.llmModel == "" {
-		return usageError{"--llm-url needs --llm-model NAME."}
+	if o.LLMURL != "" && o.LLMModel == "" {
+		return optionErrorf("--llm-model", "--llm-url needs --llm-model NAME")
 	}
-	if o.maxBody < 1024 {
-		return usageError{"--max-body must be at least 1024 bytes."}
+	if o.MaxBody < 1024 {
+		return optionErrorf("--max-body", "--max-body must be at least 1024 bytes, not %d", o.MaxBody)
 	}
-	if o.chatTimeout <= 0 || o.chatTimeout > 10*time.Minute {
-		return usageError{"--chat-timeout must be between 1s and 10m (a longer call could be refunded as abandoned)."}
+	if o.ChatTimeout <= 0 || o.ChatTimeout > 10*time.Minute {
+		return optionErrorf("--chat-timeout", "--chat-timeout must be between 1s and 10m, not %v (a longer call could be refunded as abandoned)", o.ChatTimeout)
 	}
-	for _, u := range []struct{ flag, url string }{{"--llm-url", o.llmURL}, {"--stt-url", o.sttURL}, {"--tts-url", o.ttsURL}} {
+	for _, u := range []struct{ flag, url string }{{"--llm-url", o.LLMURL}, {"--stt-url", o.STTURL}, {"--tts-url", o.TTSURL}} {
 		if u.url != "" && !strings.HasPrefix(u.url, "http://") && !strings.HasPrefix(u.url, "https://") {
-			return usageError{fmt.Sprintf("%s must be an http:// or https:// URL.", u.flag)}
+			return optionErrorf(u.flag, "%s must be an http:// or https:// URL", u.flag)
 		}
 	}
 	return nil
@@ -118,39 +128,22 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// ServeMain runs `parley serve`; args exclude the word "serve". It returns
-// the exit code: 0 after a clean stop (ctx cancelled), 1 on failure, 2 on
-// bad usage.
-func ServeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var o serveOptions
-	fs := serveFlags(&o, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+// Serve runs the reference service with the given options until ctx is cancelled, then stops
+// it gracefully and returns nil. It prints the listening address (and with Demo the demo key)
+// on stdout and logs requests on stderr. Options that fail Check return an *OptionError
+// before anything starts.
+func Serve(ctx context.Context, o ServeOptions, stdout, stderr io.Writer) error {
+	if err := o.Check(); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "parley serve: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
-	}
-	if err := o.check(); err != nil {
-		fmt.Fprintf(stderr, "parley serve: %v\n", err)
-		return 2
-	}
-	if err := serve(ctx, &o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "parley serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return serve(ctx, &o, stdout, stderr)
 }
 
-func serve(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error {
-	if err := os.MkdirAll(o.data, 0o700); err != nil {
+func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error {
+	if err := os.MkdirAll(o.Data, 0o700); err != nil {
 		return fmt.Errorf("cannot create the data directory: %w", err)
 	}
-	st, err := store.Open(ctx, filepath.Join(o.data, "parley.db"))
+	st, err := store.Open(ctx, filepath.Join(o.Data, "parley.db"))
 	if err != nil {
 		return err
 	}
@@ -158,28 +151,32 @@ func serve(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error
 	if n, err := st.RecoverPending(ctx, 0); err != nil {
 		return err
 	} else if n > 0 {
-		fmt.Fprintf(stderr, "Refunded %d chat calls left unfinished by the last run.\n", n)
+		calls := "chat calls"
+		if n == 1 {
+			calls = "chat call"
+		}
+		fmt.Fprintf(stderr, "Refunded %d %s left unfinished by the last run.\n", n, calls)
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := Config{Store: st, Logger: log, MaxBodyBytes: o.maxBody, ChatTimeout: o.chatTimeout}
+	cfg := Config{Store: st, Logger: log, MaxBodyBytes: o.MaxBody, ChatTimeout: o.ChatTimeout}
 	cfg.LLM, cfg.STT, cfg.TTS = providers(o, stderr)
 	srv, err := New(cfg)
 	if err != nil {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", o.addr)
+	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", o.addr, err)
+		return fmt.Errorf("cannot listen on %s: %w", o.Addr, err)
 	}
 	scheme := "http"
-	if o.tlsCert != "" {
+	if o.TLSCert != "" {
 		scheme = "https"
 	}
 	addr := ln.Addr().String()
-	fmt.Fprintf(stdout, "Parley service listening on %s://%s (data: %s)\n", scheme, addr, o.data)
-	if o.demo {
+	fmt.Fprintf(stdout, "Parley service listening on %s://%s (data: %s)\n", scheme, addr, o.Data)
+	if o.Demo {
 		if err := printDemo(ctx, st, o, scheme+"://"+clientAddr(addr), stdout); err != nil {
 			ln.Close()
 			return err
@@ -196,8 +193,8 @@ func serve(ctx context.Context, o *serveOptions, stdout, stderr io.Writer) error
 	}
 	errc := make(chan error, 1)
 	go func() {
-		if o.tlsCert != "" {
-			errc <- hs.ServeTLS(ln, o.tlsCert, o.tlsKey)
+		if o.TLSCert != "" {
+			errc <- hs.ServeTLS(ln, o.TLSCert, o.TLSKey)
 		} else {
 			errc <- hs.Serve(ln)
 		}
@@ -231,7 +228,7 @@ func clientAddr(addr string) string {
 
 // printDemo creates the demo key if the data dir has none and prints how to
 // use it; the key is printed only here, on the terminal of its owner.
-func printDemo(ctx context.Context, st *store.Store, o *serveOptions, baseURL string, stdout io.Writer) error {
+func printDemo(ctx context.Context, st *store.Store, o *ServeOptions, baseURL string, stdout io.Writer) error {
 	n, err := st.KeyCount(ctx)
 	if err != nil {
 		return err
@@ -240,7 +237,7 @@ func printDemo(ctx context.Context, st *store.Store, o *serveOptions, baseURL st
 	if n > 0 {
 		fmt.Fprintf(stdout, "This data directory has API keys already (the demo key was shown when it was made). Make a new key and chat with it:\n"+
 			"  PARLEY_BASE_URL=%s PARLEY_API_KEY=$(%s admin --data %s key create --points 1000 | tail -n 1) %s chat \"Hello\"\n",
-			baseURL, self, shellQuote(o.data), self)
+			baseURL, self, shellQuote(o.Data), self)
 		return nil
 	}
 	key, _, err := st.CreateKey(ctx, demoPoints)
@@ -273,16 +270,16 @@ func shellQuote(s string) string {
 
 // providers builds the chat model and speech engines the options ask for,
 // warning on stderr about local engines that are missing.
-func providers(o *serveOptions, stderr io.Writer) (ChatModel, speech.Transcriber, speech.Synthesizer) {
+func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber, speech.Synthesizer) {
 	llm := NewOfflineResponder()
-	if o.llmURL != "" {
-		llm = NewOpenAIChat(o.llmURL, o.llmModel, envKey(o.llmKeyEnv, stderr), &http.Client{Timeout: o.chatTimeout})
+	if o.LLMURL != "" {
+		llm = NewOpenAIChat(o.LLMURL, o.LLMModel, envKey(o.LLMKeyEnv, stderr), &http.Client{Timeout: o.ChatTimeout})
 	} else {
 		fmt.Fprintln(stderr, "Chat: the built-in offline responder answers (give --llm-url and --llm-model for a real model).")
 	}
 	var stt speech.Transcriber
-	if o.sttURL != "" {
-		stt = speech.NewRemoteTranscriber(o.sttURL, o.sttModel, envKey(o.sttKeyEnv, stderr), nil)
+	if o.STTURL != "" {
+		stt = speech.NewRemoteTranscriber(o.STTURL, o.STTModel, envKey(o.STTKeyEnv, stderr), nil)
 	} else {
 		so := speech.PocketSphinxOptions{}
 		if err := speech.CheckPocketSphinx(so); err != nil {
@@ -291,8 +288,8 @@ func providers(o *serveOptions, stderr io.Writer) (ChatModel, speech.Transcriber
 		stt = speech.NewPocketSphinx(so)
 	}
 	var tts speech.Synthesizer
-	if o.ttsURL != "" {
-		tts = speech.NewRemoteSynthesizer(o.ttsURL, o.ttsModel, envKey(o.ttsKeyEnv, stderr), nil, nil)
+	if o.TTSURL != "" {
+		tts = speech.NewRemoteSynthesizer(o.TTSURL, o.TTSModel, envKey(o.TTSKeyEnv, stderr), nil, nil)
 	} else {
 		eo := speech.EspeakOptions{}
 		if err := speech.CheckEspeak(eo); err != nil {

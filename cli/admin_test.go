@@ -1,0 +1,164 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// adminKey creates a key with points in the data directory dir and returns it.
+func adminKey(t *testing.T, h *home, dir, points string) string {
+	t.Helper()
+	r := h.run(t, "", "admin", "--data", dir, "key", "create", "--points", points)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	key := lines[len(lines)-1]
+	if r.Code != 0 || !strings.HasPrefix(key, "pk_") || strings.ContainsAny(key, " \t") {
+		t.Fatalf("admin key create: %s", r)
+	}
+	return key
+}
+
+// assertOneLineError checks that a failed command printed its error on one line, with at most
+// a pointer to --help after it, and no usage block.
+func assertOneLineError(t *testing.T, args []string, stderr string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	if len(lines) > 2 || !strings.HasPrefix(lines[0], "parley: ") || strings.Contains(stderr, "Usage:") || strings.Contains(stderr, "Flags:") {
+		t.Errorf("%v: want a one-line error, got:\n%s", args, stderr)
+	}
+}
+
+func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
+	h := newHome(t)
+	dir := filepath.Join(h.dir, "service data") // created by key create
+	r := h.run(t, "", "admin", "--data", dir, "key", "create", "--points", "1")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "Created an API key with 1 point. ") {
+		t.Fatalf("key create --points 1: %s", r)
+	}
+	key := adminKey(t, h, dir, "5")
+
+	for _, c := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"--data", dir, "balance", "--key", key}, "5\n"},
+		{[]string{"--data", dir, "points", "grant", "--key", key, "1"}, "Granted 1 point; the balance is 6.\n"},
+		// Flags after the words, and --data last.
+		{[]string{"points", "grant", "1_000", "--key", key, "--data", dir}, "Granted 1000 points; the balance is 1006.\n"},
+		{[]string{"--data=" + dir, "balance", "--key=" + key}, "1006\n"},
+		{[]string{"--data", dir, "price", "show"}, "1\n"},
+		{[]string{"--data", dir, "price", "set", "1"}, "A chat call now costs 1 point, from the next call on.\n"},
+		{[]string{"--data", dir, "price", "set", "0"}, "A chat call now costs 0 points, from the next call on.\n"},
+		{[]string{"--data", dir, "price", "set", "2"}, "A chat call now costs 2 points, from the next call on.\n"},
+		{[]string{"--data", dir, "price", "show"}, "2\n"},
+		{[]string{"--data", dir, "key", "revoke", key}, "The key is revoked; calls with it now get 401.\n"},
+		{[]string{"--data", dir, "balance", "--key", key}, "1006\n"},
+	} {
+		r := h.run(t, "", append([]string{"admin"}, c.args...)...)
+		if r.Code != 0 || r.Stdout != c.out || r.Stderr != "" {
+			t.Errorf("admin %v: %s\nwant stdout %q", c.args, r, c.out)
+		}
+	}
+
+	r = h.run(t, "", "admin", "--data", dir, "ledger", "--key", key)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if r.Code != 0 || len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "TIME KIND AMOUNT BALANCE AFTER STATUS CALL ID" {
+		t.Fatalf("ledger: %s", r)
+	}
+	for i, want := range []string{"grant +5 5 - -", "grant +1 6 - -", "grant +1000 1006 - -"} {
+		if f := strings.Fields(lines[i+1]); len(f) != 7 || strings.Join(f[2:], " ") != want {
+			t.Errorf("ledger line %d: %q, want the date, the time and %q", i+1, lines[i+1], want)
+		}
+	}
+}
+
+func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
+	h := newHome(t)
+	dir := filepath.Join(h.dir, "data")
+	key := adminKey(t, h, dir, "5")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		// A negative number is a number, not a flag.
+		{[]string{"points", "grant", "--key", key, "-5"}, 2, `the points to grant must be a positive whole number, not "-5"`},
+		{[]string{"points", "grant", "-5", "--key", key}, 2, `the points to grant must be a positive whole number, not "-5"`},
+		{[]string{"points", "grant", "--key", key, "--", "-5"}, 2, `the points to grant must be a positive whole number, not "-5"`},
+		{[]string{"points", "grant", "--key", key, "-1.5"}, 2, `the points to grant must be a positive whole number, not "-1.5"`},
+		{[]string{"points", "grant", "--key", key, "0"}, 2, `the points to grant must be a positive whole number, not "0"`},
+		{[]string{"points", "grant", "--key", key, "ten"}, 2, `the points to grant must be a positive whole number, not "ten"`},
+		{[]string{"points", "grant", "--key", key}, 2, "takes one argument, the number of points; got 0"},
+		{[]string{"points", "grant", "--key", key, "5", "6"}, 2, "takes one argument, the number of points; got 2"},
+		{[]string{"points", "grant", "5"}, 2, "parley admin points grant needs --key KEY"},
+		{[]string{"points", "grant", "--key", key, "-x"}, 2, "unknown shorthand flag: 'x' in -x"},
+		{[]string{"price", "set", "-1"}, 2, `the price must be a whole number, 0 or more, not "-1"`},
+		{[]string{"price", "set", "x"}, 2, `the price must be a whole number, 0 or more, not "x"`},
+		{[]string{"price", "set"}, 2, "takes one argument, the price in points; got 0"},
+		{[]string{"price", "show", "3"}, 2, "parley admin price show takes no arguments"},
+		{[]string{"key", "create"}, 2, "parley admin key create needs --points N"},
+		{[]string{"key", "create", "--points", "-5"}, 2, `--points must be a whole number, 0 or more, not "-5"`},
+		{[]string{"key", "create", "--points", "many"}, 2, `--points must be a whole number, 0 or more, not "many"`},
+		{[]string{"key", "create", "--points"}, 2, "flag needs an argument: --points"},
+		{[]string{"key", "revoke"}, 2, "takes one argument, the key; got 0"},
+		{[]string{"balance"}, 2, "parley admin balance needs --key KEY"},
+		{[]string{"balance", "--key", ""}, 2, "parley admin balance needs --key KEY"},
+		{[]string{"balance", "--key", key, "extra"}, 2, "parley admin balance takes no arguments (give the key with --key KEY)"},
+		{[]string{"balance", "--key", key, "--points", "3"}, 2, "unknown flag: --points"},
+		{[]string{"ledger"}, 2, "parley admin ledger needs --key KEY"},
+		{[]string{"--bogus"}, 2, "unknown flag: --bogus"},
+		{[]string{}, 2, `"parley admin" needs a command: balance, key, ledger, points, price`},
+		{[]string{"key"}, 2, `"parley admin key" needs a command: create, revoke`},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate" for "parley admin"`},
+		{[]string{"key", "destroy"}, 2, `unknown command "destroy" for "parley admin key"`},
+		// Failures that are not the command line's.
+		{[]string{"balance", "--key", "pk_nope"}, 1, "no such key"},
+		{[]string{"points", "grant", "--key", "pk_nope", "5"}, 1, "no such key"},
+		{[]string{"key", "revoke", "pk_nope"}, 1, "no such key"},
+		{[]string{"ledger", "--key", "pk_nope"}, 1, "no such key"},
+	} {
+		args := append([]string{"admin", "--data", dir}, c.args...)
+		r := h.run(t, "", args...)
+		if r.Code != c.code || !strings.Contains(strings.SplitN(r.Stderr, "\n", 2)[0], c.msg) || r.Stdout != "" {
+			t.Errorf("%v: %s\nwant exit %d and %q on the first line", c.args, r, c.code, c.msg)
+			continue
+		}
+		assertOneLineError(t, c.args, r.Stderr)
+	}
+
+	// A key given where it does not belong is not repeated on the terminal.
+	r := h.run(t, "", "admin", "--data", dir, "balance", key)
+	if r.Code != 2 || strings.Contains(r.Stderr, key) {
+		t.Errorf("balance KEY: %s", r)
+	}
+
+	// Reading commands do not create a database where there is none.
+	absent := filepath.Join(h.dir, "absent")
+	for _, args := range [][]string{{"balance", "--key", key}, {"price", "show"}} {
+		r := h.run(t, "", append([]string{"admin", "--data", absent}, args...)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "there is no Parley database in "+absent+" (give --data DIR)") {
+			t.Errorf("%v without a database: %s", args, r)
+		}
+		assertOneLineError(t, args, r.Stderr)
+	}
+}
+
+func TestAdmin_HelpListsEveryCommand(t *testing.T) {
+	h := newHome(t)
+	r := h.run(t, "", "admin", "--help")
+	if r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("admin --help: %s", r)
+	}
+	for _, want := range []string{"key create --points N", "key revoke KEY", "points grant --key KEY N", "balance --key KEY",
+		"price set N", "price show", "ledger --key KEY", "--data directory", filepath.Join(h.dir, "data", "parley")} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("admin --help lacks %q:\n%s", want, r.Stdout)
+		}
+	}
+	for _, args := range [][]string{{"points", "grant", "--help"}, {"points", "grant", "-h", "--key", "k", "5"}} {
+		r := h.run(t, "", append([]string{"admin"}, args...)...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "grant --key KEY N") || !strings.Contains(r.Stdout, "--key KEY") || !strings.Contains(r.Stdout, "--data directory") {
+			t.Errorf("admin %v: %s", args, r)
+		}
+	}
+}
