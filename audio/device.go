@@ -5,13 +5,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/gen2brain/malgo"
 )
 
 // BackendEnv is the environment variable that picks the audio backend: "null", "pulse",
-// "alsa", or empty for miniaudio's own order.
+// "alsa", "jack", or empty for the default order.
 const BackendEnv = "PARLEY_AUDIO_BACKEND"
 
 // Backend names the audio system devices are opened through.
@@ -19,10 +21,11 @@ type Backend string
 
 // Backends that can be chosen.
 const (
-	BackendAuto  Backend = ""      // miniaudio's default order (PulseAudio, ALSA, ... on Linux)
+	BackendAuto  Backend = ""      // the first that answers: PulseAudio, then ALSA on Linux
 	BackendNull  Backend = "null"  // no hardware: capture delivers silence in real time
 	BackendPulse Backend = "pulse" // PulseAudio (or PipeWire's PulseAudio server)
 	BackendALSA  Backend = "alsa"
+	BackendJACK  Backend = "jack" // only when asked for: libjack is noisy where no JACK server runs
 )
 
 // nullBackend is miniaudio's null backend; malgo.BackendNull names the custom one (off by one).
@@ -35,18 +38,28 @@ func BackendFromEnv() Backend {
 	return b
 }
 
-// ParseBackend returns the backend a name means ("null", "pulse", "pulseaudio", "alsa", or ""
-// and "auto" for the default order); unknown names give BackendAuto and false.
+// ParseBackend returns the backend a name means ("null", "pulse", "pulseaudio", "alsa", "jack",
+// or "" and "auto" for the default order); unknown names give BackendAuto and false.
 func ParseBackend(name string) (Backend, bool) {
 	switch n := strings.ToLower(strings.TrimSpace(name)); n {
 	case "", "auto", "default":
 		return BackendAuto, true
 	case "pulseaudio":
 		return BackendPulse, true
-	case string(BackendNull), string(BackendPulse), string(BackendALSA):
+	case string(BackendNull), string(BackendPulse), string(BackendALSA), string(BackendJACK):
 		return Backend(n), true
 	}
 	return BackendAuto, false
+}
+
+// autoOrder is what BackendAuto tries, in order. On Linux it is miniaudio's own order without
+// JACK (and OSS): where no JACK server runs, libjack prints lines of its own on standard error.
+// Elsewhere it is miniaudio's order.
+func autoOrder() []Backend {
+	if runtime.GOOS == "linux" {
+		return []Backend{BackendPulse, BackendALSA}
+	}
+	return []Backend{BackendAuto}
 }
 
 func (b Backend) malgo() []malgo.Backend {
@@ -57,8 +70,10 @@ func (b Backend) malgo() []malgo.Backend {
 		return []malgo.Backend{malgo.BackendPulseaudio}
 	case BackendALSA:
 		return []malgo.Backend{malgo.BackendAlsa}
+	case BackendJACK:
+		return []malgo.Backend{malgo.BackendJack}
 	}
-	return nil
+	return nil // miniaudio's own order
 }
 
 func (b Backend) String() string {
@@ -68,17 +83,30 @@ func (b Backend) String() string {
 	return string(b)
 }
 
-// openContext initialises a miniaudio context on the backend.
+// openContexts maps each open miniaudio context to the backend it runs on, for listDevices.
+var openContexts sync.Map // *malgo.AllocatedContext → Backend
+
+// openContext initialises a miniaudio context on the backend; BackendAuto takes the first of
+// autoOrder that answers.
 func (b Backend) openContext() (*malgo.AllocatedContext, error) {
 	silenceALSA()
-	mctx, err := malgo.InitContext(b.malgo(), malgo.ContextConfig{}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the %s audio system did not answer (%v)", ErrNoDevice, b, err)
+	order := []Backend{b}
+	if b == BackendAuto {
+		order = autoOrder()
 	}
-	return mctx, nil
+	var err error
+	for _, try := range order {
+		var mctx *malgo.AllocatedContext
+		if mctx, err = malgo.InitContext(try.malgo(), malgo.ContextConfig{}, nil); err == nil {
+			openContexts.Store(mctx, try)
+			return mctx, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the %s audio system did not answer (%v)", ErrNoDevice, b, err)
 }
 
 func closeContext(mctx *malgo.AllocatedContext) {
+	openContexts.Delete(mctx)
 	_ = mctx.Uninit()
 	mctx.Free()
 }
@@ -145,6 +173,7 @@ func (b Backend) devices(ctx context.Context, kind malgo.DeviceType) ([]Device, 
 	return listDevices(mctx, kind)
 }
 
+// listDevices lists the devices of kind that a person can choose on the context's backend.
 func listDevices(mctx *malgo.AllocatedContext, kind malgo.DeviceType) ([]Device, error) {
 	infos, err := mctx.Devices(kind)
 	if err != nil {
@@ -154,7 +183,52 @@ func listDevices(mctx *malgo.AllocatedContext, kind malgo.DeviceType) ([]Device,
 	for _, in := range infos {
 		out = append(out, Device{ID: deviceID(in.ID), Name: in.Name(), Default: in.IsDefault != 0, raw: in.ID})
 	}
+	if b, _ := openContexts.Load(mctx); b == BackendALSA {
+		out = choosableALSA(out)
+	}
 	return out, nil
+}
+
+// choosableALSA keeps the ALSA devices a person would choose: the sound cards' devices (which
+// miniaudio lists as ":card,device") and "default". It drops the plugins ALSA lists beside them,
+// which are not devices: rate converters (lavrate, samplerate, speexrate), channel mixers
+// (upmix, vdownmix), speex, oss, jack, pulse (PulseAudio, when it runs, is listed by its own
+// backend) and null. When the cards are there but ALSA names no default, a "default" entry, the
+// device recording and playing use when none is given, is put first.
+func choosableALSA(devs []Device) []Device {
+	var out []Device
+	hasDefault := false
+	for _, d := range devs {
+		if !isALSADevice(d.ID) {
+			continue
+		}
+		if d.ID == "default" {
+			d.Default = true
+		}
+		hasDefault = hasDefault || d.Default
+		out = append(out, d)
+	}
+	if len(out) > 0 && !hasDefault {
+		def := Device{ID: "default", Name: "Default ALSA device", Default: true}
+		copy(def.raw[:], def.ID)
+		out = append([]Device{def}, out...)
+	}
+	return out
+}
+
+// isALSADevice reports whether an ALSA PCM name (as miniaudio lists it) names a sound card's
+// device, or the default device, rather than a plugin.
+func isALSADevice(id string) bool {
+	switch {
+	case id == "default", id == "sysdefault", strings.HasPrefix(id, ":"), strings.Contains(id, "CARD="):
+		return true
+	}
+	for _, p := range []string{"hw:", "plughw:", "sysdefault:", "default:"} {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchDevice finds the device a TakeOptions.Device string means: an exact ID, then an exact

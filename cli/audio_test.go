@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,5 +115,128 @@ func TestPlay_PlaysMP3AndDataURIAndRefusesMalformed(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "mp3") {
 			t.Errorf("play %s: %s; want exit 1 saying it is not a playable MP3", name, r)
 		}
+	}
+}
+
+// noSoundServer returns the environment of a machine with no sound card and no sound server,
+// the same on every machine: ALSA reads only a configuration whose default device is on a card
+// that is not there, beside a JACK plugin and a rate converter (plugins ALSA lists among its
+// PCMs); PulseAudio's socket and JACK's server do not exist.
+func noSoundServer(t *testing.T) []string {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "asound.conf")
+	err := os.WriteFile(conf, []byte(`pcm.!default { type hw card 99 }
+pcm.jack {
+	type jack
+	playback_ports { 0 system:playback_1 1 system:playback_2 }
+	capture_ports { 0 system:capture_1 1 system:capture_2 }
+	hint { show on description "JACK Audio Connection Kit" }
+}
+pcm.lavrate {
+	type rate
+	slave { pcm "default" rate 48000 }
+	converter "lavrate"
+	hint { show on description "Rate Converter Plugin Using Libav/FFmpeg Library" }
+}
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"ALSA_CONFIG_PATH=" + conf,
+		"PULSE_SERVER=unix:" + filepath.Join(t.TempDir(), "no-pulse"),
+		"JACK_NO_START_SERVER=1",
+		"JACK_DEFAULT_SERVER=parley-test-no-such-server",
+	}
+}
+
+// oneLine fails the test unless s is exactly one line of text.
+func oneLine(t *testing.T, what string, r result) {
+	t.Helper()
+	if s := strings.TrimSuffix(r.Stderr, "\n"); s == "" || strings.Contains(s, "\n") {
+		t.Errorf("%s: standard error holds %d lines, want one:\n%s", what, strings.Count(r.Stderr, "\n"), r.Stderr)
+	}
+}
+
+func TestPlay_NoSoundServerIsOneLine(t *testing.T) {
+	h := newHome(t, noSoundServer(t)...)
+	mp3, err := filepath.Abs("../media/testdata/hello.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := h.run(t, "", "play", mp3)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no audio output device") {
+		t.Errorf("play with no sound server: %s; want exit 1 saying there is no audio output", r)
+	}
+	oneLine(t, "play with no sound server", r)
+}
+
+func TestPlay_NotAudioFailsBeforeOpeningTheDevice(t *testing.T) {
+	// With PARLEY_AUDIO_DEBUG set, libasound and libjack print their diagnostics: opening the
+	// device here would add lines of theirs to parley's one.
+	h := newHome(t, append(noSoundServer(t), "PARLEY_AUDIO_DEBUG=1")...)
+	txt := filepath.Join(h.dir, "notaudio.txt")
+	if err := os.WriteFile(txt, []byte("These are notes, not audio.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := h.run(t, "", "play", txt)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "notaudio.txt is not a playable MP3") {
+		t.Errorf("play notaudio.txt: %s; want exit 1 saying it is not a playable MP3", r)
+	}
+	oneLine(t, "play notaudio.txt", r)
+}
+
+func TestDevices_NoSoundServerListsNoPlugins(t *testing.T) {
+	r := newHome(t, noSoundServer(t)...).run(t, "", "devices")
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "no audio devices found") {
+		t.Errorf("devices with no sound card or server: %s; want exit 1 saying no devices were found", r)
+	}
+	oneLine(t, "devices with no sound card or server", r)
+}
+
+// alsaPlugins are PCMs that Debian's libasound2-plugins and alsa.conf list beside devices.
+var alsaPlugins = []string{"null", "lavrate", "samplerate", "speexrate", "jack", "oss", "pulse", "speex", "upmix", "vdownmix"}
+
+func TestDevices_ListsDevicesAndMarksTheDefault(t *testing.T) {
+	testenv.RequireCommands(t, "pulseaudio")
+	p := testenv.StartPulse(t)
+	for _, backend := range []string{"pulse", "alsa"} {
+		t.Run(backend, func(t *testing.T) {
+			h := newHome(t, append(p.Env, "PARLEY_AUDIO_BACKEND="+backend)...)
+			r := h.run(t, "", "devices", "--json")
+			var got struct {
+				Backend         string
+				Inputs, Outputs []struct {
+					ID, Name string
+					Default  bool
+				}
+			}
+			if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &got) != nil {
+				t.Fatalf("devices --json: %s", r)
+			}
+			for kind, devs := range map[string][]struct {
+				ID, Name string
+				Default  bool
+			}{"inputs": got.Inputs, "outputs": got.Outputs} {
+				defaults := 0
+				for _, d := range devs {
+					for _, plugin := range alsaPlugins {
+						if backend == "alsa" && d.ID == plugin {
+							t.Errorf("%s lists the ALSA plugin %q (%s)", kind, d.ID, d.Name)
+						}
+					}
+					if d.Default {
+						defaults++
+					}
+				}
+				if len(devs) == 0 || defaults != 1 {
+					t.Errorf("%s: %d devices, %d marked default; want one default:\n%s", kind, len(devs), defaults, r.Stdout)
+				}
+			}
+			r = h.run(t, "", "devices")
+			if r.Code != 0 || strings.Count(r.Stdout, "\n* ") != 2 {
+				t.Errorf("devices: %s; want one input and one output marked with '*'", r)
+			}
+		})
 	}
 }

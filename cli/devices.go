@@ -27,13 +27,14 @@ func newDevicesCmd(g *globals) *cobra.Command {
 		Short: "List the audio inputs and outputs",
 		Long: `Lists the microphones (inputs) and speakers (outputs) of the audio system, marking the
 default ones with '*'. Give 'parley record --device' an input's ID or part of its name.
-PARLEY_AUDIO_BACKEND (pulse, alsa or null) picks the audio system; by default the first that
-answers is used.`,
+Only devices are listed, not the ALSA plugins (rate converters, mixers) listed beside them.
+PARLEY_AUDIO_BACKEND (pulse, alsa, jack or null) picks the audio system; by default the first
+that answers of PulseAudio and ALSA is used.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			backend, ok := audio.ParseBackend(g.getenv(audio.BackendEnv))
 			if !ok {
-				return usageErrorf("%s=%q is not an audio system: use pulse, alsa or null", audio.BackendEnv, g.getenv(audio.BackendEnv))
+				return usageErrorf("%s=%q is not an audio system: use pulse, alsa, jack or null", audio.BackendEnv, g.getenv(audio.BackendEnv))
 			}
 			inputs, err := backend.Inputs(cmd.Context())
 			if err != nil {

@@ -65,11 +65,12 @@ func playClip(ctx context.Context, data []byte, volume float64) (time.Duration, 
 		uri := string(data)
 		open = func() (io.Reader, error) { return playback.OpenDataURI(uri) }
 	}
+	// Say what is wrong with the input before touching the device: that is what the person can
+	// fix here, and a file that is not audio must not wait on, or stir up, the audio system.
+	if err := checkClip(ctx, open); err != nil {
+		return 0, err
+	}
 	if err := playback.OpenOutput(); err != nil {
-		// Say what is wrong with the input first: that is what the person can fix here.
-		if err := checkClip(ctx, open); err != nil {
-			return 0, err
-		}
 		return 0, err
 	}
 	r, err := open()
@@ -108,7 +109,8 @@ func playClip(ctx context.Context, data []byte, volume float64) (time.Duration, 
 	}
 }
 
-// checkClip decodes the clip without playing it and returns why it cannot be played, if it cannot.
+// checkClip decodes the start of the clip without playing it, up to its first audio, and returns
+// why it cannot be played, if it cannot. A clip damaged further on fails while it plays.
 func checkClip(ctx context.Context, open func() (io.Reader, error)) error {
 	r, err := open()
 	if err != nil {
@@ -116,6 +118,6 @@ func checkClip(ctx context.Context, open func() (io.Reader, error)) error {
 	}
 	s := playback.NewStream(ctx, r, playback.OutputFormat)
 	defer s.Close()
-	_, err = io.Copy(io.Discard, s)
+	_, err = s.Read(make([]byte, 1))
 	return err
 }

@@ -20,11 +20,11 @@ const (
 )
 
 // ErrNotAudio is returned for data that is not a container this package reads.
-var ErrNotAudio = errors.New("not an audio file this service can read (send WAV, WebM/Opus or Ogg/Opus)")
+var ErrNotAudio = errors.New("not an audio file this service can read (send WAV, WebM/Opus, Ogg/Opus, MP3 or FLAC)")
 
 // ErrUnsupported is returned for a recognised container holding a codec or layout this package
-// does not decode (WebM Vorbis, Ogg FLAC, MP3, FLAC, A-law WAV, ...).
-var ErrUnsupported = errors.New("audio format not supported (send WAV, WebM/Opus or Ogg/Opus)")
+// does not decode (WebM Vorbis, Ogg FLAC, A-law WAV, FLAC at 192 kHz, ...).
+var ErrUnsupported = errors.New("audio format not supported (send WAV, WebM/Opus, Ogg/Opus, MP3 or FLAC)")
 
 // String returns the short name ("wav", "webm", ...), "unknown" for FormatUnknown.
 func (f Format) String() string {
@@ -81,8 +81,8 @@ func Sniff(data []byte) Format {
 	return FormatUnknown
 }
 
-// Decode reads WAV, WebM/Opus or Ogg/Opus. MP3 and FLAC give ErrUnsupported, anything else
-// ErrNotAudio. WAV keeps its rate; Opus comes out at 16 kHz.
+// Decode reads WAV, WebM/Opus, Ogg/Opus, MP3 or FLAC; anything else is ErrNotAudio. WAV, MP3 and
+// FLAC keep their rate (MP3 comes out as stereo); Opus comes out at 16 kHz.
 func Decode(data []byte) (PCM, error) {
 	switch Sniff(data) {
 	case FormatWAV:
@@ -91,8 +91,10 @@ func Decode(data []byte) (PCM, error) {
 		return DecodeWebMOpus(data)
 	case FormatOgg:
 		return DecodeOggOpus(data)
-	case FormatMP3, FormatFLAC:
-		return PCM{}, ErrUnsupported
+	case FormatMP3:
+		return DecodeMP3(data)
+	case FormatFLAC:
+		return DecodeFLAC(data)
 	}
 	return PCM{}, ErrNotAudio
 }

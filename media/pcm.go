@@ -1,6 +1,7 @@
 // Package media reads, converts and writes audio without touching any device: WAV, WebM/Opus
-// and Ogg/Opus, channel mixing and resampling. Every parser here reads outside data and is
-// written to fail with an error, never a panic, and never to allocate from an untrusted size.
+// and Ogg/Opus (MP3 and FLAC are read too), channel mixing and resampling. Every parser here
+// reads outside data and is written to fail with an error, never a panic, and never to allocate
+// from an untrusted size; the third-party MP3 and FLAC decoders run under recover.
 package media
 
 import (

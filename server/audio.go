@@ -47,7 +47,7 @@ func decodeTranscribe(f fields) (audioInput, *apiError) {
 		}
 		if mt != "" && !audioMIME(mt) {
 			return in, errorf(http.StatusUnsupportedMediaType, codeUnsupportedAudio,
-				"The data URI says %q, which is not audio; send WebM/Opus, Ogg/Opus or WAV.", truncate(mt, 64))
+				"The data URI says %q, which is not audio; send WebM/Opus, Ogg/Opus, WAV, MP3 or FLAC.", truncate(mt, 64))
 		}
 		in.MIME = mt
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/media"
 	"parley/server/speech"
 	"parley/server/store"
 )
@@ -141,9 +142,12 @@ func (s *Server) speechError(r *http.Request, op string, err error) *apiError {
 		s.log.Warn("speech engine missing", "op", op, "err", err)
 		return errorf(http.StatusServiceUnavailable, codeEngineMissing,
 			"The speech engine is not installed: %s.", missing.Error())
+	case errors.Is(err, media.ErrTooLong):
+		return errorf(http.StatusRequestEntityTooLarge, codeAudioTooLarge,
+			"The audio is longer than %d minutes, the most the service transcribes at once.", int(media.MaxDuration/time.Minute))
 	case errors.Is(err, speech.ErrNotAudio):
 		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedAudio,
-			"The audio could not be read; send WebM/Opus, Ogg/Opus or WAV.")
+			"The audio could not be read; send WebM/Opus, Ogg/Opus, WAV, MP3 or FLAC.")
 	case errors.Is(err, speech.ErrEmptyText), errors.Is(err, speech.ErrTextTooLong):
 		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The text cannot be spoken: %v.", err)
 	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):

@@ -118,11 +118,12 @@ func TestPocketSphinx_Silence(t *testing.T) {
 func TestPocketSphinx_NotAudio(t *testing.T) {
 	random := make([]byte, 4096)
 	rand.Read(random)
+	random[0] = 0 // not an MPEG frame sync, which the decoder would hunt past
 	cases := map[string][]byte{
 		"json":       []byte(`{"audio":"data:audio/webm;base64,AAAA"}`),
 		"random":     random,
 		"empty":      nil,
-		"mp3":        append([]byte("ID3\x04\x00\x00\x00\x00\x00\x00"), random[:100]...),
+		"broken mp3": []byte("ID3\x04\x00\x00\x00\x00\x00\x00this is a tag and no MPEG audio"),
 		"broken wav": []byte("RIFF\x24\x00\x00\x00WAVEfmt \x10\x00"),
 	}
 	stt := NewPocketSphinx(PocketSphinxOptions{Binary: "/nonexistent/pocketsphinx_continuous"})
@@ -134,11 +135,7 @@ func TestPocketSphinx_NotAudio(t *testing.T) {
 			}
 		})
 	}
-	_, err := stt.Transcribe(t.Context(), cases["mp3"], "")
-	if !errors.Is(err, media.ErrUnsupported) {
-		t.Errorf("mp3: err = %v, want it to wrap media.ErrUnsupported too", err)
-	}
-	_, err = stt.Transcribe(t.Context(), cases["json"], "")
+	_, err := stt.Transcribe(t.Context(), cases["json"], "")
 	if !errors.Is(err, media.ErrNotAudio) {
 		t.Errorf("json: err = %v, want it to wrap media.ErrNotAudio too", err)
 	}
