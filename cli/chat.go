@@ -111,8 +111,12 @@ MESSAGE may be '-' to read the message from standard input. Each successful call
 			if err != nil {
 				return err
 			}
+			convID, err := conversationArg(conv)
+			if err != nil {
+				return err
+			}
 			res, err := c.SendMessage(cmd.Context(), client.SendMessageRequest{
-				ConversationID: conv, Message: text,
+				ConversationID: convID, Message: text,
 				Persona: cfg.Persona, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens,
 			})
 			if err != nil {
@@ -122,7 +126,7 @@ MESSAGE may be '-' to read the message from standard input. Each successful call
 				return writeJSON(g.stdout, res)
 			}
 			fmt.Fprintln(g.stdout, res.Reply)
-			note := "conversation " + res.ConversationID
+			note := "conversation " + res.ConversationID.String()
 			if res.PointsCharged != nil {
 				note += fmt.Sprintf(", charged %d", *res.PointsCharged)
 			}

@@ -180,16 +180,21 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 		t.Errorf("body %v, want %v (only the settings given)", req.Body, want)
 	}
 
-	// A follow-up passes the ID back in the form the service gave (a number), with --json before the command.
+	// A follow-up passes the ID back in the form the service gives (a number): a new process learns
+	// it from the conversation list (a free GET) before the charged POST. --json goes before the command.
+	f.on("GET /v1/chat/conversations", 200, `{"data":{"conversations":[{"conversationId":12345}]}}`)
 	r = h.run(t, "", "--json", "chat", "-c", "12345", "--temperature", "0", "Again")
 	if r.Code != 0 {
 		t.Fatalf("chat -c: %s", r)
 	}
 	var out map[string]any
-	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out["conversation_id"] != "12345" || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out["conversation_id"] != 12345.0 || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
 		t.Errorf("chat --json printed %q (%v)", r.Stdout, err)
 	}
-	body := f.requests()[1].Body
+	if reqs := f.requests(); len(reqs) != 3 || reqs[1].Method != "GET" || reqs[2].Method != "POST" {
+		t.Fatalf("requests %+v, want the first POST, one GET of the list, one POST", reqs)
+	}
+	body := f.requests()[2].Body
 	if body["conversation_id"] != 12345.0 || body["temperature"] != 0.0 {
 		t.Errorf("follow-up body %v: want conversation_id 12345 as a number and temperature 0 sent", body)
 	}
@@ -219,7 +224,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 
 	r := h.run(t, "", "conversations", "--json")
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != "7" || list[0]["title"] != "Trip plans" || list[0]["updated_at"] == nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != 7.0 || list[0]["title"] != "Trip plans" || list[0]["updated_at"] == nil {
 		t.Fatalf("conversations --json: %s (%v)", r, err)
 	}
 	r = h.run(t, "", "conversations")

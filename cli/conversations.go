@@ -97,7 +97,11 @@ func newHistoryCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h, err := c.History(cmd.Context(), client.HistoryRequest{ConversationID: args[0]})
+			id, err := conversationArg(args[0])
+			if err != nil {
+				return err
+			}
+			h, err := c.History(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -136,15 +140,19 @@ func newConfigCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			id, err := conversationArg(args[0])
+			if err != nil {
+				return err
+			}
 			var saved client.Config
 			if cfg.IsZero() {
-				h, err := c.History(cmd.Context(), client.HistoryRequest{ConversationID: args[0]})
+				h, err := c.History(cmd.Context(), id)
 				if err != nil {
 					return err
 				}
 				saved = h.Config
 			} else {
-				res, err := c.SaveConfig(cmd.Context(), client.SaveConfigRequest{ConversationID: args[0], Config: cfg})
+				res, err := c.SaveConfig(cmd.Context(), id, cfg)
 				if err != nil {
 					return err
 				}
@@ -172,7 +180,11 @@ func newDeleteCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := c.DeleteConversation(cmd.Context(), client.DeleteRequest{ConversationID: args[0]}); err != nil {
+			id, err := conversationArg(args[0])
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteConversation(cmd.Context(), id); err != nil {
 				return err
 			}
 			if g.json {
@@ -195,6 +207,18 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// conversationArg reads a conversation ID given on the command line; "" gives the zero ID.
+func conversationArg(s string) (client.ConversationID, error) {
+	if s == "" {
+		return client.ConversationID{}, nil
+	}
+	id, err := client.ParseConversationID(s)
+	if err != nil {
+		return id, usageErrorf("%v", err)
+	}
+	return id, nil
 }
 
 // printConfig prints the settings one per line, "(not set)" where the service default applies.

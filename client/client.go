@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -32,10 +31,8 @@ const DefaultTimeout = 120 * time.Second
 // DefaultMaxRetries is how often a retryable call is retried when Options.MaxRetries is zero.
 const DefaultMaxRetries = 2
 
-// ConnectTimeout bounds dialing and the TLS handshake.
-const ConnectTimeout = 10 * time.Second
-
 const (
+	connectTimeout   = 10 * time.Second // bounds dialing and the TLS handshake
 	defaultUserAgent = "parley-client/1"
 	maxRetryAfter    = 30 * time.Second // a longer Retry-After is returned to the caller instead of waited
 )
@@ -74,8 +71,8 @@ type Client struct {
 	backoffMax  time.Duration
 	sleep       func(ctx context.Context, d time.Duration) error
 
-	ids  sync.Map // conversation ID → true when the service gave it as a JSON number
-	nIDs atomic.Int64
+	idForm        atomic.Uint32 // the idForm of the service's conversation IDs, once one has been seen
+	listedForForm atomic.Bool   // the list was read once to learn idForm
 }
 
 // New checks opts and returns a Client; it sends no request.
@@ -197,8 +194,8 @@ func httpClients(given *http.Client) (pooled, chat *http.Client) {
 
 func newTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = ConnectTimeout
+	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = connectTimeout
 	t.MaxIdleConnsPerHost = 4
 	return t
 }
@@ -231,8 +228,10 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
-	doc    any  // the parsed JSON body
-	isJSON bool // whether body parsed as JSON
+	isJSON bool // whether body is one JSON value
+
+	top     map[string]json.RawMessage // the members of an object body; nil for any other body
+	payload []byte                     // what the JSON body carries: the data of an envelope, else the body
 }
 
 // decodeError reports a required field missing from this response.
@@ -482,10 +481,10 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 	}
 	res := &response{status: resp.StatusCode, header: resp.Header, body: body}
 	if len(body) > 0 && isJSONish(resp.Header.Get("Content-Type"), body) {
-		res.doc, res.isJSON = parseJSON(body)
+		res.top, res.payload, res.isJSON = parseAnswer(body)
 	}
 	if res.isJSON {
-		if code, msg, failed := envelopeFailure(res.doc); failed {
+		if code, msg, failed := envelopeFailure(res.top); failed {
 			if msg == "" {
 				msg = "the service reported a failure"
 			}
@@ -588,43 +587,12 @@ func redirectHost(resp *http.Response) string {
 }
 
 // pathID escapes a conversation ID for use in a path, refusing an empty one.
-func pathID(method, route, id string) (string, error) {
-	id = strings.TrimSpace(id)
-	if id == "" {
+func pathID(method, route string, id ConversationID) (string, error) {
+	text := strings.TrimSpace(id.String())
+	if text == "" {
 		return "", fmt.Errorf("%s %s: no conversation ID given", method, route)
 	}
-	return url.PathEscape(id), nil
-}
-
-// rememberID records the JSON form in which the service gave a conversation ID.
-func (c *Client) rememberID(id string, numeric bool) {
-	if id == "" {
-		return
-	}
-	if _, loaded := c.ids.Load(id); loaded {
-		c.ids.Store(id, numeric)
-		return
-	}
-	if c.nIDs.Add(1) > 100_000 {
-		return // a bound on memory; unknown IDs fall back to the guess below
-	}
-	c.ids.Store(id, numeric)
-}
-
-// idJSON returns a conversation ID in the JSON form the service gave it in: a number stays a number.
-// An ID this client has not seen (say, from a previous run) is sent as a number when it is a plain
-// decimal integer that JSON numbers hold exactly, and as a string otherwise.
-func (c *Client) idJSON(id string) any {
-	if v, ok := c.ids.Load(id); ok {
-		if v.(bool) && json.Valid([]byte(id)) {
-			return json.Number(id)
-		}
-		return id
-	}
-	if isDigits(id) && (id == "0" || id[0] != '0') && len(id) <= 15 {
-		return json.Number(id)
-	}
-	return id
+	return url.PathEscape(text), nil
 }
 
 // String describes the client by its base URL; the key is never printed.

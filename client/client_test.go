@@ -317,16 +317,15 @@ func TestRetries(t *testing.T) {
 			return err
 		}},
 		{"history", func(c *Client, ctx context.Context) error {
-			_, err := c.History(ctx, HistoryRequest{ConversationID: "1"})
+			_, err := c.History(ctx, strID("1"))
 			return err
 		}},
 		{"save config", func(c *Client, ctx context.Context) error {
-			_, err := c.SaveConfig(ctx, SaveConfigRequest{ConversationID: "1", Config: Config{MaxTokens: ptr(3)}})
+			_, err := c.SaveConfig(ctx, strID("1"), Config{MaxTokens: ptr(3)})
 			return err
 		}},
 		{"delete", func(c *Client, ctx context.Context) error {
-			_, err := c.DeleteConversation(ctx, DeleteRequest{ConversationID: "1"})
-			return err
+			return c.DeleteConversation(ctx, strID("1"))
 		}},
 		{"transcribe", func(c *Client, ctx context.Context) error {
 			_, err := c.Transcribe(ctx, TranscribeRequest{Audio: []byte("abc"), MIMEType: "audio/webm"})
@@ -682,7 +681,7 @@ func TestCanaryKeyNeverLeaks(t *testing.T) {
 	errs = append(errs, err)
 	_, err = c.Transcribe(ctx, TranscribeRequest{Audio: []byte{1}})
 	errs = append(errs, err)
-	_, err = c.History(ctx, HistoryRequest{ConversationID: "1"})
+	_, err = c.History(ctx, strID("1"))
 	errs = append(errs, err)
 	for i, err := range errs {
 		if err == nil {
@@ -874,8 +873,8 @@ func TestTransportDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	pooled, chat := c.hc.Transport.(*http.Transport), c.chatHC.Transport.(*http.Transport)
-	if pooled.TLSHandshakeTimeout != ConnectTimeout || chat.TLSHandshakeTimeout != ConnectTimeout {
-		t.Errorf("TLS handshake timeouts %v, %v, want %v", pooled.TLSHandshakeTimeout, chat.TLSHandshakeTimeout, ConnectTimeout)
+	if pooled.TLSHandshakeTimeout != connectTimeout || chat.TLSHandshakeTimeout != connectTimeout {
+		t.Errorf("TLS handshake timeouts %v, %v, want %v", pooled.TLSHandshakeTimeout, chat.TLSHandshakeTimeout, connectTimeout)
 	}
 	if pooled.DisableKeepAlives || !chat.DisableKeepAlives {
 		t.Error("want pooled connections for most calls and none for chat")

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -50,7 +51,7 @@ type ListConversationsRequest struct {
 // Conversation is one item of the conversation list; fields the service did not give are zero.
 type Conversation struct {
 	// ID identifies the conversation.
-	ID string `json:"id"`
+	ID ConversationID `json:"id"`
 	// Title is the conversation's title, name, preview or summary, if any.
 	Title string `json:"title,omitempty"`
 	// CreatedAt is when the conversation was created; zero when unknown.
@@ -69,54 +70,158 @@ type ConversationList struct {
 	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// HistoryRequest names the conversation whose history is read.
-type HistoryRequest struct {
-	// ConversationID is required.
-	ConversationID string
-}
-
 // History is a conversation's settings and messages.
 type History struct {
 	// ConversationID is the conversation that was read.
-	ConversationID string `json:"conversation_id"`
+	ConversationID ConversationID `json:"conversation_id"`
 	// Config holds the saved settings.
 	Config Config `json:"config"`
 	// Messages are in the service's order (normally oldest first).
 	Messages []Message `json:"messages"`
 }
 
-// SaveConfigRequest saves settings; only the non-nil fields of Config are sent.
-type SaveConfigRequest struct {
-	// ConversationID is required.
-	ConversationID string
-	// Config holds the fields to change.
-	Config Config
+// wireMessage is a message as services write it. The reference service writes
+// {"id", "role", "content", "created_at"}; "text" for "content", content parts
+// [{"type": "text", "text": …}] and "createdAt" are variants.
+type wireMessage struct {
+	ID             jsonID         `json:"id"`
+	Role           jsonString     `json:"role"`
+	Content        messageContent `json:"content"`
+	Text           jsonString     `json:"text"`
+	CreatedAt      jsonTime       `json:"created_at"`
+	CreatedAtCamel jsonTime       `json:"createdAt"`
 }
 
-// DeleteRequest names the conversation to delete.
-type DeleteRequest struct {
-	// ConversationID is required.
-	ConversationID string
+// isUser reports whether the message is the user's.
+func (m *wireMessage) isUser() bool { return m.Role.s == "user" }
+
+// content returns the message's text.
+func (m *wireMessage) content() (string, bool) {
+	if m.Content.ok {
+		return m.Content.s, true
+	}
+	return m.Text.get()
 }
 
-// DeleteResult confirms a deletion.
-type DeleteResult struct {
-	// ConversationID is the conversation that was deleted.
-	ConversationID string `json:"conversation_id"`
+// message converts the wire form.
+func (m *wireMessage) message() Message {
+	text, _ := m.content()
+	return Message{ID: m.ID.s, Role: m.Role.s, Content: text, CreatedAt: firstTime(m.CreatedAt, m.CreatedAtCamel)}
 }
 
-// Names under which services put conversation lists and their parts.
-var (
-	listKeys     = []string{"conversations", "items", "list", "data", "results", "records", "rows"}
-	itemIDKeys   = []string{"id", "conversation_id", "conversationId", "conversationID", "uuid"}
-	titleKeys    = []string{"title", "name", "preview", "summary", "topic", "subject", "last_message", "lastMessage"}
-	createdKeys  = []string{"created_at", "createdAt", "created", "create_time", "createTime", "inserted_at", "timestamp", "time"}
-	updatedKeys  = []string{"updated_at", "updatedAt", "updated", "update_time", "updateTime", "last_message_at", "lastMessageAt", "modified_at", "modifiedAt", "last_active_at", "last_activity"}
-	countKeys    = []string{"message_count", "messageCount", "messages_count", "messagesCount", "num_messages", "n_messages"}
-	cursorKeys   = []string{"next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next_page", "cursor", "next"}
-	messagesKeys = []string{"messages", "history", "items", "list", "records"}
-	configKeys   = []string{"config", "settings", "configuration", "conversation_config", "params", "parameters"}
-)
+// messageContent is a message's text: a string, or the text parts of a list of content parts.
+type messageContent struct {
+	s  string
+	ok bool
+}
+
+// UnmarshalJSON reads a string, or joins the "text" of [{"type": "text", "text": …}] parts.
+func (c *messageContent) UnmarshalJSON(b []byte) error {
+	switch firstByte(b) {
+	case '"':
+		c.ok = json.Unmarshal(b, &c.s) == nil
+	case '[':
+		var parts []struct {
+			Text jsonString `json:"text"`
+		}
+		var te *json.UnmarshalTypeError
+		if err := json.Unmarshal(b, &parts); err != nil && !errors.As(err, &te) {
+			return nil
+		}
+		for _, p := range parts {
+			if s, ok := p.Text.get(); ok {
+				c.s += s
+				c.ok = true
+			}
+		}
+	}
+	return nil
+}
+
+// configWire is a config as services write it. The reference service writes persona,
+// temperature, top_p and max_tokens; system_prompt, topP, maxTokens and numbers in strings are variants.
+type configWire struct {
+	Persona        jsonString `json:"persona"`
+	SystemPrompt   jsonString `json:"system_prompt"`
+	Temperature    jsonFloat  `json:"temperature"`
+	TopP           jsonFloat  `json:"top_p"`
+	TopPCamel      jsonFloat  `json:"topP"`
+	MaxTokens      jsonInt    `json:"max_tokens"`
+	MaxTokensCamel jsonInt    `json:"maxTokens"`
+}
+
+// configObject is a config given as a JSON object; any other value counts as absent.
+type configObject struct {
+	w  configWire
+	ok bool
+}
+
+// UnmarshalJSON reads an object and ignores any other value.
+func (o *configObject) UnmarshalJSON(b []byte) error {
+	o.ok = decodeObject(b, &o.w)
+	return nil
+}
+
+// config converts the wire form; absent, null or unreadable fields stay nil.
+func (w *configWire) config() Config {
+	var cfg Config
+	for _, f := range []jsonString{w.Persona, w.SystemPrompt} {
+		if s, ok := f.get(); ok {
+			cfg.Persona = &s
+			break
+		}
+	}
+	if w.Temperature.ok {
+		cfg.Temperature = &w.Temperature.f
+	}
+	for _, f := range []jsonFloat{w.TopP, w.TopPCamel} {
+		if f.ok {
+			cfg.TopP = &f.f
+			break
+		}
+	}
+	for _, f := range []jsonInt{w.MaxTokens, w.MaxTokensCamel} {
+		if f.ok && f.n >= -1<<31 && f.n < 1<<31 {
+			n := int(f.n)
+			cfg.MaxTokens = &n
+			break
+		}
+	}
+	return cfg
+}
+
+// conversationItem is an item of the conversation list. The reference service writes
+// {"id", "title", "created_at", "updated_at", "message_count"}; the other fields are variants.
+type conversationItem struct {
+	ConversationID      jsonConvID        `json:"conversation_id"`
+	ConversationIDCamel jsonConvID        `json:"conversationId"`
+	ID                  jsonConvID        `json:"id"`
+	Title               jsonString        `json:"title"`
+	Name                jsonString        `json:"name"`
+	Preview             jsonString        `json:"preview"`
+	Summary             jsonString        `json:"summary"`
+	LastMessage         chatMessage       `json:"last_message"`
+	CreatedAt           jsonTime          `json:"created_at"`
+	CreatedAtCamel      jsonTime          `json:"createdAt"`
+	CreateTime          jsonTime          `json:"create_time"`
+	UpdatedAt           jsonTime          `json:"updated_at"`
+	UpdatedAtCamel      jsonTime          `json:"updatedAt"`
+	UpdateTime          jsonTime          `json:"update_time"`
+	MessageCount        jsonInt           `json:"message_count"`
+	MessageCountCamel   jsonInt           `json:"messageCount"`
+	Messages            []json.RawMessage `json:"messages"`
+}
+
+// listAnswer is the payload of a conversation list: the reference service's
+// {"conversations": [...], "next_cursor": …}, or the variants "items" and "list"; a bare array
+// is read as the items. A null list is an empty one.
+type listAnswer struct {
+	Conversations json.RawMessage `json:"conversations"`
+	Items         json.RawMessage `json:"items"`
+	List          json.RawMessage `json:"list"`
+	pageCursor
+	Pagination pageCursor `json:"pagination"`
+}
 
 // ListConversations returns a page of the caller's conversations (GET /v1/chat/conversations).
 func (c *Client) ListConversations(ctx context.Context, req ListConversationsRequest) (*ConversationList, error) {
@@ -141,92 +246,113 @@ func (c *Client) ListConversations(ctx context.Context, req ListConversationsReq
 }
 
 func (c *Client) decodeConversationList(res *response) (*ConversationList, error) {
-	var items []any
-	ls := layersOf(res.doc)
-	switch p := payloadOf(res.doc).(type) {
-	case []any:
-		items = p
-	default:
-		found := false
-		for _, o := range ls {
-			if items, found = lookupArray([]object{o}, listKeys...); found {
-				break
-			}
-			// {data: {conversations: {items: [...]}}} and the like.
-			if inner, ok := lookupObject([]object{o}, "conversations", "page", "result"); ok {
-				if items, found = lookupArray([]object{inner}, listKeys...); found {
-					ls = append([]object{inner}, ls...)
-					break
-				}
-			}
+	var items []json.RawMessage
+	out := &ConversationList{}
+	switch firstByte(res.payload) {
+	case '[':
+		if json.Unmarshal(res.payload, &items) != nil {
+			return nil, c.decodeError(res, "conversations")
 		}
-		if !found {
-			if !hasNull(ls, listKeys...) { // an explicit null list means no conversations
+	case '{':
+		var a listAnswer
+		decodeObject(res.payload, &a)
+		list := firstPresent(a.Conversations, a.Items, a.List)
+		switch firstByte(list) {
+		case '[':
+			if json.Unmarshal(list, &items) != nil {
 				return nil, c.decodeError(res, "conversations")
 			}
+		case 'n': // null: no conversations
+		default:
+			return nil, c.decodeError(res, "conversations")
 		}
+		out.NextCursor = firstText(a.cursor(), a.Pagination.cursor())
+	default:
+		return nil, c.decodeError(res, "conversations")
 	}
-	out := &ConversationList{Conversations: make([]Conversation, 0, len(items))}
-	for i, it := range items {
-		o, ok := it.(object)
+	if out.NextCursor == "" && res.top != nil {
+		// {"data": [...], "next_cursor": …}: the cursor beside the list, on the envelope.
+		var env listAnswer
+		decodeObject(res.body, &env)
+		out.NextCursor = firstText(env.cursor(), env.Pagination.cursor())
+	}
+	out.Conversations = make([]Conversation, 0, len(items))
+	for i, raw := range items {
+		conv, ok := decodeConversation(raw)
 		if !ok {
-			// A bare list of IDs is a list too.
-			if id, numeric, ok := idOf(it); ok {
-				c.rememberID(id, numeric)
-				out.Conversations = append(out.Conversations, Conversation{ID: id})
-				continue
+			field := fmt.Sprintf("conversations[%d]", i)
+			if firstByte(raw) == '{' {
+				field += ".id"
 			}
-			return nil, c.decodeError(res, fmt.Sprintf("conversations[%d]", i))
+			return nil, c.decodeError(res, field)
 		}
-		item := []object{o}
-		id, numeric, ok := lookupID(item, itemIDKeys...)
-		if !ok {
-			return nil, c.decodeError(res, fmt.Sprintf("conversations[%d].id", i))
-		}
-		c.rememberID(id, numeric)
-		conv := Conversation{ID: id, CreatedAt: timeOf(item, createdKeys...), UpdatedAt: timeOf(item, updatedKeys...)}
-		for _, k := range titleKeys {
-			switch v := o[k].(type) {
-			case string:
-				conv.Title = cleanMessage(v)
-			case object: // a last_message object
-				if s, ok := lookupString([]object{v}, "content", "text"); ok {
-					conv.Title = cleanMessage(s)
-				}
-			}
-			if conv.Title != "" {
-				break
-			}
-		}
-		if v, ok := lookup(item, countKeys...); ok {
-			if n, ok := int64Of(v); ok && n >= 0 && n < 1<<31 {
-				conv.MessageCount = int(n)
-			}
-		} else if msgs, ok := o["messages"].([]any); ok {
-			conv.MessageCount = len(msgs)
-		}
+		c.learnIDForm(conv.ID)
 		out.Conversations = append(out.Conversations, conv)
-	}
-	if v, ok := lookup(ls, cursorKeys...); ok {
-		if s, _, ok := idOf(v); ok {
-			out.NextCursor = s
-		}
-	}
-	if o, ok := lookupObject(ls, "pagination", "paging", "page_info", "pageInfo", "meta"); ok {
-		if v, ok := lookup([]object{o}, cursorKeys...); ok && out.NextCursor == "" {
-			out.NextCursor, _, _ = idOf(v)
-		}
 	}
 	return out, nil
 }
 
+// decodeConversation reads a list item: an object, or a bare ID.
+func decodeConversation(raw json.RawMessage) (Conversation, bool) {
+	var it conversationItem
+	if !decodeObject(raw, &it) {
+		var id jsonConvID
+		_ = id.UnmarshalJSON(raw)
+		return Conversation{ID: id.id}, !id.id.IsZero()
+	}
+	conv := Conversation{
+		ID:        firstID(it.ConversationID, it.ConversationIDCamel, it.ID),
+		CreatedAt: firstTime(it.CreatedAt, it.CreatedAtCamel, it.CreateTime),
+		UpdatedAt: firstTime(it.UpdatedAt, it.UpdatedAtCamel, it.UpdateTime),
+	}
+	if conv.ID.IsZero() {
+		return conv, false
+	}
+	for _, f := range []jsonString{it.Title, it.Name, it.Preview, it.Summary} {
+		if s, ok := f.get(); ok && s != "" {
+			conv.Title = cleanMessage(s)
+			break
+		}
+	}
+	if conv.Title == "" { // the last message, given as its text or as a message of either role
+		if s, ok := it.LastMessage.text.get(); ok {
+			conv.Title = cleanMessage(s)
+		} else if s, ok := it.LastMessage.content(); ok {
+			conv.Title = cleanMessage(s)
+		}
+	}
+	switch n := firstInt(it.MessageCount, it.MessageCountCamel); {
+	case n != nil && *n >= 0 && *n < 1<<31:
+		conv.MessageCount = int(*n)
+	case n == nil && it.Messages != nil:
+		conv.MessageCount = len(it.Messages)
+	}
+	return conv, true
+}
+
+// historyAnswer is the payload of a message history: the spec's {"config", "messages"}, to
+// which the reference service adds "id" and "title". "settings" for "config", a config on a
+// "conversation" object, and a bare array of messages are variants.
+type historyAnswer struct {
+	ID             jsonConvID      `json:"id"`
+	ConversationID jsonConvID      `json:"conversation_id"`
+	Config         configObject    `json:"config"`
+	Settings       configObject    `json:"settings"`
+	Messages       json.RawMessage `json:"messages"`
+	Conversation   struct {
+		ID       jsonConvID   `json:"id"`
+		Config   configObject `json:"config"`
+		Settings configObject `json:"settings"`
+	} `json:"conversation"`
+}
+
 // History returns a conversation's settings and messages (GET /v1/chat/conversations/{id}/messages).
-func (c *Client) History(ctx context.Context, req HistoryRequest) (*History, error) {
-	id, err := pathID(http.MethodGet, "/v1/chat/conversations/{id}/messages", req.ConversationID)
+func (c *Client) History(ctx context.Context, id ConversationID) (*History, error) {
+	p, err := pathID(http.MethodGet, "/v1/chat/conversations/{id}/messages", id)
 	if err != nil {
 		return nil, err
 	}
-	r := &request{method: http.MethodGet, path: "/v1/chat/conversations/" + id + "/messages", retry: true}
+	r := &request{method: http.MethodGet, path: "/v1/chat/conversations/" + p + "/messages", retry: true}
 	res, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -234,155 +360,132 @@ func (c *Client) History(ctx context.Context, req HistoryRequest) (*History, err
 	if !res.isJSON {
 		return nil, c.decodeError(res, "messages")
 	}
-	return c.decodeHistory(res, req.ConversationID)
+	return c.decodeHistory(res, id)
 }
 
-func (c *Client) decodeHistory(res *response, convID string) (*History, error) {
-	out := &History{ConversationID: convID, Messages: []Message{}}
-	var msgs []any
-	ls := layersOf(res.doc)
-	if conv, ok := lookupObject(ls, "conversation"); ok { // settings kept on a conversation object
-		ls = append(ls, conv)
-	}
-	switch p := payloadOf(res.doc).(type) {
-	case []any:
-		msgs = p
-	default:
-		var found, hasConfig bool
-		msgs, found = lookupArray(ls, messagesKeys...)
-		found = found || hasNull(ls, "messages") // present but null: no messages yet
-		if cfg, ok := lookupObject(ls, configKeys...); ok {
-			out.Config = decodeConfig(cfg)
-			hasConfig = true
-		}
-		if !found && !hasConfig {
+func (c *Client) decodeHistory(res *response, asked ConversationID) (*History, error) {
+	out := &History{ConversationID: asked, Messages: []Message{}}
+	var msgs []json.RawMessage
+	switch firstByte(res.payload) {
+	case '[':
+		if json.Unmarshal(res.payload, &msgs) != nil {
 			return nil, c.decodeError(res, "messages")
 		}
+	case '{':
+		var a historyAnswer
+		decodeObject(res.payload, &a)
+		cfg := firstConfig(a.Config, a.Settings, a.Conversation.Config, a.Conversation.Settings)
+		if cfg != nil {
+			out.Config = cfg.config()
+		}
+		switch firstByte(a.Messages) {
+		case '[':
+			if json.Unmarshal(a.Messages, &msgs) != nil {
+				return nil, c.decodeError(res, "messages")
+			}
+		case 'n': // null: no messages yet
+		default:
+			if cfg == nil {
+				return nil, c.decodeError(res, "messages")
+			}
+		}
+		// The answer may name the conversation; only its form is taken from it.
+		if id := firstID(a.ConversationID, a.Conversation.ID, a.ID); id.String() == asked.String() {
+			out.ConversationID = id
+			c.learnIDForm(id)
+		}
+	default:
+		return nil, c.decodeError(res, "messages")
 	}
-	for i, m := range msgs {
-		o, ok := m.(object)
-		if !ok {
+	for i, raw := range msgs {
+		var m wireMessage
+		if !decodeObject(raw, &m) {
 			return nil, c.decodeError(res, fmt.Sprintf("messages[%d]", i))
 		}
-		out.Messages = append(out.Messages, decodeMessage(o))
+		out.Messages = append(out.Messages, m.message())
 	}
 	return out, nil
 }
 
-func decodeMessage(o object) Message {
-	item := []object{o}
-	var m Message
-	m.ID, _, _ = lookupID(item, "id", "message_id", "messageId", "uuid")
-	m.Role, _ = lookupString(item, "role", "sender", "author", "from", "type")
-	if s, ok := lookupString(item, "content", "text", "message", "body"); ok {
-		m.Content = s
-	} else if parts, ok := o["content"].([]any); ok {
-		// [{type: "text", text: "..."}] content parts.
-		for _, p := range parts {
-			if po, ok := p.(object); ok {
-				if s, ok := po["text"].(string); ok {
-					m.Content += s
-				}
-			}
-		}
-	}
-	m.CreatedAt = timeOf(item, createdKeys...)
-	return m
-}
-
-// decodeConfig reads the Config fields from an object; absent, null or unreadable fields stay nil.
-func decodeConfig(o object) Config {
-	var cfg Config
-	ls := []object{o}
-	if s, ok := lookupString(ls, "persona", "system_prompt", "systemPrompt", "system"); ok {
-		cfg.Persona = &s
-	}
-	if v, ok := lookup(ls, "temperature"); ok {
-		if f, ok := float64Of(v); ok {
-			cfg.Temperature = &f
-		}
-	}
-	if v, ok := lookup(ls, "top_p", "topP", "top-p"); ok {
-		if f, ok := float64Of(v); ok {
-			cfg.TopP = &f
-		}
-	}
-	if v, ok := lookup(ls, "max_tokens", "maxTokens", "max-tokens", "max_new_tokens"); ok {
-		if n, ok := int64Of(v); ok && n >= -1<<31 && n < 1<<31 {
-			i := int(n)
-			cfg.MaxTokens = &i
-		}
-	}
-	return cfg
-}
-
-func hasConfigField(o object) bool {
-	for _, k := range []string{"persona", "temperature", "top_p", "topP", "max_tokens", "maxTokens", "system_prompt"} {
-		if _, ok := o[k]; ok {
-			return true
-		}
-	}
-	return false
+// configAnswer is the payload of a settings save: the reference service's {"id", "config"}, or
+// {"settings"}, or the config fields themselves.
+type configAnswer struct {
+	Config   configObject `json:"config"`
+	Settings configObject `json:"settings"`
+	configWire
 }
 
 // SaveConfig saves a conversation's settings (PATCH /v1/chat/conversations/{id}/config), sending only
-// the fields that are set. It returns the saved config as the service reports it, or, when the
+// the fields of cfg that are set. It returns the saved config as the service reports it, or, when the
 // answer carries none, the fields that were sent.
-func (c *Client) SaveConfig(ctx context.Context, req SaveConfigRequest) (*Config, error) {
+func (c *Client) SaveConfig(ctx context.Context, id ConversationID, cfg Config) (*Config, error) {
 	const route = "/v1/chat/conversations/{id}/config"
-	id, err := pathID(http.MethodPatch, route, req.ConversationID)
+	p, err := pathID(http.MethodPatch, route, id)
 	if err != nil {
 		return nil, err
 	}
-	if req.Config.IsZero() {
+	if cfg.IsZero() {
 		return nil, errors.New("PATCH " + route + ": no settings given to save")
 	}
-	r := &request{method: http.MethodPatch, path: "/v1/chat/conversations/" + id + "/config", retry: true}
-	if err := r.jsonBody(req.Config); err != nil {
+	r := &request{method: http.MethodPatch, path: "/v1/chat/conversations/" + p + "/config", retry: true}
+	if err := r.jsonBody(cfg); err != nil {
 		return nil, err
 	}
 	res, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	if res.isJSON {
-		ls := layersOf(res.doc)
-		if cfg, ok := lookupObject(ls, configKeys...); ok {
-			out := decodeConfig(cfg)
+	var a configAnswer
+	if res.isJSON && decodeObject(res.payload, &a) {
+		if w := firstConfig(a.Config, a.Settings); w != nil {
+			out := w.config()
 			return &out, nil
 		}
-		for _, o := range ls {
-			if hasConfigField(o) {
-				out := decodeConfig(o)
-				return &out, nil
-			}
+		if out := a.config(); !out.IsZero() {
+			return &out, nil
 		}
 	}
-	out := req.Config
+	out := cfg
 	return &out, nil
 }
 
 // DeleteConversation deletes a conversation (DELETE /v1/chat/conversations/{id}).
-func (c *Client) DeleteConversation(ctx context.Context, req DeleteRequest) (*DeleteResult, error) {
-	id, err := pathID(http.MethodDelete, "/v1/chat/conversations/{id}", req.ConversationID)
+func (c *Client) DeleteConversation(ctx context.Context, id ConversationID) error {
+	p, err := pathID(http.MethodDelete, "/v1/chat/conversations/{id}", id)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r := &request{method: http.MethodDelete, path: "/v1/chat/conversations/" + id, retry: true}
-	if _, err := c.do(ctx, r); err != nil {
-		return nil, err
-	}
-	return &DeleteResult{ConversationID: req.ConversationID}, nil
+	r := &request{method: http.MethodDelete, path: "/v1/chat/conversations/" + p, retry: true}
+	_, err = c.do(ctx, r)
+	return err
 }
 
-// hasNull reports whether any layer holds an explicit null under one of keys.
-func hasNull(ls []object, keys ...string) bool {
-	for _, o := range ls {
-		for _, k := range keys {
-			if v, ok := o[k]; ok && v == nil {
-				return true
-			}
+// firstPresent returns the first member that was given (null included).
+func firstPresent(raws ...json.RawMessage) json.RawMessage {
+	for _, r := range raws {
+		if r != nil {
+			return r
 		}
 	}
-	return false
+	return nil
+}
+
+// firstConfig returns the first config that was given as an object, or nil.
+func firstConfig(os ...configObject) *configWire {
+	for _, o := range os {
+		if o.ok {
+			return &o.w
+		}
+	}
+	return nil
+}
+
+// firstTime returns the first readable time.
+func firstTime(ts ...jsonTime) time.Time {
+	for _, t := range ts {
+		if !t.t.IsZero() {
+			return t.t
+		}
+	}
+	return time.Time{}
 }

@@ -8,31 +8,8 @@ import (
 	"strings"
 )
 
-// EncodeDataURI builds "data:<mimeType>;base64,<data>"; an empty mimeType gives plain base64 without the prefix.
-func EncodeDataURI(mimeType string, data []byte) string {
-	if mimeType == "" {
-		return base64.StdEncoding.EncodeToString(data)
-	}
-	prefix := "data:" + mimeType + ";base64,"
-	var b strings.Builder
-	b.Grow(len(prefix) + base64.StdEncoding.EncodedLen(len(data)))
-	b.WriteString(prefix)
-	enc := base64.NewEncoder(base64.StdEncoding, &b)
-	_, _ = enc.Write(data)
-	_ = enc.Close()
-	return b.String()
-}
-
-// ParseDataURI decodes a "data:<mime>;base64,..." URI or plain base64, refusing more than MaxAudioBytes decoded.
-func ParseDataURI(s string) (mimeType string, data []byte, err error) {
-	return parseDataURI(s, MaxAudioBytes, true)
-}
-
-// ParseDataURILimit is ParseDataURI with a caller-chosen limit on the decoded size (max <= 0 means no limit).
-func ParseDataURILimit(s string, max int) (mimeType string, data []byte, err error) {
-	return parseDataURI(s, max, false)
-}
-
+// parseDataURI decodes a "data:<mime>;base64,..." URI or plain base64, refusing more than max
+// decoded bytes (max <= 0 means no limit); audio marks the refusal as ErrAudioTooLarge.
 func parseDataURI(s string, max int, audio bool) (string, []byte, error) {
 	s = strings.TrimSpace(s)
 	mimeType, payload, isBase64 := "", s, true

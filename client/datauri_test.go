@@ -33,10 +33,10 @@ func TestParseDataURI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mime, got, err := ParseDataURI(tt.in)
+			mime, got, err := parseAudioDataURI(tt.in)
 			if tt.bad {
 				if err == nil {
-					t.Fatalf("ParseDataURI(%q) accepted it", tt.in)
+					t.Fatalf("parseAudioDataURI(%q) accepted it", tt.in)
 				}
 				return
 			}
@@ -54,10 +54,10 @@ func TestParseDataURI(t *testing.T) {
 func TestParseDataURI_Limit(t *testing.T) {
 	at := base64.StdEncoding.EncodeToString(make([]byte, MaxAudioBytes))
 	over := base64.StdEncoding.EncodeToString(make([]byte, MaxAudioBytes+1))
-	if _, data, err := ParseDataURI("data:audio/wav;base64," + at); err != nil || len(data) != MaxAudioBytes {
+	if _, data, err := parseAudioDataURI("data:audio/wav;base64," + at); err != nil || len(data) != MaxAudioBytes {
 		t.Errorf("at the limit: %d bytes, %v", len(data), err)
 	}
-	_, _, err := ParseDataURI("data:audio/wav;base64," + over)
+	_, _, err := parseAudioDataURI("data:audio/wav;base64," + over)
 	if !errors.Is(err, ErrAudioTooLarge) || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "10,000,000") {
 		t.Errorf("over the limit: err = %v, want ErrAudioTooLarge naming the limit", err)
 	}
@@ -72,9 +72,9 @@ func TestParseDataURI_Limit(t *testing.T) {
 		{"data:text/plain," + strings.Repeat("a", 11), 10, true},
 		{base64.StdEncoding.EncodeToString(make([]byte, 1000)), 0, false},
 	} {
-		_, _, err := ParseDataURILimit(tt.in, tt.max)
+		_, _, err := parseDataURILimit(tt.in, tt.max)
 		if got := errors.Is(err, ErrTooLarge); got != tt.fail {
-			t.Errorf("ParseDataURILimit(%d chars, %d): err = %v, want too large = %v", len(tt.in), tt.max, err, tt.fail)
+			t.Errorf("parseDataURILimit(%d chars, %d): err = %v, want too large = %v", len(tt.in), tt.max, err, tt.fail)
 		}
 		if errors.Is(err, ErrAudioTooLarge) {
 			t.Errorf("a general limit matched ErrAudioTooLarge")
@@ -83,11 +83,11 @@ func TestParseDataURI_Limit(t *testing.T) {
 }
 
 func TestEncodeDataURI(t *testing.T) {
-	if got := EncodeDataURI("audio/mpeg", []byte("abc")); got != "data:audio/mpeg;base64,YWJj" {
-		t.Errorf("EncodeDataURI = %q", got)
+	if got := encodeDataURI("audio/mpeg", []byte("abc")); got != "data:audio/mpeg;base64,YWJj" {
+		t.Errorf("encodeDataURI = %q", got)
 	}
-	if got := EncodeDataURI("", []byte("abc")); got != "YWJj" {
-		t.Errorf("EncodeDataURI without type = %q", got)
+	if got := encodeDataURI("", []byte("abc")); got != "YWJj" {
+		t.Errorf("encodeDataURI without type = %q", got)
 	}
 }
 
@@ -107,7 +107,7 @@ func FuzzParseDataURI(f *testing.F) {
 		f.Add(s, 64)
 	}
 	f.Fuzz(func(t *testing.T, s string, max int) {
-		mime, data, err := ParseDataURILimit(s, max)
+		mime, data, err := parseDataURILimit(s, max)
 		if err != nil {
 			return
 		}
@@ -115,7 +115,7 @@ func FuzzParseDataURI(f *testing.F) {
 			t.Fatalf("decoded %d bytes past the limit %d", len(data), max)
 		}
 		// Whatever parses survives a round trip.
-		m2, d2, err := ParseDataURILimit(EncodeDataURI(mime, data), 0)
+		m2, d2, err := parseDataURILimit(encodeDataURI(mime, data), 0)
 		if err != nil || !bytes.Equal(d2, data) || (mime != "" && m2 != mime) {
 			t.Fatalf("round trip of (%q, %d bytes): (%q, %d bytes, %v)", mime, len(data), m2, len(d2), err)
 		}
@@ -123,12 +123,33 @@ func FuzzParseDataURI(f *testing.F) {
 }
 
 func BenchmarkParseDataURI(b *testing.B) {
-	uri := EncodeDataURI("audio/mpeg", make([]byte, 1<<20))
+	uri := encodeDataURI("audio/mpeg", make([]byte, 1<<20))
 	b.SetBytes(1 << 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := ParseDataURI(uri); err != nil {
+		if _, _, err := parseAudioDataURI(uri); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
+
+// encodeDataURI builds a data URI the simple way, to check the streamed transcribe body and parseDataURI against: "data:<mimeType>;base64,<data>"; an empty mimeType gives plain base64 without the prefix.
+func encodeDataURI(mimeType string, data []byte) string {
+	if mimeType == "" {
+		return base64.StdEncoding.EncodeToString(data)
+	}
+	prefix := "data:" + mimeType + ";base64,"
+	var b strings.Builder
+	b.Grow(len(prefix) + base64.StdEncoding.EncodedLen(len(data)))
+	b.WriteString(prefix)
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	_, _ = enc.Write(data)
+	_ = enc.Close()
+	return b.String()
+}
+
+// parseDataURILimit is parseDataURI for data that is not audio.
+func parseDataURILimit(s string, max int) (string, []byte, error) { return parseDataURI(s, max, false) }
+
+// parseAudioDataURI is parseDataURI with the service's audio limit.
+func parseAudioDataURI(s string) (string, []byte, error) { return parseDataURI(s, MaxAudioBytes, true) }

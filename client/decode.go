@@ -3,9 +3,10 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"html"
 	"math"
-	"reflect"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,158 +14,263 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the tolerant reading of response bodies: the service's shapes are not fixed by
-// the spec, so fields are looked up under every name a real implementation is likely to choose.
+// This file holds the reading of response bodies. The service's shapes are only partly fixed by
+// the spec, so each answer is decoded into a typed struct (one per endpoint, in the file of its
+// endpoint) that names the reference service's fields and the variants other services are known
+// to use. Every field has one meaning and one JSON type: a value of another type counts as
+// absent, so a billing object named "points" is never read as a number of points, and a
+// "message" object is never read as the reply's text. The field types below carry that rule.
 
-type object = map[string]any
-
-// parseJSON decodes a whole body, keeping numbers exact; ok is false if the body is not one JSON value.
-func parseJSON(body []byte) (doc any, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, false
+// parseAnswer reads a successful JSON body: the members of an object body (nil for any other
+// JSON value) and the payload, which is what an envelope carries ({"data": …}, {"code", "msg",
+// "data": …}, and such an envelope nested once) or else the whole body. ok is false when the body
+// is not exactly one JSON value. The body is validated once; members and payload are slices of it.
+func parseAnswer(body []byte) (top map[string]json.RawMessage, payload []byte, ok bool) {
+	if !json.Valid(body) {
+		return nil, nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false // trailing data
+	if firstByte(body) != '{' {
+		return nil, body, true
 	}
-	return doc, true
+	top = members(body)
+	return top, envelopePayload(top, body), true
 }
 
-// payloadOf returns what an envelope carries: the value under "data" when it is an object or an array, else doc itself.
-func payloadOf(doc any) any {
-	if o, ok := doc.(object); ok {
-		switch d := o["data"].(type) {
-		case object:
-			if inner, ok := d["data"]; ok && len(d) <= 3 && isContainer(inner) {
-				if _, ok := d["code"]; ok {
-					return inner // {code, data: {code, msg, data: ...}}
+// envelopePayload returns the object or array under "data", unwrapping a second {code, data}
+// envelope inside it, or else body.
+func envelopePayload(top map[string]json.RawMessage, body []byte) []byte {
+	d := top["data"]
+	switch firstByte(d) {
+	case '[':
+		return d
+	case '{':
+		if inner := members(d); len(inner) <= 3 {
+			_, hasCode := inner["code"]
+			if dd := inner["data"]; hasCode && (firstByte(dd) == '{' || firstByte(dd) == '[') {
+				return dd // {code, data: {code, msg, data: …}}
+			}
+		}
+		return d
+	}
+	return body
+}
+
+// members splits a JSON object into its members (a later duplicate wins). b must be valid JSON:
+// it is not checked again, so that a large answer is scanned once.
+func members(b []byte) map[string]json.RawMessage {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil
+	}
+	m := map[string]json.RawMessage{}
+	for i = skipSpace(b, i+1); i < len(b) && b[i] == '"'; {
+		end := stringEnd(b, i)
+		key, ok := rawString(b[i:end])
+		if !ok {
+			return m
+		}
+		i = skipSpace(b, end) // at ':'
+		i = skipSpace(b, i+1) // at the value
+		vend := valueEnd(b, i)
+		m[key] = b[i:vend]
+		if i = skipSpace(b, vend); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return m
+}
+
+// skipSpace returns the index of the first byte at or after i that is not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the valid JSON string that starts at b[i] == '"'.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		j += q
+		n := 0 // backslashes before the quote: an odd number escapes it
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+	return len(b)
+}
+
+// valueEnd returns the index after the valid JSON value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
 				}
 			}
-			return d
-		case []any:
-			return d
 		}
-		for _, k := range []string{"result", "payload", "response"} {
-			if d, ok := o[k].(object); ok && len(o) <= 4 {
-				return d
-			}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
+		j++
+	}
+	return j
+}
+
+// firstByte returns the first byte of a JSON value after white space, or 0 when there is none.
+func firstByte(b []byte) byte {
+	if i := skipSpace(b, 0); i < len(b) {
+		return b[i]
+	}
+	return 0
+}
+
+// decodeObject decodes the JSON object b into v, which is made of the tolerant field types below
+// and of structs and slices of them; a member of an unexpected JSON type is left unset. It
+// reports false when b is not an object.
+func decodeObject(b []byte, v any) bool {
+	if firstByte(b) != '{' {
+		return false
+	}
+	err := json.Unmarshal(b, v)
+	var te *json.UnmarshalTypeError
+	return err == nil || errors.As(err, &te)
+}
+
+// isNull reports whether b is the JSON literal null.
+func isNull(b []byte) bool { return firstByte(b) == 'n' }
+
+// jsonString is a member read only when it is a JSON string.
+type jsonString struct {
+	s  string
+	ok bool
+}
+
+// UnmarshalJSON keeps a string and ignores any other value.
+func (f *jsonString) UnmarshalJSON(b []byte) error {
+	f.s, f.ok = rawString(b)
+	return nil
+}
+
+// get returns the string and whether it was given.
+func (f jsonString) get() (string, bool) { return f.s, f.ok }
+
+// jsonInt is a whole number given as a JSON number or a numeric string.
+type jsonInt struct {
+	n  int64
+	ok bool
+}
+
+// UnmarshalJSON keeps a whole number and ignores any other value.
+func (f *jsonInt) UnmarshalJSON(b []byte) error {
+	if s, ok := numberText(b); ok {
+		f.n, f.ok = wholeNumber(s)
+	}
+	return nil
+}
+
+// ptr returns the number, or nil when none was given.
+func (f jsonInt) ptr() *int64 {
+	if !f.ok {
+		return nil
+	}
+	n := f.n
+	return &n
+}
+
+// jsonFloat is a number given as a JSON number or a numeric string.
+type jsonFloat struct {
+	f  float64
+	ok bool
+}
+
+// UnmarshalJSON keeps a finite number and ignores any other value.
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	if s, ok := numberText(b); ok {
+		v, err := strconv.ParseFloat(s, 64)
+		f.f, f.ok = v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+	}
+	return nil
+}
+
+// jsonTime is a timestamp in any form parseTime reads; an unreadable one counts as absent.
+type jsonTime struct{ t time.Time }
+
+// UnmarshalJSON keeps a readable timestamp and ignores anything else.
+func (f *jsonTime) UnmarshalJSON(b []byte) error {
+	switch c := firstByte(b); {
+	case c == '"':
+		if s, ok := rawString(b); ok {
+			f.t, _ = parseTime(s)
 		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		f.t, _ = parseTime(json.Number(bytes.TrimSpace(b)))
 	}
-	return doc
+	return nil
 }
 
-func isContainer(v any) bool {
-	switch v.(type) {
-	case object, []any:
-		return true
+// jsonID is a message identifier given as a non-empty string or a number, kept as text.
+type jsonID struct{ s string }
+
+// UnmarshalJSON keeps a string or a number and ignores any other value.
+func (f *jsonID) UnmarshalJSON(b []byte) error {
+	switch c := firstByte(b); {
+	case c == '"':
+		s, _ := rawString(b)
+		f.s = strings.TrimSpace(s)
+	case c == '-' || (c >= '0' && c <= '9'):
+		f.s = string(bytes.TrimSpace(b))
 	}
-	return false
+	return nil
 }
 
-// layersOf returns the objects to search, innermost payload first, then the outer envelope.
-func layersOf(doc any) []object {
-	var ls []object
-	if p, ok := payloadOf(doc).(object); ok {
-		ls = append(ls, p)
+// jsonConvID is a conversation ID as the service wrote it; a value that is not one is absent.
+type jsonConvID struct{ id ConversationID }
+
+// UnmarshalJSON keeps a string or a number and ignores any other value.
+func (f *jsonConvID) UnmarshalJSON(b []byte) error {
+	if f.id.UnmarshalJSON(b) != nil {
+		f.id = ConversationID{}
 	}
-	if o, ok := doc.(object); ok && (len(ls) == 0 || !sameObject(ls[0], o)) {
-		ls = append(ls, o)
-	}
-	return ls
+	return nil
 }
 
-func sameObject(a, b object) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
-
-// lookup returns the first non-null value under any of keys, searching each layer in turn.
-func lookup(ls []object, keys ...string) (any, bool) {
-	for _, o := range ls {
-		for _, k := range keys {
-			if v, ok := o[k]; ok && v != nil {
-				return v, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// lookupString returns the first string value under any of keys.
-func lookupString(ls []object, keys ...string) (string, bool) {
-	for _, o := range ls {
-		for _, k := range keys {
-			if s, ok := o[k].(string); ok {
-				return s, true
-			}
-		}
+// numberText returns the text of a JSON number, or of a JSON string holding one.
+func numberText(b []byte) (string, bool) {
+	switch c := firstByte(b); {
+	case c == '"':
+		s, ok := rawString(b)
+		return strings.TrimSpace(s), ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		return string(bytes.TrimSpace(b)), true
 	}
 	return "", false
 }
 
-// lookupObject returns the first object under any of keys.
-func lookupObject(ls []object, keys ...string) (object, bool) {
-	for _, o := range ls {
-		for _, k := range keys {
-			if v, ok := o[k].(object); ok {
-				return v, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// lookupArray returns the first array under any of keys.
-func lookupArray(ls []object, keys ...string) ([]any, bool) {
-	for _, o := range ls {
-		for _, k := range keys {
-			if v, ok := o[k].([]any); ok {
-				return v, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// lookupID returns the first identifier (a non-empty string or a number) under any of keys.
-func lookupID(ls []object, keys ...string) (id string, numeric, ok bool) {
-	for _, o := range ls {
-		for _, k := range keys {
-			if id, numeric, ok := idOf(o[k]); ok {
-				return id, numeric, true
-			}
-		}
-	}
-	return "", false, false
-}
-
-// idOf reads an identifier given as a string or a JSON number; numeric reports the number form.
-func idOf(v any) (id string, numeric, ok bool) {
-	switch x := v.(type) {
-	case string:
-		x = strings.TrimSpace(x)
-		return x, false, x != ""
-	case json.Number:
-		return string(x), true, true
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), true, true
-	}
-	return "", false, false
-}
-
-// int64Of reads a whole number given as a JSON number or a numeric string.
-func int64Of(v any) (int64, bool) {
-	var s string
-	switch x := v.(type) {
-	case json.Number:
-		s = string(x)
-	case string:
-		s = strings.TrimSpace(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
-	default:
-		return 0, false
-	}
+// wholeNumber reads a whole number written as an integer or as a float without a fraction.
+func wholeNumber(s string) (int64, bool) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, true
 	}
@@ -175,121 +281,142 @@ func int64Of(v any) (int64, bool) {
 	return int64(f), true
 }
 
-// float64Of reads a number given as a JSON number or a numeric string.
-func float64Of(v any) (float64, bool) {
-	var s string
-	switch x := v.(type) {
-	case json.Number:
-		s = string(x)
-	case string:
-		s = strings.TrimSpace(x)
-	case float64:
-		return x, true
-	default:
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
+// pageCursor is where list answers put the cursor of the next page. "next" may also be the URL
+// of the next page, whose "cursor" parameter is then the cursor; a page number is not a cursor.
+type pageCursor struct {
+	NextCursor         jsonID     `json:"next_cursor"`
+	NextCursorCamel    jsonID     `json:"nextCursor"`
+	NextPageToken      jsonID     `json:"next_page_token"`
+	NextPageTokenCamel jsonID     `json:"nextPageToken"`
+	Next               jsonString `json:"next"`
 }
 
-// timeOf reads an optional timestamp under any of keys; an unreadable one counts as absent.
-func timeOf(ls []object, keys ...string) time.Time {
-	for _, o := range ls {
-		for _, k := range keys {
-			v, ok := o[k]
-			if !ok || v == nil {
-				continue
-			}
-			if pt, err := ParseTime(v); err == nil {
-				return pt
-			}
+// cursor returns the next page's cursor, or "" when there is none.
+func (p pageCursor) cursor() string {
+	for _, c := range []jsonID{p.NextCursor, p.NextCursorCamel, p.NextPageToken, p.NextPageTokenCamel} {
+		if c.s != "" {
+			return c.s
 		}
 	}
-	return time.Time{}
+	next, ok := p.Next.get()
+	next = strings.TrimSpace(next)
+	if !ok || next == "" {
+		return ""
+	}
+	if strings.Contains(next, "://") || strings.HasPrefix(next, "/") || strings.HasPrefix(next, "?") {
+		u, err := url.Parse(next)
+		if err != nil {
+			return ""
+		}
+		return u.Query().Get("cursor")
+	}
+	return next
 }
 
-// envelopeFailure reports whether a 2xx body is in fact an error: a non-zero code, "success": false,
-// a failure status, or an error without data.
-func envelopeFailure(doc any) (code, message string, failed bool) {
-	o, ok := doc.(object)
-	if !ok {
+// envelopeFailure reports whether a 2xx body is in fact an error: a non-zero code, "success":
+// false, "ok": false, a failure status, or an error without data. top holds the body's members.
+func envelopeFailure(top map[string]json.RawMessage) (code, message string, failed bool) {
+	if top == nil {
 		return "", "", false
 	}
+	errObj := members(top["error"]) // nil unless an object
 	msg := func() string {
-		ls := []object{o}
-		if e, ok := o["error"].(object); ok {
-			ls = []object{e, o}
-		}
-		s, _ := lookupString(ls, "msg", "message", "error_description", "detail", "error", "errmsg", "error_msg")
-		return s
-	}
-	codeText := func(v any) string {
-		if s, _, ok := idOf(v); ok {
-			return s
+		for _, o := range []map[string]json.RawMessage{errObj, top} {
+			for _, k := range []string{"msg", "message", "error_description", "detail", "error", "errmsg", "error_msg"} {
+				if s, ok := rawString(o[k]); ok {
+					return s
+				}
+			}
 		}
 		return ""
 	}
 	for _, k := range []string{"code", "errcode", "error_code", "errorCode"} {
-		v, ok := o[k]
-		if !ok || v == nil {
+		v, ok := top[k]
+		if !ok || isNull(v) {
 			continue
 		}
 		if !successCode(v) {
 			return codeText(v), msg(), true
 		}
 	}
-	if b, ok := o["success"].(bool); ok && !b {
-		return codeText(o["code"]), msg(), true
+	if b, ok := rawBool(top["success"]); ok && !b {
+		return codeText(top["code"]), msg(), true
 	}
-	if b, ok := o["ok"].(bool); ok && !b {
-		return codeText(o["code"]), msg(), true
+	if b, ok := rawBool(top["ok"]); ok && !b {
+		return codeText(top["code"]), msg(), true
 	}
-	if s, ok := o["status"].(string); ok {
+	if s, ok := rawString(top["status"]); ok {
 		switch strings.ToLower(s) {
 		case "error", "fail", "failed", "failure":
-			return codeText(o["code"]), msg(), true
+			return codeText(top["code"]), msg(), true
 		}
 	}
-	if _, hasData := o["data"]; !hasData {
-		switch e := o["error"].(type) {
-		case string:
-			if e != "" {
-				return "", e, true
+	if _, hasData := top["data"]; !hasData {
+		if s, ok := rawString(top["error"]); ok && s != "" {
+			return "", s, true
+		}
+		if len(errObj) > 0 {
+			c := codeText(errObj["code"])
+			if c == "" {
+				c = codeText(errObj["type"])
 			}
-		case object:
-			if len(e) > 0 {
-				c := ""
-				for _, k := range []string{"code", "type"} {
-					if c = codeText(e[k]); c != "" {
-						break
-					}
-				}
-				return c, msg(), true
-			}
+			return c, msg(), true
 		}
 	}
 	return "", "", false
 }
 
+// rawString returns the string a raw JSON value holds; b must be valid JSON. A string without
+// escapes, such as a long base64 payload, is taken as it stands instead of being scanned again.
+func rawString(b json.RawMessage) (string, bool) {
+	b = bytes.TrimRight(b[skipSpace(b, 0):], " \t\r\n")
+	if len(b) < 2 || b[0] != '"' {
+		return "", false
+	}
+	if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '"') < 0 && utf8.Valid(s) {
+		return string(s), true
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// rawBool returns the boolean a raw JSON value holds.
+func rawBool(b json.RawMessage) (v, ok bool) {
+	switch firstByte(b) {
+	case 't':
+		return true, true
+	case 'f':
+		return false, true
+	}
+	return false, false
+}
+
+// codeText is an envelope code as text: a trimmed string or a number's digits.
+func codeText(b json.RawMessage) string {
+	var id jsonID
+	_ = id.UnmarshalJSON(b)
+	return id.s
+}
+
 // successCode reports whether an envelope code means success: 0, a 2xx number, or a word like "ok".
-func successCode(v any) bool {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
+func successCode(b json.RawMessage) bool {
+	switch c := firstByte(b); {
+	case c == '-' || (c >= '0' && c <= '9'):
+		f, err := strconv.ParseFloat(string(bytes.TrimSpace(b)), 64)
 		return err == nil && (f == 0 || (f >= 200 && f < 300))
-	case float64:
-		return x == 0 || (x >= 200 && x < 300)
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
+	case c == '"':
+		s, _ := rawString(b)
+		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "", "0", "00", "000", "200", "ok", "success", "succeeded", "successful":
 			return true
 		}
 		return false
-	case bool:
-		return x
+	case c == 't' || c == 'f':
+		v, _ := rawBool(b)
+		return v
 	}
 	return true
 }
@@ -408,7 +535,7 @@ func looksHTML(b []byte, contentType string) bool {
 	if b[0] != '<' {
 		return false
 	}
-	head := bytes.ToLower(b[:min(len(b), 512)])
+	head := asciiLower(b[:min(len(b), 512)])
 	for _, tag := range []string{"<!doctype", "<html", "<head", "<body", "<title", "<h1", "<p>", "<center", "<div"} {
 		if bytes.Contains(head, []byte(tag)) {
 			return true
@@ -419,7 +546,7 @@ func looksHTML(b []byte, contentType string) bool {
 
 // htmlText turns an HTML error page into a short message: its title, or else its visible text.
 func htmlText(b []byte) string {
-	lower := bytes.ToLower(b)
+	lower := asciiLower(b) // same length as b, so indices carry over (bytes.ToLower changes invalid UTF-8)
 	if i := bytes.Index(lower, []byte("<title")); i >= 0 {
 		if j := bytes.IndexByte(lower[i:], '>'); j >= 0 {
 			start := i + j + 1
@@ -459,6 +586,18 @@ func htmlText(b []byte) string {
 		}
 	}
 	return cleanMessage(html.UnescapeString(out.String()))
+}
+
+// asciiLower lowers ASCII letters only, keeping every byte in place.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // cleanMessage makes text from a response fit for one line: no control characters, single spaces, bounded length.

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,6 +21,7 @@ func TestErrorDetails(t *testing.T) {
 		{"html title entities", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, "", "", "502 Bad Gateway"},
 		{"html body text", `<html><body><h1>Error</h1><p>Try   later</p><style>p{}</style></body></html>`, "text/html", "", "Error Try later"},
 		{"text with controls", "line one\x00\x1b[31m\nline two", "text/plain", "", "line one [31m line two"},
+		{"html with invalid utf-8", "<00000000\xbe0000000<title>Bad \xbegateway</title>", "", "", "Bad gateway"},
 		{"long text is cut", strings.Repeat("word ", 200), "", "", strings.TrimSpace(strings.Repeat("word ", 60)) + "…"},
 	}
 	for _, tt := range tests {
@@ -36,15 +39,21 @@ func TestErrorDetails(t *testing.T) {
 func FuzzDecodeResponse(f *testing.F) {
 	for _, s := range []string{
 		`{"conversation_id":"c1","reply":"hi","points_charged":3,"balance":97}`,
+		`{"data":{"conversation_id":"c_5f","reply":"r","message":{"id":2,"role":"assistant","content":"r","created_at":"2025-03-01T09:30:12.345Z"},"user_message_id":1,"assistant_message_id":2,"points_charged":1,"balance":9}}`,
 		`{"code":0,"msg":"ok","data":{"conversationId":7,"reply":"e"}}`,
 		`{"code":1001,"msg":"insufficient balance"}`,
 		`{"conversation":{"id":99},"message":{"id":8,"content":"mc"}}`,
 		`{"choices":[{"message":{"content":"x"}}],"id":1}`,
+		`{"conversation_id":"c","reply":"r","points":{"charged":3,"balance":97},"usage":{"cost":2}}`,
+		`{"id":"c3","content":[{"type":"text","text":"a"}]}`,
 		`[{"id":"a","title":"T","updated_at":"2024-05-07T08:09:10Z"}]`,
 		`{"data":{"items":[{"id":5,"last_message":{"content":"x"}}],"nextCursor":6}}`,
+		`{"conversations":[{"conversation_id":1e3,"time":1.5}],"next":"https://x/?cursor=a%20b"}`,
 		`{"data":{"config":{"persona":"p","temperature":"0.7","max_tokens":1e3},"messages":[{"id":1,"role":"user","content":[{"type":"text","text":"a"}],"created_at":1714979289000}]}}`,
 		`{"text":"t","language":"en"}`,
+		`{"result":{"transcript":"t","language":{"code":"en"}}}`,
 		`{"audio":"data:audio/mpeg;base64,AAAA"}`,
+		`{"audio_base64":"AAAA","format":"wav"}`,
 		`{"error":{"code":"x","message":"Cut`,
 		`<html><title>oops</title></html>`,
 		`{"data":{"data":{"code":0,"data":[]}}}`,
@@ -58,8 +67,28 @@ func FuzzDecodeResponse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		res := &response{status: 200, body: body}
-		res.doc, res.isJSON = parseJSON(body)
-		envelopeFailure(res.doc)
+		res.top, res.payload, res.isJSON = parseAnswer(body)
+		if res.isJSON != json.Valid(body) {
+			t.Fatalf("parseAnswer ok = %v, json.Valid = %v", res.isJSON, !res.isJSON)
+		}
+		if res.top != nil {
+			// members and rawString take shortcuts; they must agree with encoding/json.
+			var want map[string]json.RawMessage
+			if err := json.Unmarshal(body, &want); err != nil || len(want) != len(res.top) {
+				t.Fatalf("members = %q, encoding/json: %q (%v)", res.top, want, err)
+			}
+			for k, v := range want {
+				if !bytes.Equal(res.top[k], v) {
+					t.Fatalf("member %q = %s, encoding/json: %s", k, res.top[k], v)
+				}
+				var ws string
+				wok := firstByte(v) == '"' && json.Unmarshal(v, &ws) == nil
+				if s, ok := rawString(v); ok != wok || s != ws {
+					t.Fatalf("rawString(%s) = %q, %v; encoding/json: %q, %v", v, s, ok, ws, wok)
+				}
+			}
+		}
+		envelopeFailure(res.top)
 		code, msg := errorDetails(body, "")
 		if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\n\r\x00") || utf8.RuneCountInString(msg) > maxMessage+1 {
 			t.Fatalf("message %q is not one clean line", msg)
@@ -70,20 +99,42 @@ func FuzzDecodeResponse(f *testing.F) {
 		if !res.isJSON {
 			return
 		}
-		if r, err := c.decodeSendMessage(res, ""); err == nil && r.ConversationID == "" {
-			t.Fatal("a chat result without a conversation ID")
+		if r, err := c.decodeSendMessage(res, ConversationID{}); err == nil {
+			if r.ConversationID.IsZero() {
+				t.Fatal("a chat result without a conversation ID")
+			}
+			checkIDRoundTrip(t, r.ConversationID)
 		}
 		if l, err := c.decodeConversationList(res); err == nil {
 			for _, conv := range l.Conversations {
-				if conv.ID == "" {
+				if conv.ID.IsZero() {
 					t.Fatal("a conversation without an ID")
 				}
+				checkIDRoundTrip(t, conv.ID)
 			}
 		}
-		if h, err := c.decodeHistory(res, "c"); err == nil && h.Messages == nil {
+		if h, err := c.decodeHistory(res, strID("c")); err == nil && h.Messages == nil {
 			t.Fatal("nil Messages")
 		}
+		if tr, err := c.decodeTranscript(res); err == nil && tr == nil {
+			t.Fatal("nil transcript without an error")
+		}
+		if sp, err := c.decodeSpeech(res); err == nil && len(sp.Audio) == 0 {
+			t.Fatal("speech without audio")
+		}
 		_ = bodyStart(body)
-		_ = c.idJSON(string(body))
 	})
+}
+
+// checkIDRoundTrip fails unless id survives MarshalJSON and UnmarshalJSON unchanged.
+func checkIDRoundTrip(t *testing.T, id ConversationID) {
+	t.Helper()
+	b, err := json.Marshal(id)
+	if err != nil {
+		t.Fatalf("Marshal(%#v): %v", id, err)
+	}
+	var back ConversationID
+	if err := json.Unmarshal(b, &back); err != nil || back != id {
+		t.Fatalf("%#v became %s, read back as %#v (%v)", id, b, back, err)
+	}
 }

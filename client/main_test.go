@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
@@ -234,3 +235,22 @@ func httptestUnstarted(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// strID is a conversation ID the service gave as a JSON string.
+func strID(s string) ConversationID { return ConversationID{text: s, form: formString} }
+
+// numID is a conversation ID the service gave as a JSON number.
+func numID(s string) ConversationID { return ConversationID{text: s, form: formNumber} }
+
+// typedID is a conversation ID typed by a person.
+func typedID(t *testing.T, s string) ConversationID {
+	t.Helper()
+	id, err := ParseConversationID(s)
+	if err != nil {
+		t.Fatalf("ParseConversationID(%q): %v", s, err)
+	}
+	return id
+}
+
+// cmpIDs lets cmp compare conversation IDs, form included.
+var cmpIDs = cmp.Comparer(func(a, b ConversationID) bool { return a == b })

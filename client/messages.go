@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,8 +10,8 @@ import (
 
 // SendMessageRequest is one chat turn; the optional settings are sent only when set.
 type SendMessageRequest struct {
-	// ConversationID continues a conversation; empty starts a new one.
-	ConversationID string
+	// ConversationID continues a conversation; the zero ID starts a new one.
+	ConversationID ConversationID
 	// Message is the user's text.
 	Message string
 	// Persona is the role instruction; nil means not sent.
@@ -26,7 +27,7 @@ type SendMessageRequest struct {
 // SendMessageResult is the service's answer to a chat turn.
 type SendMessageResult struct {
 	// ConversationID is the conversation the turn belongs to (new on a first call).
-	ConversationID string `json:"conversation_id"`
+	ConversationID ConversationID `json:"conversation_id"`
 	// Reply is the assistant's text.
 	Reply string `json:"reply"`
 	// UserMessageID is the ID of the user's message, when the service gave it.
@@ -41,26 +42,22 @@ type SendMessageResult struct {
 
 // sendMessageBody is the JSON sent to POST /v1/chat/messages.
 type sendMessageBody struct {
-	Message        string   `json:"message"`
-	ConversationID any      `json:"conversation_id,omitempty"`
-	Persona        *string  `json:"persona,omitempty"`
-	Temperature    *float64 `json:"temperature,omitempty"`
-	TopP           *float64 `json:"top_p,omitempty"`
-	MaxTokens      *int     `json:"max_tokens,omitempty"`
+	Message        string          `json:"message"`
+	ConversationID *ConversationID `json:"conversation_id,omitempty"`
+	Persona        *string         `json:"persona,omitempty"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	TopP           *float64        `json:"top_p,omitempty"`
+	MaxTokens      *int            `json:"max_tokens,omitempty"`
 }
-
-// Names under which services put the parts of a chat answer.
-var (
-	conversationIDKeys = []string{"conversation_id", "conversationId", "conversationID"}
-	conversationObjKey = []string{"conversation"}
-	replyKeys          = []string{"reply", "answer", "content", "text", "output", "response", "message", "assistant_message", "reply_message", "assistant", "completion"}
-	pointsChargedKeys  = []string{"points_charged", "pointsCharged", "points_used", "pointsUsed", "points_deducted", "pointsDeducted", "charged_points", "chargedPoints", "points_cost", "cost", "charged", "points"}
-	balanceKeys        = []string{"balance", "points_balance", "pointsBalance", "remaining_points", "remainingPoints", "remaining_balance", "remainingBalance", "balance_after", "points_remaining", "pointsRemaining"}
-)
 
 // SendMessage sends one chat turn (POST /v1/chat/messages) and returns the reply. The call is
 // charged, so it is never re-sent once it may have reached the service; a failure after that point
 // matches ErrReplyLost.
+//
+// The conversation ID goes back in the JSON form the service gave it. An all-digit ID from
+// ParseConversationID may be a string or a number to the service: before the first such call,
+// when this client has seen no ID from the service yet, SendMessage reads the first page of the
+// conversation list (a free call) to learn which.
 func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*SendMessageResult, error) {
 	const route = "/v1/chat/messages"
 	if strings.TrimSpace(req.Message) == "" {
@@ -73,9 +70,13 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 		TopP:        req.TopP,
 		MaxTokens:   req.MaxTokens,
 	}
-	convID := strings.TrimSpace(req.ConversationID)
-	if convID != "" {
-		body.ConversationID = c.idJSON(convID)
+	sent := req.ConversationID
+	if !sent.IsZero() {
+		var err error
+		if sent, err = c.idToSend(ctx, sent); err != nil {
+			return nil, err
+		}
+		body.ConversationID = &sent
 	}
 	r := &request{method: http.MethodPost, path: route, chat: true}
 	if err := r.jsonBody(body); err != nil {
@@ -88,111 +89,223 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 	if !res.isJSON {
 		return nil, c.decodeError(res, "reply")
 	}
-	return c.decodeSendMessage(res, convID)
+	return c.decodeSendMessage(res, sent)
 }
 
-func (c *Client) decodeSendMessage(res *response, sentID string) (*SendMessageResult, error) {
-	ls := layersOf(res.doc)
-	out := &SendMessageResult{}
+// chatAnswer is the payload of a chat answer. The reference service writes the first group of
+// fields; the others are variants other services use. The reply is the first of: reply, message
+// (an object that is not the user's), assistant_message, choices[0] (OpenAI), answer, response,
+// output, the last non-user item of messages, message as a string, and, as the one fallback,
+// the answer itself read as the assistant's message ({"id", "content"|"text"}).
+type chatAnswer struct {
+	ConversationID     jsonConvID  `json:"conversation_id"`
+	Reply              jsonString  `json:"reply"`
+	Message            chatMessage `json:"message"`
+	UserMessageID      jsonID      `json:"user_message_id"`
+	AssistantMessageID jsonID      `json:"assistant_message_id"`
+	PointsCharged      jsonInt     `json:"points_charged"`
+	Balance            jsonInt     `json:"balance"`
 
-	reply, replyID, ok := findReply(ls)
+	ConversationIDCamel jsonConvID        `json:"conversationId"` // also matches conversationID
+	Conversation        conversationRef   `json:"conversation"`
+	AssistantMessage    chatMessage       `json:"assistant_message"`
+	UserMessage         wireMessage       `json:"user_message"`
+	ReplyMessageID      jsonID            `json:"reply_message_id"`
+	Answer              jsonString        `json:"answer"`
+	Response            jsonString        `json:"response"`
+	Output              jsonString        `json:"output"`
+	Choices             []openAIChoice    `json:"choices"`
+	Messages            []json.RawMessage `json:"messages"`
+	PointsChargedCamel  jsonInt           `json:"pointsCharged"`
+	RemainingPoints     jsonInt           `json:"remaining_points"`
+	Points              billing           `json:"points"` // {"charged", "balance"}; a bare number here could be either, so it is not read
+	Billing             billing           `json:"billing"`
+	Usage               billing           `json:"usage"` // {"points": n} is the charge; tokens and money ("cost") are not points
+
+	ID          jsonConvID `json:"id"` // see fallbackIDIsConversation
+	wireMessage            // the fallback: the answer is the assistant's message itself
+}
+
+// chatMessage is a message given as an object, or just its text.
+type chatMessage struct {
+	wireMessage
+	text   jsonString
+	object bool
+}
+
+// UnmarshalJSON reads a string as the message's text and an object as a message.
+func (m *chatMessage) UnmarshalJSON(b []byte) error {
+	switch firstByte(b) {
+	case '"':
+		return m.text.UnmarshalJSON(b)
+	case '{':
+		m.object = decodeObject(b, &m.wireMessage)
+	}
+	return nil
+}
+
+// reply returns the text and ID of a message object that is not the user's.
+func (m *chatMessage) reply() (text, id string, ok bool) {
+	if !m.object || m.isUser() {
+		return "", "", false
+	}
+	text, ok = m.content()
+	return text, m.ID.s, ok
+}
+
+// conversationRef is {"conversation": {"id": …}} or {"conversation": <the ID>}.
+type conversationRef struct{ id ConversationID }
+
+// UnmarshalJSON reads an object's id (or conversation_id) or the ID itself.
+func (r *conversationRef) UnmarshalJSON(b []byte) error {
+	if firstByte(b) == '{' {
+		var o struct {
+			ID             jsonConvID `json:"id"`
+			ConversationID jsonConvID `json:"conversation_id"`
+		}
+		decodeObject(b, &o)
+		r.id = firstID(o.ID, o.ConversationID)
+		return nil
+	}
+	var f jsonConvID
+	_ = f.UnmarshalJSON(b)
+	r.id = f.id
+	return nil
+}
+
+// openAIChoice is an item of an OpenAI-style "choices" list.
+type openAIChoice struct {
+	Message wireMessage `json:"message"`
+	Text    jsonString  `json:"text"`
+}
+
+// billing is a group of billing fields: {"points": {"charged": 3, "balance": 97}},
+// {"billing": {...}} or {"usage": {"points": 2}}.
+type billing struct {
+	Charged       jsonInt `json:"charged"`
+	PointsCharged jsonInt `json:"points_charged"`
+	Points        jsonInt `json:"points"`
+	Balance       jsonInt `json:"balance"`
+	Remaining     jsonInt `json:"remaining"`
+}
+
+func (c *Client) decodeSendMessage(res *response, sent ConversationID) (*SendMessageResult, error) {
+	var a chatAnswer
+	if !decodeObject(res.payload, &a) {
+		return nil, c.decodeError(res, "reply")
+	}
+	out := &SendMessageResult{}
+	reply, replyID, ok := a.reply()
 	if !ok {
 		return nil, c.decodeError(res, "reply")
 	}
-	out.Reply, out.ReplyMessageID = reply, replyID
+	out.Reply = reply
 
-	id, numeric, found := lookupID(ls, conversationIDKeys...)
-	if !found {
-		if conv, ok := lookupObject(ls, conversationObjKey...); ok {
-			id, numeric, found = lookupID([]object{conv}, "id", "conversation_id", "conversationId")
-		} else {
-			id, numeric, found = lookupID(ls, conversationObjKey...)
-		}
+	out.ConversationID = firstID(a.ConversationID, a.ConversationIDCamel)
+	if out.ConversationID.IsZero() {
+		out.ConversationID = a.Conversation.id
 	}
-	if !found && sentID == "" {
-		// "id" is the conversation's only when nothing more specific was given; on a later
-		// turn it is more likely a message's.
-		id, numeric, found = lookupID(ls, "id")
+	if out.ConversationID.IsZero() && sent.IsZero() && a.fallbackIDIsConversation() {
+		out.ConversationID = a.ID.id
 	}
 	switch {
-	case found:
-		out.ConversationID = id
-		c.rememberID(id, numeric)
-	case sentID != "":
-		out.ConversationID = sentID
+	case !out.ConversationID.IsZero():
+		c.learnIDForm(out.ConversationID)
+	case !sent.IsZero():
+		out.ConversationID = sent
 	default:
 		return nil, c.decodeError(res, "conversation_id")
 	}
 
-	if id, _, ok := lookupID(ls, "user_message_id", "userMessageId", "user_message_ID"); ok {
-		out.UserMessageID = id
-	} else if m, ok := lookupObject(ls, "user_message", "userMessage", "question"); ok {
-		out.UserMessageID, _, _ = idOf(m["id"])
-	}
-	if out.ReplyMessageID == "" {
-		out.ReplyMessageID, _, _ = lookupID(ls, "reply_message_id", "replyMessageId", "assistant_message_id", "assistantMessageId", "message_id", "messageId")
-	}
-
-	billing := ls
-	for _, k := range []string{"usage", "billing", "points", "account"} {
-		if o, ok := lookupObject(ls, k); ok {
-			billing = append(billing, o)
-		}
-	}
-	if v, ok := lookup(billing, pointsChargedKeys...); ok {
-		if n, ok := int64Of(v); ok {
-			out.PointsCharged = &n
-		}
-	}
-	if v, ok := lookup(billing, balanceKeys...); ok {
-		if n, ok := int64Of(v); ok {
-			out.Balance = &n
-		}
-	}
+	out.UserMessageID = firstText(a.UserMessageID.s, a.UserMessage.ID.s)
+	out.ReplyMessageID = firstText(a.AssistantMessageID.s, a.ReplyMessageID.s, replyID)
+	out.PointsCharged = firstInt(a.PointsCharged, a.PointsChargedCamel,
+		a.Points.Charged, a.Points.PointsCharged,
+		a.Billing.Charged, a.Billing.PointsCharged, a.Billing.Points,
+		a.Usage.Points, a.Usage.PointsCharged)
+	out.Balance = firstInt(a.Balance, a.RemainingPoints,
+		a.Points.Balance, a.Points.Remaining,
+		a.Billing.Balance, a.Billing.Remaining)
 	return out, nil
 }
 
-// findReply finds the reply text: a string under one of replyKeys, the content of a message object,
-// the last assistant message of a list, or an OpenAI-style choices[0].message.content.
-func findReply(ls []object) (reply, messageID string, ok bool) {
-	for _, o := range ls {
-		for _, k := range replyKeys {
-			switch v := o[k].(type) {
-			case string:
-				return v, "", true
-			case object:
-				if role, _ := v["role"].(string); role == "user" {
-					continue // the user's own message, echoed back
-				}
-				if s, ok := lookupString([]object{v}, "content", "text", "reply", "message"); ok {
-					id, _, _ := idOf(v["id"])
-					return s, id, true
-				}
+// reply finds the reply's text and, when it came from a message object, that message's ID.
+func (a *chatAnswer) reply() (text, id string, ok bool) {
+	if s, ok := a.Reply.get(); ok {
+		_, id, _ = a.Message.reply() // the reference service gives the reply message beside the text
+		return s, id, true
+	}
+	for _, m := range []*chatMessage{&a.Message, &a.AssistantMessage} {
+		if s, id, ok := m.reply(); ok {
+			return s, id, true
+		}
+	}
+	if len(a.Choices) > 0 {
+		if s, ok := a.Choices[0].Message.content(); ok {
+			return s, "", true
+		}
+		if s, ok := a.Choices[0].Text.get(); ok {
+			return s, "", true
+		}
+	}
+	for _, f := range []jsonString{a.Answer, a.Response, a.Output} {
+		if s, ok := f.get(); ok {
+			return s, "", true
+		}
+	}
+	for i := len(a.Messages) - 1; i >= 0; i-- {
+		var m wireMessage
+		if decodeObject(a.Messages[i], &m) && m.Role.ok && !m.isUser() {
+			if s, ok := m.content(); ok {
+				return s, m.ID.s, true
 			}
 		}
 	}
-	if msgs, ok := lookupArray(ls, "messages"); ok {
-		for i := len(msgs) - 1; i >= 0; i-- {
-			m, _ := msgs[i].(object)
-			if role, _ := m["role"].(string); role != "" && role != "user" {
-				if s, ok := lookupString([]object{m}, "content", "text"); ok {
-					id, _, _ := idOf(m["id"])
-					return s, id, true
-				}
-			}
-		}
+	// "message" as a string is often a status ("Created"), so it comes after every other field.
+	if s, ok := a.Message.text.get(); ok {
+		return s, "", true
 	}
-	if choices, ok := lookupArray(ls, "choices"); ok && len(choices) > 0 {
-		if ch, ok := choices[0].(object); ok {
-			if m, ok := ch["message"].(object); ok {
-				if s, ok := m["content"].(string); ok {
-					return s, "", true
-				}
-			}
-			if s, ok := ch["text"].(string); ok {
-				return s, "", true
-			}
+	if !a.isUser() {
+		if s, ok := a.content(); ok {
+			return s, "", true
 		}
 	}
 	return "", "", false
+}
+
+// fallbackIDIsConversation reports whether the answer's bare "id" may name the conversation: on a
+// first call, when the answer is neither a message with a role (whose id is the message's) nor
+// OpenAI-shaped (whose id is the completion's).
+func (a *chatAnswer) fallbackIDIsConversation() bool {
+	return !a.Role.ok && len(a.Choices) == 0
+}
+
+// firstID returns the first ID that is set.
+func firstID(ids ...jsonConvID) ConversationID {
+	for _, f := range ids {
+		if !f.id.IsZero() {
+			return f.id
+		}
+	}
+	return ConversationID{}
+}
+
+// firstText returns the first non-empty string.
+func firstText(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// firstInt returns the first number that was given.
+func firstInt(ns ...jsonInt) *int64 {
+	for _, n := range ns {
+		if n.ok {
+			return n.ptr()
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,31 +17,57 @@ func TestSendMessage_TolerantShapes(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		sent string // ConversationID in the request
+		sent ConversationID // in the request
 		want SendMessageResult
 	}{
-		{"bare conversation_id reply", `{"conversation_id":"c1","reply":"hi"}`, "", SendMessageResult{ConversationID: "c1", Reply: "hi"}},
-		{"camelCase id answer", `{"conversationId":"c2","answer":"yo"}`, "", SendMessageResult{ConversationID: "c2", Reply: "yo"}},
-		{"id and content", `{"id":"c3","content":"text here"}`, "", SendMessageResult{ConversationID: "c3", Reply: "text here"}},
-		{"numeric id text", `{"id":17,"text":"t"}`, "", SendMessageResult{ConversationID: "17", Reply: "t"}},
-		{"big numeric id exact", `{"conversation_id":12345678901234567890,"output":"o"}`, "", SendMessageResult{ConversationID: "12345678901234567890", Reply: "o"}},
-		{"conversation object", `{"conversation":{"id":99,"title":"x"},"response":"r"}`, "", SendMessageResult{ConversationID: "99", Reply: "r"}},
-		{"conversation as id", `{"conversation":"c9","response":"r"}`, "", SendMessageResult{ConversationID: "c9", Reply: "r"}},
-		{"message string", `{"conversation_id":"c4","message":"m"}`, "", SendMessageResult{ConversationID: "c4", Reply: "m"}},
-		{"message object", `{"conversation_id":"c5","message":{"id":8,"role":"assistant","content":"mc"}}`, "", SendMessageResult{ConversationID: "c5", Reply: "mc", ReplyMessageID: "8"}},
-		{"data envelope", `{"data":{"conversation_id":"c6","reply":"d"}}`, "", SendMessageResult{ConversationID: "c6", Reply: "d"}},
-		{"code envelope", `{"code":0,"msg":"ok","data":{"conversationId":7,"reply":"e"}}`, "", SendMessageResult{ConversationID: "7", Reply: "e"}},
-		{"code 200 envelope", `{"code":200,"message":"success","data":{"id":"c8","answer":"f"}}`, "", SendMessageResult{ConversationID: "c8", Reply: "f"}},
-		{"continuing without id", `{"reply":"again"}`, "c10", SendMessageResult{ConversationID: "c10", Reply: "again"}},
-		{"continuing: id is a message's", `{"id":555,"reply":"again"}`, "c11", SendMessageResult{ConversationID: "c11", Reply: "again"}},
-		{"points and balance", `{"conversation_id":"c12","reply":"p","points_charged":3,"balance":97}`, "", SendMessageResult{ConversationID: "c12", Reply: "p", PointsCharged: ptr[int64](3), Balance: ptr[int64](97)}},
-		{"points in usage, string balance", `{"data":{"conversation_id":"c13","reply":"p","usage":{"points":"2"},"remaining_points":"50"}}`, "", SendMessageResult{ConversationID: "c13", Reply: "p", PointsCharged: ptr[int64](2), Balance: ptr[int64](50)}},
-		{"message ids", `{"conversation_id":"c14","reply":"p","user_message_id":1,"reply_message_id":"2"}`, "", SendMessageResult{ConversationID: "c14", Reply: "p", UserMessageID: "1", ReplyMessageID: "2"}},
-		{"both messages", `{"conversation_id":"c15","user_message":{"id":3,"role":"user","content":"q"},"assistant_message":{"id":4,"role":"assistant","content":"a"}}`, "", SendMessageResult{ConversationID: "c15", Reply: "a", UserMessageID: "3", ReplyMessageID: "4"}},
-		{"user echo under message", `{"conversation_id":"c19","message":{"id":1,"role":"user","content":"q"},"assistant_message":{"id":2,"role":"assistant","content":"a3"}}`, "", SendMessageResult{ConversationID: "c19", Reply: "a3", ReplyMessageID: "2"}},
-		{"messages list", `{"conversation_id":"c16","messages":[{"role":"user","content":"q"},{"id":6,"role":"assistant","content":"a2"}]}`, "", SendMessageResult{ConversationID: "c16", Reply: "a2", ReplyMessageID: "6"}},
-		{"openai choices", `{"conversation_id":"c17","choices":[{"message":{"role":"assistant","content":"oa"}}]}`, "", SendMessageResult{ConversationID: "c17", Reply: "oa"}},
-		{"empty reply is a reply", `{"conversation_id":"c18","reply":""}`, "", SendMessageResult{ConversationID: "c18", Reply: ""}},
+		{"bare conversation_id reply", `{"conversation_id":"c1","reply":"hi"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c1"), Reply: "hi"}},
+		{"camelCase id answer", `{"conversationId":"c2","answer":"yo"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c2"), Reply: "yo"}},
+		{"id and content", `{"id":"c3","content":"text here"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c3"), Reply: "text here"}},
+		{"numeric id text", `{"id":17,"text":"t"}`, ConversationID{}, SendMessageResult{ConversationID: numID("17"), Reply: "t"}},
+		{"big numeric id exact", `{"conversation_id":12345678901234567890,"output":"o"}`, ConversationID{}, SendMessageResult{ConversationID: numID("12345678901234567890"), Reply: "o"}},
+		{"conversation object", `{"conversation":{"id":99,"title":"x"},"response":"r"}`, ConversationID{}, SendMessageResult{ConversationID: numID("99"), Reply: "r"}},
+		{"conversation as id", `{"conversation":"c9","response":"r"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c9"), Reply: "r"}},
+		{"message string", `{"conversation_id":"c4","message":"m"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c4"), Reply: "m"}},
+		{"message object", `{"conversation_id":"c5","message":{"id":8,"role":"assistant","content":"mc"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c5"), Reply: "mc", ReplyMessageID: "8"}},
+		{"data envelope", `{"data":{"conversation_id":"c6","reply":"d"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c6"), Reply: "d"}},
+		{"code envelope", `{"code":0,"msg":"ok","data":{"conversationId":7,"reply":"e"}}`, ConversationID{}, SendMessageResult{ConversationID: numID("7"), Reply: "e"}},
+		{"code 200 envelope", `{"code":200,"message":"success","data":{"id":"c8","answer":"f"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c8"), Reply: "f"}},
+		{"continuing without id", `{"reply":"again"}`, strID("c10"), SendMessageResult{ConversationID: strID("c10"), Reply: "again"}},
+		{"continuing: id is a message's", `{"id":555,"reply":"again"}`, strID("c11"), SendMessageResult{ConversationID: strID("c11"), Reply: "again"}},
+		{"points and balance", `{"conversation_id":"c12","reply":"p","points_charged":3,"balance":97}`, ConversationID{}, SendMessageResult{ConversationID: strID("c12"), Reply: "p", PointsCharged: ptr[int64](3), Balance: ptr[int64](97)}},
+		{"points in usage, string balance", `{"data":{"conversation_id":"c13","reply":"p","usage":{"points":"2"},"remaining_points":"50"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c13"), Reply: "p", PointsCharged: ptr[int64](2), Balance: ptr[int64](50)}},
+		{"message ids", `{"conversation_id":"c14","reply":"p","user_message_id":1,"reply_message_id":"2"}`, ConversationID{}, SendMessageResult{ConversationID: strID("c14"), Reply: "p", UserMessageID: "1", ReplyMessageID: "2"}},
+		{"both messages", `{"conversation_id":"c15","user_message":{"id":3,"role":"user","content":"q"},"assistant_message":{"id":4,"role":"assistant","content":"a"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c15"), Reply: "a", UserMessageID: "3", ReplyMessageID: "4"}},
+		{"user echo under message", `{"conversation_id":"c19","message":{"id":1,"role":"user","content":"q"},"assistant_message":{"id":2,"role":"assistant","content":"a3"}}`, ConversationID{}, SendMessageResult{ConversationID: strID("c19"), Reply: "a3", ReplyMessageID: "2"}},
+		{"messages list", `{"conversation_id":"c16","messages":[{"role":"user","content":"q"},{"id":6,"role":"assistant","content":"a2"}]}`, ConversationID{}, SendMessageResult{ConversationID: strID("c16"), Reply: "a2", ReplyMessageID: "6"}},
+		{"openai choices", `{"conversation_id":"c17","choices":[{"message":{"role":"assistant","content":"oa"}}]}`, ConversationID{}, SendMessageResult{ConversationID: strID("c17"), Reply: "oa"}},
+		{"empty reply is a reply", `{"conversation_id":"c18","reply":""}`, ConversationID{}, SendMessageResult{ConversationID: strID("c18"), Reply: ""}},
+		{"reference service", `{"data":{"conversation_id":"c_5f0c2a9e81d34b7a6c1e","reply":"R","message":{"id":2,"role":"assistant","content":"R","created_at":"2025-03-01T09:30:12.345Z"},"user_message_id":1,"assistant_message_id":2,"points_charged":1,"balance":999999}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c_5f0c2a9e81d34b7a6c1e"), Reply: "R", UserMessageID: "1", ReplyMessageID: "2", PointsCharged: ptr[int64](1), Balance: ptr[int64](999999)}},
+
+		// Names with more than one meaning: each is read only in the shape that has the meaning wanted.
+		{"points is a billing object", `{"conversation_id":"c20","reply":"r","points":{"charged":3,"balance":97}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c20"), Reply: "r", PointsCharged: ptr[int64](3), Balance: ptr[int64](97)}},
+		{"bare points could be either", `{"conversation_id":"c21","reply":"r","points":97}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c21"), Reply: "r"}},
+		{"billing object", `{"conversation_id":"c22","reply":"r","billing":{"charged":"2","balance":40}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c22"), Reply: "r", PointsCharged: ptr[int64](2), Balance: ptr[int64](40)}},
+		{"cost in money is not points", `{"conversation_id":"c23","reply":"r","cost":2,"currency":"USD"}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c23"), Reply: "r"}},
+		{"token usage is not points", `{"conversation_id":"c24","reply":"r","usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21,"cost":2}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c24"), Reply: "r"}},
+		{"cost object is not read", `{"conversation_id":"c25","reply":"r","cost":{"points":3,"balance":97}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c25"), Reply: "r"}},
+		{"message string is a status beside choices", `{"conversation_id":"c26","message":"Reply generated","choices":[{"message":{"role":"assistant","content":"real"}}]}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c26"), Reply: "real"}},
+		{"message string is a status beside answer", `{"conversation_id":"c27","message":"OK","answer":"real"}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c27"), Reply: "real"}},
+		{"message object with content parts", `{"conversation_id":"c28","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"pa"},{"type":"text","text":"rts"}]}}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c28"), Reply: "parts", ReplyMessageID: "m1"}},
+		{"answer that is a message", `{"conversation_id":"c29","id":8,"role":"assistant","content":"x"}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c29"), Reply: "x"}},
+		{"response object is not the reply", `{"conversation_id":"c30","response":{"status":"ok"},"reply":"r"}`,
+			ConversationID{}, SendMessageResult{ConversationID: strID("c30"), Reply: "r"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +77,7 @@ func TestSendMessage_TolerantShapes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SendMessage: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, *got); diff != "" {
+			if diff := cmp.Diff(tt.want, *got, cmpIDs); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
@@ -66,6 +93,10 @@ func TestSendMessage_MissingFields(t *testing.T) {
 		{"not JSON", `<html>hello</html>`, "reply"},
 		{"empty body", ``, "reply"},
 		{"reply of wrong type", `{"conversation_id":"c1","reply":42}`, "reply"},
+		{"message object of the user only", `{"conversation_id":"c1","message":{"role":"user","content":"q"}}`, "reply"},
+		{"openai id is the completion's", `{"id":"chatcmpl-1","choices":[{"message":{"role":"assistant","content":"x"}}]}`, "conversation_id"},
+		{"id of a message with a role", `{"id":8,"role":"assistant","content":"x"}`, "conversation_id"},
+		{"conversation of wrong type", `{"conversation":true,"reply":"x"}`, "conversation_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,9 +128,10 @@ func TestSendMessage_Request(t *testing.T) {
 			`{"message":"hi","persona":"","temperature":0,"top_p":0,"max_tokens":0}`},
 		{"all settings", SendMessageRequest{Message: "hi", Persona: ptr("pirate"), Temperature: ptr(0.7), TopP: ptr(0.9), MaxTokens: ptr(256)},
 			`{"message":"hi","persona":"pirate","temperature":0.7,"top_p":0.9,"max_tokens":256}`},
-		{"unseen numeric id goes as a number", SendMessageRequest{ConversationID: "42", Message: "hi"}, `{"message":"hi","conversation_id":42}`},
-		{"unseen text id goes as a string", SendMessageRequest{ConversationID: "c-42", Message: "hi"}, `{"message":"hi","conversation_id":"c-42"}`},
-		{"leading zero stays a string", SendMessageRequest{ConversationID: "007", Message: "hi"}, `{"message":"hi","conversation_id":"007"}`},
+		{"a number from the service goes as a number", SendMessageRequest{ConversationID: numID("42"), Message: "hi"}, `{"message":"hi","conversation_id":42}`},
+		{"a string from the service goes as a string", SendMessageRequest{ConversationID: strID("42"), Message: "hi"}, `{"message":"hi","conversation_id":"42"}`},
+		{"typed text id goes as a string", SendMessageRequest{ConversationID: typedID(t, "c-42"), Message: "hi"}, `{"message":"hi","conversation_id":"c-42"}`},
+		{"typed leading zero stays a string", SendMessageRequest{ConversationID: typedID(t, "007"), Message: "hi"}, `{"message":"hi","conversation_id":"007"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,17 +175,134 @@ func TestSendMessage_IDKeepsItsForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			second, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: first.ConversationID, Message: "two"})
+			// The ID survives being saved as JSON and read back, as an app keeps it between runs.
+			saved, err := json.Marshal(first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var restored SendMessageResult
+			if err := json.Unmarshal(saved, &restored); err != nil {
+				t.Fatal(err)
+			}
+			second, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: restored.ConversationID, Message: "two"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if second.ConversationID != first.ConversationID {
-				t.Errorf("second ConversationID = %q, want %q", second.ConversationID, first.ConversationID)
+				t.Errorf("second ConversationID = %#v, want %#v", second.ConversationID, first.ConversationID)
 			}
 			reqs := ts.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("server saw %d requests, want 2", len(reqs))
+			}
 			jsonEqual(t, reqs[1].Body, `{"message":"two","conversation_id":`+tt.want+`}`)
 		})
 	}
+}
+
+// An all-digit ID typed by a person (a one-shot CLI run has seen no ID from the service) goes in
+// the form the service's list shows, learned with one free GET before the charged POST, which is
+// sent exactly once whatever the GET gave.
+func TestSendMessage_TypedDigitsTakeTheServiceForm(t *testing.T) {
+	tests := []struct {
+		name       string
+		listStatus int
+		list       string
+		want       string // conversation_id as sent
+	}{
+		{"list has numbers", 200, `{"data":{"conversations":[{"id":7,"title":"x"}],"next_cursor":null}}`, `42`},
+		{"list has strings", 200, `{"data":{"conversations":[{"id":"7"}]}}`, `"42"`},
+		{"list is empty", 200, `{"data":{"conversations":[]}}`, `"42"`},
+		{"list refused", 404, `{"error":{"code":"not_found","message":"no such path"}}`, `"42"`},
+		{"list unreadable", 200, `<html>hi</html>`, `"42"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					reply(tt.listStatus, tt.list)(w, r)
+					return
+				}
+				reply(200, `{"data":{"reply":"ok"}}`)(w, r)
+			})
+			c := newTestClient(t, ts.URL)
+			for _, msg := range []string{"one", "two"} {
+				res, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: typedID(t, "42"), Message: msg})
+				if err != nil {
+					t.Fatalf("SendMessage: %v", err)
+				}
+				if res.ConversationID.String() != "42" {
+					t.Errorf("ConversationID = %q, want 42", res.ConversationID)
+				}
+			}
+			reqs := ts.requests()
+			if len(reqs) != 3 || reqs[0].Method != http.MethodGet || reqs[0].Path != "/v1/chat/conversations" ||
+				reqs[1].Method != http.MethodPost || reqs[2].Method != http.MethodPost {
+				t.Fatalf("requests = %v, want one GET of the list, then the two POSTs", methods(reqs))
+			}
+			jsonEqual(t, reqs[1].Body, `{"message":"one","conversation_id":`+tt.want+`}`)
+			jsonEqual(t, reqs[2].Body, `{"message":"two","conversation_id":`+tt.want+`}`)
+		})
+	}
+}
+
+// No lookup when the form is not in doubt: a typed ID that is not all digits, or a client that has
+// already seen an ID from the service (here in a history answer).
+func TestSendMessage_NoLookupWhenFormKnown(t *testing.T) {
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			reply(200, `{"data":{"id":41,"config":{},"messages":[]}}`)(w, r)
+			return
+		}
+		reply(200, `{"data":{"reply":"ok"}}`)(w, r)
+	})
+	c := newTestClient(t, ts.URL)
+	if _, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: typedID(t, "c_41"), Message: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.History(t.Context(), typedID(t, "41"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.ConversationID != numID("41") {
+		t.Errorf("History.ConversationID = %#v, want the number 41", h.ConversationID)
+	}
+	if _, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: typedID(t, "42"), Message: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := ts.requests()
+	if got := methods(reqs); fmt.Sprint(got) != "[POST GET POST]" {
+		t.Fatalf("requests = %v, want [POST GET POST]", got)
+	}
+	jsonEqual(t, reqs[0].Body, `{"message":"hi","conversation_id":"c_41"}`)
+	jsonEqual(t, reqs[2].Body, `{"message":"hi","conversation_id":42}`)
+}
+
+// Cancelled while learning the form: the chat message is not sent at all.
+func TestSendMessage_CancelledLookupSendsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		cancel()
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, ts.URL)
+	_, err := c.SendMessage(ctx, SendMessageRequest{ConversationID: typedID(t, "42"), Message: "hi"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrReplyLost) {
+		t.Fatalf("err = %v, want context.Canceled and not ErrReplyLost", err)
+	}
+	for _, r := range ts.requests() {
+		if r.Method == http.MethodPost {
+			t.Errorf("a chat message was sent")
+		}
+	}
+}
+
+func methods(reqs []seen) []string {
+	var m []string
+	for _, r := range reqs {
+		m = append(m, r.Method)
+	}
+	return m
 }
 
 func TestSendMessage_RefusesEmptyMessage(t *testing.T) {

@@ -23,8 +23,17 @@ type Speech struct {
 	MIMEType string
 	// Audio holds the decoded audio bytes.
 	Audio []byte
-	// DataURI is the audio as a data URI, as the service gave it or built from Audio.
-	DataURI string
+}
+
+// speechAnswer is the payload of a speech answer: the reference service's {"audio": <data URI>},
+// or plain base64 under "audio" or "audio_base64" with its type under "format", "mime_type" or
+// "content_type". A JSON string answer is read as the audio itself.
+type speechAnswer struct {
+	Audio       jsonString `json:"audio"`
+	AudioBase64 jsonString `json:"audio_base64"`
+	Format      jsonString `json:"format"`
+	MIMEType    jsonString `json:"mime_type"`
+	ContentType jsonString `json:"content_type"`
 }
 
 // maxSpeechBytes bounds decoded speech audio; the body cap already bounds it near this.
@@ -48,27 +57,35 @@ func (c *Client) Speak(ctx context.Context, req SpeechRequest) (*Speech, error) 
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeSpeech(res)
+}
+
+func (c *Client) decodeSpeech(res *response) (*Speech, error) {
+	const route = "/v1/chat/speech"
 	if !res.isJSON {
 		// Some services answer with the audio itself.
 		ct, _, _ := mime.ParseMediaType(res.header.Get("Content-Type"))
 		if strings.HasPrefix(ct, "audio/") && len(res.body) > 0 {
-			return &Speech{MIMEType: ct, Audio: res.body, DataURI: EncodeDataURI(ct, res.body)}, nil
+			return &Speech{MIMEType: ct, Audio: res.body}, nil
 		}
 		return nil, c.decodeError(res, "audio")
 	}
-	ls := layersOf(res.doc)
-	uri, ok := lookupString(ls, "audio", "audio_url", "audioUrl", "data_uri", "dataUri", "url", "src", "speech", "audio_base64", "audioBase64", "base64", "audio_data")
-	if !ok {
-		if s, isString := res.doc.(string); isString {
-			uri, ok = s, true
-		} else if s, isString := payloadOf(res.doc).(string); isString {
-			uri, ok = s, true
+	var a speechAnswer
+	var uri string
+	ok := false
+	if decodeObject(res.payload, &a) {
+		for _, f := range []jsonString{a.Audio, a.AudioBase64} {
+			if uri, ok = f.get(); ok {
+				break
+			}
 		}
+	} else {
+		uri, ok = rawString(res.payload)
 	}
 	if !ok || strings.TrimSpace(uri) == "" {
 		return nil, c.decodeError(res, "audio")
 	}
-	mimeType, audio, err := ParseDataURILimit(uri, maxSpeechBytes)
+	mimeType, audio, err := parseDataURI(uri, maxSpeechBytes, false)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: the audio in the answer: %w", route, err)
 	}
@@ -76,17 +93,17 @@ func (c *Client) Speak(ctx context.Context, req SpeechRequest) (*Speech, error) 
 		return nil, c.decodeError(res, "audio")
 	}
 	if mimeType == "" {
-		if mt, ok := lookupString(ls, "mime_type", "mimeType", "content_type", "contentType", "format"); ok {
-			mimeType = speechType(mt)
+		for _, f := range []jsonString{a.Format, a.MIMEType, a.ContentType} {
+			if s, ok := f.get(); ok {
+				mimeType = speechType(s)
+				break
+			}
 		}
 	}
 	if mimeType == "" {
 		mimeType = "audio/mpeg"
 	}
-	if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(uri)), "data:") {
-		uri = EncodeDataURI(mimeType, audio)
-	}
-	return &Speech{MIMEType: mimeType, Audio: audio, DataURI: uri}, nil
+	return &Speech{MIMEType: mimeType, Audio: audio}, nil
 }
 
 // speechType turns a format name like "mp3" into a media type.

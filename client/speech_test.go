@@ -47,15 +47,17 @@ func TestSpeak_TolerantShapes(t *testing.T) {
 		body        string
 		want        Speech
 	}{
-		{"spec shape", "application/json", `{"audio":"` + uri + `"}`, Speech{"audio/mpeg", mp3, uri}},
-		{"data envelope", "application/json", `{"data":{"audio":"` + uri + `"}}`, Speech{"audio/mpeg", mp3, uri}},
-		{"code envelope", "application/json", `{"code":0,"msg":"ok","data":{"audio":"` + uri + `"}}`, Speech{"audio/mpeg", mp3, uri}},
-		{"plain base64 is MP3", "application/json", `{"audio":"` + b64 + `"}`, Speech{"audio/mpeg", mp3, uri}},
-		{"plain base64 with format", "application/json", `{"audio_base64":"` + b64 + `","format":"wav"}`, Speech{"audio/wav", mp3, "data:audio/wav;base64," + b64}},
+		{"spec shape", "application/json", `{"audio":"` + uri + `"}`, Speech{"audio/mpeg", mp3}},
+		{"data envelope", "application/json", `{"data":{"audio":"` + uri + `"}}`, Speech{"audio/mpeg", mp3}},
+		{"code envelope", "application/json", `{"code":0,"msg":"ok","data":{"audio":"` + uri + `"}}`, Speech{"audio/mpeg", mp3}},
+		{"plain base64 is MP3", "application/json", `{"audio":"` + b64 + `"}`, Speech{"audio/mpeg", mp3}},
+		{"plain base64 with format", "application/json", `{"audio_base64":"` + b64 + `","format":"wav"}`, Speech{"audio/wav", mp3}},
 		{"unpadded url-safe", "application/json", `{"audio":"data:audio/mpeg;base64,` + base64.RawURLEncoding.EncodeToString(mp3) + `"}`,
-			Speech{"audio/mpeg", mp3, "data:audio/mpeg;base64," + base64.RawURLEncoding.EncodeToString(mp3)}},
-		{"raw audio answer", "audio/mpeg", string(mp3), Speech{"audio/mpeg", mp3, uri}},
-		{"json string", "application/json", `"` + uri + `"`, Speech{"audio/mpeg", mp3, uri}},
+			Speech{"audio/mpeg", mp3}},
+		{"raw audio answer", "audio/mpeg", string(mp3), Speech{"audio/mpeg", mp3}},
+		{"json string", "application/json", `"` + uri + `"`, Speech{"audio/mpeg", mp3}},
+		{"reference service", "application/json", `{"data":{"audio":"` + uri + `","voice":"en-gb"}}`, Speech{"audio/mpeg", mp3}},
+		{"audio of wrong type", "application/json", `{"audio":{"id":"a1"},"audio_base64":"` + b64 + `"}`, Speech{"audio/mpeg", mp3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +83,7 @@ func TestSpeak_Bad(t *testing.T) {
 		{"empty audio", `{"audio":""}`},
 		{"not base64", `{"audio":"data:audio/mpeg;base64,@@@@"}`},
 		{"html", `<html><title>hi</title></html>`},
+		{"a link is not audio", `{"url":"https://cdn.example.com/a.mp3"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

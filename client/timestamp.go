@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// timeLayouts are the textual timestamp forms ParseTime accepts, tried in order.
+// timeLayouts are the textual timestamp forms parseTime accepts, tried in order.
 var timeLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999Z0700",
@@ -32,9 +32,9 @@ var (
 	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 )
 
-// ParseTime reads a timestamp as services write them: RFC 3339 with or without fraction or zone,
+// parseTime reads a timestamp as services write them: RFC 3339 with or without fraction or zone,
 // "YYYY-MM-DD HH:MM:SS", or Unix seconds or milliseconds as a number or a string; times without a zone are UTC.
-func ParseTime(v any) (time.Time, error) {
+func parseTime(v any) (time.Time, error) {
 	switch x := v.(type) {
 	case time.Time:
 		return x, nil

@@ -38,21 +38,21 @@ func TestParseTime(t *testing.T) {
 		{want, want},
 	}
 	for _, tt := range tests {
-		got, err := ParseTime(tt.in)
+		got, err := parseTime(tt.in)
 		if err != nil {
-			t.Errorf("ParseTime(%#v): %v", tt.in, err)
+			t.Errorf("parseTime(%#v): %v", tt.in, err)
 			continue
 		}
 		if !got.Equal(tt.want) {
-			t.Errorf("ParseTime(%#v) = %v, want %v", tt.in, got, tt.want)
+			t.Errorf("parseTime(%#v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
 
 func TestParseTime_Bad(t *testing.T) {
 	for _, in := range []any{"", "yesterday", "2024-13-01T00:00:00Z", "1e400", "NaN", nil, true, []any{}, "99999999999999999999999", json.Number("-1e30")} {
-		if got, err := ParseTime(in); err == nil {
-			t.Errorf("ParseTime(%#v) = %v, want an error", in, got)
+		if got, err := parseTime(in); err == nil {
+			t.Errorf("parseTime(%#v) = %v, want an error", in, got)
 		}
 	}
 }
@@ -66,16 +66,16 @@ func FuzzParseTime(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseTime(s)
+		got, err := parseTime(s)
 		if err != nil {
 			return
 		}
 		// Whatever parses is a time JSON can carry, so the CLI can print it.
 		if _, err := json.Marshal(got); err != nil {
-			t.Fatalf("ParseTime(%q) = %v, which JSON cannot encode: %v", s, got, err)
+			t.Fatalf("parseTime(%q) = %v, which JSON cannot encode: %v", s, got, err)
 		}
-		if _, err := ParseTime(json.Number(s)); err != nil && looksNumeric(s) {
-			t.Fatalf("ParseTime(%q) ok as string but not as number: %v", s, err)
+		if _, err := parseTime(json.Number(s)); err != nil && looksNumeric(s) {
+			t.Fatalf("parseTime(%q) ok as string but not as number: %v", s, err)
 		}
 	})
 }

@@ -47,30 +47,96 @@ func (c *Client) Transcribe(ctx context.Context, req TranscribeRequest) (*Transc
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeTranscript(res)
+}
+
+func (c *Client) decodeTranscript(res *response) (*Transcript, error) {
 	if !res.isJSON {
 		return nil, c.decodeError(res, "text")
 	}
-	ls := layersOf(res.doc)
-	if o, ok := lookupObject(ls, "transcript", "transcription", "result"); ok {
-		ls = append([]object{o}, ls...)
-	}
-	text, ok := lookupString(ls, "text", "transcript", "transcription", "result", "content")
-	if !ok {
-		if s, isString := res.doc.(string); isString {
-			text, ok = s, true
+	var a transcriptAnswer
+	if !decodeObject(res.payload, &a) {
+		if text, ok := rawString(res.payload); ok {
+			return &Transcript{Text: text}, nil
 		}
+		return nil, c.decodeError(res, "text")
+	}
+	t, ok := a.transcript()
+	if !ok && a.Result.ok {
+		t, ok = a.Result.a.transcript()
 	}
 	if !ok {
 		return nil, c.decodeError(res, "text")
 	}
-	langKeys := []string{"language", "lang", "detected_language", "detectedLanguage", "language_code", "languageCode", "locale"}
-	lang, ok := lookupString(ls, langKeys...)
-	if !ok {
-		if o, found := lookupObject(ls, langKeys...); found { // {"language": {"code": "en", "name": "English"}}
-			lang, _ = lookupString([]object{o}, "code", "name")
+	return &t, nil
+}
+
+// transcriptAnswer is the payload of a transcription: the reference service's {"text",
+// "language"}. "transcript" for "text", "lang", "detected_language" or "language_code" for
+// "language", a language object {"code", "name"}, a {"result": {...}} wrapper and a JSON string
+// answer are variants.
+type transcriptAnswer struct {
+	transcriptFields
+	Result resultWrapper `json:"result"`
+}
+
+// transcriptFields are the members of a transcription, at the top or under "result".
+type transcriptFields struct {
+	Text             jsonString    `json:"text"`
+	Transcript       jsonString    `json:"transcript"`
+	Language         languageField `json:"language"`
+	Lang             jsonString    `json:"lang"`
+	DetectedLanguage jsonString    `json:"detected_language"`
+	LanguageCode     jsonString    `json:"language_code"`
+}
+
+// transcript returns the text and language, if the text was given.
+func (a *transcriptFields) transcript() (Transcript, bool) {
+	for _, f := range []jsonString{a.Text, a.Transcript} {
+		if text, ok := f.get(); ok {
+			t := Transcript{Text: text}
+			for _, l := range []jsonString{a.Language.jsonString, a.Lang, a.DetectedLanguage, a.LanguageCode} {
+				if s, ok := l.get(); ok {
+					t.Language = s
+					break
+				}
+			}
+			return t, true
 		}
 	}
-	return &Transcript{Text: text, Language: lang}, nil
+	return Transcript{}, false
+}
+
+// languageField is a language given as a string, or as {"code": …, "name": …} (the code is kept).
+type languageField struct{ jsonString }
+
+// UnmarshalJSON reads a string, or the code (else the name) of an object.
+func (l *languageField) UnmarshalJSON(b []byte) error {
+	if firstByte(b) != '{' {
+		return l.jsonString.UnmarshalJSON(b)
+	}
+	var o struct {
+		Code jsonString `json:"code"`
+		Name jsonString `json:"name"`
+	}
+	decodeObject(b, &o)
+	l.jsonString = o.Code
+	if !o.Code.ok {
+		l.jsonString = o.Name
+	}
+	return nil
+}
+
+// resultWrapper is a transcription wrapped as {"result": {"text", "language"}}.
+type resultWrapper struct {
+	a  transcriptFields
+	ok bool
+}
+
+// UnmarshalJSON reads an object and ignores any other value.
+func (r *resultWrapper) UnmarshalJSON(b []byte) error {
+	r.ok = decodeObject(b, &r.a)
+	return nil
 }
 
 // transcribeBody returns a factory for the JSON body {"audio":"[data:<mime>;base64,]<base64>"}

@@ -65,6 +65,8 @@ func TestTranscribe_TolerantShapes(t *testing.T) {
 		{"empty text is text", `{"text":"","language":"en"}`, Transcript{"", "en"}},
 		{"language object", `{"text":"g","language":{"code":"pt","name":"Portuguese"}}`, Transcript{"g", "pt"}},
 		{"json string", `"just text"`, Transcript{"just text", ""}},
+		{"language of wrong type", `{"text":"h","language":5,"lang":"de"}`, Transcript{"h", "de"}},
+		{"text of wrong type", `{"text":{"value":"x"},"transcript":"i"}`, Transcript{"i", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +122,7 @@ func TestTranscribe_AtLimit(t *testing.T) {
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			t.Errorf("decode: %v", err)
 		}
-		_, got, _ = ParseDataURI(body.Audio)
+		_, got, _ = parseAudioDataURI(body.Audio)
 		reply(200, `{"text":"ok"}`)(w, r)
 	})
 	c := newTestClient(t, ts.URL)
@@ -138,7 +140,7 @@ func TestTranscribeBody(t *testing.T) {
 		audio := make([]byte, n)
 		_, _ = rand.Read(audio)
 		for _, mime := range []string{"", "audio/webm"} {
-			want, _ := json.Marshal(map[string]string{"audio": EncodeDataURI(mime, audio)})
+			want, _ := json.Marshal(map[string]string{"audio": encodeDataURI(mime, audio)})
 			newBody, length := transcribeBody(mime, audio)
 			if length != int64(len(want)) {
 				t.Errorf("n=%d: length %d, want %d", n, length, len(want))
@@ -222,7 +224,7 @@ func BenchmarkEncodeDataURI(b *testing.B) {
 	b.SetBytes(int64(len(audio)))
 	b.ReportAllocs()
 	for b.Loop() {
-		body, _ := json.Marshal(map[string]string{"audio": EncodeDataURI("audio/webm", audio)})
+		body, _ := json.Marshal(map[string]string{"audio": encodeDataURI("audio/webm", audio)})
 		_, _ = io.Copy(io.Discard, bytes.NewReader(body))
 	}
 }
