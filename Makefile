@@ -16,6 +16,13 @@ GO ?= $(shell command -v go 2>/dev/null || { [ -x /usr/local/go/bin/go ] && echo
 GO_MIN := 1.26
 BIN := bin/parley
 
+# What `parley --version` reports.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/version.Commit=$(COMMIT) \
+	-X parley/internal/version.Date=$(BUILD_DATE)
+
 # Build: C toolchain, ALSA (oto, malgo), libopus, OpenGL/X11 (Fyne).
 BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev xz-utils
 # The reference service's speech engines.
@@ -67,7 +74,7 @@ deps-test: deps-run
 	fi
 
 build: deps-build
-	"$(GO)" build -o $(BIN) .
+	"$(GO)" build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 run: deps-run build
 	./$(BIN) serve --demo

@@ -135,15 +135,6 @@ func pointsText(n int64) string {
 	return fmt.Sprintf("%d points", n)
 }
 
-// adminError adds to an error of server.Admin what the person can do about it.
-func adminError(err error) error {
-	var nd *server.NoDatabaseError
-	if errors.As(err, &nd) {
-		return fmt.Errorf("%w (give --data DIR)", err)
-	}
-	return err
-}
-
 func newAdminKeyCreateCmd(g *globals, a *server.Admin) *cobra.Command {
 	var points string
 	cmd := &cobra.Command{
@@ -160,7 +151,7 @@ func newAdminKeyCreateCmd(g *globals, a *server.Admin) *cobra.Command {
 			}
 			key, balance, err := a.CreateKey(cmd.Context(), n)
 			if err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintf(g.stdout, "Created an API key with %s. It is shown only now; only its hash is stored:\n", pointsText(balance))
 			fmt.Fprintln(g.stdout, key)
@@ -178,7 +169,7 @@ func newAdminKeyRevokeCmd(g *globals, a *server.Admin) *cobra.Command {
 		Args:  oneArg("the key"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.RevokeKey(cmd.Context(), args[0]); err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintln(g.stdout, "The key is revoked; calls with it now get 401.")
 			return nil
@@ -203,7 +194,7 @@ func newAdminGrantCmd(g *globals, a *server.Admin) *cobra.Command {
 			}
 			balance, err := a.Grant(cmd.Context(), key, n)
 			if err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintf(g.stdout, "Granted %s; the balance is %d.\n", pointsText(n), balance)
 			return nil
@@ -226,7 +217,7 @@ func newAdminBalanceCmd(g *globals, a *server.Admin) *cobra.Command {
 			}
 			balance, err := a.Balance(cmd.Context(), key)
 			if err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintln(g.stdout, balance)
 			return nil
@@ -248,7 +239,7 @@ func newAdminPriceSetCmd(g *globals, a *server.Admin) *cobra.Command {
 				return err
 			}
 			if err := a.SetPrice(cmd.Context(), n); err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintf(g.stdout, "A chat call now costs %s, from the next call on.\n", pointsText(n))
 			return nil
@@ -266,7 +257,7 @@ func newAdminPriceShowCmd(g *globals, a *server.Admin) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := a.Price(cmd.Context())
 			if err != nil {
-				return adminError(err)
+				return err
 			}
 			fmt.Fprintln(g.stdout, p)
 			return nil
@@ -286,7 +277,7 @@ func newAdminLedgerCmd(g *globals, a *server.Admin) *cobra.Command {
 			}
 			entries, err := a.Ledger(cmd.Context(), key)
 			if err != nil {
-				return adminError(err)
+				return err
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tKIND\tAMOUNT\tBALANCE AFTER\tSTATUS\tCALL ID")

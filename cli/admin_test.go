@@ -112,14 +112,14 @@ func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate" for "parley admin"`},
 		{[]string{"key", "destroy"}, 2, `unknown command "destroy" for "parley admin key"`},
 		// Failures that are not the command line's.
-		{[]string{"balance", "--key", "pk_nope"}, 1, "no such key"},
-		{[]string{"points", "grant", "--key", "pk_nope", "5"}, 1, "no such key"},
-		{[]string{"key", "revoke", "pk_nope"}, 1, "no such key"},
-		{[]string{"ledger", "--key", "pk_nope"}, 1, "no such key"},
+		{[]string{"balance", "--key", "pk_nope"}, 1, "no account has this api key"},
+		{[]string{"points", "grant", "--key", "pk_nope", "5"}, 1, "no account has this api key"},
+		{[]string{"key", "revoke", "pk_nope"}, 1, "no account has this api key"},
+		{[]string{"ledger", "--key", "pk_nope"}, 1, "no account has this api key"},
 	} {
 		args := append([]string{"admin", "--data", dir}, c.args...)
 		r := h.run(t, "", args...)
-		if r.Code != c.code || !strings.Contains(strings.SplitN(r.Stderr, "\n", 2)[0], c.msg) || r.Stdout != "" {
+		if r.Code != c.code || !strings.Contains(strings.ToLower(strings.SplitN(r.Stderr, "\n", 2)[0]), strings.ToLower(c.msg)) || r.Stdout != "" {
 			t.Errorf("%v: %s\nwant exit %d and %q on the first line", c.args, r, c.code, c.msg)
 			continue
 		}
@@ -136,7 +136,7 @@ func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 	absent := filepath.Join(h.dir, "absent")
 	for _, args := range [][]string{{"balance", "--key", key}, {"price", "show"}} {
 		r := h.run(t, "", append([]string{"admin", "--data", absent}, args...)...)
-		if r.Code != 1 || !strings.Contains(r.Stderr, "there is no Parley database in "+absent+" (give --data DIR)") {
+		if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), strings.ToLower("there is no Parley database in "+absent+": give the service's --data DIR")) {
 			t.Errorf("%v without a database: %s", args, r)
 		}
 		assertOneLineError(t, args, r.Stderr)

@@ -165,7 +165,7 @@ func TestPlay_NoSoundServerIsOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := h.run(t, "", "play", mp3)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "no audio output device") {
+	if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "no audio output device") {
 		t.Errorf("play with no sound server: %s; want exit 1 saying there is no audio output", r)
 	}
 	oneLine(t, "play with no sound server", r)
@@ -188,7 +188,7 @@ func TestPlay_NotAudioFailsBeforeOpeningTheDevice(t *testing.T) {
 
 func TestDevices_NoSoundServerListsNoPlugins(t *testing.T) {
 	r := newHome(t, noSoundServer(t)...).run(t, "", "devices")
-	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "no audio devices found") {
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(strings.ToLower(r.Stderr), "no audio device found") {
 		t.Errorf("devices with no sound card or server: %s; want exit 1 saying no devices were found", r)
 	}
 	oneLine(t, "devices with no sound card or server", r)

@@ -12,15 +12,16 @@ import (
 	"parley/client"
 )
 
-// settingFlags are the per-conversation settings a command may set; nil means not given.
-type settingFlags struct {
+// modelFlags are a conversation's model settings (client.Config) a command may set; a setting
+// not given is nil and not sent. They are not the CLI's own preferences (preferences.go).
+type modelFlags struct {
 	persona     string
 	temperature float64
 	topP        float64
 	maxTokens   int
 }
 
-func (s *settingFlags) register(cmd *cobra.Command) {
+func (s *modelFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.persona, "persona", "", "the assistant's role, e.g. \"a patient maths tutor\"")
 	f.Float64Var(&s.temperature, "temperature", 0, "sampling temperature, 0 to 2")
@@ -28,8 +29,8 @@ func (s *settingFlags) register(cmd *cobra.Command) {
 	f.IntVar(&s.maxTokens, "max-tokens", 0, "the longest reply in tokens, at least 1")
 }
 
-// config returns the settings the user gave, checked against the ranges the service accepts.
-func (s *settingFlags) config(cmd *cobra.Command) (client.Config, error) {
+// modelConfig returns the settings the user gave, checked against the ranges the service accepts.
+func (s *modelFlags) modelConfig(cmd *cobra.Command) (client.Config, error) {
 	var c client.Config
 	f := cmd.Flags()
 	if f.Changed("persona") {
@@ -87,16 +88,35 @@ func (g *globals) textArg(args []string, what string) (string, error) {
 
 func newChatCmd(g *globals) *cobra.Command {
 	var conv string
-	var set settingFlags
+	var set modelFlags
 	cmd := &cobra.Command{
 		Use:   "chat [--conversation ID] [--persona TEXT] [--temperature F] [--top-p F] [--max-tokens N] MESSAGE...",
 		Short: "Send a message and print the reply (a charged call)",
 		Long: `Sends one message and prints the reply. Without --conversation it starts a new conversation,
 whose ID is printed on standard error; the settings given on that first call are saved with it.
-MESSAGE may be '-' to read the message from standard input. Each successful call is charged.`,
+MESSAGE may be '-' to read the message from standard input. Each successful call is charged,
+and a call that fails after it was sent is never sent again by Parley.
+
+The reply goes to standard output; the conversation ID, points charged and balance to standard
+error. With --json, standard output holds one object:
+  conversation_id   the conversation (new on a first call), as the service gave it
+  reply             the assistant's text
+  user_message_id   the ID of your message, when the service gave one (its JSON type kept)
+  reply_message_id  the ID of the reply, when the service gave one (its JSON type kept)
+  points_charged    what the call cost, when the service reported it
+  balance           your balance after the call, when the service reported it`,
+		Example: `  parley chat "What is the capital of Portugal?"
+  parley chat -c 42 "And its population?"
+  echo "Summarise this" | parley chat --persona "a concise editor" -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := set.config(cmd)
+			if cmd.Flags().Changed("conversation") {
+				if strings.TrimSpace(conv) == "" {
+					return usageErrorf("--conversation is empty: give a conversation ID, or leave the flag out to start a new conversation")
+				}
+				g.conv = strings.TrimSpace(conv)
+			}
+			cfg, err := set.modelConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -115,10 +135,12 @@ MESSAGE may be '-' to read the message from standard input. Each successful call
 			if err != nil {
 				return err
 			}
+			stop := g.waitFor("the reply")
 			res, err := c.SendMessage(cmd.Context(), client.SendMessageRequest{
 				ConversationID: convID, Message: text,
 				Persona: cfg.Persona, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens,
 			})
+			stop()
 			if err != nil {
 				return err
 			}

@@ -234,13 +234,13 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 
 	r = h.run(t, "", "history", "7", "--json")
 	var hist struct {
-		Config   map[string]any      `json:"config"`
-		Messages []map[string]string `json:"messages"`
+		Config   map[string]any   `json:"config"`
+		Messages []map[string]any `json:"messages"`
 	}
 	if err := json.Unmarshal([]byte(r.Stdout), &hist); err != nil || len(hist.Messages) != 2 {
 		t.Fatalf("history --json: %s (%v)", r, err)
 	}
-	if hist.Config["persona"] != "a guide" || hist.Messages[0]["id"] != "1" || hist.Messages[1]["created_at"] != "2025-11-22T10:00:01.5Z" || hist.Messages[0]["created_at"] != "2025-11-22T10:00:00Z" {
+	if hist.Config["persona"] != "a guide" || hist.Messages[0]["id"] != 1.0 || hist.Messages[1]["created_at"] != "2025-11-22T10:00:01.5Z" || hist.Messages[0]["created_at"] != "2025-11-22T10:00:00Z" {
 		t.Errorf("history --json = %+v", hist)
 	}
 
@@ -341,13 +341,13 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 		body   string
 		want   string
 	}{
-		{"401 json", 401, `{"error":{"code":"unauthorized","message":"Unknown API key."}}`, "parley login"},
+		{"401 json", 401, `{"error":{"code":"unauthorized","message":"Unknown API key."}}`, "refused the API key in PARLEY_API_KEY"},
 		{"402", 402, `{"error":{"code":"insufficient_points","message":"Balance 0, price 1."}}`, "not enough points"},
-		{"404 msg", 404, `{"msg":"no such conversation"}`, "not found"},
+		{"404 msg", 404, `{"msg":"no such conversation"}`, "404: no such conversation"},
 		{"422 detail", 422, `{"detail":"temperature out of range"}`, "temperature out of range"},
 		{"429", 429, `{"message":"slow down"}`, "busy"},
 		{"500 html", 500, `<html><body><h1>Internal Server Error</h1></body></html>`, "500"},
-		{"502", 502, `{"error":{"code":"upstream_failed","message":"The model failed; nothing was charged."}}`, "refunded"},
+		{"502", 502, `{"error":{"code":"upstream_failed","message":"The model failed; nothing was charged."}}`, "model failed"},
 		{"503 empty", 503, ``, "unavailable"},
 		{"200 with code", 200, `{"code":40001,"msg":"quota exceeded"}`, "quota exceeded"},
 	}

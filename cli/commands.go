@@ -7,6 +7,7 @@ func commands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newLoginCmd(g),
 		newLogoutCmd(g),
+		newStatusCmd(g),
 		newChatCmd(g),
 		newConversationsCmd(g),
 		newHistoryCmd(g),
@@ -14,6 +15,7 @@ func commands(g *globals) []*cobra.Command {
 		newDeleteCmd(g),
 		newTranscribeCmd(g),
 		newSpeakCmd(g),
+		newVoicesCmd(g),
 		newPlayCmd(g),
 		newDevicesCmd(g),
 		newRecordCmd(g),

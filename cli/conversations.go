@@ -81,10 +81,10 @@ type historyJSON struct {
 }
 
 type messageJSON struct {
-	ID        string `json:"id"`
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	CreatedAt string `json:"created_at"`
+	ID        client.MessageID `json:"id"`
+	Role      string           `json:"role"`
+	Content   string           `json:"content"`
+	CreatedAt string           `json:"created_at"`
 }
 
 func newHistoryCmd(g *globals) *cobra.Command {
@@ -93,6 +93,7 @@ func newHistoryCmd(g *globals) *cobra.Command {
 		Short: "Print a conversation's settings and messages",
 		Args:  exactArgs(1, "a conversation ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			g.conv = args[0]
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
@@ -126,13 +127,14 @@ func newHistoryCmd(g *globals) *cobra.Command {
 }
 
 func newConfigCmd(g *globals) *cobra.Command {
-	var set settingFlags
+	var set modelFlags
 	cmd := &cobra.Command{
 		Use:   "config ID [--persona TEXT] [--temperature F] [--top-p F] [--max-tokens N]",
 		Short: "Save a conversation's settings (only the ones given), or show them",
 		Args:  exactArgs(1, "a conversation ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := set.config(cmd)
+			g.conv = args[0]
+			cfg, err := set.modelConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -176,6 +178,7 @@ func newDeleteCmd(g *globals) *cobra.Command {
 		Short:   "Delete a conversation and its messages",
 		Args:    exactArgs(1, "a conversation ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			g.conv = args[0]
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -9,10 +8,6 @@ import (
 
 	"parley/audio"
 )
-
-// noDeviceHelp is what to do when no audio device answers.
-const noDeviceHelp = "Start a sound server (PulseAudio or PipeWire) or connect a microphone; " +
-	"PARLEY_AUDIO_BACKEND=pulse, alsa or null picks the audio system (null records silence, for testing)."
 
 // deviceJSON is one device in `parley devices --json`.
 type deviceJSON struct {
@@ -32,20 +27,20 @@ PARLEY_AUDIO_BACKEND (pulse, alsa, jack or null) picks the audio system; by defa
 that answers of PulseAudio and ALSA is used.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			backend, ok := audio.ParseBackend(g.getenv(audio.BackendEnv))
-			if !ok {
-				return usageErrorf("%s=%q is not an audio system: use pulse, alsa, jack or null", audio.BackendEnv, g.getenv(audio.BackendEnv))
+			backend, err := g.audioBackend()
+			if err != nil {
+				return err
 			}
 			inputs, err := backend.Inputs(cmd.Context())
 			if err != nil {
-				return devicesError(err)
+				return err
 			}
 			outputs, err := backend.Outputs(cmd.Context())
 			if err != nil {
-				return devicesError(err)
+				return err
 			}
 			if len(inputs) == 0 && len(outputs) == 0 {
-				return fmt.Errorf("no audio devices found. %s", noDeviceHelp)
+				return fmt.Errorf("no audio devices found: %w", audio.ErrNoDevice)
 			}
 			if g.json {
 				return writeJSON(g.stdout, map[string]any{
@@ -61,12 +56,13 @@ that answers of PulseAudio and ALSA is used.`,
 	}
 }
 
-// devicesError explains a failure to reach the audio system.
-func devicesError(err error) error {
-	if errors.Is(err, audio.ErrNoDevice) {
-		return fmt.Errorf("%v. %s", err, noDeviceHelp)
+// audioBackend is the audio system PARLEY_AUDIO_BACKEND picks, or miniaudio's default order.
+func (g *globals) audioBackend() (audio.Backend, error) {
+	backend, ok := audio.ParseBackend(g.getenv(audio.BackendEnv))
+	if !ok {
+		return backend, usageErrorf("%s=%q is not an audio system: use pulse, alsa, jack or null", audio.BackendEnv, g.getenv(audio.BackendEnv))
 	}
-	return err
+	return backend, nil
 }
 
 func devicesJSON(devs []audio.Device) []deviceJSON {

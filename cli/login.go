@@ -15,47 +15,92 @@ import (
 	"parley/keystore"
 )
 
+// noKeyArgs refuses positional arguments to login and logout without echoing them: the natural
+// mistake is to give the key itself as one.
+func noKeyArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments (what was given is not shown, in case it is a key): pipe the key in, or use --api-key", cmd.Name())
+	}
+	return nil
+}
+
+// loginJSON is what 'login --json' prints.
+type loginJSON struct {
+	BaseURL string `json:"base_url"`
+	Stored  bool   `json:"stored"`
+}
+
 func newLoginCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "login [--base-url URL]",
+		Use:   "login [--base-url URL] [--api-key KEY]",
 		Short: "Check an API key and keep it in the system keyring",
 		Long: `Reads the API key from standard input (without echo on a terminal), checks it with the
-service, stores it in the system keyring under the service's address, and remembers the address.`,
-		Args: cobra.NoArgs,
+service, stores it in the system keyring under the service's address, and remembers the address.
+--api-key KEY works too, but the key may then stay in your shell's history.`,
+		Example: `  parley login --base-url https://api.example.com < keyfile
+  parley login                       # asks for the key without echo`,
+		Args: noKeyArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, err := g.resolveBaseURL()
 			if err != nil {
 				return err
 			}
-			key, err := g.readKey()
+			timeout, err := g.resolveTimeout()
 			if err != nil {
 				return err
 			}
-			if err := keystore.ValidateKey(key); err != nil {
-				return fmt.Errorf("that is not a usable API key: %w", err)
+			key, from := strings.TrimSpace(g.apiKey), fromFlag
+			if key != "" {
+				fmt.Fprintln(g.stderr, "Warning: a key given with --api-key may stay in your shell history; 'parley login' alone reads it without echo.")
+			} else if key, err = g.readKey(); err != nil {
+				return err
+			} else {
+				from = fromStdin
 			}
-			c, err := client.New(client.Options{BaseURL: base, APIKey: client.APIKey(key), UserAgent: "parley-cli"})
+			g.printer.addSecret(key)
+			if err := checkKey(key, from); err != nil {
+				return err
+			}
+			g.keySource = from
+			c, err := g.clientFor(base, client.APIKey(key), timeout)
 			if err != nil {
 				return err
 			}
-			if _, err := c.ListConversations(cmd.Context(), client.ListConversationsRequest{Limit: 1}); err != nil {
-				return fmt.Errorf("the key was not stored: %s", explainError(err))
+			stop := g.waitFor("the service to check the key")
+			_, err = c.ListConversations(cmd.Context(), client.ListConversationsRequest{Limit: 1})
+			stop()
+			if err != nil {
+				return err
 			}
 			if err := keyring.Set(base, key); err != nil {
-				return fmt.Errorf("the key works, but the system keyring could not store it (%v); set PARLEY_API_KEY instead", err)
+				var ue *keystore.UnavailableError
+				if errors.As(err, &ue) {
+					return &storeFailedError{reason: ue.Reason}
+				}
+				return err
 			}
-			s, err := g.loadSettings()
+			p, err := g.loadPreferences()
 			if err != nil {
 				return err
 			}
-			s.BaseURL = c.BaseURL()
-			if err := g.saveSettings(s); err != nil {
+			p.BaseURL = c.BaseURL()
+			if err := g.savePreferences(p); err != nil {
 				return err
+			}
+			if g.json {
+				return writeJSON(g.stdout, loginJSON{BaseURL: c.BaseURL(), Stored: true})
 			}
 			fmt.Fprintf(g.stdout, "Logged in to %s; the key is in the system keyring.\n", c.BaseURL())
 			return nil
 		},
 	}
+}
+
+// storeFailedError is a key that works but that the keyring could not keep.
+type storeFailedError struct{ reason keystore.Reason }
+
+func (e *storeFailedError) Error() string {
+	return fmt.Sprintf("The key works, but the system keyring cannot store it (%s): %s, or set PARLEY_API_KEY instead", e.reason, keyringAdvice(e.reason))
 }
 
 // readKey reads the API key from stdin: a hidden prompt on a terminal, else the first line.
@@ -75,30 +120,40 @@ func (g *globals) readKey() (string, error) {
 	}
 	key := strings.TrimSpace(line)
 	if key == "" {
-		return "", usageErrorf("no API key on standard input: pipe it in, e.g. 'parley login < keyfile'")
+		return "", usageErrorf("no API key on standard input: pipe it in ('parley login < keyfile'), or use --api-key")
 	}
 	return key, nil
+}
+
+// logoutJSON is what 'logout --json' prints.
+type logoutJSON struct {
+	BaseURL string `json:"base_url"`
+	Removed bool   `json:"removed"`
 }
 
 func newLogoutCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout [--base-url URL]",
 		Short: "Remove the stored API key from the system keyring",
-		Args:  cobra.NoArgs,
+		Args:  noKeyArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, err := g.resolveBaseURL()
 			if err != nil {
 				return err
 			}
 			err = keyring.Delete(base)
-			switch {
-			case errors.Is(err, keystore.ErrNotFound):
-				fmt.Fprintf(g.stdout, "No key was stored for %s.\n", base)
-				return nil
-			case err != nil:
-				return fmt.Errorf("could not remove the key from the system keyring: %w", err)
+			removed := err == nil
+			if err != nil && !errors.Is(err, keystore.ErrNotFound) {
+				return err
 			}
-			fmt.Fprintf(g.stdout, "Logged out of %s; the key is gone from the keyring.\n", base)
+			switch {
+			case g.json:
+				return writeJSON(g.stdout, logoutJSON{BaseURL: base, Removed: removed})
+			case removed:
+				fmt.Fprintf(g.stdout, "Logged out of %s; the key is gone from the keyring.\n", base)
+			default:
+				fmt.Fprintf(g.stdout, "No key was stored for %s.\n", base)
+			}
 			return nil
 		},
 	}

@@ -38,8 +38,6 @@ heard to its end. '-' reads standard input. Ctrl-C stops it.`,
 				return fmt.Errorf("%s is not a playable MP3 or MP3 data URI (%w)", displayName(name), err)
 			case errors.Is(err, playback.ErrTooLong):
 				return fmt.Errorf("%s is too long to play: %w (%v); parley play is for speech clips", displayName(name), err, playback.MaxDuration)
-			case errors.Is(err, playback.ErrNoDevice):
-				return fmt.Errorf("cannot play %s: %w. Check that a sound card or a sound server (PulseAudio, PipeWire) is available", displayName(name), err)
 			case err != nil:
 				return err
 			}

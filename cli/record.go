@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -48,9 +47,9 @@ hearing no speech writes nothing and exits 1.`,
 			if hold < vad.MinHold || hold > vad.MaxHold {
 				return usageErrorf("--hold must be between %v and %v, not %v", vad.MinHold, vad.MaxHold, hold)
 			}
-			backend, ok := audio.ParseBackend(g.getenv(audio.BackendEnv))
-			if !ok {
-				return usageErrorf("%s=%q is not an audio system: use pulse, alsa or null", audio.BackendEnv, g.getenv(audio.BackendEnv))
+			backend, err := g.audioBackend()
+			if err != nil {
+				return err
 			}
 			opts := audio.TakeOptions{
 				Device:      device,
@@ -88,16 +87,16 @@ hearing no speech writes nothing and exits 1.`,
 			close(levels)
 			<-announced
 			if take == nil {
-				return recordError(err)
+				return err
 			}
 			if useVAD && take.Empty() {
 				if err != nil {
-					return recordError(err)
+					return err
 				}
 				return fmt.Errorf("no speech heard (%s); nothing was written", take.Reason)
 			}
 			if err != nil && take.Empty() {
-				return recordError(err)
+				return err
 			}
 			if werr := writeFileAtomic(out, take.Audio, 0o644); werr != nil {
 				return werr
@@ -120,7 +119,7 @@ hearing no speech writes nothing and exits 1.`,
 				fmt.Fprintln(g.stderr, "No speech was heard in it.")
 			}
 			if err != nil {
-				return recordError(err)
+				return err
 			}
 			return nil
 		},
@@ -132,17 +131,4 @@ hearing no speech writes nothing and exits 1.`,
 	f.DurationVar(&hold, "hold", vad.DefaultHold, "with --vad, the silence that ends the recording (0.3s to 5s)")
 	f.StringVarP(&out, "output", "o", "", "the file to write: WebM/Opus, or WAV when it ends in .wav")
 	return cmd
-}
-
-// recordError says what went wrong with the input device and what to do about it.
-func recordError(err error) error {
-	switch {
-	case errors.Is(err, audio.ErrSilentDevice):
-		return fmt.Errorf("%v. Check that the microphone is not muted, or pick another input with --device (see 'parley devices')", err)
-	case errors.Is(err, audio.ErrDeviceFailed):
-		return fmt.Errorf("%v. Check the microphone's connection and try again", err)
-	case errors.Is(err, audio.ErrNoDevice):
-		return fmt.Errorf("cannot record: %v. %s", err, noDeviceHelp)
-	}
-	return err
 }

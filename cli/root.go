@@ -11,8 +11,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"parley/client"
+	"parley/internal/version"
 )
 
 // Exit codes of every command.
@@ -20,17 +24,44 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the service, the network, a file or a device failed
 	exitUsage   = 2 // the command line was wrong
+	// 128 + the signal's number when a signal (Ctrl-C: 130) stopped the command.
+	exitSignal = 128
 )
 
-// globals holds the process's streams and the flags every command shares.
+// globals holds the process's streams, the flags every command shares, and what this run has
+// resolved so far (for messages that must fit the situation).
 type globals struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	json           bool
-	baseURL        string
-	apiKey         string
+	stdin  io.Reader
+	stdout io.Writer
+	// stderr is the printer: everything written to it is redacted.
+	stderr    io.Writer
+	printer   *stderrPrinter
+	stderrTTY bool // standard error is a terminal: the spinner may show
+
+	json    bool
+	baseURL string
+	apiKey  string
+	timeout time.Duration
+
 	// getenv reads the environment; tests replace it.
 	getenv func(string) string
+
+	// Resolved during the run.
+	base        string        // the service address in use
+	keySource   keySource     // where the key came from
+	timeoutUsed time.Duration // the timeout per call
+	command     string        // the command's path, such as "parley chat"
+	conv        string        // the conversation the command is about, if any
+}
+
+// newGlobals wires the streams; every line on stderr goes through one redacting printer.
+func newGlobals(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *globals {
+	p := &stderrPrinter{w: stderr}
+	g := &globals{stdin: stdin, stdout: stdout, stderr: p, printer: p, stderrTTY: isTerminal(stderr), getenv: getenv}
+	for _, name := range []string{"PARLEY_API_KEY"} {
+		p.addSecret(getenv(name))
+	}
+	return g
 }
 
 // usageError is a mistake in the command line; it exits with code 2.
@@ -43,6 +74,11 @@ func usageErrorf(format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...)}
 }
 
+// signalError is the cause of a run cancelled by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string { return "interrupted by " + e.sig.String() }
+
 // Main runs the command line in args (without the program name) and returns the exit code.
 // With no arguments it would open the desktop app, which does not exist yet.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,38 +86,63 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "The Parley desktop app is not built yet; run `parley --help` for the command-line client.")
 		return exitOK
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	return run(ctx, g, args)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(&signalError{sig: s})
+			signal.Stop(sigs) // a second Ctrl-C ends the process at once
+		case <-ctx.Done():
+		}
+	}()
+	return run(ctx, newGlobals(stdin, stdout, stderr, os.Getenv), args)
 }
 
 // run executes one command line with the given globals; it is Main without the process wiring.
 func run(ctx context.Context, g *globals, args []string) int {
+	cobra.EnableTraverseRunHooks = true
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	var started bool
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		started = true
+		g.command = cmd.CommandPath()
 		return nil
 	}
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	var ue *usageError
-	if errors.As(err, &ue) || !started {
-		fmt.Fprintf(g.stderr, "parley: %s\n", oneLine(err.Error()))
-		if cmd != nil {
-			fmt.Fprintf(g.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-		}
-		return exitUsage
-	}
 	var ce *codeError
 	if errors.As(err, &ce) {
 		return ce.code
 	}
-	fmt.Fprintf(g.stderr, "parley: %s\n", explain(err, g))
+	var se *signalError
+	if errors.As(context.Cause(ctx), &se) {
+		if errors.Is(err, client.ErrReplyLost) {
+			fmt.Fprintf(g.stderr, "parley: %s\n", g.describe(err))
+		} else {
+			fmt.Fprintln(g.stderr, "parley: interrupted.")
+		}
+		if s, ok := se.sig.(syscall.Signal); ok {
+			return exitSignal + int(s)
+		}
+		return exitSignal + int(syscall.SIGINT)
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || !started {
+		path := root.CommandPath()
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(g.stderr, "parley: %s (see '%s --help')\n", usageLine(err.Error()), path)
+		return exitUsage
+	}
+	fmt.Fprintf(g.stderr, "parley: %s\n", g.describe(err))
 	return exitFailure
 }
 
@@ -100,13 +161,15 @@ speech-to-text and text-to-speech. With no arguments it will open the desktop ap
 The service's address comes from --base-url, PARLEY_BASE_URL, the address saved by
 'parley login', or http://127.0.0.1:8780 (the reference service, 'parley serve').
 The API key comes from --api-key, PARLEY_API_KEY, or the system keyring ('parley login').`,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetVersionTemplate("{{.Version}}\n")
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.baseURL, "base-url", "", "the service's address (env PARLEY_BASE_URL)")
+	pf.StringVar(&g.baseURL, "base-url", "", "the service's address, such as https://api.example.com (env PARLEY_BASE_URL)")
 	pf.StringVar(&g.apiKey, "api-key", "", "the API key (env PARLEY_API_KEY; prefer 'parley login', which keeps it in the keyring)")
+	pf.DurationVar(&g.timeout, "timeout", 0, "give up on a call to the service after this long, such as 30s (env PARLEY_TIMEOUT; default 2m)")
 	pf.BoolVar(&g.json, "json", false, "print results as JSON")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.SetOut(g.stdout)
@@ -116,6 +179,24 @@ The API key comes from --api-key, PARLEY_API_KEY, or the system keyring ('parley
 		root.AddCommand(c)
 	}
 	return root
+}
+
+// usageLine turns cobra's usage errors into one line, keeping its "Did you mean …?" suggestions.
+func usageLine(msg string) string {
+	first, rest, _ := strings.Cut(msg, "\n")
+	const mean = "Did you mean this?"
+	if _, after, ok := strings.Cut(rest, mean); ok {
+		var names []string
+		for _, l := range strings.Split(after, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				names = append(names, "'"+l+"'")
+			}
+		}
+		if len(names) > 0 {
+			first += "; did you mean " + strings.Join(names, " or ") + "?"
+		}
+	}
+	return first
 }
 
 // oneLine keeps the first line of a message.

@@ -30,8 +30,8 @@ func (cfg Config) IsZero() bool {
 
 // Message is one message of a conversation's history.
 type Message struct {
-	// ID is the message's identifier, kept as a string whatever JSON form the service used.
-	ID string `json:"id"`
+	// ID is the message's identifier, in the JSON form the service used.
+	ID MessageID `json:"id"`
 	// Role is "user" for the user's messages; other values are the service's.
 	Role string `json:"role"`
 	// Content is the message text.
@@ -84,7 +84,7 @@ type History struct {
 // {"id", "role", "content", "created_at"}; "text" for "content", content parts
 // [{"type": "text", "text": …}] and "createdAt" are variants.
 type wireMessage struct {
-	ID             jsonID         `json:"id"`
+	ID             MessageID      `json:"id"`
 	Role           jsonString     `json:"role"`
 	Content        messageContent `json:"content"`
 	Text           jsonString     `json:"text"`
@@ -106,7 +106,7 @@ func (m *wireMessage) content() (string, bool) {
 // message converts the wire form.
 func (m *wireMessage) message() Message {
 	text, _ := m.content()
-	return Message{ID: m.ID.s, Role: m.Role.s, Content: text, CreatedAt: firstTime(m.CreatedAt, m.CreatedAtCamel)}
+	return Message{ID: m.ID, Role: m.Role.s, Content: text, CreatedAt: firstTime(m.CreatedAt, m.CreatedAtCamel)}
 }
 
 // messageContent is a message's text: a string, or the text parts of a list of content parts.

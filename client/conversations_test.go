@@ -122,8 +122,8 @@ func TestListConversations_MissingFields(t *testing.T) {
 
 func TestHistory_TolerantShapes(t *testing.T) {
 	msgs := []Message{
-		{ID: "1", Role: "user", Content: "hi", CreatedAt: t0},
-		{ID: "2", Role: "assistant", Content: "hello", CreatedAt: t1},
+		{ID: numMsg("1"), Role: "user", Content: "hi", CreatedAt: t0},
+		{ID: strMsg("2"), Role: "assistant", Content: "hello", CreatedAt: t1}, // the JSON gives "2" as a string: kept so
 	}
 	full := Config{Persona: ptr("pirate"), Temperature: ptr(0.7), TopP: ptr(0.9), MaxTokens: ptr(100)}
 	const msgJSON = `[{"id":1,"role":"user","content":"hi","created_at":"2024-05-06T07:08:09Z"},{"id":"2","role":"assistant","content":"hello","created_at":"2024-05-07 08:09:10"}]`
@@ -145,7 +145,7 @@ func TestHistory_TolerantShapes(t *testing.T) {
 		{"config on a conversation object", `{"conversation":{"id":"c1","config":{"max_tokens":"100"}},"messages":[]}`,
 			History{ConversationID: strID("c1"), Config: Config{MaxTokens: ptr(100)}, Messages: []Message{}}},
 		{"unix ms and camelCase", `{"messages":[{"id":3,"role":"user","text":"t","createdAt":1714979289000}]}`,
-			History{ConversationID: strID("c1"), Messages: []Message{{ID: "3", Role: "user", Content: "t", CreatedAt: t0}}}},
+			History{ConversationID: strID("c1"), Messages: []Message{{ID: numMsg("3"), Role: "user", Content: "t", CreatedAt: t0}}}},
 		{"reference service", `{"data":{"id":"c1","title":"T","config":{"persona":"pirate","temperature":0.7,"top_p":0.9,"max_tokens":100},"messages":` + msgJSON + `}}`,
 			History{ConversationID: strID("c1"), Config: full, Messages: msgs}},
 		{"settings for config", `{"settings":{"system_prompt":"pirate"},"messages":[]}`,
@@ -154,11 +154,11 @@ func TestHistory_TolerantShapes(t *testing.T) {
 
 		// Names with more than one meaning.
 		{"type is not the role", `{"messages":[{"id":1,"type":"text","content":"hi"}]}`,
-			History{ConversationID: strID("c1"), Messages: []Message{{ID: "1", Content: "hi"}}}},
+			History{ConversationID: strID("c1"), Messages: []Message{{ID: numMsg("1"), Content: "hi"}}}},
 		{"time is not the creation time", `{"messages":[{"id":1,"role":"user","content":"hi","time":0.8}]}`,
-			History{ConversationID: strID("c1"), Messages: []Message{{ID: "1", Role: "user", Content: "hi"}}}},
+			History{ConversationID: strID("c1"), Messages: []Message{{ID: numMsg("1"), Role: "user", Content: "hi"}}}},
 		{"message is not the content", `{"messages":[{"id":1,"role":"assistant","message":"status ok","content":"hi"}]}`,
-			History{ConversationID: strID("c1"), Messages: []Message{{ID: "1", Role: "assistant", Content: "hi"}}}},
+			History{ConversationID: strID("c1"), Messages: []Message{{ID: numMsg("1"), Role: "assistant", Content: "hi"}}}},
 		{"config of wrong type", `{"config":"default","messages":[]}`, History{ConversationID: strID("c1"), Messages: []Message{}}},
 	}
 	for _, tt := range tests {

@@ -253,4 +253,11 @@ func typedID(t *testing.T, s string) ConversationID {
 }
 
 // cmpIDs lets cmp compare conversation IDs, form included.
-var cmpIDs = cmp.Comparer(func(a, b ConversationID) bool { return a == b })
+var cmpIDs = cmp.Options{
+	cmp.Comparer(func(a, b ConversationID) bool { return a == b }),
+	cmp.Comparer(func(a, b MessageID) bool { return a == b }),
+}
+
+// numMsg and strMsg are message IDs the service wrote as a JSON number and as a string.
+func numMsg(s string) MessageID { return MessageID{text: s, number: true} }
+func strMsg(s string) MessageID { return MessageID{text: s} }

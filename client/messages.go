@@ -31,9 +31,9 @@ type SendMessageResult struct {
 	// Reply is the assistant's text.
 	Reply string `json:"reply"`
 	// UserMessageID is the ID of the user's message, when the service gave it.
-	UserMessageID string `json:"user_message_id,omitempty"`
+	UserMessageID MessageID `json:"user_message_id,omitzero"`
 	// ReplyMessageID is the ID of the reply message, when the service gave it.
-	ReplyMessageID string `json:"reply_message_id,omitempty"`
+	ReplyMessageID MessageID `json:"reply_message_id,omitzero"`
 	// PointsCharged is what the call cost, when the service reported it.
 	PointsCharged *int64 `json:"points_charged,omitempty"`
 	// Balance is the account's balance after the call, when the service reported it.
@@ -101,8 +101,8 @@ type chatAnswer struct {
 	ConversationID     jsonConvID  `json:"conversation_id"`
 	Reply              jsonString  `json:"reply"`
 	Message            chatMessage `json:"message"`
-	UserMessageID      jsonID      `json:"user_message_id"`
-	AssistantMessageID jsonID      `json:"assistant_message_id"`
+	UserMessageID      MessageID   `json:"user_message_id"`
+	AssistantMessageID MessageID   `json:"assistant_message_id"`
 	PointsCharged      jsonInt     `json:"points_charged"`
 	Balance            jsonInt     `json:"balance"`
 
@@ -110,7 +110,7 @@ type chatAnswer struct {
 	Conversation        conversationRef   `json:"conversation"`
 	AssistantMessage    chatMessage       `json:"assistant_message"`
 	UserMessage         wireMessage       `json:"user_message"`
-	ReplyMessageID      jsonID            `json:"reply_message_id"`
+	ReplyMessageID      MessageID         `json:"reply_message_id"`
 	Answer              jsonString        `json:"answer"`
 	Response            jsonString        `json:"response"`
 	Output              jsonString        `json:"output"`
@@ -145,12 +145,12 @@ func (m *chatMessage) UnmarshalJSON(b []byte) error {
 }
 
 // reply returns the text and ID of a message object that is not the user's.
-func (m *chatMessage) reply() (text, id string, ok bool) {
+func (m *chatMessage) reply() (text string, id MessageID, ok bool) {
 	if !m.object || m.isUser() {
-		return "", "", false
+		return "", MessageID{}, false
 	}
 	text, ok = m.content()
-	return text, m.ID.s, ok
+	return text, m.ID, ok
 }
 
 // conversationRef is {"conversation": {"id": …}} or {"conversation": <the ID>}.
@@ -217,8 +217,8 @@ func (c *Client) decodeSendMessage(res *response, sent ConversationID) (*SendMes
 		return nil, c.decodeError(res, "conversation_id")
 	}
 
-	out.UserMessageID = firstText(a.UserMessageID.s, a.UserMessage.ID.s)
-	out.ReplyMessageID = firstText(a.AssistantMessageID.s, a.ReplyMessageID.s, replyID)
+	out.UserMessageID = firstMessageID(a.UserMessageID, a.UserMessage.ID)
+	out.ReplyMessageID = firstMessageID(a.AssistantMessageID, a.ReplyMessageID, replyID)
 	out.PointsCharged = firstInt(a.PointsCharged, a.PointsChargedCamel,
 		a.Points.Charged, a.Points.PointsCharged,
 		a.Billing.Charged, a.Billing.PointsCharged, a.Billing.Points,
@@ -230,7 +230,7 @@ func (c *Client) decodeSendMessage(res *response, sent ConversationID) (*SendMes
 }
 
 // reply finds the reply's text and, when it came from a message object, that message's ID.
-func (a *chatAnswer) reply() (text, id string, ok bool) {
+func (a *chatAnswer) reply() (text string, id MessageID, ok bool) {
 	if s, ok := a.Reply.get(); ok {
 		_, id, _ = a.Message.reply() // the reference service gives the reply message beside the text
 		return s, id, true
@@ -242,35 +242,35 @@ func (a *chatAnswer) reply() (text, id string, ok bool) {
 	}
 	if len(a.Choices) > 0 {
 		if s, ok := a.Choices[0].Message.content(); ok {
-			return s, "", true
+			return s, MessageID{}, true
 		}
 		if s, ok := a.Choices[0].Text.get(); ok {
-			return s, "", true
+			return s, MessageID{}, true
 		}
 	}
 	for _, f := range []jsonString{a.Answer, a.Response, a.Output} {
 		if s, ok := f.get(); ok {
-			return s, "", true
+			return s, MessageID{}, true
 		}
 	}
 	for i := len(a.Messages) - 1; i >= 0; i-- {
 		var m wireMessage
 		if decodeObject(a.Messages[i], &m) && m.Role.ok && !m.isUser() {
 			if s, ok := m.content(); ok {
-				return s, m.ID.s, true
+				return s, m.ID, true
 			}
 		}
 	}
 	// "message" as a string is often a status ("Created"), so it comes after every other field.
 	if s, ok := a.Message.text.get(); ok {
-		return s, "", true
+		return s, MessageID{}, true
 	}
 	if !a.isUser() {
 		if s, ok := a.content(); ok {
-			return s, "", true
+			return s, MessageID{}, true
 		}
 	}
-	return "", "", false
+	return "", MessageID{}, false
 }
 
 // fallbackIDIsConversation reports whether the answer's bare "id" may name the conversation: on a

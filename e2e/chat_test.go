@@ -94,8 +94,8 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 
 	mustRun(t, env, "", "delete", id)
 	gone := run(t, env, "", "history", id)
-	if gone.Code != 1 || !strings.Contains(strings.ToLower(gone.Stderr), "not found") {
-		t.Errorf("history of a deleted conversation: %s; want exit 1 saying it was not found", gone)
+	if gone.Code != 1 || !strings.Contains(gone.Stderr, "No conversation "+id) {
+		t.Errorf("history of a deleted conversation: %s; want exit 1 saying there is no such conversation", gone)
 	}
 }
 
@@ -135,7 +135,7 @@ func TestChat_BadInput(t *testing.T) {
 		{"top_p out of range", []string{"chat", "--top-p", "1.5", "hi"}, 2, "top"},
 		{"max tokens zero", []string{"chat", "--max-tokens", "0", "hi"}, 2, "max"},
 		{"unknown command", []string{"chatt", "hi"}, 2, "chatt"},
-		{"unknown conversation", []string{"chat", "-c", "c_doesnotexist", "hi"}, 1, "not found"},
+		{"unknown conversation", []string{"chat", "-c", "c_doesnotexist", "hi"}, 1, "no conversation c_doesnotexist"},
 		{"wrong key", []string{"--api-key", "pk_wrong", "conversations"}, 1, "key"},
 		{"plain http to a remote host", []string{"--base-url", "http://example.com", "conversations"}, 1, "https"},
 	}

@@ -1,0 +1,293 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRedaction_KeyInEveryPosition gives the key where a person might mistype it, including the
+// positions cobra reports as usage errors, and checks (through h.run) that no output holds it.
+func TestRedaction_KeyInEveryPosition(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	for _, args := range [][]string{
+		{"login", canary},
+		{"logout", canary},
+		{canary},
+		{"--api-key", canary, canary},
+		{"--api-key", canary, "conversations"},
+		{"--api-key", canary, "conversations", canary},
+		{"--api-key", canary, "--nosuchflag=" + canary, "conversations"},
+		{"--base-url", canary, "conversations"},
+		{"--base-url", "http://" + canary + ":1", "conversations"},
+		{"history", canary, "--api-key", canary},
+		{"config", canary, "--temperature", canary},
+		{"--timeout", canary, "conversations"},
+		{"admin", "points", "grant", "--key", canary, "-5"},
+		{"speak", "--voice", canary},
+	} {
+		r := h.run(t, "", args...)
+		if r.Code == 0 {
+			t.Errorf("parley %q succeeded: %s", args, r)
+		}
+		if n := strings.Count(strings.TrimSpace(r.Stderr), "\n"); n != 0 {
+			t.Errorf("parley %q printed %d lines on stderr, want one: %s", args, n+1, r)
+		}
+	}
+	// A key read from standard input by login, refused by the service, and named in its message.
+	r := h.run(t, canary+"\n", "login")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "refused this API key") || strings.Contains(r.Stderr, "parley login") {
+		t.Errorf("login with a refused key: %s; want a refusal that does not tell the person to run 'parley login'", r)
+	}
+}
+
+func TestLogin_APIKeyFlagWarnsAboutHistory(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/conversations", 200, `[]`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	r := h.run(t, "", "login", "--api-key", canary)
+	// No keyring in this home: the key is checked with the service, then cannot be stored.
+	if len(f.requests()) != 1 || f.requests()[0].Auth != "Bearer "+canary {
+		t.Fatalf("login --api-key did not check the given key: %s", r)
+	}
+	if !strings.Contains(r.Stderr, "shell history") || !strings.Contains(r.Stderr, "PARLEY_API_KEY") || r.Code != 1 {
+		t.Errorf("login --api-key: %s; want the history warning, and the keyring failure with PARLEY_API_KEY as the way out", r)
+	}
+}
+
+func TestBaseURL_MalformedIsUsageError(t *testing.T) {
+	h := newHome(t, "PARLEY_API_KEY="+canary)
+	for _, tc := range []struct{ url, want string }{
+		{"127.0.0.1:8780", `"http://127.0.0.1:8780"`},
+		{"localhost:8780", `"http://localhost:8780"`},
+		{"api.example.com/v1", `"https://api.example.com/v1"`},
+	} {
+		r := h.run(t, "", "--base-url", tc.url, "conversations")
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) || strings.Contains(strings.ToLower(r.Stderr), "keyring") {
+			t.Errorf("--base-url %s: %s; want exit 2 suggesting %s", tc.url, r, tc.want)
+		}
+	}
+	// From the environment too, named as such.
+	h = newHome(t, "PARLEY_API_KEY="+canary, "PARLEY_BASE_URL=localhost:8780")
+	if r := h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "PARLEY_BASE_URL") {
+		t.Errorf("PARLEY_BASE_URL=localhost:8780: %s", r)
+	}
+}
+
+func TestBaseURL_DoubledV1IsNamed(t *testing.T) {
+	f := newFake(t) // answers 404 to /v1/v1/...
+	h := newHome(t, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "--base-url", f.srv.URL+"/v1", "conversations")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "drop the /v1") || strings.Contains(r.Stderr, "parley conversations") {
+		t.Errorf("doubled /v1: %s", r)
+	}
+}
+
+func TestKey_WithSpaceIsUsageError(t *testing.T) {
+	f := newFake(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_abc def0123456789")
+	if r := h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "space") || !strings.Contains(r.Stderr, "PARLEY_API_KEY") {
+		t.Errorf("a key with a space: %s", r)
+	}
+	if len(f.requests()) != 0 {
+		t.Errorf("a key with a space was sent")
+	}
+}
+
+func TestChat_EmptyConversationIsUsageError(t *testing.T) {
+	f := newFake(t)
+	f.on("POST /v1/chat/messages", 200, `{"conversation_id":"c1","reply":"hi"}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	for _, c := range []string{"", "  "} {
+		r := h.run(t, "", "chat", "-c", c, "hello")
+		if r.Code != 2 || !strings.Contains(r.Stderr, "--conversation is empty") {
+			t.Errorf("chat -c %q: %s", c, r)
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("an empty -c sent %d charged calls", n)
+	}
+}
+
+// hang is a service that accepts connections and never answers, until the test ends.
+func hang(t *testing.T) *fake {
+	t.Helper()
+	f := newFake(t)
+	stop := make(chan struct{})
+	f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) { <-stop })
+	f.handle("POST /v1/chat/messages", func(http.ResponseWriter, *http.Request) { <-stop })
+	t.Cleanup(func() { close(stop) })
+	return f
+}
+
+func TestTimeout_FlagAndEnvironment(t *testing.T) {
+	f := hang(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "--timeout", "300ms", "conversations")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "did not answer within 300ms") || !strings.Contains(r.Stderr, "--timeout") {
+		t.Errorf("--timeout 300ms: %s", r)
+	}
+	h = newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=1s")
+	r = h.run(t, "", "conversations")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "did not answer within 1s") {
+		t.Errorf("PARLEY_TIMEOUT=1s: %s", r)
+	}
+	h = newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=soon")
+	if r = h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "PARLEY_TIMEOUT") {
+		t.Errorf("PARLEY_TIMEOUT=soon: %s", r)
+	}
+}
+
+func TestInterrupt_ExitsWith130(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
+	}
+	var arrived atomic.Bool
+	f := newFake(t)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	waiting := make(chan struct{})
+	f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
+		if arrived.CompareAndSwap(false, true) {
+			close(waiting)
+		}
+		<-stop
+	})
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	cmd := exec.Command(bin, "conversations")
+	cmd.Env = h.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-waiting:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the request never arrived")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("after Ctrl-C: %v, exit %d, stderr %q; want 130 and 'interrupted'", err, cmd.ProcessState.ExitCode(), stderr.String())
+	}
+}
+
+func TestVersionCompletionAndSuggestions(t *testing.T) {
+	h := newHome(t)
+	r := h.run(t, "", "--version")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "parley ") || !strings.Contains(r.Stdout, "commit ") || !strings.Contains(r.Stdout, runtime.Version()) {
+		t.Errorf("--version: %s", r)
+	}
+	for shell, want := range map[string]string{"bash": "complete -o default", "zsh": "#compdef parley", "fish": "complete -c parley", "powershell": "Register-ArgumentCompleter"} {
+		if r := h.run(t, "", "completion", shell); r.Code != 0 || !strings.Contains(r.Stdout, want) {
+			t.Errorf("completion %s: exit %d, output without %q", shell, r.Code, want)
+		}
+	}
+	r = h.run(t, "", "chta", "hello")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "did you mean 'chat'?") {
+		t.Errorf("a misspelt command: %s", r)
+	}
+}
+
+func TestVoices(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/voices", 200, `{"data":{"voices":[{"name":"en-us","language":"en-US","description":"English (American)","default":true},{"name":"fr","language":"fr-FR"}]}}`)
+	f.on("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"klingon\"."}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "voices")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "en-us *") || !strings.Contains(r.Stdout, "fr-FR") {
+		t.Errorf("voices: %s", r)
+	}
+	r = h.run(t, "", "voices", "--json")
+	var vs []map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &vs); err != nil || len(vs) != 2 || vs[0]["default"] != true {
+		t.Errorf("voices --json: %s (%v)", r, err)
+	}
+	r = h.run(t, "", "speak", "--voice", "klingon", "-o", filepath.Join(h.dir, "x.mp3"), "Hello")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "parley voices") {
+		t.Errorf("speak with an unknown voice: %s; want the hint to list voices", r)
+	}
+
+	bare := newFake(t) // no voices endpoint
+	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL, "PARLEY_API_KEY="+canary)
+	if r := h.run(t, "", "voices"); r.Code != 1 || !strings.Contains(r.Stderr, "does not list its voices") {
+		t.Errorf("voices on a service without the list: %s", r)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	f := newFake(t)
+	f.on("GET /v1/chat/conversations", 200, `[]`)
+	f.on("GET /v1/account", 200, `{"data":{"balance":41,"price":1}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "status")
+	for _, want := range []string{f.srv.URL, "this machine", "PARLEY_API_KEY", "yes", "41 points", "1 point)"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("status does not say %q: %s", want, r)
+		}
+	}
+	r = h.run(t, "", "status", "--json")
+	var st map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st["reachable"] != true || st["balance"] != 41.0 || st["key_source"] != "PARLEY_API_KEY" {
+		t.Errorf("status --json: %s (%v)", r, err)
+	}
+
+	// A service without the balance extension still answers; the balance is "not reported".
+	bare := newFake(t)
+	bare.on("GET /v1/chat/conversations", 200, `[]`)
+	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL)
+	r = h.run(t, "", "--api-key", canary, "status")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "--api-key") || !strings.Contains(r.Stdout, "not reported") {
+		t.Errorf("status on a service without a balance: %s", r)
+	}
+
+	// No key: exit 1, and the status says where a key could come from.
+	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL)
+	r = h.run(t, "", "status")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "none") || !strings.Contains(r.Stdout, "PARLEY_API_KEY") {
+		t.Errorf("status with no key: %s", r)
+	}
+}
+
+func TestCI_RunSetsCI(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "export CI=true") {
+		t.Error(".ci/run does not export CI=true, so a test whose tool is missing would skip in CI")
+	}
+}
+
+func TestChatJSON_KeepsIDTypesAndDocumentsFields(t *testing.T) {
+	f := newFake(t)
+	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_9","reply":"ok","user_message_id":5,"reply_message_id":"m6","points_charged":1,"balance":9}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	r := h.run(t, "", "--json", "chat", "hi")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("chat --json: %s (%v)", r, err)
+	}
+	if out["user_message_id"] != 5.0 || out["reply_message_id"] != "m6" || out["conversation_id"] != "c_9" {
+		t.Errorf("chat --json = %v; want the IDs in the JSON types the service gave", out)
+	}
+	help := h.run(t, "", "chat", "--help")
+	for field := range out {
+		if !strings.Contains(help.Stdout, field) {
+			t.Errorf("chat --help does not document the --json field %q", field)
+		}
+	}
+}

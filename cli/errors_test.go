@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/client"
+	"parley/keystore"
+	"parley/server"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/errors.golden from what the code prints")
+
+// situation is the state of a run when an error reaches the person.
+type situation struct {
+	command, base, conv string
+	key                 keySource
+}
+
+func (s situation) globals() *globals {
+	g := newGlobals(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
+	g.command, g.base, g.conv, g.keySource = s.command, s.base, s.conv, s.key
+	g.timeoutUsed = client.DefaultTimeout
+	return g
+}
+
+var (
+	local   = situation{command: "parley conversations", base: "http://127.0.0.1:8780", key: fromKeyring}
+	remote  = situation{command: "parley conversations", base: "https://api.example.com", key: fromKeyring}
+	chat    = situation{command: "parley chat", base: "http://127.0.0.1:8780", key: fromKeyring}
+	chatIn7 = situation{command: "parley chat", base: "http://127.0.0.1:8780", conv: "7", key: fromKeyring}
+	history = situation{command: "parley history", base: "http://127.0.0.1:8780", conv: "7", key: fromKeyring}
+	login   = situation{command: "parley login", base: "https://api.example.com", key: fromStdin}
+	speak   = situation{command: "parley speak", base: "http://127.0.0.1:8780", key: fromEnv}
+	doubled = situation{command: "parley conversations", base: "http://127.0.0.1:8780/v1", key: fromKeyring}
+)
+
+func status(code int, msg string) *client.Error {
+	return &client.Error{StatusCode: code, Message: msg, Method: "GET", Path: "/v1/chat/conversations"}
+}
+
+// failureMatrix is every kind of failure a command can meet, in the situations that change its
+// sentence.
+var failureMatrix = []struct {
+	name string
+	in   situation
+	err  error
+}{
+	{"reply lost, new conversation", chat, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)},
+	{"reply lost, conversation 7", chatIn7, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)},
+	{"401, key from keyring", local, status(401, "Unknown API key.")},
+	{"401, key from --api-key", situation{command: "parley chat", base: "http://127.0.0.1:8780", key: fromFlag}, status(401, "Unknown API key.")},
+	{"401, key from PARLEY_API_KEY", speak, status(401, "")},
+	{"401, during login", login, status(401, "Unknown API key.")},
+	{"401, no key sent", situation{command: "parley chat", base: "http://127.0.0.1:8780"}, status(401, "missing bearer token")},
+	{"402 that says nothing was charged", chat, status(402, "Balance 0, price 1; nothing was charged.")},
+	{"402 with the balance", chat, status(402, "Balance 0, price 1.")},
+	{"403", local, status(403, "Forbidden")},
+	{"404 conversation", history, &client.Error{StatusCode: 404, Message: "No such conversation.", Method: "GET", Path: "/v1/chat/conversations/7/messages"}},
+	{"404 conversation in chat", chatIn7, &client.Error{StatusCode: 404, Message: "No such conversation.", Method: "POST", Path: "/v1/chat/messages"}},
+	{"404 base URL ends in /v1", doubled, status(404, "")},
+	{"404 no such endpoint", remote, status(404, "Not Found")},
+	{"413", situation{command: "parley transcribe", base: "http://127.0.0.1:8780", key: fromKeyring}, status(413, "Audio is larger than 10 MB.")},
+	{"415", situation{command: "parley transcribe", base: "http://127.0.0.1:8780", key: fromKeyring}, status(415, "unsupported audio format")},
+	{"400", chat, status(400, "temperature must be between 0 and 2")},
+	{"422 bad voice", speak, &client.Error{StatusCode: 422, Code: "invalid_voice", Message: "Unknown voice \"zz\".", Method: "POST", Path: "/v1/chat/speech"}},
+	{"429 with Retry-After", local, &client.Error{StatusCode: 429, Message: "slow down", RetryAfter: 5 * time.Second}},
+	{"429", local, status(429, "")},
+	{"502 chat", chat, status(502, "upstream timeout")},
+	{"502 chat, service says refunded", chat, status(502, "The model failed; nothing was charged.")},
+	{"502 speech", speak, status(502, "espeak-ng failed")},
+	{"503", local, status(503, "")},
+	{"500 HTML", local, status(500, "Internal Server Error")},
+	{"200 with an error code", local, &client.Error{StatusCode: 200, Code: "40001", Message: "quota exceeded"}},
+	{"long service message", chat, status(400, "temperature must be a number between zero and two inclusive, top_p a number between zero and one, and max_tokens a whole number")},
+	{"redirect", remote, &client.RedirectError{StatusCode: 307, Location: "evil.example.net", Method: "GET", Path: "/v1/chat/conversations"}},
+	{"answer without the field", remote, &client.DecodeError{Field: "reply", BodyStart: "{}"}},
+	{"plain http to another host", situation{command: "parley chat", base: "http://example.com"}, fmt.Errorf("%w: http://example.com", client.ErrInsecureURL)},
+	{"audio too large", local, fmt.Errorf("POST /v1/chat/transcribe: %w", client.ErrAudioTooLarge)},
+	{"no key stored", local, fmt.Errorf("no API key is stored for http://127.0.0.1:8780: %w", keystore.ErrNotFound)},
+	{"keyring: no session bus", local, &keystore.UnavailableError{Op: "read", BaseURL: "http://127.0.0.1:8780", Reason: keystore.ReasonNoSessionBus, Err: errors.New("no D-Bus session bus")}},
+	{"keyring: no Secret Service", local, &keystore.UnavailableError{Op: "read", BaseURL: "http://127.0.0.1:8780", Reason: keystore.ReasonNoSecretService, Err: errors.New("org.freedesktop.secrets was not provided")}},
+	{"keyring: locked", local, &keystore.UnavailableError{Op: "read", BaseURL: "http://127.0.0.1:8780", Reason: keystore.ReasonLocked, Err: errors.New("failed to unlock correct collection")}},
+	{"keyring: timeout", local, &keystore.UnavailableError{Op: "read", BaseURL: "http://127.0.0.1:8780", Reason: keystore.ReasonTimeout, Err: keystore.ErrTimeout}},
+	{"keyring: other", local, &keystore.UnavailableError{Op: "read", BaseURL: "http://127.0.0.1:8780", Reason: keystore.ReasonFailed, Err: errors.New("dbus: connection closed by user")}},
+	{"keyring cannot store a working key", login, &storeFailedError{reason: keystore.ReasonNoSecretService}},
+	{"config file is not JSON", local, &configFileError{op: "parse", path: "/home/ann/.config/parley/config.json", err: errors.New("unexpected end of JSON input")}},
+	{"config file unreadable", local, &configFileError{op: "read", path: "/home/ann/.config/parley/config.json", err: os.ErrPermission}},
+	{"timeout", local, fmt.Errorf("GET /v1/chat/conversations: %w", context.DeadlineExceeded)},
+	{"connection refused, this machine", local, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+	{"connection refused, other host", remote, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+	{"host not found", remote, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "api.example.com"}}},
+	{"no microphone", local, fmt.Errorf("opening the input: %w", audio.ErrNoDevice)},
+	{"no speakers", local, fmt.Errorf("opening the output: %w", playback.ErrNoDevice)},
+	{"muted microphone", local, fmt.Errorf("recording: %w", audio.ErrSilentDevice)},
+	{"microphone unplugged", local, fmt.Errorf("recording: %w", audio.ErrDeviceFailed)},
+	{"admin: no such key", local, fmt.Errorf("balance: %w", server.ErrNoSuchKey)},
+	{"admin: no database", local, &server.NoDatabaseError{Dir: "/srv/parley"}},
+	{"serve: port in use", local, fmt.Errorf("cannot listen on 127.0.0.1:8780: %w", &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("bind", syscall.EADDRINUSE)})},
+	{"connection reset", remote, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}},
+}
+
+// TestErrors_Matrix checks every failure's line against testdata/errors.golden (go test -run
+// Matrix -update rewrites it), and that each is one line of at most maxLine characters that
+// says nothing twice.
+func TestErrors_Matrix(t *testing.T) {
+	var got strings.Builder
+	for _, tc := range failureMatrix {
+		line := tc.in.globals().describe(tc.err)
+		fmt.Fprintf(&got, "%s\n\t%s\n", tc.name, line)
+		checkLine(t, tc.name, line)
+	}
+	for _, tc := range usageMatrix {
+		line := runUsage(t, tc)
+		fmt.Fprintf(&got, "parley %s\n\t%s\n", strings.Join(tc, " "), line)
+		checkLine(t, strings.Join(tc, " "), strings.TrimPrefix(line, "parley: "))
+	}
+	path := filepath.Join("testdata", "errors.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cli -run Matrix -update to create it)", err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("the error lines differ from %s (review, then go test ./cli -run Matrix -update):\n%s", path, diffLines(string(want), got.String()))
+	}
+}
+
+// usageMatrix is command lines that are wrong, run in-process (nothing reaches a network).
+var usageMatrix = [][]string{
+	{"chta", "hello"},
+	{"chat", "-c", "", "hello"},
+	{"chat", "--temperature", "3", "hi"},
+	{"--base-url", "127.0.0.1:8780", "conversations"},
+	{"--base-url", "localhost:8780", "conversations"},
+	{"--base-url", "api.example.com", "conversations"},
+	{"--base-url", "ftp://example.com", "conversations"},
+	{"--api-key", "pk_abc def123456789", "conversations"},
+	{"--timeout", "-1s", "conversations"},
+	{"login", "pk_live_0123456789abcdef"},
+	{"conversations", "--limit", "-1"},
+}
+
+// runUsage runs args in-process and returns the one line it printed on stderr.
+func runUsage(t *testing.T, args []string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	g := newGlobals(strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	if code := run(t.Context(), g, args); code != exitUsage {
+		t.Errorf("parley %q exited %d, want %d (usage); stderr: %s", args, code, exitUsage, stderr.String())
+	}
+	return strings.TrimSuffix(stderr.String(), "\n")
+}
+
+// checkLine fails when line is not one line of at most maxLine characters, or says something twice.
+func checkLine(t *testing.T, name, line string) {
+	t.Helper()
+	if strings.Contains(line, "\n") || line == "" {
+		t.Errorf("%s: want one line, got %q", name, line)
+	}
+	if n := utf8.RuneCountInString(line); n > maxLine {
+		t.Errorf("%s: %d characters, want at most %d: %q", name, n, maxLine, line)
+	}
+	if rep := repeated(line); rep != "" {
+		t.Errorf("%s: says %q twice: %q", name, rep, line)
+	}
+	if strings.Contains(strings.ToLower(line), "nothing was charged") && strings.Count(strings.ToLower(line), "charged") > 1 {
+		t.Errorf("%s: repeats the charge: %q", name, line)
+	}
+}
+
+// quoted matches what a line quotes back (the person's input), which may repeat itself.
+var quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+
+// repeated returns a sequence of three words that occurs twice in s outside quotes, or "".
+func repeated(s string) string {
+	s = quoted.ReplaceAllString(s, " ")
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'')
+	})
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(words); i++ {
+		k := strings.Join(words[i:i+3], " ")
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+	}
+	return ""
+}
+
+// diffLines shows the lines of got that are not in want, and the other way round.
+func diffLines(want, got string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	w, g := in(want), in(got)
+	var b strings.Builder
+	for _, l := range strings.Split(want, "\n") {
+		if !g[l] {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if !w[l] {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestRepeated_FindsRepetition(t *testing.T) {
+	if r := repeated("Not enough points (402: nothing was charged). Nothing was charged; ask."); r != "nothing was charged" {
+		t.Errorf("repeated = %q", r)
+	}
+	if r := repeated("The service is busy (429): try again in 5s."); r != "" {
+		t.Errorf("repeated = %q, want none", r)
+	}
+}

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultBaseURL is the reference service's address, used when nothing else names one.
+const DefaultBaseURL = "http://127.0.0.1:8780"
+
+// preferences is what the CLI keeps in its own config file (config.json): never the API key.
+// A conversation's model settings (persona, temperature, ...) are another thing, client.Config,
+// kept by the service.
+type preferences struct {
+	BaseURL string `json:"base_url,omitempty"`
+}
+
+// configDir is where the config file lives: PARLEY_CONFIG_DIR, else the user's config directory.
+func (g *globals) configDir() (string, error) {
+	if d := g.getenv("PARLEY_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", &configFileError{op: "find", err: err}
+	}
+	return filepath.Join(d, "parley"), nil
+}
+
+func (g *globals) preferencesPath() (string, error) {
+	d, err := g.configDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "config.json"), nil
+}
+
+// configFileError is a config file that could not be found, read, parsed or written.
+type configFileError struct {
+	op   string // "find", "read", "parse" or "write"
+	path string
+	err  error
+}
+
+func (e *configFileError) Error() string {
+	if e.path == "" {
+		return fmt.Sprintf("cannot %s the config directory: %v", e.op, e.err)
+	}
+	return fmt.Sprintf("cannot %s the config file %s: %v", e.op, e.path, e.err)
+}
+
+func (e *configFileError) Unwrap() error { return e.err }
+
+// loadPreferences reads the config file; a missing file gives empty preferences.
+func (g *globals) loadPreferences() (preferences, error) {
+	var p preferences
+	path, err := g.preferencesPath()
+	if err != nil {
+		return p, err
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return p, &configFileError{op: "read", path: path, err: err}
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, &configFileError{op: "parse", path: path, err: err}
+	}
+	return p, nil
+}
+
+// savePreferences writes the config file atomically, readable by the user only.
+func (g *globals) savePreferences(p preferences) error {
+	path, err := g.preferencesPath()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return &configFileError{op: "write", path: path, err: err}
+	}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(b, '\n'), 0o600); err != nil {
+		return &configFileError{op: "write", path: path, err: err}
+	}
+	return nil
+}
+
+// resolveBaseURL picks the service address: --base-url, PARLEY_BASE_URL, the config file, the
+// default. An address that is not a URL is a usage error naming where it came from.
+func (g *globals) resolveBaseURL() (string, error) {
+	if g.base != "" {
+		return g.base, nil
+	}
+	raw, from := g.baseURL, "--base-url"
+	if raw == "" {
+		raw, from = g.getenv("PARLEY_BASE_URL"), "PARLEY_BASE_URL"
+	}
+	if raw == "" {
+		p, err := g.loadPreferences()
+		if err != nil {
+			return "", err
+		}
+		raw, from = p.BaseURL, "the address saved by 'parley login'"
+	}
+	if raw == "" {
+		raw, from = DefaultBaseURL, "the default address"
+	}
+	if err := checkBaseURL(raw, from); err != nil {
+		return "", err
+	}
+	g.base = strings.TrimSpace(raw)
+	return g.base, nil
+}
+
+// checkBaseURL makes sure raw is an http or https URL with a host; from says where it came from.
+func checkBaseURL(raw, from string) error {
+	s := strings.TrimSpace(raw)
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if err == nil && u.Host != "" {
+			return usageErrorf("%s %q must start with https:// (or http:// for this machine)", from, s)
+		}
+		return usageErrorf("%s %q is not a URL: did you mean %q?", from, s, suggestURL(s))
+	}
+	if u.User != nil {
+		return usageErrorf("%s must not carry a user name or password: give the API key through 'parley login' or PARLEY_API_KEY", from)
+	}
+	return nil
+}
+
+// suggestURL guesses the URL a person meant by an address without a scheme, such as
+// "localhost:8780": http:// for this machine, https:// for any other host.
+func suggestURL(s string) string {
+	s = strings.TrimLeft(strings.TrimPrefix(s, "//"), "/")
+	host := s
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if isLoopbackHost(host) {
+		return "http://" + s
+	}
+	return "https://" + s
+}
+
+// isLoopbackHost reports whether host names this machine.
+func isLoopbackHost(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"parley/client"
+)
+
+func newVoicesCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "voices [--json]",
+		Short: "List the voices the service can speak with ('parley speak --voice NAME')",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			stop := g.waitFor("the list of voices")
+			voices, err := c.Voices(cmd.Context())
+			stop()
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
+				return errors.New("this service does not list its voices (404): 'parley speak' without --voice uses its default voice")
+			}
+			if err != nil {
+				return err
+			}
+			if g.json {
+				if voices == nil {
+					voices = []client.Voice{}
+				}
+				return writeJSON(g.stdout, voices)
+			}
+			if len(voices) == 0 {
+				fmt.Fprintln(g.stderr, "The service has no voices: it cannot speak.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tLANGUAGE\tDESCRIPTION")
+			for _, v := range voices {
+				name := v.Name
+				if v.Default {
+					name += " *"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, v.Language, v.Description)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// statusJSON is what 'status --json' prints.
+type statusJSON struct {
+	BaseURL   string `json:"base_url"`
+	Local     bool   `json:"local"`
+	KeySource string `json:"key_source"`
+	Reachable bool   `json:"reachable"`
+	LatencyMS *int64 `json:"latency_ms,omitempty"`
+	Balance   *int64 `json:"balance,omitempty"`
+	Price     *int64 `json:"price,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func newStatusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [--json]",
+		Short: "Show the service address, where the API key comes from, and whether the service answers",
+		Long: `Shows the service's address, where the API key comes from (--api-key, PARLEY_API_KEY or the
+system keyring; never the key), whether the service answers with that key, and the balance when
+the service reports it. Exits 1 when the service does not answer or refuses the key.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			base, err := g.resolveBaseURL()
+			if err != nil {
+				return err
+			}
+			st := statusJSON{BaseURL: base, Local: g.isLocal(), KeySource: "none"}
+			c, err := g.newClient(cmd.Context())
+			if err == nil {
+				st.KeySource = g.keySource.String()
+				stop := g.waitFor("the service")
+				start := time.Now()
+				_, err = c.ListConversations(cmd.Context(), client.ListConversationsRequest{Limit: 1})
+				if err == nil {
+					ms := time.Since(start).Milliseconds()
+					st.Reachable, st.LatencyMS = true, &ms
+					if a, aerr := c.Account(cmd.Context()); aerr == nil {
+						st.Balance, st.Price = a.Balance, a.Price
+					}
+				}
+				stop()
+			}
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return err
+			}
+			if err != nil {
+				st.Error = g.describe(err)
+			}
+			if g.json {
+				if werr := writeJSON(g.stdout, st); werr != nil {
+					return werr
+				}
+			} else {
+				printStatus(g, st)
+			}
+			if err != nil {
+				return &codeError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+}
+
+// printStatus prints the status as aligned lines.
+func printStatus(g *globals, st statusJSON) {
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	where := "another machine"
+	if st.Local {
+		where = "this machine"
+	}
+	fmt.Fprintf(tw, "Service:\t%s (%s)\n", st.BaseURL, where)
+	fmt.Fprintf(tw, "API key:\tfrom %s\n", st.KeySource)
+	switch {
+	case st.Reachable:
+		fmt.Fprintf(tw, "Answers:\tyes, in %d ms\n", *st.LatencyMS)
+	case st.KeySource == "none":
+		fmt.Fprintf(tw, "Answers:\tnot asked: %s\n", st.Error)
+	default:
+		fmt.Fprintf(tw, "Answers:\tno: %s\n", st.Error)
+	}
+	switch {
+	case st.Balance != nil && st.Price != nil:
+		fmt.Fprintf(tw, "Balance:\t%s (a chat call costs %s)\n", pointsText(*st.Balance), pointsText(*st.Price))
+	case st.Balance != nil:
+		fmt.Fprintf(tw, "Balance:\t%s\n", pointsText(*st.Balance))
+	case st.Reachable:
+		fmt.Fprintln(tw, "Balance:\tnot reported by this service")
+	}
+	tw.Flush()
+}
