@@ -62,7 +62,8 @@ func TestChat_ConversationLifecycle(t *testing.T) {
 	var h struct {
 		Config   map[string]any `json:"config"`
 		Messages []struct {
-			ID, Role, Content, CreatedAt string
+			ID                       int64 // the reference service's message IDs are numbers, and stay so
+			Role, Content, CreatedAt string
 		} `json:"messages"`
 	}
 	if err := json.Unmarshal([]byte(hist.Stdout), &h); err != nil {
