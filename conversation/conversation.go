@@ -1,0 +1,161 @@
+// Package conversation holds what the desktop app shows, as plain Go state with no UI: the list
+// of conversations, the messages of each open conversation, the turns waiting for a reply, and
+// the settings a new conversation will start with. A Session owns that state and talks to the
+// Chat and Voice Service; the window renders snapshots of it and is told when something changed.
+//
+// The rules a person relies on live here, where they can be tested without a window: what was
+// typed is never lost (a failed turn keeps its text), a charged chat call is never sent twice
+// without the person asking, a reply lands in its own conversation whichever one is on screen,
+// and the turns of one conversation are sent one after another, so a second message typed
+// before the first reply continues the same new conversation instead of starting another.
+package conversation
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"parley/client"
+)
+
+// Service is what a Session needs from the Chat and Voice Service; *client.Client has it.
+type Service interface {
+	SendMessage(ctx context.Context, req client.SendMessageRequest) (*client.SendMessageResult, error)
+	ListConversations(ctx context.Context, req client.ListConversationsRequest) (*client.ConversationList, error)
+	History(ctx context.Context, id client.ConversationID) (*client.History, error)
+	SaveConfig(ctx context.Context, id client.ConversationID, cfg client.Config) (*client.Config, error)
+	DeleteConversation(ctx context.Context, id client.ConversationID) error
+}
+
+// Role says who wrote a message.
+type Role int
+
+// The roles a message may have.
+const (
+	Assistant Role = iota // the service's reply (and any role the spec does not name)
+	User                  // the person
+)
+
+// roleOf maps the service's role names: "user" is the person, anything else the assistant.
+func roleOf(s string) Role {
+	if strings.EqualFold(strings.TrimSpace(s), "user") {
+		return User
+	}
+	return Assistant
+}
+
+// Message is one message shown in a conversation.
+type Message struct {
+	// ID is the service's identifier; zero for a message not confirmed by the service.
+	ID client.MessageID
+	// Role says who wrote it.
+	Role Role
+	// Text is the message's content (Markdown for the assistant).
+	Text string
+	// At is when it was written; zero when unknown.
+	At time.Time
+}
+
+// TurnState is where a turn stands.
+type TurnState int
+
+// The states of a turn.
+const (
+	// Queued: waiting for an earlier turn of the same conversation.
+	Queued TurnState = iota
+	// Sending: the chat call is under way (the window shows "thinking").
+	Sending
+	// Failed: the call failed before the service could charge it; Retry sends it again.
+	Failed
+	// Lost: the message reached the service but the reply was lost, so it may have been
+	// charged. It is never sent again unless the person asks.
+	Lost
+)
+
+// Turn is a message the person sent that has no reply yet, or whose send failed. Its text is
+// kept until the service confirms it, so nothing typed is lost.
+type Turn struct {
+	// Key identifies the turn within its session (stable across snapshots).
+	Key int64
+	// Text is what the person wrote.
+	Text string
+	// At is when they sent it.
+	At time.Time
+	// State says where the turn stands.
+	State TurnState
+	// Err is why it failed (Failed or Lost).
+	Err error
+}
+
+// DefaultTitle is what a conversation with no title and no known first message is called.
+const DefaultTitle = "New conversation"
+
+// titleWords and titleRunes bound a title made from the first message.
+const (
+	titleWords = 8
+	titleRunes = 48
+)
+
+// TitleFrom makes a title from a message: its first words, cut at a word boundary, with an
+// ellipsis when cut; "" for a blank message.
+func TitleFrom(text string) string {
+	words := strings.FieldsFunc(text, unicode.IsSpace)
+	var b strings.Builder
+	cut := false
+	for i, w := range words {
+		if i == titleWords || utf8.RuneCountInString(b.String())+1+utf8.RuneCountInString(w) > titleRunes {
+			cut = true
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	t := b.String()
+	if t == "" && len(words) > 0 {
+		// One very long word: cut it.
+		r := []rune(words[0])
+		t, cut = string(r[:min(len(r), titleRunes)]), len(r) > titleRunes
+	}
+	if cut {
+		t = strings.TrimRight(t, ",;:.-") + "…"
+	}
+	return t
+}
+
+// RelativeTime says when t was, as a person would from now: "just now", "5 min ago",
+// "3 h ago", "Yesterday", the weekday within a week, else the date ("2 Mar", or "2 Mar 2024" in
+// another year). The zero time gives "".
+func RelativeTime(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(now.Location())
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	}
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	today := time.Date(y2, m2, d2, 0, 0, 0, 0, now.Location())
+	day := time.Date(y1, m1, d1, 0, 0, 0, 0, now.Location())
+	days := int(today.Sub(day).Hours()/24 + 0.5)
+	switch {
+	case days <= 0:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	case days == 1:
+		return "Yesterday"
+	case days < 7:
+		return t.Weekday().String()
+	case y1 == y2:
+		return t.Format("2 Jan")
+	}
+	return t.Format("2 Jan 2006")
+}

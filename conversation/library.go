@@ -1,0 +1,151 @@
+package conversation
+
+import (
+	"strings"
+
+	"parley/client"
+)
+
+// pageSize is how many conversations one page of the list asks for.
+const pageSize = 100
+
+// maxPages bounds how many pages the list follows, against a service whose cursor never ends.
+const maxPages = 1000
+
+// Entries returns the conversation list, newest first, and whether more pages may follow.
+func (s *Session) Entries() (entries []Entry, more bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Entry(nil), s.entries...), !s.listDone
+}
+
+// ListErr is why the last page of the list could not be read, or nil.
+func (s *Session) ListErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listErr
+}
+
+// Search returns the conversations whose title, or the text of whose messages already read,
+// contains every word of query (case-insensitive), newest first. A blank query returns all.
+func (s *Session) Search(query string) []Entry {
+	words := strings.Fields(strings.ToLower(query))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(words) == 0 {
+		return append([]Entry(nil), s.entries...)
+	}
+	var out []Entry
+	for _, e := range s.entries {
+		hay := strings.ToLower(e.Title)
+		if th := s.threads[e.ID.String()]; th != nil {
+			var b strings.Builder
+			b.WriteString(hay)
+			for _, m := range th.messages {
+				b.WriteByte('\n')
+				b.WriteString(strings.ToLower(m.Text))
+			}
+			hay = b.String()
+		}
+		all := true
+		for _, w := range words {
+			if !strings.Contains(hay, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// LoadMore reads the next page of the list (the first page on the first call), unless a read is
+// under way or every page was read. It returns at once; the list's Change reports the result.
+func (s *Session) LoadMore() {
+	s.mu.Lock()
+	if s.listing || s.listDone {
+		s.mu.Unlock()
+		return
+	}
+	s.listing = true
+	cursor := s.cursor
+	s.mu.Unlock()
+	go s.loadPage(cursor)
+}
+
+// Refresh reads the list again from its first page, keeping what is shown until it arrives.
+func (s *Session) Refresh() {
+	s.mu.Lock()
+	if s.listing {
+		s.mu.Unlock()
+		return
+	}
+	s.listing, s.listDone, s.cursor, s.pages = true, false, "", 0
+	s.mu.Unlock()
+	go s.loadPage("")
+}
+
+func (s *Session) loadPage(cursor string) {
+	page, err := s.svc.ListConversations(s.ctx, client.ListConversationsRequest{Limit: pageSize, Cursor: cursor})
+	s.mu.Lock()
+	s.listing = false
+	s.listErr = err
+	if err == nil {
+		if cursor == "" {
+			s.entries = s.entries[:0]
+		}
+		seen := make(map[string]bool, len(s.entries))
+		for _, e := range s.entries {
+			seen[e.ID.String()] = true
+		}
+		for _, c := range page.Conversations {
+			if c.ID.IsZero() || seen[c.ID.String()] {
+				continue
+			}
+			seen[c.ID.String()] = true
+			e := Entry{ID: c.ID, Title: strings.TrimSpace(c.Title), UpdatedAt: c.UpdatedAt}
+			if e.UpdatedAt.IsZero() {
+				e.UpdatedAt = c.CreatedAt
+			}
+			if th := s.threads[c.ID.String()]; e.Title == "" && th != nil && len(th.messages) > 0 {
+				e.Title = TitleFrom(th.messages[0].Text)
+			}
+			s.entries = append(s.entries, e)
+		}
+		s.pages++
+		s.listDone = page.NextCursor == "" || page.NextCursor == cursor || s.pages >= maxPages
+		s.cursor = page.NextCursor
+	}
+	s.mu.Unlock()
+	s.onChange(Change{List: true, Err: err})
+}
+
+// Delete deletes conversation id at the service, then drops it from the list; done, when not
+// nil, is called with the outcome.
+func (s *Session) Delete(id client.ConversationID, done func(error)) {
+	go func() {
+		err := s.svc.DeleteConversation(s.ctx, id)
+		s.mu.Lock()
+		var th *Thread
+		if err == nil {
+			for i, e := range s.entries {
+				if e.ID == id {
+					s.entries = append(s.entries[:i], s.entries[i+1:]...)
+					break
+				}
+			}
+			th = s.threads[id.String()]
+			if th != nil {
+				th.deleted = true
+				delete(s.threads, id.String())
+			}
+		}
+		s.mu.Unlock()
+		s.onChange(Change{List: err == nil, Thread: th})
+		if done != nil {
+			done(err)
+		}
+	}()
+}

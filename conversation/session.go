@@ -1,0 +1,376 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"parley/client"
+)
+
+// Change tells the window what to render again; it is sent after the state changed, on the
+// goroutine that changed it (never holding the session's lock).
+type Change struct {
+	// List: the conversation list changed.
+	List bool
+	// Thread, when not nil, is the conversation whose messages or turns changed.
+	Thread *Thread
+	// Usage: the points charged or the balance changed.
+	Usage bool
+	// Err, when not nil, is why the conversation list could not be read. (A failed turn carries
+	// its own error; deleting and saving settings report to their callers.)
+	Err error
+}
+
+// Thread is one conversation as the window shows it: the messages the service confirmed, the
+// turns waiting for a reply or failed, and its settings. A new conversation is a Thread with no
+// ID until its first reply arrives; the same Thread then carries the ID, so a window holding it
+// keeps showing it. Read it only through Session.Snapshot.
+type Thread struct {
+	id       client.ConversationID
+	messages []Message
+	turns    []*Turn
+	config   client.Config // saved settings (existing) or first-call settings (new)
+	voice    string        // the voice its replies are spoken with ("" for the default)
+
+	loaded  bool  // the history was read (always true for a new conversation)
+	loading bool  // a history read is under way
+	loadErr error // why the last history read failed
+	deleted bool
+}
+
+// Entry is one conversation of the list.
+type Entry struct {
+	// ID identifies the conversation.
+	ID client.ConversationID
+	// Title is the service's title, else the first words of the first message, else "".
+	Title string
+	// UpdatedAt is when it last changed (else when it was created); zero when unknown.
+	UpdatedAt time.Time
+}
+
+// DisplayTitle is the title to show: Title, or DefaultTitle.
+func (e Entry) DisplayTitle() string {
+	if e.Title != "" {
+		return e.Title
+	}
+	return DefaultTitle
+}
+
+// ThreadView is a copy of a Thread's state for rendering.
+type ThreadView struct {
+	// ID is the conversation's ID; zero for a conversation not yet created.
+	ID client.ConversationID
+	// Messages are the confirmed messages, oldest first.
+	Messages []Message
+	// Turns are the person's messages without a reply yet, or whose send failed, in order.
+	Turns []Turn
+	// Config is the saved settings, or for a new conversation the settings its first call sends.
+	Config client.Config
+	// Voice is the voice replies are spoken with ("" for the default).
+	Voice string
+	// Loading is true while the history is being read; LoadErr is why reading it failed.
+	Loading bool
+	LoadErr error
+	// Deleted is true once the conversation was deleted.
+	Deleted bool
+}
+
+// Waiting reports whether a reply is awaited.
+func (v ThreadView) Waiting() bool {
+	for _, t := range v.Turns {
+		if t.State == Sending || t.State == Queued {
+			return true
+		}
+	}
+	return false
+}
+
+// Session is the app's state over one service: the conversation list, the threads opened, the
+// turns in flight and the points reported. Its methods are safe for concurrent use; slow work
+// runs on goroutines of its own, and every change is reported through the onChange callback.
+type Session struct {
+	svc      Service
+	onChange func(Change)
+	ctx      context.Context
+	cancel   context.CancelFunc
+	now      func() time.Time
+
+	mu       sync.Mutex
+	entries  []Entry // newest first
+	cursor   string
+	listDone bool // every page was read
+	listing  bool
+	listErr  error
+	pages    int                // pages read since the first
+	threads  map[string]*Thread // by conversation ID
+	nextKey  int64
+	charged  *int64
+	balance  *int64
+}
+
+// NewSession returns a session over svc; onChange is called after every change (not on any
+// particular goroutine). Close ends its background work.
+func NewSession(svc Service, onChange func(Change)) *Session {
+	ctx, cancel := context.WithCancel(context.Background())
+	if onChange == nil {
+		onChange = func(Change) {}
+	}
+	return &Session{svc: svc, onChange: onChange, ctx: ctx, cancel: cancel, now: time.Now, threads: map[string]*Thread{}}
+}
+
+// Close cancels the session's background work. A chat call already sent is not waited for.
+func (s *Session) Close() { s.cancel() }
+
+// NewThread returns a new, empty conversation that will be created by its first message, with
+// the settings its first call sends.
+func (s *Session) NewThread(cfg client.Config, voice string) *Thread {
+	return &Thread{config: cfg, voice: voice, loaded: true}
+}
+
+// Snapshot returns a copy of th's state.
+func (s *Session) Snapshot(th *Thread) ThreadView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := ThreadView{ID: th.id, Messages: append([]Message(nil), th.messages...), Config: th.config, Voice: th.voice,
+		Loading: th.loading, LoadErr: th.loadErr, Deleted: th.deleted}
+	for _, t := range th.turns {
+		v.Turns = append(v.Turns, *t)
+	}
+	return v
+}
+
+// Usage returns the points charged by the last chat call and the balance, when reported.
+func (s *Session) Usage() (charged, balance *int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.charged, s.balance
+}
+
+// SetBalance records a balance read elsewhere (the account endpoint).
+func (s *Session) SetBalance(b int64) {
+	s.mu.Lock()
+	s.balance = &b
+	s.mu.Unlock()
+	s.onChange(Change{Usage: true})
+}
+
+// Open returns the thread of conversation id, reading its history if it was not read yet.
+func (s *Session) Open(id client.ConversationID) *Thread {
+	s.mu.Lock()
+	th := s.threads[id.String()]
+	if th == nil {
+		th = &Thread{id: id}
+		s.threads[id.String()] = th
+	}
+	start := !th.loaded && !th.loading
+	if start {
+		th.loading, th.loadErr = true, nil
+	}
+	s.mu.Unlock()
+	if start {
+		go s.load(th, id)
+	}
+	return th
+}
+
+// Reload reads th's history again (after a lost reply, to show what the service stored).
+func (s *Session) Reload(th *Thread) {
+	s.mu.Lock()
+	id := th.id
+	start := !id.IsZero() && !th.loading && !th.deleted
+	if start {
+		th.loading, th.loadErr = true, nil
+	}
+	s.mu.Unlock()
+	if start {
+		go s.load(th, id)
+		s.onChange(Change{Thread: th})
+	}
+}
+
+func (s *Session) load(th *Thread, id client.ConversationID) {
+	h, err := s.svc.History(s.ctx, id)
+	s.mu.Lock()
+	th.loading = false
+	if err != nil {
+		th.loadErr = err
+	} else {
+		th.loaded = true
+		th.config = h.Config
+		th.messages = th.messages[:0]
+		for _, m := range h.Messages {
+			th.messages = append(th.messages, Message{ID: m.ID, Role: roleOf(m.Role), Text: m.Content, At: m.CreatedAt})
+		}
+		s.titleFromThread(th)
+	}
+	s.mu.Unlock()
+	s.onChange(Change{Thread: th, List: err == nil})
+}
+
+// titleFromThread gives th's list entry a title from its first message when the service gave
+// none. Call with s.mu held.
+func (s *Session) titleFromThread(th *Thread) {
+	if len(th.messages) == 0 {
+		return
+	}
+	for i := range s.entries {
+		if s.entries[i].ID == th.id && s.entries[i].Title == "" {
+			s.entries[i].Title = TitleFrom(th.messages[0].Text)
+		}
+	}
+}
+
+// Send adds text as a new turn of th and sends it once the turns before it have their replies.
+// Blank text is ignored. For a new conversation, the first call carries th's settings.
+func (s *Session) Send(th *Thread, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	s.mu.Lock()
+	s.nextKey++
+	th.turns = append(th.turns, &Turn{Key: s.nextKey, Text: text, At: s.now(), State: Queued})
+	next := s.nextTurn(th)
+	s.mu.Unlock()
+	s.onChange(Change{Thread: th})
+	if next != nil {
+		go s.send(th, next)
+	}
+}
+
+// Retry sends a failed turn again; this is the person asking, so a Lost turn may be re-sent too.
+func (s *Session) Retry(th *Thread, key int64) {
+	s.mu.Lock()
+	for _, t := range th.turns {
+		if t.Key == key && (t.State == Failed || t.State == Lost) {
+			t.State, t.Err = Queued, nil
+		}
+	}
+	next := s.nextTurn(th)
+	s.mu.Unlock()
+	s.onChange(Change{Thread: th})
+	if next != nil {
+		go s.send(th, next)
+	}
+}
+
+// Dismiss removes a failed turn and returns its text, for the composer.
+func (s *Session) Dismiss(th *Thread, key int64) string {
+	s.mu.Lock()
+	var text string
+	for i, t := range th.turns {
+		if t.Key == key && (t.State == Failed || t.State == Lost) {
+			text = t.Text
+			th.turns = append(th.turns[:i], th.turns[i+1:]...)
+			break
+		}
+	}
+	next := s.nextTurn(th)
+	s.mu.Unlock()
+	s.onChange(Change{Thread: th})
+	if next != nil {
+		go s.send(th, next)
+	}
+	return text
+}
+
+// nextTurn marks the first queued turn of th as sending and returns it, unless a turn is
+// already sending or an earlier one failed (later turns wait for the person to retry or dismiss
+// it, so replies keep the order in which things were said). Call with s.mu held.
+func (s *Session) nextTurn(th *Thread) *Turn {
+	if th.deleted {
+		return nil
+	}
+	for _, t := range th.turns {
+		switch t.State {
+		case Sending, Failed, Lost:
+			return nil
+		case Queued:
+			t.State = Sending
+			return t
+		}
+	}
+	return nil
+}
+
+// send makes the chat call of turn t. It is never repeated here: a failure leaves the turn
+// Failed or Lost, with its text, for the person to decide.
+func (s *Session) send(th *Thread, t *Turn) {
+	s.mu.Lock()
+	req := client.SendMessageRequest{ConversationID: th.id, Message: t.Text}
+	if th.id.IsZero() {
+		cfg := th.config
+		req.Persona, req.Temperature, req.TopP, req.MaxTokens = cfg.Persona, cfg.Temperature, cfg.TopP, cfg.MaxTokens
+	}
+	s.mu.Unlock()
+
+	res, err := s.svc.SendMessage(s.ctx, req)
+
+	s.mu.Lock()
+	change := Change{Thread: th}
+	switch {
+	case err != nil:
+		t.State, t.Err = Failed, err
+		if errors.Is(err, client.ErrReplyLost) {
+			t.State = Lost
+		}
+	default:
+		isNew := th.id.IsZero()
+		if isNew {
+			th.id = res.ConversationID
+			s.threads[th.id.String()] = th
+		}
+		now := s.now()
+		th.messages = append(th.messages,
+			Message{ID: res.UserMessageID, Role: User, Text: t.Text, At: t.At},
+			Message{ID: res.ReplyMessageID, Role: Assistant, Text: res.Reply, At: now})
+		th.removeTurn(t.Key)
+		s.touch(th, t.Text, now, isNew)
+		if res.PointsCharged != nil || res.Balance != nil {
+			s.charged, s.balance = res.PointsCharged, res.Balance
+			change.Usage = true
+		}
+		change.List = true
+	}
+	next := s.nextTurn(th)
+	lost := t.State == Lost
+	s.mu.Unlock()
+	s.onChange(change)
+	if lost {
+		// Show what the service stored of the lost turn; the turn itself stays for the person.
+		s.Reload(th)
+	}
+	if next != nil {
+		s.send(th, next)
+	}
+}
+
+func (th *Thread) removeTurn(key int64) {
+	for i, t := range th.turns {
+		if t.Key == key {
+			th.turns = append(th.turns[:i], th.turns[i+1:]...)
+			return
+		}
+	}
+}
+
+// touch moves th's entry to the top of the list, adding it for a new conversation (titled
+// from its first message). Call with s.mu held.
+func (s *Session) touch(th *Thread, firstText string, at time.Time, isNew bool) {
+	for i, e := range s.entries {
+		if e.ID == th.id {
+			e.UpdatedAt = at
+			copy(s.entries[1:i+1], s.entries[:i])
+			s.entries[0] = e
+			return
+		}
+	}
+	title := ""
+	if isNew {
+		title = TitleFrom(firstText)
+	}
+	s.entries = append([]Entry{{ID: th.id, Title: title, UpdatedAt: at}}, s.entries...)
+}

@@ -1,0 +1,432 @@
+package conversation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// fakeService is a scripted Chat and Voice Service. Chat calls block until the test releases
+// them (when gate is set), so a test can look at the state while a reply is pending.
+type fakeService struct {
+	mu      sync.Mutex
+	chats   []client.SendMessageRequest
+	patches []client.Config
+	lists   []string // cursors asked for
+	history map[string]*client.History
+	pages   map[string]*client.ConversationList // by cursor
+	deleted []string
+	nextID  int
+	chatErr []error // errors for the next chat calls, in order
+	gate    chan struct{}
+	entered chan struct{} // receives when a chat call starts
+}
+
+func newFake() *fakeService {
+	return &fakeService{history: map[string]*client.History{}, pages: map[string]*client.ConversationList{}, entered: make(chan struct{}, 100)}
+}
+
+func id(s string) client.ConversationID {
+	v, err := client.ParseConversationID(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func (f *fakeService) SendMessage(ctx context.Context, req client.SendMessageRequest) (*client.SendMessageResult, error) {
+	f.mu.Lock()
+	f.chats = append(f.chats, req)
+	gate := f.gate
+	var err error
+	if len(f.chatErr) > 0 {
+		err, f.chatErr = f.chatErr[0], f.chatErr[1:]
+	}
+	conv := req.ConversationID
+	if conv.IsZero() {
+		f.nextID++
+		conv = id(fmt.Sprintf("c%d", f.nextID))
+	}
+	f.mu.Unlock()
+	f.entered <- struct{}{}
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	charged, balance := int64(1), int64(41)
+	return &client.SendMessageResult{ConversationID: conv, Reply: "re: " + req.Message, PointsCharged: &charged, Balance: &balance}, nil
+}
+
+func (f *fakeService) ListConversations(_ context.Context, req client.ListConversationsRequest) (*client.ConversationList, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lists = append(f.lists, req.Cursor)
+	if p := f.pages[req.Cursor]; p != nil {
+		return p, nil
+	}
+	return &client.ConversationList{}, nil
+}
+
+func (f *fakeService) History(_ context.Context, cid client.ConversationID) (*client.History, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.history[cid.String()]; h != nil {
+		return h, nil
+	}
+	return nil, &client.Error{StatusCode: 404, Message: "no such conversation"}
+}
+
+func (f *fakeService) SaveConfig(_ context.Context, cid client.ConversationID, cfg client.Config) (*client.Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.patches = append(f.patches, cfg)
+	h := f.history[cid.String()]
+	merged := h.Config
+	if cfg.Persona != nil {
+		merged.Persona = cfg.Persona
+	}
+	if cfg.Temperature != nil {
+		merged.Temperature = cfg.Temperature
+	}
+	if cfg.TopP != nil {
+		merged.TopP = cfg.TopP
+	}
+	if cfg.MaxTokens != nil {
+		merged.MaxTokens = cfg.MaxTokens
+	}
+	h.Config = merged
+	return &merged, nil
+}
+
+func (f *fakeService) DeleteConversation(_ context.Context, cid client.ConversationID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deleted = append(f.deleted, cid.String())
+	return nil
+}
+
+func (f *fakeService) chatRequests() []client.SendMessageRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]client.SendMessageRequest(nil), f.chats...)
+}
+
+// watcher waits for the session's changes.
+type watcher struct {
+	mu sync.Mutex
+	ch chan conversation.Change
+}
+
+func newWatcher() *watcher { return &watcher{ch: make(chan conversation.Change, 1000)} }
+
+func (w *watcher) onChange(c conversation.Change) { w.ch <- c }
+
+// until waits for a change after which cond holds.
+func until(t *testing.T, w *watcher, cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-w.ch:
+		case <-deadline:
+			t.Fatal("the condition never held")
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestSession_FirstSendCreatesThenContinues(t *testing.T) {
+	f := newFake()
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	th := s.NewThread(client.Config{Persona: ptr("a pirate"), MaxTokens: ptr(50)}, "")
+	s.Send(th, "  Hello there  ")
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
+
+	v := s.Snapshot(th)
+	if v.ID.String() != "c1" || v.Messages[0].Text != "Hello there" || v.Messages[0].Role != conversation.User ||
+		v.Messages[1].Text != "re: Hello there" || v.Messages[1].Role != conversation.Assistant || len(v.Turns) != 0 {
+		t.Fatalf("after the first reply: %+v", v)
+	}
+	entries, _ := s.Entries()
+	if len(entries) != 1 || entries[0].ID.String() != "c1" || entries[0].Title != "Hello there" {
+		t.Errorf("the new conversation is not at the top of the list: %+v", entries)
+	}
+	if c, b := s.Usage(); c == nil || *c != 1 || b == nil || *b != 41 {
+		t.Errorf("usage %v %v, want charged 1 and balance 41", c, b)
+	}
+
+	s.Send(th, "Again")
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
+	reqs := f.chatRequests()
+	if reqs[0].Persona == nil || *reqs[0].Persona != "a pirate" || reqs[0].MaxTokens == nil || !reqs[0].ConversationID.IsZero() {
+		t.Errorf("the first call did not carry the new conversation's settings: %+v", reqs[0])
+	}
+	if reqs[1].ConversationID.String() != "c1" || reqs[1].Persona != nil || reqs[1].MaxTokens != nil {
+		t.Errorf("the second call %+v: want conversation c1 and no settings", reqs[1])
+	}
+}
+
+func TestSession_SecondMessageBeforeFirstReplyContinuesTheSameConversation(t *testing.T) {
+	f := newFake()
+	f.gate = make(chan struct{})
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "one")
+	<-f.entered
+	s.Send(th, "two")
+	v := s.Snapshot(th)
+	if len(v.Turns) != 2 || v.Turns[0].State != conversation.Sending || v.Turns[1].State != conversation.Queued || !v.Waiting() {
+		t.Fatalf("while the first reply is pending: %+v", v.Turns)
+	}
+	f.gate <- struct{}{}
+	<-f.entered
+	f.gate <- struct{}{}
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
+	reqs := f.chatRequests()
+	if len(reqs) != 2 || !reqs[0].ConversationID.IsZero() || reqs[1].ConversationID.String() != "c1" {
+		t.Errorf("requests %+v: want the second to continue c1, not start a conversation", reqs)
+	}
+	if entries, _ := s.Entries(); len(entries) != 1 {
+		t.Errorf("%d conversations in the list, want 1", len(entries))
+	}
+}
+
+func TestSession_ReplyLandsInItsOwnConversation(t *testing.T) {
+	f := newFake()
+	f.history["c9"] = &client.History{ConversationID: id("c9"), Messages: []client.Message{{Role: "user", Content: "old"}}}
+	f.gate = make(chan struct{})
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	first := s.NewThread(client.Config{}, "")
+	s.Send(first, "question")
+	<-f.entered
+	other := s.Open(id("c9")) // the person switches while the reply is pending
+	until(t, w, func() bool { return len(s.Snapshot(other).Messages) == 1 })
+	f.gate <- struct{}{}
+	until(t, w, func() bool { return len(s.Snapshot(first).Messages) == 2 })
+	if got := s.Snapshot(other); len(got.Messages) != 1 || len(got.Turns) != 0 {
+		t.Errorf("the other conversation changed: %+v", got)
+	}
+	if got := s.Snapshot(first); got.Messages[1].Text != "re: question" {
+		t.Errorf("the reply did not land in its own conversation: %+v", got)
+	}
+}
+
+func TestSession_FailureKeepsTextRetryAndDismiss(t *testing.T) {
+	f := newFake()
+	f.chatErr = []error{&client.Error{StatusCode: 503}}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "keep me")
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed })
+	v := s.Snapshot(th)
+	if v.Turns[0].Text != "keep me" || v.Turns[0].Err == nil || v.Waiting() {
+		t.Fatalf("failed turn %+v", v.Turns[0])
+	}
+	// A later message waits behind the failed one, so replies stay in order.
+	s.Send(th, "after")
+	if v := s.Snapshot(th); len(v.Turns) != 2 || v.Turns[1].State != conversation.Queued || len(f.chatRequests()) != 1 {
+		t.Fatalf("a message after a failure: %+v, %d calls", v.Turns, len(f.chatRequests()))
+	}
+	s.Retry(th, v.Turns[0].Key)
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
+	if n := len(f.chatRequests()); n != 3 {
+		t.Errorf("%d chat calls, want 3 (failed, retried, the next)", n)
+	}
+
+	// Dismiss gives the text back for the composer.
+	f.mu.Lock()
+	f.chatErr = []error{errors.New("network down")}
+	f.mu.Unlock()
+	s.Send(th, "draft text")
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed })
+	if got := s.Dismiss(th, s.Snapshot(th).Turns[0].Key); got != "draft text" || len(s.Snapshot(th).Turns) != 0 {
+		t.Errorf("Dismiss returned %q, turns %v", got, s.Snapshot(th).Turns)
+	}
+}
+
+func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
+	f := newFake()
+	f.history["c1"] = &client.History{ConversationID: id("c1")}
+	f.chatErr = []error{nil, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "first")
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
+	f.mu.Lock()
+	f.history["c1"].Messages = []client.Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "re: first"},
+		{Role: "user", Content: "second"}, {Role: "assistant", Content: "stored reply"}}
+	f.mu.Unlock()
+	s.Send(th, "second")
+	until(t, w, func() bool {
+		v := s.Snapshot(th)
+		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && len(v.Messages) == 4 && !v.Loading
+	})
+	if n := len(f.chatRequests()); n != 2 {
+		t.Errorf("%d chat calls, want 2: a lost reply must not be re-sent", n)
+	}
+	if v := s.Snapshot(th); v.Messages[3].Text != "stored reply" || v.Turns[0].Text != "second" {
+		t.Errorf("after the reload: %+v", v)
+	}
+}
+
+func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
+	f := newFake()
+	f.history["c5"] = &client.History{ConversationID: id("c5"), Config: client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3)}}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.Open(id("c5"))
+	until(t, w, func() bool { v := s.Snapshot(th); return !v.Loading && v.Config.Persona != nil })
+
+	done := make(chan client.Config, 1)
+	s.SaveSettings(th, client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3), MaxTokens: ptr(64)}, "en-gb",
+		func(c client.Config, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			done <- c
+		})
+	saved := <-done
+	if len(f.patches) != 1 || fmt.Sprint(f.patches[0].MaxTokens != nil, f.patches[0].Persona, f.patches[0].Temperature) != "true <nil> <nil>" {
+		t.Errorf("PATCH sent %+v; want only max_tokens", f.patches)
+	}
+	if saved.MaxTokens == nil || *saved.MaxTokens != 64 || *saved.Persona != "a guide" {
+		t.Errorf("saved %+v", saved)
+	}
+	if v := s.Snapshot(th); v.Voice != "en-gb" || v.Config.MaxTokens == nil {
+		t.Errorf("thread after save: %+v", v)
+	}
+	// Nothing changed: no call at all.
+	s.SaveSettings(th, saved, "en-gb", func(client.Config, error) { done <- client.Config{} })
+	<-done
+	if len(f.patches) != 1 {
+		t.Errorf("an unchanged save sent a PATCH")
+	}
+}
+
+func TestSession_ListPagesSearchAndDelete(t *testing.T) {
+	f := newFake()
+	now := time.Now()
+	f.pages[""] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
+		{ID: id("a"), Title: "Trip to Lisbon", UpdatedAt: now},
+		{ID: id("b"), UpdatedAt: now.Add(-time.Hour)},
+	}}
+	f.pages["p2"] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
+		{ID: id("c"), Title: "Recipes", UpdatedAt: now.Add(-48 * time.Hour)},
+		{ID: id("a"), Title: "duplicate"},
+	}}
+	f.history["b"] = &client.History{ConversationID: id("b"), Messages: []client.Message{{Role: "user", Content: "How do lighthouses work?"}}}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+
+	s.LoadMore()
+	until(t, w, func() bool { e, _ := s.Entries(); return len(e) == 2 })
+	s.LoadMore()
+	until(t, w, func() bool { _, more := s.Entries(); return !more })
+	entries, _ := s.Entries()
+	if len(entries) != 3 || entries[2].ID.String() != "c" {
+		t.Fatalf("entries %+v: want a, b, c without the duplicate", entries)
+	}
+	if entries[1].DisplayTitle() != conversation.DefaultTitle {
+		t.Errorf("untitled conversation shows %q", entries[1].DisplayTitle())
+	}
+
+	// Opening b reads its history; its first message becomes its title and is searchable.
+	s.Open(id("b"))
+	until(t, w, func() bool { e, _ := s.Entries(); return e[1].Title != "" })
+	for q, want := range map[string]string{"lisbon": "a", "LIGHTHOUSES work": "b", "recipes": "c", "nothing here": ""} {
+		got := s.Search(q)
+		if (want == "" && len(got) != 0) || (want != "" && (len(got) != 1 || got[0].ID.String() != want)) {
+			t.Errorf("Search(%q) = %+v, want %q", q, got, want)
+		}
+	}
+	if got := s.Search("  "); len(got) != 3 {
+		t.Errorf("a blank search shows %d, want all 3", len(got))
+	}
+
+	done := make(chan error, 1)
+	s.Delete(id("b"), func(err error) { done <- err })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := s.Entries(); len(e) != 2 || strings.Contains(fmt.Sprint(e), " b ") || f.deleted[0] != "b" {
+		t.Errorf("after delete: %+v, deleted %v", e, f.deleted)
+	}
+}
+
+func TestTitleFrom(t *testing.T) {
+	for in, want := range map[string]string{
+		"Hello there": "Hello there",
+		"  \n ":       "",
+		"What is the weather like in Paris today and tomorrow?": "What is the weather like in Paris today…",
+		strings.Repeat("x", 60):                                 strings.Repeat("x", 48) + "…",
+		"Plan:\nday one, day two":                               "Plan: day one, day two",
+	} {
+		if got := conversation.TitleFrom(in); got != want {
+			t.Errorf("TitleFrom(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRelativeTime(t *testing.T) {
+	now := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{now.Add(-20 * time.Second), "just now"},
+		{now.Add(-5 * time.Minute), "5 min ago"},
+		{now.Add(-3 * time.Hour), "3 h ago"},
+		{time.Date(2026, 11, 22, 23, 0, 0, 0, time.UTC), "Yesterday"},
+		{time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC), "Thursday"},
+		{time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), "2 Mar"},
+		{time.Date(2024, 3, 2, 9, 0, 0, 0, time.UTC), "2 Mar 2024"},
+		{now.Add(time.Minute), "just now"}, // a clock slightly ahead
+	} {
+		if got := conversation.RelativeTime(tc.t, now); got != tc.want {
+			t.Errorf("RelativeTime(%v) = %q, want %q", tc.t, got, tc.want)
+		}
+	}
+}
+
+func TestChanged(t *testing.T) {
+	saved := client.Config{Persona: ptr("p"), Temperature: ptr(0.7)}
+	got := conversation.Changed(saved, client.Config{Persona: ptr("p"), Temperature: ptr(0.7000001), TopP: ptr(0.9)})
+	if got.Persona != nil || got.Temperature != nil || got.TopP == nil || got.MaxTokens != nil {
+		t.Errorf("Changed = %+v, want only top_p", got)
+	}
+	if got := conversation.Changed(saved, client.Config{}); !got.IsZero() {
+		t.Errorf("unsetting is not a change: %+v", got)
+	}
+}
