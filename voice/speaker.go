@@ -91,7 +91,8 @@ func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index
 	for i := range results {
 		results[i] = make(chan result, 1)
 	}
-	// Fetch in order, at most Lookahead+1 requests ahead of what has been queued.
+	// Fetch in order, at most Lookahead+1 requests ahead of what has been queued; each request
+	// starts after the one before it has started, so the first sentence is always asked first.
 	slots := make(chan struct{}, Lookahead+1)
 	go func() {
 		for i, text := range speakable {
@@ -100,7 +101,9 @@ func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index
 			case <-ctx.Done():
 				return
 			}
+			started := make(chan struct{})
 			go func() {
+				close(started)
 				sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
 				if err == nil && len(sp.Audio) == 0 {
 					err = errors.New("the service returned no audio")
@@ -111,6 +114,7 @@ func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index
 				}
 				results[i] <- result{audio, err}
 			}()
+			<-started
 		}
 	}()
 	for i := range speakable {
