@@ -1,0 +1,171 @@
+// Package app is Parley's desktop window: the conversation list, the chat view, the composer
+// with push-to-talk, the settings, account and preferences dialogs, and spoken replies. It is a
+// thin shell: the state lives in package conversation, the service behind the Service interface,
+// audio behind Recorder and Player, the key behind SecretStore. app builds its UI on a fyne.App
+// it is given and never creates one, so tests hand it a test app and fakes.
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/client"
+	"parley/conversation"
+	"parley/voice"
+)
+
+// Service is what the window needs from the Chat and Voice Service; *client.Client has it.
+type Service interface {
+	conversation.Service
+	Transcribe(ctx context.Context, req client.TranscribeRequest) (*client.Transcript, error)
+	Speak(ctx context.Context, req client.SpeechRequest) (*client.Speech, error)
+	Voices(ctx context.Context) ([]client.Voice, error)
+	Account(ctx context.Context) (*client.Account, error)
+	BaseURL() string
+}
+
+// SecretStore keeps API keys, one per service address; *keystore.Store is one.
+type SecretStore interface {
+	Get(baseURL string) (string, error)
+	Set(baseURL, key string) error
+	Delete(baseURL string) error
+}
+
+// Recorder records one take at a time from the microphone; *audio.Recorder is one.
+type Recorder interface {
+	Record(ctx context.Context, opts audio.TakeOptions) (*audio.Take, error)
+	Stop()
+}
+
+// Player plays MP3 clips one after another; *playback.Player is one.
+type Player interface {
+	voice.Queue
+	SetVolume(v float64)
+}
+
+// LocalService is the reference service run inside the app, for people with no account anywhere.
+type LocalService interface {
+	// Start runs the service on a free loopback port with its data in its own folder and
+	// returns its address and a key of an account that persists across starts.
+	Start(ctx context.Context) (baseURL string, key client.APIKey, err error)
+	// Stop ends it, letting calls in flight finish.
+	Stop()
+}
+
+// Deps are the real parts the window works with; main wires them, tests give fakes.
+type Deps struct {
+	// Connect builds a Service for an address and a key.
+	Connect func(baseURL string, key client.APIKey) (Service, error)
+	// Secrets keeps the key of a remote service.
+	Secrets SecretStore
+	// Local runs the reference service in the app (nil: the welcome screen offers only Connect).
+	Local LocalService
+	// NewRecorder opens the microphone for push-to-talk (nil: no microphone); the take's
+	// options name the device.
+	NewRecorder func() Recorder
+	// InputDevices lists the microphones for the preferences (nil: none).
+	InputDevices func(ctx context.Context) ([]audio.Device, error)
+	// NewPlayer opens the audio output for spoken replies, reporting playback events to onEvent
+	// (nil: no speech output).
+	NewPlayer func(onEvent func(playback.Event)) Player
+	// Getenv reads PARLEY_BASE_URL and PARLEY_API_KEY; nil means no environment.
+	Getenv func(string) string
+	// Version is shown in the About dialog.
+	Version string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// UI is the desktop app: one main window over one session at a time.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	deps Deps
+
+	conn     *connection // the service in use and how it was reached
+	sess     *conversation.Session
+	current  *conversation.Thread
+	drafts   map[*conversation.Thread]string // unsent composer text per conversation
+	sidebar  *sidebar
+	chat     *chatView
+	composer *composer
+	status   *statusBar
+	header   *header
+	voice    *voiceControl
+
+	// closeDialog hides the dialog on top (Escape), when one is open.
+	closeDialog func()
+	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
+	onEnter func()
+
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// New builds the app's main window on a; Show or ShowAndRun displays it.
+func New(a fyne.App, d Deps) *UI {
+	if d.Getenv == nil {
+		d.Getenv = func(string) string { return "" }
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	u := &UI{app: a, deps: d, drafts: map[*conversation.Thread]string{}, ctx: ctx, cancel: cancel}
+	u.win = a.NewWindow("Parley")
+	u.win.SetIcon(Icon)
+	u.win.SetMaster()
+	w := float32(a.Preferences().FloatWithFallback(prefWidth, 1000))
+	h := float32(a.Preferences().FloatWithFallback(prefHeight, 700))
+	u.win.Resize(fyne.NewSize(w, h))
+	u.win.SetOnClosed(u.shutdown)
+	u.win.Canvas().SetOnTypedKey(u.typedKey)
+	u.start()
+	return u
+}
+
+// Window is the main window.
+func (u *UI) Window() fyne.Window { return u.win }
+
+// ShowAndRun shows the window and runs the app until it quits.
+func (u *UI) ShowAndRun() { u.win.ShowAndRun() }
+
+// start decides between the welcome screen and the main window: an address and key in the
+// environment, or a service chosen before, go straight to the main window.
+func (u *UI) start() {
+	env := u.deps.Getenv
+	switch {
+	case strings.TrimSpace(env("PARLEY_BASE_URL")) != "" || strings.TrimSpace(env("PARLEY_API_KEY")) != "":
+		u.connectFromEnvironment()
+	case u.app.Preferences().String(prefService) == serviceLocal && u.deps.Local != nil:
+		u.useLocal()
+	case u.app.Preferences().String(prefService) == serviceRemote:
+		u.connectStored()
+	default:
+		u.showWelcome()
+	}
+}
+
+// shutdown saves the window's size and ends background work.
+func (u *UI) shutdown() {
+	size := u.win.Canvas().Size()
+	if size.Width > 100 && size.Height > 100 {
+		u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
+		u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
+	}
+	if u.voice != nil {
+		u.voice.stopAll()
+	}
+	if u.sess != nil {
+		u.sess.Close()
+	}
+	u.cancel()
+	if u.deps.Local != nil {
+		u.deps.Local.Stop()
+	}
+}

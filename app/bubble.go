@@ -1,0 +1,271 @@
+package app
+
+import (
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/conversation"
+)
+
+// Space inside a bubble and beside it.
+var (
+	bubblePadH float32 = 12
+	bubblePadV float32 = 4
+	sidePad    float32 = 14
+)
+
+// bubbleRow draws one row of the chat view: a bubble (the person's on the right in the accent
+// colour, the assistant's on the left with its text as Markdown), and under it the time and
+// the row's actions (Copy and Speak for a reply; Retry and Edit for a failed message).
+type bubbleRow struct {
+	widget.BaseWidget
+	c *chatView
+	r row
+
+	bg       *canvas.Rectangle
+	text     *widget.RichText
+	thinking *fyne.Container
+	meta     *widget.Label
+	actions  *fyne.Container
+	copyBtn  *widget.Button
+	speakBtn *widget.Button
+	retryBtn *widget.Button
+	editBtn  *widget.Button
+}
+
+func newBubbleRow(c *chatView) *bubbleRow {
+	b := &bubbleRow{c: c}
+	b.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	b.bg.CornerRadius = bubbleRadius
+	b.text = widget.NewRichText()
+	b.text.Wrapping = fyne.TextWrapWord
+	activity := widget.NewActivity()
+	activity.Start()
+	b.thinking = container.NewHBox(activity, widget.NewLabelWithStyle("Thinking…", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+	b.meta = widget.NewLabel("")
+	b.meta.Wrapping = fyne.TextWrapWord
+	b.meta.SizeName = theme.SizeNameCaptionText
+	b.meta.Importance = widget.LowImportance
+	small := func(icon fyne.Resource, tap func()) *widget.Button {
+		btn := widget.NewButtonWithIcon("", icon, tap)
+		btn.Importance = widget.LowImportance
+		return btn
+	}
+	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.u.copyText(b.r.text) })
+	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.u.voice.speak(b.r.text) })
+	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.u.sess.Retry(c.u.current, b.r.turn.Key) })
+	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.u.editTurn(b.r.turn.Key) })
+	b.retryBtn.Importance = widget.LowImportance
+	b.editBtn.Importance = widget.LowImportance
+	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.retryBtn, b.editBtn)
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// set shows r.
+func (b *bubbleRow) set(r row) {
+	b.r = r
+	user := r.role == conversation.User
+	b.thinking.Hidden = r.kind != rowThinking
+	b.text.Hidden = r.kind == rowThinking
+	b.bg.Hidden = r.kind == rowNotice
+	switch {
+	case r.kind == rowNotice:
+		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text,
+			Style: widget.RichTextStyle{Inline: false, ColorName: theme.ColorNamePlaceHolder, TextStyle: fyne.TextStyle{Italic: true}, Alignment: fyne.TextAlignCenter}}}
+	case user:
+		style := widget.RichTextStyleParagraph
+		style.ColorName = theme.ColorNameForegroundOnPrimary
+		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: style}}
+	case r.kind == rowMessage:
+		b.text.ParseMarkdown(r.text)
+	}
+	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+	if user {
+		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
+	}
+	b.meta.SetText(b.metaText())
+	b.meta.Importance = widget.LowImportance
+	if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
+		b.meta.Importance = widget.DangerImportance
+		b.bg.FillColor = withAlpha(b.bg.FillColor, 0x99)
+	}
+	reply := r.kind == rowMessage && !user
+	failed := r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost)
+	b.copyBtn.Hidden, b.speakBtn.Hidden = !reply, !reply
+	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
+	if r.kind == rowTurn && r.turn.State == conversation.Lost {
+		b.retryBtn.SetText("Send again")
+	} else {
+		b.retryBtn.SetText("Retry")
+	}
+	b.Refresh()
+}
+
+// metaText is the line under a bubble: the time, and for a failed message what went wrong.
+func (b *bubbleRow) metaText() string {
+	r := b.r
+	at := ""
+	if !r.at.IsZero() {
+		at = r.at.Local().Format("15:04")
+		if conversation.RelativeTime(r.at, b.c.u.deps.Now()) == "Yesterday" || b.c.u.deps.Now().Sub(r.at).Hours() > 20 {
+			at = r.at.Local().Format("2 Jan 15:04")
+		}
+	}
+	switch {
+	case r.kind == rowTurn && r.turn.State == conversation.Failed:
+		return "Not sent. " + phrase(r.turn.Err).text
+	case r.kind == rowTurn && r.turn.State == conversation.Lost:
+		return "Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask."
+	case r.kind == rowTurn && r.turn.State == conversation.Queued:
+		return "Waiting to send"
+	case r.kind == rowTurn:
+		return "Sending… " + at
+	case r.kind == rowThinking, r.kind == rowNotice:
+		return ""
+	}
+	return at
+}
+
+// area is a rectangle of a row.
+type area struct {
+	Pos  fyne.Position
+	Size fyne.Size
+}
+
+// geometry is where the parts of a row go at a given width.
+type geometry struct {
+	bubble, text, meta area
+	height             float32
+}
+
+// layoutFor computes the row's geometry for a view of the given width.
+func (b *bubbleRow) layoutFor(width float32) geometry {
+	var g geometry
+	maxText := bubbleWidth(width) - 2*bubblePadH
+	if maxText < 40 {
+		maxText = 40
+	}
+	var content fyne.Size
+	switch b.r.kind {
+	case rowThinking:
+		content = b.thinking.MinSize()
+	case rowNotice:
+		maxText = width - 2*sidePad
+		content = textSize(b.text, maxText, maxText)
+	default:
+		content = textSize(b.text, min(maxText, naturalWidth(b.r.text)+4), maxText)
+	}
+	bw := max(content.Width+2*bubblePadH, bubbleMinWidth)
+	bh := content.Height + 2*bubblePadV
+	x := sidePad
+	if b.r.role == conversation.User {
+		x = width - sidePad - bw
+	}
+	if b.r.kind == rowNotice {
+		x, bw = sidePad, width-2*sidePad
+	}
+	g.bubble = area{Pos: fyne.NewPos(x, rowGap/2), Size: fyne.NewSize(bw, bh)}
+	g.text = area{Pos: fyne.NewPos(x+bubblePadH, rowGap/2+bubblePadV), Size: content}
+	metaW := width - 2*sidePad
+	mh := metaHeight(b.c.textMetrics())
+	switch {
+	case b.r.kind == rowThinking || b.r.kind == rowNotice:
+		mh = 0
+	case b.meta.Text != "":
+		// A failed message's explanation may take more than a line.
+		free := max(metaW-b.actions.MinSize().Width, 80)
+		b.meta.Resize(fyne.NewSize(free, b.meta.MinSize().Height))
+		mh = max(mh, b.meta.MinSize().Height)
+	}
+	g.meta = area{Pos: fyne.NewPos(sidePad, rowGap/2+bh), Size: fyne.NewSize(metaW, mh)}
+	g.height = rowGap + bh + mh
+	return g
+}
+
+// heightFor is the row's height at width.
+func (b *bubbleRow) heightFor(width float32) float32 { return b.layoutFor(width).height }
+
+// textSize lays t out at width w (at most maxW) and returns the size it takes.
+func textSize(t *widget.RichText, w, maxW float32) fyne.Size {
+	w = min(max(w, 20), maxW)
+	t.Resize(fyne.NewSize(w, t.MinSize().Height))
+	return fyne.NewSize(w, t.MinSize().Height)
+}
+
+// naturalWidth is the width of the text's longest line unwrapped, so that short messages get
+// snug bubbles.
+func naturalWidth(text string) float32 {
+	var w float32
+	size := theme.TextSize()
+	for _, line := range strings.Split(text, "\n") {
+		if len(line) > 400 {
+			return 1e6 // certainly wider than any bubble
+		}
+		w = max(w, fyne.MeasureText(line, size, fyne.TextStyle{}).Width)
+	}
+	return w + 2*theme.InnerPadding()
+}
+
+func (b *bubbleRow) CreateRenderer() fyne.WidgetRenderer {
+	return &bubbleRenderer{b: b}
+}
+
+type bubbleRenderer struct{ b *bubbleRow }
+
+func (r *bubbleRenderer) Layout(size fyne.Size) {
+	b := r.b
+	g := b.layoutFor(size.Width)
+	b.bg.Move(g.bubble.Pos)
+	b.bg.Resize(g.bubble.Size)
+	b.text.Move(g.text.Pos)
+	b.text.Resize(g.text.Size)
+	b.thinking.Move(g.text.Pos)
+	b.thinking.Resize(g.text.Size)
+	// The meta line: time (and error) on the bubble's side, actions beside it.
+	am := b.actions.MinSize()
+	y := g.meta.Pos.Y - theme.InnerPadding()/2
+	free := max(g.meta.Size.Width-am.Width, 80)
+	mw := min(fyne.MeasureText(b.meta.Text, theme.CaptionTextSize(), fyne.TextStyle{}).Width+2*theme.InnerPadding(), free)
+	mh := g.meta.Size.Height
+	if b.r.role == conversation.User {
+		right := g.bubble.Pos.X + g.bubble.Size.Width
+		b.actions.Move(fyne.NewPos(right-am.Width, y))
+		b.meta.Move(fyne.NewPos(right-am.Width-mw, y))
+	} else {
+		b.meta.Move(fyne.NewPos(g.bubble.Pos.X, y))
+		b.actions.Move(fyne.NewPos(g.bubble.Pos.X+mw, y))
+	}
+	b.meta.Resize(fyne.NewSize(mw, mh))
+	b.actions.Resize(am)
+}
+
+func (r *bubbleRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(2*sidePad+bubbleMinWidth, r.b.c.textMetrics().lineHeight+2*bubblePadV)
+}
+
+func (r *bubbleRenderer) Refresh() {
+	r.Layout(r.b.Size())
+	for _, o := range r.Objects() {
+		o.Refresh()
+	}
+}
+
+func (r *bubbleRenderer) Objects() []fyne.CanvasObject {
+	b := r.b
+	return []fyne.CanvasObject{b.bg, b.text, b.thinking, b.meta, b.actions}
+}
+
+func (r *bubbleRenderer) Destroy() {}
+
+// withAlpha returns c with its alpha set to a (for a failed message's faded bubble).
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, bl, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: a}
+}

@@ -1,0 +1,270 @@
+package app
+
+import (
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/conversation"
+)
+
+// rowKind is what one row of the chat view shows.
+type rowKind int
+
+const (
+	rowMessage  rowKind = iota // a message the service confirmed
+	rowTurn                    // the person's message waiting for its reply, or failed
+	rowThinking                // the assistant's reply being written
+	rowNotice                  // a line about the conversation (loading, an error)
+)
+
+// row is one row of the chat view.
+type row struct {
+	kind rowKind
+	role conversation.Role
+	text string
+	at   time.Time
+	turn conversation.Turn // rowTurn
+	err  error             // rowNotice
+}
+
+// bubble geometry.
+const (
+	bubbleMaxFraction = 0.78 // of the view's width
+	bubbleMinWidth    = 48
+	bubbleRadius      = 12
+	rowGap            = 10 // vertical space between rows
+)
+
+// chatView shows the messages of the conversation on screen in a virtualized list. Row heights
+// start as estimates and are corrected as rows are shown, so a long conversation opens at once.
+type chatView struct {
+	u       *UI
+	list    *widget.List
+	rows    []row
+	heights []float32 // the height the list has for each row
+	exact   []bool    // heights[i] was measured, not estimated
+	width   float32   // the width the heights are for
+	// toBottom makes the next render show the newest message whatever the scroll position
+	// (a conversation opened, a message sent); otherwise a render follows the newest message
+	// only when the person has not scrolled up to read.
+	toBottom bool
+	empty   *fyne.Container
+	box     *fyne.Container
+	measure *bubbleRow // a row used only to measure
+	metrics textMetrics
+}
+
+func newChatView(u *UI) *chatView {
+	c := &chatView{u: u, toBottom: true}
+	c.list = widget.NewList(
+		func() int { return len(c.rows) },
+		func() fyne.CanvasObject { return newBubbleRow(c) },
+		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*bubbleRow)) },
+	)
+	c.list.HideSeparators = true
+	c.list.OnSelected = func(widget.ListItemID) { c.list.UnselectAll() }
+	c.measure = newBubbleRow(c)
+	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameSubHeadingText
+	hint := widget.NewLabelWithStyle("Type a message and press Enter, or press Ctrl+M and speak.", fyne.TextAlignCenter, fyne.TextStyle{})
+	hint.Importance = widget.LowImportance
+	c.empty = container.NewCenter(container.NewVBox(title, hint))
+	c.box = container.NewStack(c.list, c.empty)
+	return c
+}
+
+func (c *chatView) object() fyne.CanvasObject { return c.box }
+
+// setThread shows another conversation, at its newest message.
+func (c *chatView) setThread(*conversation.Thread) {
+	c.toBottom = true
+	c.rows = nil
+	c.render()
+}
+
+// stickToBottom makes the next render show the newest message (after the person sent one).
+func (c *chatView) stickToBottom() {
+	c.toBottom = true
+	c.list.ScrollToBottom()
+}
+
+// render takes the conversation's rows from the session again.
+func (c *chatView) render() {
+	v := c.u.sess.Snapshot(c.u.current)
+	follow := c.toBottom || c.atBottom(c.list.GetScrollOffset())
+	c.toBottom = false
+	old := c.rows
+	c.rows = rowsOf(v)
+	c.empty.Hidden = len(c.rows) > 0
+	c.resetHeights(old)
+	c.list.Refresh()
+	if follow {
+		c.list.ScrollToBottom()
+	}
+	c.empty.Refresh()
+}
+
+// rowsOf lists the rows of a conversation: its messages, its turns, "thinking" after the turn
+// being answered, and a line while it loads or when loading failed.
+func rowsOf(v conversation.ThreadView) []row {
+	rows := make([]row, 0, len(v.Messages)+len(v.Turns)+1)
+	for _, m := range v.Messages {
+		rows = append(rows, row{kind: rowMessage, role: m.Role, text: m.Text, at: m.At})
+	}
+	for _, t := range v.Turns {
+		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t})
+		if t.State == conversation.Sending {
+			rows = append(rows, row{kind: rowThinking, role: conversation.Assistant})
+		}
+	}
+	switch {
+	case v.Loading && len(v.Messages) == 0:
+		rows = append(rows, row{kind: rowNotice, text: "Loading the conversation…"})
+	case v.LoadErr != nil:
+		rows = append(rows, row{kind: rowNotice, text: "The conversation could not be read. " + phrase(v.LoadErr).text, err: v.LoadErr})
+	case v.Deleted:
+		rows = append(rows, row{kind: rowNotice, text: "This conversation was deleted."})
+	}
+	return rows
+}
+
+// resetHeights keeps the heights of rows that did not change and estimates the others.
+func (c *chatView) resetHeights(old []row) {
+	width := c.list.Size().Width
+	if width <= 0 {
+		width = 700
+	}
+	keep := width == c.width
+	c.width = width
+	heights := make([]float32, len(c.rows))
+	exact := make([]bool, len(c.rows))
+	for i, r := range c.rows {
+		if keep && i < len(old) && i < len(c.exact) && sameRow(old[i], r) {
+			heights[i], exact[i] = c.heights[i], c.exact[i]
+		} else {
+			heights[i] = c.estimate(r, width)
+		}
+	}
+	c.heights, c.exact = heights, exact
+	for i, h := range heights {
+		c.list.SetItemHeight(i, h)
+	}
+}
+
+// sameRow reports whether a row's look is unchanged.
+func sameRow(a, b row) bool {
+	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State
+}
+
+// update fills a shown row and, the first time, measures it and corrects its height.
+func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
+	if id >= len(c.rows) {
+		return
+	}
+	r.set(c.rows[id])
+	if c.width != c.list.Size().Width && c.list.Size().Width > 0 {
+		// The view was resized: every height is an estimate again.
+		c.resetHeights(c.rows)
+	}
+	if !c.exact[id] {
+		c.exact[id] = true
+		h := r.heightFor(c.width)
+		if abs32(h-c.heights[id]) > 0.5 {
+			fyne.Do(func() { c.correct(id, h) })
+		}
+	}
+}
+
+// correct gives row id its measured height h without moving what the person is reading: the
+// view stays at the bottom if it was there, and a row above the view shifts the offset by as
+// much as it grew.
+func (c *chatView) correct(id int, h float32) {
+	if id >= len(c.heights) {
+		return
+	}
+	off := c.list.GetScrollOffset()
+	wasBottom := c.atBottom(off)
+	var top float32
+	for _, hh := range c.heights[:id] {
+		top += hh
+	}
+	delta := h - c.heights[id]
+	c.heights[id] = h
+	c.list.SetItemHeight(id, h)
+	switch {
+	case wasBottom:
+		c.list.ScrollToBottom()
+	case top < off:
+		c.list.ScrollToOffset(off + delta)
+	}
+}
+
+// atBottom reports whether the list shows its last row, given its scroll offset.
+func (c *chatView) atBottom(offset float32) bool {
+	var total float32
+	for _, h := range c.heights {
+		total += h
+	}
+	return offset+c.list.Size().Height >= total-24
+}
+
+// estimate guesses a row's height from its text's length, without laying it out.
+func (c *chatView) estimate(r row, width float32) float32 {
+	m := c.textMetrics()
+	inner := bubbleWidth(width) - 2*bubblePadH
+	if inner < 40 {
+		inner = 40
+	}
+	perLine := int(inner / m.charWidth)
+	if perLine < 1 {
+		perLine = 1
+	}
+	lines := 0
+	for _, para := range strings.Split(r.text, "\n") {
+		n := len([]rune(para))
+		lines += max(1, (n+perLine-1)/perLine)
+	}
+	if r.kind == rowThinking {
+		lines = 1
+	}
+	return float32(lines)*m.lineHeight + 2*bubblePadV + metaHeight(m) + rowGap
+}
+
+// textMetrics are measured once: the average character width and the line height of messages.
+type textMetrics struct {
+	charWidth, lineHeight, captionHeight float32
+}
+
+func (c *chatView) textMetrics() textMetrics {
+	if c.metrics.lineHeight > 0 {
+		return c.metrics
+	}
+	sample := "The quick brown fox jumps over the lazy dog, then asks: what is 42? "
+	size := theme.TextSize()
+	s := fyne.MeasureText(sample, size, fyne.TextStyle{})
+	one := widget.NewRichTextWithText("Hg")
+	two := widget.NewRichTextWithText("Hg\nHg")
+	c.metrics = textMetrics{
+		charWidth:     s.Width / float32(len(sample)),
+		lineHeight:    two.MinSize().Height - one.MinSize().Height,
+		captionHeight: fyne.MeasureText("9:41", theme.CaptionTextSize(), fyne.TextStyle{}).Height,
+	}
+	return c.metrics
+}
+
+func metaHeight(m textMetrics) float32 { return m.captionHeight + 2*theme.InnerPadding() }
+
+func abs32(f float32) float32 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// bubbleWidth is the widest a bubble may be in a view of width w.
+func bubbleWidth(w float32) float32 { return w * bubbleMaxFraction }

@@ -1,0 +1,187 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// maxComposerRows is how tall the composer grows before it scrolls.
+const maxComposerRows = 8
+
+// composer is where the person writes: a multi-line entry (Enter sends, Shift+Enter starts a
+// new line), Send, and the microphone for push-to-talk. While recording, it shows the level,
+// the time and Cancel instead.
+type composer struct {
+	u       *UI
+	entry   *composerEntry
+	send    *widget.Button
+	mic     *widget.Button
+	stop    *widget.Button // stops speech, shown while a reply is spoken
+	writing *fyne.Container
+
+	recording *fyne.Container
+	level     *canvas.Rectangle
+	levelBack *canvas.Rectangle
+	elapsed   *widget.Label
+	recState  *widget.Label
+	// levelValue is the input level shown, 0 to 1.
+	levelValue float32
+
+	box *fyne.Container
+}
+
+func newComposer(u *UI) *composer {
+	c := &composer{u: u}
+	c.entry = newComposerEntry(c)
+	c.send = widget.NewButtonWithIcon("", theme.MailSendIcon(), c.submit)
+	c.send.Importance = widget.HighImportance
+	c.mic = widget.NewButtonWithIcon("", micIcon, u.toggleRecording)
+	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { u.voice.stopSpeaking() })
+	c.stop.Hide()
+	c.writing = container.NewBorder(nil, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
+
+	c.levelBack = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	c.levelBack.SetMinSize(fyne.NewSize(160, 10))
+	c.levelBack.CornerRadius = 5
+	c.level = canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
+	c.level.CornerRadius = 5
+	meter := container.NewStack(c.levelBack, container.New(&levelLayout{c: c}, c.level))
+	c.elapsed = widget.NewLabel("0:00")
+	c.recState = widget.NewLabel("Listening…")
+	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), func() { u.voice.finishRecording() })
+	done.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { u.voice.cancelRecording() })
+	c.recording = container.NewBorder(nil, nil,
+		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
+		container.NewHBox(c.elapsed, cancel, done),
+		container.NewCenter(meter))
+	c.recording.Hide()
+	c.box = container.NewPadded(container.NewStack(c.writing, c.recording))
+	return c
+}
+
+func (c *composer) object() fyne.CanvasObject { return c.box }
+
+func (c *composer) text() string { return c.entry.Text }
+
+func (c *composer) setText(s string) {
+	c.entry.SetText(s)
+	c.entry.CursorRow = strings.Count(s, "\n")
+	c.fit()
+}
+
+// submit sends what was typed; the entry empties and keeps the focus.
+func (c *composer) submit() {
+	text := strings.TrimSpace(c.entry.Text)
+	if text == "" {
+		return
+	}
+	c.entry.SetText("")
+	c.fit()
+	c.u.send(text)
+	c.u.focusComposer()
+}
+
+// fit grows the entry with its text, up to maxComposerRows lines.
+func (c *composer) fit() {
+	rows := strings.Count(c.entry.Text, "\n") + 1
+	rows = min(max(rows, 1), maxComposerRows)
+	c.entry.SetMinRowsVisible(rows)
+	c.box.Refresh()
+}
+
+// showRecording switches between writing and recording.
+func (c *composer) showRecording(on bool) {
+	c.recording.Hidden = !on
+	c.writing.Hidden = on
+	c.level.FillColor = theme.Color(theme.ColorNamePrimary)
+	c.box.Refresh()
+}
+
+// setLevel shows the input level, 0 to 1, and the time recorded.
+func (c *composer) setLevel(level float64, elapsed time.Duration, state string) {
+	c.levelValue = float32(min(max(level, 0), 1))
+	c.elapsed.SetText(fmt.Sprintf("%d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60))
+	if state != "" && c.recState.Text != state {
+		c.recState.SetText(state)
+	}
+	c.level.Refresh()
+	c.recording.Refresh()
+}
+
+// levelLayout sizes the level bar to the level.
+type levelLayout struct{ c *composer }
+
+func (l *levelLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(160, 10) }
+
+func (l *levelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width*l.c.levelValue, size.Height))
+}
+
+// composerEntry is the multi-line entry: Enter sends and Shift+Enter adds a line; Escape
+// stops a recording or speech.
+type composerEntry struct {
+	widget.Entry
+	c     *composer
+	shift bool
+}
+
+func newComposerEntry(c *composer) *composerEntry {
+	e := &composerEntry{c: c}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.SetPlaceHolder("Message Parley…  (Enter sends, Shift+Enter adds a line)")
+	e.OnChanged = func(string) { c.fit() }
+	e.ExtendBaseWidget(e)
+	e.SetMinRowsVisible(1)
+	return e
+}
+
+// KeyDown tracks Shift, so that Shift+Enter can add a line.
+func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		e.shift = true
+	}
+	e.Entry.KeyDown(ev)
+}
+
+// KeyUp tracks Shift.
+func (e *composerEntry) KeyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		e.shift = false
+	}
+	e.Entry.KeyUp(ev)
+}
+
+// TypedKey sends on Enter and passes Escape to the window.
+func (e *composerEntry) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if !e.shift {
+			e.c.submit()
+			return
+		}
+	case fyne.KeyEscape:
+		e.c.u.escape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}
+
+// TypedShortcut lets Shift+Enter (reported as a shortcut by some drivers) add a line.
+func (e *composerEntry) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) && cs.Modifier == fyne.KeyModifierShift {
+		e.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+
+	"parley/client"
+	"parley/conversation"
+	"parley/keystore"
+)
+
+// Preference keys (fyne.Preferences).
+const (
+	prefService    = "service"  // serviceLocal or serviceRemote; unset before the first choice
+	prefBaseURL    = "base_url" // the remote service's address
+	prefWidth      = "window.width"
+	prefHeight     = "window.height"
+	serviceLocal   = "local"
+	serviceRemote  = "remote"
+	defaultBaseURL = "http://127.0.0.1:8780"
+)
+
+// connection is the service in use and how it was reached.
+type connection struct {
+	svc     Service
+	baseURL string
+	local   bool // the reference service running inside the app
+	fromEnv bool // PARLEY_BASE_URL or PARLEY_API_KEY chose it
+	// sessionKey is true when the key is kept for this session only (no keyring).
+	sessionKey bool
+}
+
+// host is the service's host for the status bar.
+func (c *connection) host() string {
+	if u, err := url.Parse(c.baseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return c.baseURL
+}
+
+// connectFromEnvironment uses PARLEY_BASE_URL and PARLEY_API_KEY, as the CLI does: an address
+// without a key takes the key from the keyring, a key without an address goes to the address
+// chosen before (else the reference service's default).
+func (u *UI) connectFromEnvironment() {
+	env := u.deps.Getenv
+	base := strings.TrimSpace(env("PARLEY_BASE_URL"))
+	if base == "" {
+		base = u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+	}
+	key := strings.TrimSpace(env("PARLEY_API_KEY"))
+	u.showConnecting(base)
+	go func() {
+		if key == "" {
+			k, err := u.deps.Secrets.Get(base)
+			if err != nil {
+				fyne.Do(func() { u.showAccountAfter(err, base) })
+				return
+			}
+			key = k
+		}
+		u.connect(base, client.APIKey(key), &connection{fromEnv: true})
+	}()
+}
+
+// connectStored reaches the remote service chosen before, with its key from the keyring.
+func (u *UI) connectStored() {
+	base := u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+	u.showConnecting(base)
+	go func() {
+		key, err := u.deps.Secrets.Get(base)
+		if err != nil {
+			fyne.Do(func() { u.showAccountAfter(err, base) })
+			return
+		}
+		u.connect(base, client.APIKey(key), &connection{})
+	}()
+}
+
+// useLocal starts the reference service inside the app and connects to it.
+func (u *UI) useLocal() {
+	u.showConnecting("the local service")
+	go func() {
+		base, key, err := u.deps.Local.Start(u.ctx)
+		if err != nil {
+			fyne.Do(func() { u.showWelcomeAfter(err) })
+			return
+		}
+		u.app.Preferences().SetString(prefService, serviceLocal)
+		u.connect(base, key, &connection{local: true})
+	}()
+}
+
+// connect builds the service for base and key and attaches it; c says how it was reached.
+// It runs off the UI goroutine.
+func (u *UI) connect(base string, key client.APIKey, c *connection) {
+	svc, err := u.deps.Connect(base, key)
+	if err != nil {
+		fyne.Do(func() { u.showAccountAfter(err, base) })
+		return
+	}
+	c.svc, c.baseURL = svc, svc.BaseURL()
+	fyne.Do(func() { u.attach(c) })
+}
+
+// attach makes c the service in use: a new session, the main window, a new conversation.
+func (u *UI) attach(c *connection) {
+	if u.sess != nil {
+		u.sess.Close()
+	}
+	u.conn = c
+	u.onEnter = nil
+	if u.voice != nil {
+		u.voice.stopAll()
+		u.voice.speaker = nil // it speaks through the service in use
+	}
+	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { fyne.Do(func() { u.apply(ch) }) })
+	u.drafts = map[*conversation.Thread]string{}
+	u.buildMain()
+	u.sess.LoadMore()
+	u.newConversation()
+	go u.refreshAccount()
+}
+
+// refreshAccount reads the balance, where the service reports it.
+func (u *UI) refreshAccount() {
+	sess, svc := u.sess, u.conn.svc
+	a, err := svc.Account(u.ctx)
+	if err == nil && a.Balance != nil {
+		sess.SetBalance(*a.Balance)
+	}
+}
+
+// keyringMissing reports whether err means that no keyring can be used at all.
+func keyringMissing(err error) bool {
+	return errors.Is(err, keystore.ErrUnavailable)
+}

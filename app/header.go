@@ -1,0 +1,78 @@
+package app
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/conversation"
+)
+
+// header is the top of the conversation: its title, the persona chip that opens the settings,
+// and the conversation's menu.
+type header struct {
+	u       *UI
+	title   *widget.Label
+	persona *widget.Button
+	box     *fyne.Container
+}
+
+func newHeader(u *UI) *header {
+	h := &header{u: u}
+	h.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	h.title.Truncation = fyne.TextTruncateEllipsis
+	h.persona = widget.NewButtonWithIcon("", theme.AccountIcon(), u.showSettings)
+	h.persona.Importance = widget.LowImportance
+	var menuBtn *widget.Button
+	menuBtn = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), func() {
+		menu := fyne.NewMenu("",
+			fyne.NewMenuItem("Settings…", u.showSettings),
+			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
+			fyne.NewMenuItem("Export as JSON…", func() { u.export(exportJSON) }),
+			fyne.NewMenuItemSeparator(),
+			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
+		)
+		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(menuBtn)
+		widget.ShowPopUpMenuAtPosition(menu, u.win.Canvas(), pos.Add(fyne.NewPos(0, menuBtn.Size().Height)))
+	})
+	menuBtn.Importance = widget.LowImportance
+	h.box = container.NewVBox(
+		container.NewBorder(nil, nil, nil, container.NewHBox(h.persona, menuBtn), h.title),
+		widget.NewSeparator())
+	return h
+}
+
+func (h *header) object() fyne.CanvasObject { return h.box }
+
+// refresh shows the conversation's title and persona.
+func (h *header) refresh() {
+	u := h.u
+	if u.current == nil {
+		return
+	}
+	v := u.sess.Snapshot(u.current)
+	title := conversation.DefaultTitle
+	if !v.ID.IsZero() {
+		title = u.currentEntry().DisplayTitle()
+		if title == conversation.DefaultTitle && len(v.Messages) > 0 {
+			title = conversation.TitleFrom(v.Messages[0].Text)
+		}
+	}
+	h.title.SetText(title)
+	h.persona.SetText(personaChip(v.Config.Persona))
+}
+
+// personaChip is the persona's first words, or "No persona".
+func personaChip(p *string) string {
+	if p == nil || strings.TrimSpace(*p) == "" {
+		return "No persona"
+	}
+	t := conversation.TitleFrom(*p)
+	if len([]rune(t)) > 28 {
+		t = string([]rune(t)[:27]) + "…"
+	}
+	return t
+}

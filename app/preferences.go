@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/audio"
+	"parley/audio/vad"
+)
+
+// defaultDevice is how the preferences name the system's default input.
+const defaultDevice = "System default"
+
+// showPreferences opens the preferences: the microphone (with a live level to test it), the
+// output volume, spoken replies, the default voice and preset, the silence that ends a
+// recording, and what happens to a transcript.
+func (u *UI) showPreferences() {
+	prefs := u.app.Preferences()
+
+	device := widget.NewSelect([]string{defaultDevice}, nil)
+	device.SetSelected(defaultDevice)
+	if d := prefs.String(prefInputDevice); d != "" {
+		device.Options = append(device.Options, d)
+		device.SetSelected(d)
+	}
+	ids := map[string]string{defaultDevice: ""}
+	meterBack := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	meterBack.SetMinSize(fyne.NewSize(200, 8))
+	meterBack.CornerRadius = 4
+	meter := canvas.NewRectangle(theme.Color(theme.ColorNameSuccess))
+	meter.CornerRadius = 4
+	var level float32
+	meterBox := container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter))
+	testState := widget.NewLabel("")
+	testState.Importance = widget.LowImportance
+	var testCancel context.CancelFunc
+	stopTest := func() {
+		if testCancel != nil {
+			testCancel()
+			testCancel = nil
+		}
+	}
+	testBtn := widget.NewButtonWithIcon("Test", theme.MediaRecordIcon(), nil)
+	testBtn.OnTapped = func() {
+		if testCancel != nil {
+			stopTest()
+			return
+		}
+		testCancel = u.testMicrophone(ids[device.Selected], func(l float32, msg string) {
+			level = l
+			meter.Refresh()
+			meterBox.Refresh()
+			testState.SetText(msg)
+		}, func() {
+			testCancel = nil
+			testBtn.SetText("Test")
+			level = 0
+			meterBox.Refresh()
+		})
+		testBtn.SetText("Stop test")
+	}
+	if u.deps.InputDevices != nil {
+		go func() {
+			ctx, cancel := context.WithTimeout(u.ctx, 5*time.Second)
+			defer cancel()
+			devs, err := u.deps.InputDevices(ctx)
+			fyne.Do(func() {
+				if err != nil {
+					testState.SetText(phrase(err).text)
+					return
+				}
+				opts := []string{defaultDevice}
+				for _, d := range devs {
+					opts = append(opts, d.Name)
+					ids[d.Name] = d.ID
+				}
+				device.Options = opts
+				device.Refresh()
+			})
+		}()
+	}
+
+	volume := widget.NewSlider(0, 1)
+	volume.Step = 0.05
+	volume.SetValue(prefs.FloatWithFallback(prefVolume, 1))
+	autoSpeak := widget.NewCheck("Speak replies aloud", nil)
+	autoSpeak.SetChecked(prefs.BoolWithFallback(prefAutoSpeak, false))
+	voiceName := widget.NewSelectEntry(nil)
+	voiceName.SetPlaceHolder("the service's default")
+	voiceName.SetText(prefs.String(prefDefaultVoice))
+	go func() {
+		if u.conn == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+		defer cancel()
+		if vs, err := u.conn.svc.Voices(ctx); err == nil {
+			var names []string
+			for _, v := range vs {
+				names = append(names, v.Name)
+			}
+			fyne.Do(func() { voiceName.SetOptions(names) })
+		}
+	}()
+	var presetNames []string
+	for _, p := range (presetBook{prefs}).all() {
+		presetNames = append(presetNames, p.Name)
+	}
+	preset := widget.NewSelect(presetNames, nil)
+	preset.SetSelected(prefs.StringWithFallback(prefDefaultPreset, builtInPresets[0].Name))
+
+	holdMS := prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))
+	holdLabel := widget.NewLabel("")
+	hold := widget.NewSlider(float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
+	hold.Step = 100
+	hold.OnChanged = func(v float64) { holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
+	hold.SetValue(float64(holdMS))
+	sendSpoken := widget.NewRadioGroup([]string{"Put it in the message box to review", "Send it at once"}, nil)
+	sendSpoken.SetSelected(sendSpoken.Options[0])
+	if prefs.Bool(prefSendSpoken) {
+		sendSpoken.SetSelected(sendSpoken.Options[1])
+	}
+
+	form := widget.NewForm(
+		widget.NewFormItem("Microphone", container.NewBorder(nil, nil, nil, testBtn, device)),
+		widget.NewFormItem("Level", container.NewBorder(nil, nil, nil, testState, meterBox)),
+		widget.NewFormItem("Silence that ends a recording", container.NewBorder(nil, nil, nil, holdLabel, hold)),
+		widget.NewFormItem("What you said", sendSpoken),
+		widget.NewFormItem("Output volume", volume),
+		widget.NewFormItem("Replies", autoSpeak),
+		widget.NewFormItem("Default voice", voiceName),
+		widget.NewFormItem("New conversations use", preset),
+	)
+	save := func() {
+		stopTest()
+		dev := device.Selected
+		if dev == defaultDevice {
+			dev = ""
+		} else if id := ids[dev]; id != "" {
+			dev = id
+		}
+		prefs.SetString(prefInputDevice, dev)
+		prefs.SetFloat(prefVolume, volume.Value)
+		prefs.SetBool(prefAutoSpeak, autoSpeak.Checked)
+		prefs.SetString(prefDefaultVoice, voiceName.Text)
+		prefs.SetString(prefDefaultPreset, preset.Selected)
+		prefs.SetInt(prefHold, int(hold.Value))
+		prefs.SetBool(prefSendSpoken, sendSpoken.Selected == sendSpoken.Options[1])
+		if u.voice != nil && u.voice.player != nil {
+			u.voice.player.SetVolume(volume.Value)
+		}
+	}
+	var d *dialog.CustomDialog
+	saveBtn := widget.NewButtonWithIcon("Save", theme.ConfirmIcon(), func() { save(); d.Hide() })
+	saveBtn.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { stopTest(); d.Hide() })
+	content := container.NewVBox(form, container.NewBorder(nil, nil, nil, container.NewHBox(cancel, saveBtn)))
+	d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
+	d.Resize(fyne.NewSize(600, 0))
+	u.showDialog(d, func() { save(); d.Hide() })
+}
+
+// testMicrophone records from device and reports its level until cancelled (or 15 s); done
+// is called at the end. Nothing is uploaded.
+func (u *UI) testMicrophone(device string, level func(float32, string), done func()) context.CancelFunc {
+	ctx, cancel := context.WithTimeout(u.ctx, 15*time.Second)
+	if u.deps.NewRecorder == nil {
+		level(0, phrase(audio.ErrNoDevice).text)
+		cancel()
+		done()
+		return nil
+	}
+	rec := u.deps.NewRecorder()
+	levels := make(chan audio.Level, 8)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case l := <-levels:
+				v := float32(max(0, min(1, (l.RMS+60)/60)))
+				msg := fmt.Sprintf("%.0f dB", l.RMS)
+				fyne.Do(func() { level(v, msg) })
+			}
+		}
+	}()
+	go func() {
+		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV})
+		fyne.Do(func() {
+			if err != nil && ctx.Err() == nil {
+				level(0, phrase(err).text)
+			}
+			done()
+		})
+	}()
+	return cancel
+}
+
+// fractionLayout sizes its one object to a fraction of the width.
+type fractionLayout struct{ value *float32 }
+
+func (f *fractionLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(0, 8) }
+
+func (f *fractionLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width**f.value, size.Height))
+}

@@ -1,0 +1,452 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// settingsForm is what the settings dialog holds, checked with the CLI's ranges.
+type settingsForm struct {
+	persona   string
+	tempSet   bool
+	temp      float64
+	topPSet   bool
+	topP      float64
+	maxTokens string // blank: not set
+	voice     string
+}
+
+// formOf fills a form from a conversation's settings.
+func formOf(cfg client.Config, voice string) settingsForm {
+	f := settingsForm{voice: voice, temp: 1, topP: 1}
+	if cfg.Persona != nil {
+		f.persona = *cfg.Persona
+	}
+	if cfg.Temperature != nil {
+		f.tempSet, f.temp = true, *cfg.Temperature
+	}
+	if cfg.TopP != nil {
+		f.topPSet, f.topP = true, *cfg.TopP
+	}
+	if cfg.MaxTokens != nil {
+		f.maxTokens = strconv.Itoa(*cfg.MaxTokens)
+	}
+	return f
+}
+
+// config checks the form and returns its settings.
+func (f settingsForm) config() (client.Config, error) {
+	var c client.Config
+	if n := utf8.RuneCountInString(f.persona); n > conversation.MaxPersonaRunes {
+		return c, fmt.Errorf("The persona is %d characters long; at most %d are allowed.", n, conversation.MaxPersonaRunes)
+	}
+	if strings.TrimSpace(f.persona) != "" {
+		p := f.persona
+		c.Persona = &p
+	}
+	if f.tempSet {
+		if !(f.temp >= conversation.MinTemperature && f.temp <= conversation.MaxTemperature) {
+			return c, errors.New("Temperature must be between 0 and 2.")
+		}
+		t := f.temp
+		c.Temperature = &t
+	}
+	if f.topPSet {
+		if !(f.topP >= conversation.MinTopP && f.topP <= conversation.MaxTopP) {
+			return c, errors.New("Top p must be between 0 and 1.")
+		}
+		p := f.topP
+		c.TopP = &p
+	}
+	if s := strings.TrimSpace(f.maxTokens); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < conversation.MinMaxTokens {
+			return c, errors.New("Max tokens must be a whole number, at least 1 (or empty for the service's default).")
+		}
+		c.MaxTokens = &n
+	}
+	return c, nil
+}
+
+// settingsDialog edits the settings of the conversation on screen.
+type settingsDialog struct {
+	u       *UI
+	th      *conversation.Thread
+	isNew   bool
+	saved   client.Config
+	book    presetBook
+	d       *dialog.CustomDialog
+	preset  *widget.Select
+	persona *shortcutEntry
+	tempOn  *widget.Check
+	temp    *widget.Slider
+	tempVal *widget.Label
+	topOn   *widget.Check
+	top     *widget.Slider
+	topVal  *widget.Label
+	maxTok  *shortcutEntry
+	voice   *widget.SelectEntry
+	errText *widget.Label
+	saveBtn *widget.Button
+	rename  *widget.Button
+	remove  *widget.Button
+}
+
+// showSettings opens the settings dialog of the conversation on screen.
+func (u *UI) showSettings() {
+	if u.current == nil || u.sess == nil {
+		return
+	}
+	v := u.sess.Snapshot(u.current)
+	s := &settingsDialog{u: u, th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.app.Preferences()}}
+	s.build(formOf(v.Config, v.Voice))
+	u.showDialog(s.d, s.save)
+	u.win.Canvas().Focus(s.persona)
+	go s.loadVoices()
+}
+
+func (s *settingsDialog) build(f settingsForm) {
+	u := s.u
+	s.persona = newShortcutEntry(true, s.save, s.cancel)
+	s.persona.SetPlaceHolder("Who the assistant is, e.g. “a patient maths tutor”")
+	s.persona.SetMinRowsVisible(4)
+	s.persona.SetText(f.persona)
+	s.persona.OnChanged = func(string) { s.check() }
+
+	s.tempVal = widget.NewLabel("")
+	s.temp = widget.NewSlider(conversation.MinTemperature, conversation.MaxTemperature)
+	s.temp.Step = 0.05
+	s.temp.OnChanged = func(float64) { s.check() }
+	s.tempOn = widget.NewCheck("Set", func(bool) { s.check() })
+	s.topVal = widget.NewLabel("")
+	s.top = widget.NewSlider(conversation.MinTopP, conversation.MaxTopP)
+	s.top.Step = 0.01
+	s.top.OnChanged = func(float64) { s.check() }
+	s.topOn = widget.NewCheck("Set", func(bool) { s.check() })
+	s.maxTok = newShortcutEntry(false, s.save, s.cancel)
+	s.maxTok.SetPlaceHolder("service default")
+	s.maxTok.OnChanged = func(string) { s.check() }
+	s.voice = widget.NewSelectEntry(nil)
+	s.voice.SetPlaceHolder("the default voice")
+	s.fill(f)
+
+	names := []string{}
+	for _, p := range s.book.all() {
+		names = append(names, p.Name)
+	}
+	s.preset = widget.NewSelect(names, func(name string) {
+		if p, ok := s.book.find(name); ok {
+			form := formOf(p.Config(), s.voice.Text)
+			s.fill(form)
+		}
+		s.check()
+	})
+	s.preset.PlaceHolder = "Start from a preset…"
+	saveAs := widget.NewButtonWithIcon("Save as preset…", theme.DocumentSaveIcon(), s.saveAsPreset)
+	s.rename = widget.NewButton("Rename…", s.renamePreset)
+	s.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), s.removePreset)
+
+	s.errText = widget.NewLabel("")
+	s.errText.Importance = widget.DangerImportance
+	s.errText.Wrapping = fyne.TextWrapWord
+	note := "These settings are saved with the conversation when you send its first message."
+	if !s.isNew {
+		note = "Only the settings you change are saved. The service keeps a setting once saved, so it cannot be unset here."
+	}
+	hint := widget.NewLabel(note)
+	hint.Wrapping = fyne.TextWrapWord
+	hint.Importance = widget.LowImportance
+
+	form := widget.NewForm(
+		widget.NewFormItem("Preset", container.NewBorder(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
+		widget.NewFormItem("Persona", s.persona),
+		widget.NewFormItem("Temperature", container.NewBorder(nil, nil, s.tempOn, s.tempVal, s.temp)),
+		widget.NewFormItem("Top p", container.NewBorder(nil, nil, s.topOn, s.topVal, s.top)),
+		widget.NewFormItem("Max tokens", s.maxTok),
+		widget.NewFormItem("Voice", s.voice),
+	)
+	s.saveBtn = widget.NewButtonWithIcon("Save", theme.ConfirmIcon(), s.save)
+	s.saveBtn.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), s.cancel)
+	keys := widget.NewLabel("Ctrl+Enter saves · Esc cancels")
+	keys.Importance = widget.LowImportance
+	buttons := container.NewBorder(nil, nil, keys, container.NewHBox(cancel, s.saveBtn))
+	content := container.NewVBox(form, hint, s.errText, buttons)
+	title := "Conversation settings"
+	if s.isNew {
+		title = "Settings for the new conversation"
+	}
+	s.d = dialog.NewCustomWithoutButtons(title, content, u.win)
+	s.d.Resize(fyne.NewSize(640, 0))
+	s.check()
+}
+
+// fill shows a form's values.
+func (s *settingsDialog) fill(f settingsForm) {
+	s.persona.SetText(f.persona)
+	s.tempOn.SetChecked(f.tempSet)
+	s.temp.SetValue(f.temp)
+	s.topOn.SetChecked(f.topPSet)
+	s.top.SetValue(f.topP)
+	s.maxTok.SetText(f.maxTokens)
+	s.voice.SetText(f.voice)
+}
+
+// form reads the values shown.
+func (s *settingsDialog) form() settingsForm {
+	return settingsForm{persona: s.persona.Text, tempSet: s.tempOn.Checked, temp: s.temp.Value,
+		topPSet: s.topOn.Checked, topP: s.top.Value, maxTokens: s.maxTok.Text, voice: strings.TrimSpace(s.voice.Text)}
+}
+
+// check validates as the person types, and shows the sliders' values.
+func (s *settingsDialog) check() {
+	if s.saveBtn == nil {
+		return
+	}
+	f := s.form()
+	s.tempVal.SetText(sliderText(f.tempSet, f.temp))
+	s.topVal.SetText(sliderText(f.topPSet, f.topP))
+	enable := func(on bool, w fyne.Disableable) {
+		if on {
+			w.Enable()
+		} else {
+			w.Disable()
+		}
+	}
+	enable(f.tempSet, s.temp)
+	enable(f.topPSet, s.top)
+	if !s.isNew {
+		// A saved setting cannot be unset through the API.
+		enable(s.saved.Temperature == nil, s.tempOn)
+		enable(s.saved.TopP == nil, s.topOn)
+	}
+	own := false
+	for _, p := range s.book.own() {
+		own = own || p.Name == s.preset.Selected
+	}
+	enable(own, s.rename)
+	enable(own, s.remove)
+	if _, err := f.config(); err != nil {
+		s.errText.SetText(err.Error())
+		s.errText.Show()
+		s.saveBtn.Disable()
+		return
+	}
+	s.errText.Hide()
+	s.saveBtn.Enable()
+}
+
+// sliderText is a slider's value, or "unset".
+func sliderText(set bool, v float64) string {
+	if !set {
+		return "unset"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// save applies the settings: kept for a new conversation's first call, or PATCHed.
+func (s *settingsDialog) save() {
+	f := s.form()
+	cfg, err := f.config()
+	if err != nil {
+		s.errText.SetText(err.Error())
+		s.errText.Show()
+		return
+	}
+	s.saveBtn.Disable()
+	u := s.u
+	u.sess.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
+		fyne.Do(func() {
+			if err != nil {
+				s.errText.SetText("Not saved. " + phrase(err).text)
+				s.errText.Show()
+				s.saveBtn.Enable()
+				return
+			}
+			s.close()
+			if !s.isNew {
+				u.status.flash("Saved: " + describeConfig(saved))
+			}
+			u.header.refresh()
+		})
+	})
+}
+
+func (s *settingsDialog) cancel() { s.close() }
+
+func (s *settingsDialog) close() {
+	s.d.Hide()
+}
+
+// loadVoices offers the service's voices, where it lists them.
+func (s *settingsDialog) loadVoices() {
+	ctx, cancel := context.WithTimeout(s.u.ctx, defaultCallTimeout)
+	defer cancel()
+	voices, err := s.u.conn.svc.Voices(ctx)
+	if err != nil || len(voices) == 0 {
+		return
+	}
+	var names []string
+	for _, v := range voices {
+		names = append(names, v.Name)
+	}
+	fyne.Do(func() { s.voice.SetOptions(names) })
+}
+
+// saveAsPreset asks for a name and saves the form as the person's preset.
+func (s *settingsDialog) saveAsPreset() {
+	name := widget.NewEntry()
+	name.SetPlaceHolder("Name")
+	if p := s.preset.Selected; p != "" {
+		if _, builtIn := s.builtIn(p); !builtIn {
+			name.SetText(p)
+		}
+	}
+	dialog.ShowForm("Save as preset", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		f := s.form()
+		cfg, err := f.config()
+		if err == nil {
+			p := Preset{Name: name.Text, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens}
+			if cfg.Persona != nil {
+				p.Persona = *cfg.Persona
+			}
+			err = s.book.save(p)
+		}
+		if err != nil {
+			s.errText.SetText("The preset was not saved: " + err.Error() + ".")
+			s.errText.Show()
+			return
+		}
+		s.refreshPresets(strings.TrimSpace(name.Text))
+	}, s.u.win)
+}
+
+// renamePreset renames the person's selected preset.
+func (s *settingsDialog) renamePreset() {
+	old := s.preset.Selected
+	name := widget.NewEntry()
+	name.SetText(old)
+	dialog.ShowForm("Rename preset", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		if err := s.book.rename(old, name.Text); err != nil {
+			s.errText.SetText("The preset was not renamed: " + err.Error() + ".")
+			s.errText.Show()
+			return
+		}
+		s.refreshPresets(strings.TrimSpace(name.Text))
+	}, s.u.win)
+}
+
+// removePreset deletes the person's selected preset.
+func (s *settingsDialog) removePreset() {
+	name := s.preset.Selected
+	dialog.ShowConfirm("Delete preset", fmt.Sprintf("Delete the preset “%s”?", name), func(ok bool) {
+		if ok && s.book.remove(name) == nil {
+			s.refreshPresets("")
+		}
+	}, s.u.win)
+}
+
+func (s *settingsDialog) builtIn(name string) (Preset, bool) {
+	for _, p := range builtInPresets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// refreshPresets lists the presets again, selecting name without applying it.
+func (s *settingsDialog) refreshPresets(name string) {
+	var names []string
+	for _, p := range s.book.all() {
+		names = append(names, p.Name)
+	}
+	s.preset.Options = names
+	onChanged := s.preset.OnChanged
+	s.preset.OnChanged = nil
+	if name == "" {
+		s.preset.ClearSelected()
+	} else {
+		s.preset.SetSelected(name)
+	}
+	s.preset.OnChanged = onChanged
+	s.check()
+}
+
+// describeConfig lists saved settings briefly.
+func describeConfig(c client.Config) string {
+	var parts []string
+	if c.Persona != nil {
+		parts = append(parts, "persona “"+personaChip(c.Persona)+"”")
+	}
+	if c.Temperature != nil {
+		parts = append(parts, "temperature "+strconv.FormatFloat(*c.Temperature, 'f', -1, 64))
+	}
+	if c.TopP != nil {
+		parts = append(parts, "top p "+strconv.FormatFloat(*c.TopP, 'f', -1, 64))
+	}
+	if c.MaxTokens != nil {
+		parts = append(parts, "max tokens "+strconv.Itoa(*c.MaxTokens))
+	}
+	if len(parts) == 0 {
+		return "the service's defaults"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortcutEntry is an entry where Ctrl+Enter submits and Escape cancels.
+type shortcutEntry struct {
+	widget.Entry
+	onSubmit, onCancel func()
+}
+
+func newShortcutEntry(multiLine bool, onSubmit, onCancel func()) *shortcutEntry {
+	e := &shortcutEntry{onSubmit: onSubmit, onCancel: onCancel}
+	e.MultiLine = multiLine
+	if multiLine {
+		e.Wrapping = fyne.TextWrapWord
+	} else {
+		e.OnSubmitted = func(string) { onSubmit() }
+	}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut submits on Ctrl+Enter.
+func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) &&
+		cs.Modifier&fyne.KeyModifierShortcutDefault != 0 {
+		e.onSubmit()
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// TypedKey cancels on Escape.
+func (e *shortcutEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape {
+		e.onCancel()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}

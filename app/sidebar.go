@@ -1,0 +1,220 @@
+package app
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/conversation"
+)
+
+// loadAhead is how close to the end of the list a shown row must be for the next page to load.
+const loadAhead = 30
+
+// sidebar is the conversation list: a search box, a New button and a virtualized list.
+type sidebar struct {
+	u        *UI
+	search   *widget.Entry
+	list     *conversationList
+	items    []conversation.Entry // what the list shows: the search's result
+	errLine  *widget.Label
+	errBox   *fyne.Container
+	selecting bool // a selection made by the code, not the person
+	box      fyne.CanvasObject
+}
+
+func newSidebar(u *UI) *sidebar {
+	s := &sidebar{u: u}
+	s.search = widget.NewEntry()
+	s.search.SetPlaceHolder("Search conversations")
+	s.search.OnChanged = func(string) { s.refresh() }
+	s.search.ActionItem = widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+		s.search.SetText("")
+		u.focusComposer()
+	})
+	newBtn := widget.NewButtonWithIcon("New conversation", theme.ContentAddIcon(), u.newConversation)
+	newBtn.Importance = widget.HighImportance
+
+	s.list = newConversationList(s)
+	s.errLine = widget.NewLabel("")
+	s.errLine.Wrapping = fyne.TextWrapWord
+	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() {
+		s.errBox.Hide()
+		u.sess.LoadMore()
+	})
+	s.errBox = container.NewVBox(s.errLine, retry)
+	s.errBox.Hide()
+
+	top := container.NewVBox(newBtn, s.search, s.errBox)
+	s.box = container.NewBorder(container.NewPadded(top), nil, nil, nil, s.list)
+	return s
+}
+
+func (s *sidebar) object() fyne.CanvasObject { return s.box }
+
+// refresh takes the list and the search result from the session again.
+func (s *sidebar) refresh() {
+	s.items = s.u.sess.Search(s.search.Text)
+	if s.u.sess.ListErr() == nil {
+		s.errBox.Hide()
+	}
+	s.list.Refresh()
+	s.selectCurrent()
+}
+
+// showError says why the list could not be read, with Retry.
+func (s *sidebar) showError(err error) {
+	s.errLine.SetText("The conversation list could not be read. " + phrase(err).text)
+	s.errBox.Show()
+}
+
+// selectCurrent highlights the conversation on screen, or nothing for a new one.
+func (s *sidebar) selectCurrent() {
+	e := s.u.currentEntry()
+	s.selecting = true
+	defer func() { s.selecting = false }()
+	if e.ID.IsZero() {
+		s.list.UnselectAll()
+		return
+	}
+	for i, it := range s.items {
+		if it.ID == e.ID {
+			s.list.Select(i)
+			return
+		}
+	}
+	s.list.UnselectAll()
+}
+
+// focusSearch puts the keyboard in the search box.
+func (s *sidebar) focusSearch() { s.u.win.Canvas().Focus(s.search) }
+
+// conversationList is the virtualized list; Enter opens the conversation with the focus.
+type conversationList struct {
+	widget.List
+	s *sidebar
+}
+
+func newConversationList(s *sidebar) *conversationList {
+	l := &conversationList{s: s}
+	l.Length = func() int { return len(s.items) }
+	l.CreateItem = func() fyne.CanvasObject { return newConversationRow(s) }
+	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) {
+		if id >= len(s.items) {
+			return
+		}
+		o.(*conversationRow).set(s.items[id])
+		if _, more := s.u.sess.Entries(); more && id >= len(s.items)-loadAhead && s.search.Text == "" {
+			s.u.sess.LoadMore()
+		}
+	}
+	l.OnSelected = func(id widget.ListItemID) {
+		if s.selecting || id >= len(s.items) {
+			return
+		}
+		s.u.open(s.items[id].ID)
+	}
+	l.ExtendBaseWidget(l)
+	return l
+}
+
+// TypedKey opens the focused conversation on Enter; Up and Down move as in any list.
+func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		l.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	case fyne.KeyEscape:
+		l.s.u.focusComposer()
+	default:
+		l.List.TypedKey(ev)
+	}
+}
+
+// conversationRow is one line of the list: the title and when it last changed. A right click
+// offers Delete.
+type conversationRow struct {
+	widget.BaseWidget
+	s     *sidebar
+	entry conversation.Entry
+	title *widget.Label
+	when  *widget.Label
+}
+
+func newConversationRow(s *sidebar) *conversationRow {
+	r := &conversationRow{s: s, title: widget.NewLabel(""), when: widget.NewLabel("")}
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.title.TextStyle.Bold = true
+	r.when.SizeName = theme.SizeNameCaptionText
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *conversationRow) set(e conversation.Entry) {
+	r.entry = e
+	r.title.SetText(e.DisplayTitle())
+	r.when.SetText(conversation.RelativeTime(e.UpdatedAt, r.s.u.deps.Now()))
+}
+
+func (r *conversationRow) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.New(&rowStack{}, r.title, r.when))
+}
+
+// TappedSecondary offers the row's actions.
+func (r *conversationRow) TappedSecondary(ev *fyne.PointEvent) {
+	e := r.entry
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem("Open", func() { r.s.u.open(e.ID) }),
+		fyne.NewMenuItem("Delete…", func() { r.s.u.confirmDelete(e) }),
+	)
+	widget.ShowPopUpMenuAtPosition(menu, r.s.u.win.Canvas(), ev.AbsolutePosition)
+}
+
+// rowStack lays out a title over a caption with little space between.
+type rowStack struct{}
+
+func (rowStack) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(a.Width, b.Width), a.Height+b.Height-2*theme.Padding())
+}
+
+func (rowStack) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	a := objs[0].MinSize()
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width, a.Height))
+	y := a.Height - 2*theme.Padding()
+	objs[1].Move(fyne.NewPos(0, y))
+	objs[1].Resize(fyne.NewSize(size.Width, size.Height-y))
+}
+
+// confirmDelete asks, naming the conversation, then deletes it.
+func (u *UI) confirmDelete(e conversation.Entry) {
+	if e.ID.IsZero() {
+		return
+	}
+	msg := fmt.Sprintf("Delete “%s”? Its messages are deleted from the service and cannot be recovered.", e.DisplayTitle())
+	d := dialog.NewConfirm("Delete conversation", msg, func(ok bool) {
+		defer u.focusComposer()
+		if !ok {
+			return
+		}
+		wasCurrent := u.currentEntry().ID == e.ID
+		u.sess.Delete(e.ID, func(err error) {
+			fyne.Do(func() {
+				if err != nil {
+					u.status.flash("The conversation was not deleted. " + phrase(err).text)
+					return
+				}
+				if wasCurrent {
+					u.newConversation()
+				}
+			})
+		})
+	}, u.win)
+	d.SetConfirmText("Delete")
+	d.SetConfirmImportance(widget.DangerImportance)
+	d.Show()
+}

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// flashFor is how long a message stays in the status bar.
+const flashFor = 8 * time.Second
+
+// statusBar is the line at the bottom: the service and whether it is the local one, the points
+// of the last call and the balance, and the voice state; it also shows short messages.
+type statusBar struct {
+	u       *UI
+	service *widget.Label
+	points  *widget.Label
+	voice   *widget.Label
+	message *widget.Label
+	flashID int
+	box     *fyne.Container
+}
+
+func newStatusBar(u *UI) *statusBar {
+	s := &statusBar{u: u}
+	caption := func() *widget.Label {
+		l := widget.NewLabel("")
+		l.SizeName = theme.SizeNameCaptionText
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}
+	s.service, s.points, s.voice, s.message = caption(), caption(), caption(), caption()
+	s.service.Truncation, s.points.Truncation, s.voice.Truncation = fyne.TextTruncateOff, fyne.TextTruncateOff, fyne.TextTruncateOff
+	s.message.Importance = widget.WarningImportance
+	s.box = container.NewVBox(widget.NewSeparator(),
+		container.NewBorder(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message))
+	return s
+}
+
+func (s *statusBar) object() fyne.CanvasObject { return s.box }
+
+// refresh shows the service and the points.
+func (s *statusBar) refresh() {
+	c := s.u.conn
+	if c == nil {
+		return
+	}
+	where := c.host()
+	if c.local {
+		where = "Local service (" + c.host() + ")"
+	}
+	if c.sessionKey {
+		where += " · key for this session only"
+	}
+	s.service.SetText("● " + where)
+	text := ""
+	if s.u.sess != nil {
+		charged, balance := s.u.sess.Usage()
+		if charged != nil {
+			text = "Last message: " + points(*charged)
+		}
+		if balance != nil {
+			if text != "" {
+				text += " · "
+			}
+			text += "Balance: " + points(*balance)
+		}
+	}
+	s.points.SetText(text)
+}
+
+// setVoice shows the voice state ("Recording 0:03", "Speaking").
+func (s *statusBar) setVoice(state string) { s.voice.SetText(state) }
+
+// flash shows a message for a while.
+func (s *statusBar) flash(msg string) {
+	s.flashID++
+	id := s.flashID
+	s.message.SetText(msg)
+	time.AfterFunc(flashFor, func() {
+		fyne.Do(func() {
+			if s.flashID == id {
+				s.message.SetText("")
+			}
+		})
+	})
+}
+
+// points is "1 point" or "n points".
+func points(n int64) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return fmt.Sprintf("%d points", n)
+}

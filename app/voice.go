@@ -1,0 +1,311 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/audio/vad"
+	"parley/client"
+	"parley/conversation"
+	"parley/voice"
+)
+
+// Voice preferences.
+const (
+	prefInputDevice = "input_device"
+	prefVolume      = "output_volume"
+	prefAutoSpeak   = "auto_speak"
+	prefHold        = "vad_hold_ms"
+	prefSendSpoken  = "send_transcripts"
+)
+
+// maxTake bounds one push-to-talk recording.
+const maxTake = 5 * time.Minute
+
+// voiceControl is push-to-talk and spoken replies in the window.
+type voiceControl struct {
+	u *UI
+
+	// Recording.
+	recorder  Recorder
+	recCancel context.CancelFunc
+	recording bool
+	started   time.Time
+
+	// Speaking.
+	player   Player
+	speaker  *voice.Speaker
+	speaking bool
+	waiting  map[*conversation.Thread]int // messages seen while a reply was awaited
+}
+
+func newVoiceControl(u *UI) *voiceControl {
+	return &voiceControl{u: u, waiting: map[*conversation.Thread]int{}}
+}
+
+// state shows the voice state in the status bar.
+func (v *voiceControl) state(s string) {
+	if v.u.status != nil {
+		v.u.status.setVoice(s)
+	}
+}
+
+// toggleRecording starts push-to-talk, or finishes the recording under way.
+func (u *UI) toggleRecording() {
+	if u.voice == nil || u.sess == nil {
+		return
+	}
+	if u.voice.recording {
+		u.voice.finishRecording()
+		return
+	}
+	u.voice.startRecording()
+}
+
+// startRecording records until the person stops or the voice detector hears the end of speech.
+func (v *voiceControl) startRecording() {
+	u := v.u
+	if u.deps.NewRecorder == nil {
+		u.status.flash(phrase(audio.ErrNoDevice).text)
+		return
+	}
+	v.stopSpeaking() // starting a recording stops playback
+	prefs := u.app.Preferences()
+	rec := u.deps.NewRecorder()
+	ctx, cancel := context.WithCancel(u.ctx)
+	v.recorder, v.recCancel, v.recording, v.started = rec, cancel, true, time.Now()
+	levels := make(chan audio.Level, 8)
+	hold := time.Duration(prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond
+	opts := audio.TakeOptions{Device: prefs.String(prefInputDevice), VAD: true, VADConfig: vad.Config{Hold: hold}, MaxDuration: maxTake, Levels: levels}
+	u.composer.showRecording(true)
+	u.composer.setLevel(0, 0, "Listening…")
+	v.state("Recording 0:00")
+	go v.showLevels(ctx, levels)
+	go func() {
+		take, err := rec.Record(ctx, opts)
+		cancelled := ctx.Err() != nil
+		cancel()
+		fyne.Do(func() { v.tookTake(take, err, cancelled) })
+	}()
+}
+
+// showLevels moves the level meter and the clock while recording.
+func (v *voiceControl) showLevels(ctx context.Context, levels <-chan audio.Level) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last audio.Level
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case l := <-levels:
+			last = l
+		case <-tick.C:
+		}
+		level := (last.RMS + 60) / 60 // -60 dBFS … 0 dBFS
+		elapsed := time.Since(v.started)
+		state := "Listening…"
+		if last.RMS > -40 {
+			state = "Hearing you…"
+		}
+		fyne.Do(func() {
+			if v.recording {
+				v.u.composer.setLevel(math.Max(level, 0), elapsed, state)
+				v.state(fmt.Sprintf("Recording %d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60))
+			}
+		})
+	}
+}
+
+// finishRecording ends the take and transcribes it.
+func (v *voiceControl) finishRecording() {
+	if v.recording && v.recorder != nil {
+		v.recorder.Stop()
+	}
+}
+
+// cancelRecording throws the take away.
+func (v *voiceControl) cancelRecording() {
+	if v.recording && v.recCancel != nil {
+		v.recCancel()
+	}
+}
+
+// tookTake handles the end of a recording: an empty take is never uploaded.
+func (v *voiceControl) tookTake(take *audio.Take, err error, cancelled bool) {
+	u := v.u
+	v.recording = false
+	u.composer.showRecording(false)
+	u.focusComposer()
+	switch {
+	case cancelled:
+		v.state("")
+		return
+	case take == nil || take.Empty():
+		v.state("")
+		if err != nil && !errors.Is(err, context.Canceled) {
+			u.status.flash(phrase(err).text)
+			return
+		}
+		u.status.flash("Didn't catch that: no speech was heard.")
+		return
+	}
+	v.state("Transcribing…")
+	th := u.current
+	svc := u.conn.svc
+	go func() {
+		ctx, cancel := context.WithTimeout(u.ctx, 2*time.Minute)
+		defer cancel()
+		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
+		fyne.Do(func() { v.transcribed(th, tr, err) })
+	}()
+}
+
+// transcribed puts the transcript in the composer, or sends it when the preference says so.
+func (v *voiceControl) transcribed(th *conversation.Thread, tr *client.Transcript, err error) {
+	u := v.u
+	v.state("")
+	if err != nil {
+		u.status.flash("The recording was not transcribed. " + phrase(err).text)
+		return
+	}
+	text := strings.TrimSpace(tr.Text)
+	if text == "" {
+		u.status.flash("Didn't catch that: the service heard no words.")
+		return
+	}
+	if u.app.Preferences().Bool(prefSendSpoken) && th == u.current {
+		u.send(text)
+		return
+	}
+	cur := strings.TrimSpace(u.composer.text())
+	if cur != "" {
+		text = cur + " " + text
+	}
+	u.composer.setText(text)
+	u.focusComposer()
+}
+
+// threadChanged speaks a reply that has just arrived in the conversation on screen, when
+// auto-speak is on.
+func (v *voiceControl) threadChanged(th *conversation.Thread) {
+	snap := v.u.sess.Snapshot(th)
+	seen, wasWaiting := v.waiting[th]
+	if snap.Waiting() {
+		if !wasWaiting {
+			v.waiting[th] = len(snap.Messages)
+		}
+		return
+	}
+	delete(v.waiting, th)
+	if !wasWaiting || len(snap.Messages) <= seen || !v.u.app.Preferences().BoolWithFallback(prefAutoSpeak, false) {
+		return
+	}
+	last := snap.Messages[len(snap.Messages)-1]
+	if last.Role == conversation.Assistant {
+		v.speakWith(last.Text, snap.Voice)
+	}
+}
+
+// speak says text with the conversation's voice (the Speak action of a bubble).
+func (v *voiceControl) speak(text string) {
+	voiceName := ""
+	if v.u.current != nil {
+		voiceName = v.u.sess.Snapshot(v.u.current).Voice
+	}
+	v.speakWith(text, voiceName)
+}
+
+// speakWith says text sentence by sentence.
+func (v *voiceControl) speakWith(text, voiceName string) {
+	u := v.u
+	if !v.openPlayer() {
+		return
+	}
+	if voiceName == "" {
+		voiceName = u.app.Preferences().String(prefDefaultVoice)
+	}
+	v.speaker.Stop()
+	v.speaking = true
+	u.composer.stop.Show()
+	v.state("Speaking")
+	sp := v.speaker
+	go func() {
+		err := sp.Say(u.ctx, text, voiceName, nil)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, voice.ErrNothingToSay) {
+			fyne.Do(func() {
+				u.status.flash("The reply could not be spoken. " + phrase(err).text)
+				v.spoken()
+			})
+		}
+	}()
+}
+
+// openPlayer opens the audio output on first use.
+func (v *voiceControl) openPlayer() bool {
+	u := v.u
+	if v.speaker != nil {
+		return true
+	}
+	if u.deps.NewPlayer == nil || u.conn == nil {
+		u.status.flash(phrase(playback.ErrNoDevice).text)
+		return false
+	}
+	if v.player == nil {
+		// One audio output for the life of the app.
+		v.player = u.deps.NewPlayer(func(ev playback.Event) {
+			if ev.Kind == playback.QueueDrained {
+				fyne.Do(v.spoken)
+			}
+		})
+		v.player.SetVolume(u.app.Preferences().FloatWithFallback(prefVolume, 1))
+	}
+	v.speaker = voice.NewSpeaker(u.conn.svc, v.player)
+	return true
+}
+
+// spoken marks the end of speech.
+func (v *voiceControl) spoken() {
+	v.speaking = false
+	if v.u.composer != nil {
+		v.u.composer.stop.Hide()
+	}
+	if !v.recording {
+		v.state("")
+	}
+}
+
+// stopSpeaking stops the speech.
+func (v *voiceControl) stopSpeaking() {
+	if v.speaker != nil {
+		v.speaker.Stop()
+	}
+	v.spoken()
+}
+
+// escape stops a recording or speech; it reports whether there was one.
+func (v *voiceControl) escape() bool {
+	switch {
+	case v.recording:
+		v.cancelRecording()
+		return true
+	case v.speaking:
+		v.stopSpeaking()
+		return true
+	}
+	return false
+}
+
+// stopAll ends recording and speech, when the window closes.
+func (v *voiceControl) stopAll() {
+	v.cancelRecording()
+	v.stopSpeaking()
+}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/assets"
+)
+
+// Icon is Parley's app icon.
+var Icon = fyne.NewStaticResource("parley.png", assets.IconPNG)
+
+// showWelcome is the first-run screen: use the local service, or connect to one.
+func (u *UI) showWelcome() { u.showWelcomeAfter(nil) }
+
+// showWelcomeAfter shows the first-run screen, with why the last attempt failed when err is set.
+func (u *UI) showWelcomeAfter(err error) {
+	logo := canvas.NewImageFromResource(Icon)
+	logo.FillMode = canvas.ImageFillContain
+	logo.SetMinSize(fyne.NewSize(96, 96))
+	title := widget.NewLabelWithStyle("Welcome to Parley", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameHeadingText
+	intro := widget.NewLabelWithStyle("Talk to your assistant by voice or text, and keep your conversations and personas.",
+		fyne.TextAlignCenter, fyne.TextStyle{})
+	intro.Wrapping = fyne.TextWrapWord
+
+	local := widget.NewButtonWithIcon("Use the local service", theme.ComputerIcon(), u.useLocal)
+	local.Importance = widget.HighImportance
+	localHint := widget.NewLabelWithStyle("Runs a service on this computer, with an offline responder and local voices. No account needed.",
+		fyne.TextAlignCenter, fyne.TextStyle{})
+	localHint.Wrapping = fyne.TextWrapWord
+	localHint.Importance = widget.LowImportance
+	remote := widget.NewButtonWithIcon("Connect to a service…", theme.LoginIcon(), u.showAccount)
+	remoteHint := widget.NewLabelWithStyle("Use a Chat and Voice Service you have an address and an API key for.",
+		fyne.TextAlignCenter, fyne.TextStyle{})
+	remoteHint.Wrapping = fyne.TextWrapWord
+	remoteHint.Importance = widget.LowImportance
+
+	items := []fyne.CanvasObject{container.NewCenter(logo), title, intro, widget.NewSeparator()}
+	if err != nil {
+		msg := widget.NewLabelWithStyle("That did not work. "+phrase(err).text, fyne.TextAlignCenter, fyne.TextStyle{})
+		msg.Wrapping = fyne.TextWrapWord
+		msg.Importance = widget.DangerImportance
+		items = append(items, msg)
+	}
+	if u.deps.Local != nil {
+		items = append(items, local, localHint)
+	} else {
+		remote.Importance = widget.HighImportance
+	}
+	items = append(items, remote, remoteHint)
+	box := container.NewVBox(items...)
+	u.win.SetMainMenu(nil)
+	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(460, box.MinSize().Height), box)))
+	u.win.Canvas().Unfocus()
+	u.onEnter = remote.OnTapped
+	if u.deps.Local != nil {
+		u.onEnter = local.OnTapped
+	}
+}
+
+// showConnecting shows that Parley is reaching a service.
+func (u *UI) showConnecting(what string) {
+	bar := widget.NewProgressBarInfinite()
+	label := widget.NewLabelWithStyle("Connecting to "+what+"…", fyne.TextAlignCenter, fyne.TextStyle{})
+	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(360, 80), container.NewVBox(label, bar))))
+}

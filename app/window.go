@@ -1,0 +1,202 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// Keyboard shortcuts of the main window; the menu items carry them, so they work while the
+// composer has focus (window shortcuts do not fire while an Entry has focus).
+var (
+	scNew      = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
+	scSearch   = &desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}
+	scSettings = &desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: fyne.KeyModifierShortcutDefault}
+	scMic      = &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault}
+	scClose    = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
+	scQuit     = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+)
+
+// buildMain puts the main window together: the menu, the sidebar, the conversation (header,
+// messages, composer) and the status bar.
+func (u *UI) buildMain() {
+	u.sidebar = newSidebar(u)
+	u.chat = newChatView(u)
+	u.composer = newComposer(u)
+	u.status = newStatusBar(u)
+	u.header = newHeader(u)
+	if u.voice == nil {
+		u.voice = newVoiceControl(u)
+	}
+
+	conv := container.NewBorder(u.header.object(), u.composer.object(), nil, nil, u.chat.object())
+	split := container.NewHSplit(u.sidebar.object(), conv)
+	split.SetOffset(0.27)
+	u.win.SetContent(container.NewBorder(nil, u.status.object(), nil, nil, split))
+	u.win.SetMainMenu(u.mainMenu())
+	u.status.refresh()
+}
+
+// mainMenu holds every command, with its shortcut.
+func (u *UI) mainMenu() *fyne.MainMenu {
+	item := func(label string, sc fyne.Shortcut, action func()) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, action)
+		it.Shortcut = sc
+		return it
+	}
+	quit := item("Quit", scQuit, u.quit)
+	quit.IsQuit = true
+	return fyne.NewMainMenu(
+		fyne.NewMenu("Parley",
+			fyne.NewMenuItem("Account…", u.showAccount),
+			fyne.NewMenuItem("Preferences…", u.showPreferences),
+			fyne.NewMenuItemSeparator(),
+			item("Close window", scClose, u.quit),
+			quit,
+		),
+		fyne.NewMenu("Conversation",
+			item("New conversation", scNew, u.newConversation),
+			item("Search conversations", scSearch, func() { u.sidebar.focusSearch() }),
+			item("Settings…", scSettings, u.showSettings),
+			fyne.NewMenuItemSeparator(),
+			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
+			fyne.NewMenuItem("Export as JSON…", func() { u.export(exportJSON) }),
+			fyne.NewMenuItemSeparator(),
+			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
+		),
+		fyne.NewMenu("Voice",
+			item("Push to talk", scMic, u.toggleRecording),
+			fyne.NewMenuItem("Stop speaking", func() { u.voice.stopSpeaking() }),
+		),
+		fyne.NewMenu("Help",
+			fyne.NewMenuItem("Keyboard shortcuts", u.showShortcuts),
+			fyne.NewMenuItem("About Parley", u.showAbout),
+		),
+	)
+}
+
+// typedKey handles keys that reach the window with no widget focused.
+func (u *UI) typedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyEscape:
+		u.escape()
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if u.onEnter != nil {
+			u.onEnter()
+		}
+	}
+}
+
+// escape closes the dialog on top, else stops a recording, else the speech.
+func (u *UI) escape() {
+	if u.closeDialog != nil {
+		u.closeDialog()
+		return
+	}
+	if u.voice != nil {
+		u.voice.escape()
+	}
+}
+
+// quit closes the window, which ends the app.
+func (u *UI) quit() { u.win.Close() }
+
+// apply renders a change of the session's state.
+func (u *UI) apply(ch conversation.Change) {
+	if u.sidebar == nil {
+		return
+	}
+	if ch.List {
+		u.sidebar.refresh()
+	}
+	if ch.Err != nil {
+		u.sidebar.showError(ch.Err)
+	}
+	if ch.Thread != nil && ch.Thread == u.current {
+		u.chat.render()
+		u.header.refresh()
+		u.sidebar.selectCurrent()
+		u.voice.threadChanged(ch.Thread)
+	}
+	if ch.Usage {
+		u.status.refresh()
+	}
+}
+
+// newConversation opens a new, empty conversation with the default settings.
+func (u *UI) newConversation() {
+	cfg, voice := u.defaultSettings()
+	u.show(u.sess.NewThread(cfg, voice))
+}
+
+// open shows an existing conversation.
+func (u *UI) open(id client.ConversationID) {
+	if u.current != nil && u.sess.Snapshot(u.current).ID == id {
+		u.focusComposer()
+		return
+	}
+	u.show(u.sess.Open(id))
+}
+
+// show makes th the conversation on screen, keeping the composer's text of each conversation.
+func (u *UI) show(th *conversation.Thread) {
+	if u.current != nil {
+		u.drafts[u.current] = u.composer.text()
+	}
+	u.current = th
+	u.composer.setText(u.drafts[th])
+	u.chat.setThread(th)
+	u.header.refresh()
+	u.sidebar.selectCurrent()
+	u.focusComposer()
+}
+
+// focusComposer gives the composer the keyboard.
+func (u *UI) focusComposer() {
+	if u.composer != nil {
+		u.win.Canvas().Focus(u.composer.entry)
+	}
+}
+
+// currentEntry is the list entry of the conversation on screen (zero for a new one).
+func (u *UI) currentEntry() conversation.Entry {
+	if u.current == nil {
+		return conversation.Entry{}
+	}
+	v := u.sess.Snapshot(u.current)
+	if v.ID.IsZero() {
+		return conversation.Entry{}
+	}
+	entries, _ := u.sess.Entries()
+	for _, e := range entries {
+		if e.ID == v.ID {
+			return e
+		}
+	}
+	return conversation.Entry{ID: v.ID}
+}
+
+// send sends the composer's text in the conversation on screen.
+func (u *UI) send(text string) {
+	if u.current == nil || u.sess == nil {
+		return
+	}
+	u.sess.Send(u.current, text)
+	u.chat.stickToBottom()
+}
+
+// showError puts an error sentence where the person is looking, with its action.
+func (u *UI) showError(err error) {
+	if err == nil {
+		return
+	}
+	p := phrase(err)
+	if p.action == actionAccount {
+		u.showAccountWith(p.text)
+		return
+	}
+	u.status.flash(p.text)
+}
