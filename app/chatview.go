@@ -53,10 +53,10 @@ type chatView struct {
 	// (a conversation opened, a message sent); otherwise a render follows the newest message
 	// only when the person has not scrolled up to read.
 	toBottom bool
-	empty   *fyne.Container
-	box     *fyne.Container
-	measure *bubbleRow // a row used only to measure
-	metrics textMetrics
+	empty    *fyne.Container
+	box      *fyne.Container
+	measure  *bubbleRow // a row used only to measure
+	metrics  textMetrics
 }
 
 func newChatView(u *UI) *chatView {

@@ -17,14 +17,14 @@ const loadAhead = 30
 
 // sidebar is the conversation list: a search box, a New button and a virtualized list.
 type sidebar struct {
-	u        *UI
-	search   *widget.Entry
-	list     *conversationList
-	items    []conversation.Entry // what the list shows: the search's result
-	errLine  *widget.Label
-	errBox   *fyne.Container
+	u         *UI
+	search    *widget.Entry
+	list      *conversationList
+	items     []conversation.Entry // what the list shows: the search's result
+	errLine   *widget.Label
+	errBox    *fyne.Container
 	selecting bool // a selection made by the code, not the person
-	box      fyne.CanvasObject
+	box       fyne.CanvasObject
 }
 
 func newSidebar(u *UI) *sidebar {
