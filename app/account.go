@@ -134,7 +134,7 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 		if k == "" {
 			stored, err := u.deps.Secrets.Get(base)
 			if err != nil {
-				fyne.Do(func() { done(nil, "", "Enter the API key: "+phrase(err).text, err) })
+				a.u.do(func() { done(nil, "", "Enter the API key: "+phrase(err).text, err) })
 				return
 			}
 			k = stored
@@ -146,7 +146,7 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 			cancel()
 		}
 		if err != nil {
-			fyne.Do(func() { done(nil, "", phrase(err).text, err) })
+			a.u.do(func() { done(nil, "", phrase(err).text, err) })
 			return
 		}
 		msg := "Connected to " + svc.BaseURL() + "."
@@ -155,7 +155,7 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 			msg += " Balance: " + points(*acc.Balance) + "."
 		}
 		cancel()
-		fyne.Do(func() { done(svc, k, msg, nil) })
+		a.u.do(func() { done(svc, k, msg, nil) })
 	}()
 }
 
@@ -191,7 +191,7 @@ func (a *accountDialog) save() {
 		base := svc.BaseURL()
 		go func() {
 			serr := u.deps.Secrets.Set(base, key)
-			fyne.Do(func() {
+			a.u.do(func() {
 				if serr != nil && keyringMissing(serr) {
 					dialog.ShowConfirm("Keep the key for this session?",
 						fmt.Sprintf("The system keyring is not available (%s), so the key cannot be stored. Keep it for this session only? You will be asked again next time.", reasonOf(serr)),

@@ -79,6 +79,9 @@ type Deps struct {
 	Version string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+
+	// run, in tests, replaces fyne.Do: the test runs the queued updates on its own goroutine.
+	run func(func())
 }
 
 // UI is the desktop app: one main window over one session at a time.
@@ -100,6 +103,10 @@ type UI struct {
 
 	// closeDialog hides the dialog on top (Escape), when one is open.
 	closeDialog func()
+	// accountOffered marks the failed turns for which the account dialog was opened.
+	accountOffered map[int64]bool
+	// lastSettings is the settings dialog shown last (for tests).
+	lastSettings *settingsDialog
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
 	onEnter func()
 
@@ -116,7 +123,7 @@ func New(a fyne.App, d Deps) *UI {
 		d.Now = time.Now
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &UI{app: a, deps: d, drafts: map[*conversation.Thread]string{}, ctx: ctx, cancel: cancel}
+	u := &UI{app: a, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)
 	u.win.SetMaster()
@@ -168,4 +175,13 @@ func (u *UI) shutdown() {
 	if u.deps.Local != nil {
 		u.deps.Local.Stop()
 	}
+}
+
+// do runs fn on the UI goroutine, for work that finished in the background.
+func (u *UI) do(fn func()) {
+	if u.deps.run != nil {
+		u.deps.run(fn)
+		return
+	}
+	fyne.Do(fn)
 }

@@ -175,7 +175,7 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 		c.exact[id] = true
 		h := r.heightFor(c.width)
 		if abs32(h-c.heights[id]) > 0.5 {
-			fyne.Do(func() { c.correct(id, h) })
+			c.u.do(func() { c.correct(id, h) })
 		}
 	}
 }

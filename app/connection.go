@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"fyne.io/fyne/v2"
 
 	"parley/client"
 	"parley/conversation"
@@ -56,7 +55,7 @@ func (u *UI) connectFromEnvironment() {
 		if key == "" {
 			k, err := u.deps.Secrets.Get(base)
 			if err != nil {
-				fyne.Do(func() { u.showAccountAfter(err, base) })
+				u.do(func() { u.showAccountAfter(err, base) })
 				return
 			}
 			key = k
@@ -72,7 +71,7 @@ func (u *UI) connectStored() {
 	go func() {
 		key, err := u.deps.Secrets.Get(base)
 		if err != nil {
-			fyne.Do(func() { u.showAccountAfter(err, base) })
+			u.do(func() { u.showAccountAfter(err, base) })
 			return
 		}
 		u.connect(base, client.APIKey(key), &connection{})
@@ -85,7 +84,7 @@ func (u *UI) useLocal() {
 	go func() {
 		base, key, err := u.deps.Local.Start(u.ctx)
 		if err != nil {
-			fyne.Do(func() { u.showWelcomeAfter(err) })
+			u.do(func() { u.showWelcomeAfter(err) })
 			return
 		}
 		u.app.Preferences().SetString(prefService, serviceLocal)
@@ -98,11 +97,11 @@ func (u *UI) useLocal() {
 func (u *UI) connect(base string, key client.APIKey, c *connection) {
 	svc, err := u.deps.Connect(base, key)
 	if err != nil {
-		fyne.Do(func() { u.showAccountAfter(err, base) })
+		u.do(func() { u.showAccountAfter(err, base) })
 		return
 	}
 	c.svc, c.baseURL = svc, svc.BaseURL()
-	fyne.Do(func() { u.attach(c) })
+	u.do(func() { u.attach(c) })
 }
 
 // attach makes c the service in use: a new session, the main window, a new conversation.
@@ -116,7 +115,7 @@ func (u *UI) attach(c *connection) {
 		u.voice.stopAll()
 		u.voice.speaker = nil // it speaks through the service in use
 	}
-	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { fyne.Do(func() { u.apply(ch) }) })
+	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
 	u.sess.LoadMore()

@@ -73,7 +73,7 @@ func (u *UI) showPreferences() {
 			ctx, cancel := context.WithTimeout(u.ctx, 5*time.Second)
 			defer cancel()
 			devs, err := u.deps.InputDevices(ctx)
-			fyne.Do(func() {
+			u.do(func() {
 				if err != nil {
 					testState.SetText(phrase(err).text)
 					return
@@ -108,7 +108,7 @@ func (u *UI) showPreferences() {
 			for _, v := range vs {
 				names = append(names, v.Name)
 			}
-			fyne.Do(func() { voiceName.SetOptions(names) })
+			u.do(func() { voiceName.SetOptions(names) })
 		}
 	}()
 	var presetNames []string
@@ -189,13 +189,13 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 			case l := <-levels:
 				v := float32(max(0, min(1, (l.RMS+60)/60)))
 				msg := fmt.Sprintf("%.0f dB", l.RMS)
-				fyne.Do(func() { level(v, msg) })
+				u.do(func() { level(v, msg) })
 			}
 		}
 	}()
 	go func() {
 		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV})
-		fyne.Do(func() {
+		u.do(func() {
 			if err != nil && ctx.Err() == nil {
 				level(0, phrase(err).text)
 			}

@@ -114,6 +114,7 @@ func (u *UI) showSettings() {
 	v := u.sess.Snapshot(u.current)
 	s := &settingsDialog{u: u, th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.app.Preferences()}}
 	s.build(formOf(v.Config, v.Voice))
+	u.lastSettings = s
 	u.showDialog(s.d, s.save)
 	u.win.Canvas().Focus(s.persona)
 	go s.loadVoices()
@@ -270,7 +271,7 @@ func (s *settingsDialog) save() {
 	s.saveBtn.Disable()
 	u := s.u
 	u.sess.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
-		fyne.Do(func() {
+		s.u.do(func() {
 			if err != nil {
 				s.errText.SetText("Not saved. " + phrase(err).text)
 				s.errText.Show()
@@ -304,7 +305,7 @@ func (s *settingsDialog) loadVoices() {
 	for _, v := range voices {
 		names = append(names, v.Name)
 	}
-	fyne.Do(func() { s.voice.SetOptions(names) })
+	s.u.do(func() { s.voice.SetOptions(names) })
 }
 
 // saveAsPreset asks for a name and saves the form as the person's preset.

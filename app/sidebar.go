@@ -203,7 +203,7 @@ func (u *UI) confirmDelete(e conversation.Entry) {
 		}
 		wasCurrent := u.currentEntry().ID == e.ID
 		u.sess.Delete(e.ID, func(err error) {
-			fyne.Do(func() {
+			u.do(func() {
 				if err != nil {
 					u.status.flash("The conversation was not deleted. " + phrase(err).text)
 					return

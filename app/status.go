@@ -82,7 +82,7 @@ func (s *statusBar) flash(msg string) {
 	id := s.flashID
 	s.message.SetText(msg)
 	time.AfterFunc(flashFor, func() {
-		fyne.Do(func() {
+		s.u.do(func() {
 			if s.flashID == id {
 				s.message.SetText("")
 			}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2"
 
 	"parley/audio"
 	"parley/audio/playback"
@@ -93,7 +92,7 @@ func (v *voiceControl) startRecording() {
 		take, err := rec.Record(ctx, opts)
 		cancelled := ctx.Err() != nil
 		cancel()
-		fyne.Do(func() { v.tookTake(take, err, cancelled) })
+		v.u.do(func() { v.tookTake(take, err, cancelled) })
 	}()
 }
 
@@ -116,7 +115,7 @@ func (v *voiceControl) showLevels(ctx context.Context, levels <-chan audio.Level
 		if last.RMS > -40 {
 			state = "Hearing you…"
 		}
-		fyne.Do(func() {
+		v.u.do(func() {
 			if v.recording {
 				v.u.composer.setLevel(math.Max(level, 0), elapsed, state)
 				v.state(fmt.Sprintf("Recording %d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60))
@@ -165,7 +164,7 @@ func (v *voiceControl) tookTake(take *audio.Take, err error, cancelled bool) {
 		ctx, cancel := context.WithTimeout(u.ctx, 2*time.Minute)
 		defer cancel()
 		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
-		fyne.Do(func() { v.transcribed(th, tr, err) })
+		v.u.do(func() { v.transcribed(th, tr, err) })
 	}()
 }
 
@@ -194,23 +193,31 @@ func (v *voiceControl) transcribed(th *conversation.Thread, tr *client.Transcrip
 	u.focusComposer()
 }
 
+// expectReply notes that the person sent a message in th, so that its reply is spoken.
+func (v *voiceControl) expectReply(th *conversation.Thread) {
+	if _, ok := v.waiting[th]; !ok {
+		v.waiting[th] = len(v.u.sess.Snapshot(th).Messages)
+	}
+}
+
 // threadChanged speaks a reply that has just arrived in the conversation on screen, when
-// auto-speak is on.
+// auto-speak is on: the newest assistant message after the ones there when the person sent.
 func (v *voiceControl) threadChanged(th *conversation.Thread) {
-	snap := v.u.sess.Snapshot(th)
-	seen, wasWaiting := v.waiting[th]
-	if snap.Waiting() {
-		if !wasWaiting {
-			v.waiting[th] = len(snap.Messages)
-		}
+	seen, ok := v.waiting[th]
+	if !ok {
 		return
 	}
-	delete(v.waiting, th)
-	if !wasWaiting || len(snap.Messages) <= seen || !v.u.app.Preferences().BoolWithFallback(prefAutoSpeak, false) {
+	snap := v.u.sess.Snapshot(th)
+	if len(snap.Messages) <= seen {
 		return
+	}
+	if snap.Waiting() {
+		v.waiting[th] = len(snap.Messages)
+	} else {
+		delete(v.waiting, th)
 	}
 	last := snap.Messages[len(snap.Messages)-1]
-	if last.Role == conversation.Assistant {
+	if last.Role == conversation.Assistant && v.u.app.Preferences().BoolWithFallback(prefAutoSpeak, false) {
 		v.speakWith(last.Text, snap.Voice)
 	}
 }
@@ -241,7 +248,7 @@ func (v *voiceControl) speakWith(text, voiceName string) {
 	go func() {
 		err := sp.Say(u.ctx, text, voiceName, nil)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, voice.ErrNothingToSay) {
-			fyne.Do(func() {
+			v.u.do(func() {
 				u.status.flash("The reply could not be spoken. " + phrase(err).text)
 				v.spoken()
 			})
@@ -263,7 +270,7 @@ func (v *voiceControl) openPlayer() bool {
 		// One audio output for the life of the app.
 		v.player = u.deps.NewPlayer(func(ev playback.Event) {
 			if ev.Kind == playback.QueueDrained {
-				fyne.Do(v.spoken)
+				v.u.do(v.spoken)
 			}
 		})
 		v.player.SetVolume(u.app.Preferences().FloatWithFallback(prefVolume, 1))

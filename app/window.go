@@ -116,6 +116,7 @@ func (u *UI) apply(ch conversation.Change) {
 		u.sidebar.showError(ch.Err)
 	}
 	if ch.Thread != nil && ch.Thread == u.current {
+		u.offerAccountFor(ch.Thread)
 		u.chat.render()
 		u.header.refresh()
 		u.sidebar.selectCurrent()
@@ -184,6 +185,7 @@ func (u *UI) send(text string) {
 	if u.current == nil || u.sess == nil {
 		return
 	}
+	u.voice.expectReply(u.current)
 	u.sess.Send(u.current, text)
 	u.chat.stickToBottom()
 }
@@ -199,4 +201,19 @@ func (u *UI) showError(err error) {
 		return
 	}
 	u.status.flash(p.text)
+}
+
+// offerAccountFor opens the account dialog once for a message refused because of the key or
+// the address; the message stays, with Retry, for after the account is fixed.
+func (u *UI) offerAccountFor(th *conversation.Thread) {
+	for _, t := range u.sess.Snapshot(th).Turns {
+		if t.State != conversation.Failed || u.accountOffered[t.Key] {
+			continue
+		}
+		if p := phrase(t.Err); p.action == actionAccount {
+			u.accountOffered[t.Key] = true
+			u.showAccountWith(p.text)
+			return
+		}
+	}
 }

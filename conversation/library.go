@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"strings"
+	"time"
 
 	"parley/client"
 )
@@ -72,7 +73,7 @@ func (s *Session) LoadMore() {
 	s.listing = true
 	cursor := s.cursor
 	s.mu.Unlock()
-	go s.loadPage(cursor)
+	go s.loadPage(cursor, s.now())
 }
 
 // Refresh reads the list again from its first page, keeping what is shown until it arrives.
@@ -84,17 +85,26 @@ func (s *Session) Refresh() {
 	}
 	s.listing, s.listDone, s.cursor, s.pages = true, false, "", 0
 	s.mu.Unlock()
-	go s.loadPage("")
+	go s.loadPage("", s.now())
 }
 
-func (s *Session) loadPage(cursor string) {
+// loadPage reads one page of the list; asked is when it was asked for. A first page replaces
+// the list, except for conversations that changed here since it was asked for (a reply that
+// arrived meanwhile), which stay at the top.
+func (s *Session) loadPage(cursor string, asked time.Time) {
 	page, err := s.svc.ListConversations(s.ctx, client.ListConversationsRequest{Limit: pageSize, Cursor: cursor})
 	s.mu.Lock()
 	s.listing = false
 	s.listErr = err
 	if err == nil {
 		if cursor == "" {
-			s.entries = s.entries[:0]
+			kept := s.entries[:0]
+			for _, e := range s.entries {
+				if !e.UpdatedAt.Before(asked) {
+					kept = append(kept, e)
+				}
+			}
+			s.entries = kept
 		}
 		seen := make(map[string]bool, len(s.entries))
 		for _, e := range s.entries {

@@ -1,0 +1,641 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/client"
+	"parley/conversation"
+)
+
+// fakeService is a scripted Chat and Voice Service.
+type fakeService struct {
+	mu        sync.Mutex
+	chats     []client.SendMessageRequest
+	patches   []client.Config
+	deletes   []string
+	speech    []string
+	transcr   int
+	history   map[string]*client.History
+	list      []client.Conversation
+	nextID    int
+	chatErrs  []error
+	chatGate  chan struct{} // when set, chat calls wait for a value
+	chatEnter chan string   // receives each chat message as its call starts
+	voices    []client.Voice
+	heard     string // what transcribe hears
+}
+
+func newFakeService() *fakeService {
+	return &fakeService{history: map[string]*client.History{}, chatEnter: make(chan string, 100), heard: "what is the weather like"}
+}
+
+func parseID(s string) client.ConversationID {
+	id, err := client.ParseConversationID(s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+func (f *fakeService) BaseURL() string { return "http://127.0.0.1:8780" }
+
+func (f *fakeService) SendMessage(ctx context.Context, req client.SendMessageRequest) (*client.SendMessageResult, error) {
+	f.mu.Lock()
+	f.chats = append(f.chats, req)
+	gate := f.chatGate
+	var err error
+	if len(f.chatErrs) > 0 {
+		err, f.chatErrs = f.chatErrs[0], f.chatErrs[1:]
+	}
+	id := req.ConversationID
+	if id.IsZero() && err == nil {
+		f.nextID++
+		id = parseID(fmt.Sprintf("c%d", f.nextID))
+		f.history[id.String()] = &client.History{ConversationID: id}
+		f.list = append([]client.Conversation{{ID: id, Title: req.Message}}, f.list...)
+	}
+	f.mu.Unlock()
+	f.chatEnter <- req.Message
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	reply := "Re: " + req.Message + ". The tide turns at six. Hold course west."
+	f.mu.Lock()
+	h := f.history[id.String()]
+	h.Messages = append(h.Messages, client.Message{Role: "user", Content: req.Message}, client.Message{Role: "assistant", Content: reply})
+	if req.Persona != nil {
+		h.Config.Persona = req.Persona
+	}
+	f.mu.Unlock()
+	charged, balance := int64(1), int64(99)
+	return &client.SendMessageResult{ConversationID: id, Reply: reply, PointsCharged: &charged, Balance: &balance}, nil
+}
+
+func (f *fakeService) ListConversations(context.Context, client.ListConversationsRequest) (*client.ConversationList, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return &client.ConversationList{Conversations: append([]client.Conversation(nil), f.list...)}, nil
+}
+
+func (f *fakeService) History(_ context.Context, id client.ConversationID) (*client.History, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.history[id.String()]
+	if h == nil {
+		return nil, &client.Error{StatusCode: 404}
+	}
+	cp := *h
+	cp.Messages = append([]client.Message(nil), h.Messages...)
+	return &cp, nil
+}
+
+func (f *fakeService) SaveConfig(_ context.Context, id client.ConversationID, cfg client.Config) (*client.Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.patches = append(f.patches, cfg)
+	h := f.history[id.String()]
+	if cfg.Persona != nil {
+		h.Config.Persona = cfg.Persona
+	}
+	if cfg.Temperature != nil {
+		h.Config.Temperature = cfg.Temperature
+	}
+	if cfg.TopP != nil {
+		h.Config.TopP = cfg.TopP
+	}
+	if cfg.MaxTokens != nil {
+		h.Config.MaxTokens = cfg.MaxTokens
+	}
+	saved := h.Config
+	return &saved, nil
+}
+
+func (f *fakeService) DeleteConversation(_ context.Context, id client.ConversationID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deletes = append(f.deletes, id.String())
+	delete(f.history, id.String())
+	for i, c := range f.list {
+		if c.ID == id {
+			f.list = append(f.list[:i], f.list[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+func (f *fakeService) Transcribe(context.Context, client.TranscribeRequest) (*client.Transcript, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.transcr++
+	return &client.Transcript{Text: f.heard, Language: "en"}, nil
+}
+
+func (f *fakeService) Speak(_ context.Context, req client.SpeechRequest) (*client.Speech, error) {
+	f.mu.Lock()
+	f.speech = append(f.speech, req.Text)
+	f.mu.Unlock()
+	return &client.Speech{MIMEType: "audio/mpeg", Audio: []byte(req.Text)}, nil
+}
+
+func (f *fakeService) Voices(context.Context) ([]client.Voice, error) { return f.voices, nil }
+
+func (f *fakeService) Account(context.Context) (*client.Account, error) {
+	b := int64(100)
+	return &client.Account{Balance: &b}, nil
+}
+
+// snapshot returns copies of what the fake recorded.
+func (f *fakeService) recorded() (patches []client.Config, deletes []string, transcribes int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]client.Config(nil), f.patches...), append([]string(nil), f.deletes...), f.transcr
+}
+
+func (f *fakeService) chatRequests() []client.SendMessageRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]client.SendMessageRequest(nil), f.chats...)
+}
+
+// fakeRecorder returns a scripted take.
+type fakeRecorder struct {
+	take  *audio.Take
+	calls chan struct{}
+}
+
+func (r *fakeRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*audio.Take, error) {
+	r.calls <- struct{}{}
+	return r.take, nil
+}
+
+func (r *fakeRecorder) Stop() {}
+
+// fakePlayer records the clips it was given.
+type fakePlayer struct {
+	mu    sync.Mutex
+	clips []string
+	added chan string
+}
+
+func (p *fakePlayer) Enqueue(r io.Reader) (playback.ClipID, error) {
+	b, _ := io.ReadAll(r)
+	p.mu.Lock()
+	p.clips = append(p.clips, string(b))
+	p.mu.Unlock()
+	p.added <- string(b)
+	return 1, nil
+}
+
+func (p *fakePlayer) Stop()             {}
+func (p *fakePlayer) SetVolume(float64) {}
+
+// memSecrets is a keyring in memory.
+type memSecrets struct {
+	mu   sync.Mutex
+	keys map[string]string
+	err  error
+}
+
+func (m *memSecrets) Get(base string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return "", m.err
+	}
+	return m.keys[base], nil
+}
+
+func (m *memSecrets) Set(base, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	m.keys[base] = key
+	return nil
+}
+
+func (m *memSecrets) Delete(string) error { return nil }
+
+// harness is the app over fakes, with a channel told after every rendered change.
+type harness struct {
+	t       *testing.T
+	u       *UI
+	svc     *fakeService
+	rec     *fakeRecorder
+	player  *fakePlayer
+	queue   chan func() // updates from background work, run by waitFor on the test goroutine
+}
+
+// start builds the app on the fake service, as if PARLEY_BASE_URL and PARLEY_API_KEY were set.
+func start(t *testing.T, svc *fakeService) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	h := &harness{t: t, svc: svc, queue: make(chan func(), 1000),
+		rec:    &fakeRecorder{calls: make(chan struct{}, 10)},
+		player: &fakePlayer{added: make(chan string, 100)}}
+	env := map[string]string{"PARLEY_BASE_URL": svc.BaseURL(), "PARLEY_API_KEY": "pk_test_0123456789abcdef"}
+	h.u = New(a, Deps{
+		Connect:     func(string, client.APIKey) (Service, error) { return svc, nil },
+		Secrets:     &memSecrets{keys: map[string]string{}},
+		NewRecorder: func() Recorder { return h.rec },
+		NewPlayer:   func(func(playback.Event)) Player { return h.player },
+		Getenv:      func(k string) string { return env[k] },
+		Version:     "parley test",
+		Now:         func() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) },
+		run:         func(fn func()) { h.queue <- fn },
+	})
+	h.u.win.Resize(fyne.NewSize(1000, 700))
+	h.waitFor(func() bool { return h.u.sess != nil && h.u.composer != nil })
+	t.Cleanup(func() { h.u.shutdown() })
+	return h
+}
+
+// waitFor runs the window's updates, one by one, until cond holds.
+func (h *harness) waitFor(cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case fn := <-h.queue:
+			fn()
+		case <-time.After(20 * time.Millisecond):
+			// Some conditions (clips played) change without a window update.
+		case <-deadline:
+			h.t.Fatal("the window never reached the expected state")
+		}
+	}
+}
+
+// typeAndSend types text in the composer and presses Enter.
+func (h *harness) typeAndSend(text string) {
+	test.Type(h.u.composer.entry, text)
+	h.u.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+}
+
+func (h *harness) view() conversation.ThreadView { return h.u.sess.Snapshot(h.u.current) }
+
+// shown counts the chat view's rendered rows of a kind.
+func (h *harness) shown(kind rowKind) int {
+	n := 0
+	for _, r := range h.u.chat.rows {
+		if r.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// failedShown reports whether a failed (or lost) message is rendered.
+func (h *harness) failedShown() bool {
+	for _, r := range h.u.chat.rows {
+		if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
+	h := start(t, newFakeService())
+	if h.u.win.Canvas().Focused() != h.u.composer.entry {
+		t.Error("the composer does not have the keyboard when the window opens")
+	}
+	h.typeAndSend("Hello there")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	if h.u.composer.text() != "" || h.u.win.Canvas().Focused() != h.u.composer.entry {
+		t.Errorf("after sending: composer %q, focus %v", h.u.composer.text(), h.u.win.Canvas().Focused())
+	}
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 })
+	if h.u.sidebar.items[0].DisplayTitle() != "Hello there" || h.u.currentEntry().ID.String() != "c1" {
+		t.Errorf("sidebar %+v, current %v", h.u.sidebar.items, h.u.currentEntry().ID)
+	}
+	if h.u.header.title.Text != "Hello there" {
+		t.Errorf("header %q", h.u.header.title.Text)
+	}
+	h.typeAndSend("And again")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
+	reqs := h.svc.chatRequests()
+	if len(reqs) != 2 || reqs[1].ConversationID.String() != "c1" {
+		t.Errorf("requests %+v", reqs)
+	}
+	if len(h.u.sidebar.items) != 1 {
+		t.Errorf("the second send made another conversation: %+v", h.u.sidebar.items)
+	}
+	if got := h.u.status.points.Text; !strings.Contains(got, "1 point") || !strings.Contains(got, "99 points") {
+		t.Errorf("status bar points %q", got)
+	}
+}
+
+func TestApp_ShiftEnterAddsALine(t *testing.T) {
+	h := start(t, newFakeService())
+	e := h.u.composer.entry
+	test.Type(e, "line one")
+	e.KeyDown(&fyne.KeyEvent{Name: "LeftShift"})
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	e.KeyUp(&fyne.KeyEvent{Name: "LeftShift"})
+	test.Type(e, "line two")
+	if e.Text != "line one\nline two" || len(h.svc.chatRequests()) != 0 {
+		t.Errorf("composer %q after Shift+Enter, %d calls", e.Text, len(h.svc.chatRequests()))
+	}
+}
+
+func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
+	svc := newFakeService()
+	svc.history["old"] = &client.History{ConversationID: parseID("old"), Messages: []client.Message{{Role: "user", Content: "earlier"}}}
+	svc.list = []client.Conversation{{ID: parseID("old"), Title: "Earlier talk"}}
+	svc.chatGate = make(chan struct{})
+	h := start(t, svc)
+	h.typeAndSend("Question")
+	<-svc.chatEnter
+	pending := h.u.current
+	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
+	if rows := h.u.chat.rows; len(rows) != 2 || rows[1].kind != rowThinking {
+		t.Fatalf("while waiting: rows %+v, want the message and a thinking bubble", rows)
+	}
+	// The composer stays usable: type a draft, then switch away.
+	test.Type(h.u.composer.entry, "half-typed")
+	h.waitFor(func() bool {
+		for _, e := range h.u.sidebar.items {
+			if e.ID.String() == "old" {
+				return true
+			}
+		}
+		return false
+	})
+	h.u.open(parseID("old"))
+	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
+	if h.u.composer.text() != "" {
+		t.Errorf("the draft followed to the other conversation: %q", h.u.composer.text())
+	}
+	svc.chatGate <- struct{}{}
+	h.waitFor(func() bool { return len(h.u.sess.Snapshot(pending).Messages) == 2 && len(h.u.sidebar.items) == 2 })
+	if len(h.view().Messages) != 1 {
+		t.Errorf("the reply landed in the conversation on screen: %+v", h.view().Messages)
+	}
+	h.u.show(pending)
+	if h.u.composer.text() != "half-typed" {
+		t.Errorf("the draft was lost: %q", h.u.composer.text())
+	}
+}
+
+func TestApp_ErrorThenRetryKeepsTheText(t *testing.T) {
+	svc := newFakeService()
+	svc.chatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
+	h := start(t, svc)
+	h.typeAndSend("Do not lose me")
+	h.waitFor(h.failedShown)
+	row := h.u.chat.rows[0]
+	if row.kind != rowTurn || row.text != "Do not lose me" {
+		t.Fatalf("the failed message is not shown with its text: %+v", row)
+	}
+	b := newBubbleRow(h.u.chat)
+	b.set(row)
+	if !strings.Contains(b.meta.Text, "unavailable") || b.retryBtn.Hidden {
+		t.Errorf("failed bubble: %q, retry hidden %v", b.meta.Text, b.retryBtn.Hidden)
+	}
+	test.Tap(b.retryBtn)
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	if got := h.view().Messages[0].Text; got != "Do not lose me" {
+		t.Errorf("retried message %q", got)
+	}
+}
+
+func TestApp_401OpensAccount(t *testing.T) {
+	svc := newFakeService()
+	svc.chatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key."}}
+	h := start(t, svc)
+	h.typeAndSend("hi")
+	h.waitFor(h.failedShown)
+	if h.u.closeDialog == nil || !strings.Contains(test.RenderToMarkup(h.u.win.Canvas()), "Account") {
+		t.Error("a refused key did not open the account dialog")
+	}
+	if h.view().Turns[0].Text != "hi" {
+		t.Error("the message was lost")
+	}
+}
+
+func TestApp_DeleteAsksAndRemoves(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.u.confirmDelete(h.u.currentEntry())
+	markup := test.RenderToMarkup(h.u.win.Canvas())
+	if !strings.Contains(markup, "Delete “Plan a trip”?") {
+		t.Fatalf("the confirmation does not name the conversation:\n%s", markup)
+	}
+	if _, d, _ := svc.recorded(); len(d) != 0 {
+		t.Fatal("deleted before confirming")
+	}
+	confirm := findButton(h.u.win.Canvas().Overlays().Top(), "Delete")
+	test.Tap(confirm)
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 0 && h.view().ID.IsZero() })
+	if _, d, _ := svc.recorded(); len(d) != 1 || d[0] != "c1" {
+		t.Errorf("deletes %v", d)
+	}
+}
+
+func TestApp_SearchFilters(t *testing.T) {
+	svc := newFakeService()
+	svc.list = []client.Conversation{{ID: parseID("a"), Title: "Lisbon trip"}, {ID: parseID("b"), Title: "Sourdough"}}
+	svc.history["b"] = &client.History{ConversationID: parseID("b"), Messages: []client.Message{{Role: "user", Content: "How long to proof the lighthouse loaf?"}}}
+	h := start(t, svc)
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 2 })
+	h.u.open(parseID("b"))
+	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
+	test.Type(h.u.sidebar.search, "lighthouse")
+	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "b" {
+		t.Errorf("searching the text: %+v", h.u.sidebar.items)
+	}
+	h.u.sidebar.search.SetText("lisbon")
+	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "a" {
+		t.Errorf("searching titles: %+v", h.u.sidebar.items)
+	}
+	h.u.sidebar.search.SetText("")
+	if len(h.u.sidebar.items) != 2 {
+		t.Errorf("clearing the search: %+v", h.u.sidebar.items)
+	}
+}
+
+func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	// A new conversation: the settings travel on its first call.
+	h.u.showSettings()
+	s := h.openSettings()
+	if h.u.win.Canvas().Focused() != s.persona {
+		t.Error("the settings dialog does not open with the persona focused")
+	}
+	test.Type(s.persona, "a ship's navigator")
+	s.tempOn.SetChecked(true)
+	s.temp.SetValue(0.4)
+	s.persona.TypedShortcut(scSubmit) // Ctrl+Enter
+	h.waitFor(func() bool { return h.u.closeDialog == nil })
+	h.typeAndSend("Where are we?")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	first := h.svc.chatRequests()[0]
+	if first.Persona == nil || *first.Persona != "a ship's navigator" || first.Temperature == nil || *first.Temperature != 0.4 {
+		t.Errorf("first call %+v: want the persona and temperature", first)
+	}
+	if p, _, _ := svc.recorded(); len(p) != 0 {
+		t.Error("a new conversation's settings were PATCHed")
+	}
+
+	// An existing one: only the changed field is sent.
+	h.u.sess.Reload(h.u.current)
+	h.waitFor(func() bool { return h.view().Config.Persona != nil && !h.view().Loading })
+	h.u.showSettings()
+	s = h.openSettings()
+	s.maxTok.SetText("64")
+	test.Tap(s.saveBtn)
+	h.waitFor(func() bool { p, _, _ := svc.recorded(); return len(p) == 1 && h.u.closeDialog == nil })
+	patches, _, _ := svc.recorded()
+	p := patches[0]
+	if p.MaxTokens == nil || *p.MaxTokens != 64 || p.Persona != nil || p.Temperature != nil || p.TopP != nil {
+		t.Errorf("PATCH sent %+v; want only max_tokens", p)
+	}
+
+	// Inline validation.
+	h.u.showSettings()
+	s = h.openSettings()
+	s.maxTok.SetText("zero")
+	if !s.saveBtn.Disabled() || !strings.Contains(s.errText.Text, "Max tokens") {
+		t.Errorf("an invalid max tokens: save enabled %v, message %q", !s.saveBtn.Disabled(), s.errText.Text)
+	}
+	h.u.escape()
+	if h.u.closeDialog != nil {
+		t.Error("Esc did not close the dialog")
+	}
+}
+
+// openSettings returns the settings dialog on screen.
+func (h *harness) openSettings() *settingsDialog {
+	h.t.Helper()
+	if h.u.lastSettings == nil {
+		h.t.Fatal("no settings dialog")
+	}
+	return h.u.lastSettings
+}
+
+func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.showSettings()
+	s := h.openSettings()
+	s.preset.SetSelected("Tutor")
+	if !strings.Contains(s.persona.Text, "patient tutor") || !s.tempOn.Checked {
+		t.Fatalf("picking Tutor filled %q (temperature set %v)", s.persona.Text, s.tempOn.Checked)
+	}
+	s.persona.SetText("You are a sailing instructor.")
+	book := presetBook{h.u.app.Preferences()}
+	if err := book.save(Preset{Name: "Sailing", Persona: s.persona.Text}); err != nil {
+		t.Fatal(err)
+	}
+	if err := book.save(Preset{Name: "tutor"}); !errors.Is(err, errPresetBuiltIn) {
+		t.Errorf("overwriting a built-in: %v", err)
+	}
+	if err := book.rename("Sailing", "Sailing school"); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := book.find("Sailing school")
+	if !ok || p.Persona != "You are a sailing instructor." {
+		t.Fatalf("renamed preset %+v %v", p, ok)
+	}
+	h.u.escape()
+	h.u.newFromPreset(p)
+	if v := h.view(); v.Config.Persona == nil || *v.Config.Persona != p.Persona || !v.ID.IsZero() {
+		t.Errorf("a new conversation from the preset: %+v", v.Config)
+	}
+	if err := book.remove("Sailing school"); err != nil || len(book.own()) != 0 {
+		t.Errorf("remove: %v, left %+v", err, book.own())
+	}
+}
+
+func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.u.toggleRecording()
+	<-h.rec.calls
+	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
+	if len(svc.chatRequests()) != 0 {
+		t.Error("the transcript was sent without review")
+	}
+	if h.u.voice.recording || !h.u.composer.recording.Hidden {
+		t.Error("still shown as recording")
+	}
+}
+
+func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.rec.take = &audio.Take{Speech: false, Duration: 2 * time.Second}
+	h.u.toggleRecording()
+	<-h.rec.calls
+	h.waitFor(func() bool { return !h.u.voice.recording })
+	if _, _, n := svc.recorded(); n != 0 || len(svc.chatRequests()) != 0 {
+		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.chatRequests()))
+	}
+	if !strings.Contains(h.u.status.message.Text, "Didn't catch that") {
+		t.Errorf("status %q", h.u.status.message.Text)
+	}
+}
+
+func TestApp_AutoSpeakRequestsFirstSentenceFirst(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	h.typeAndSend("Where to")
+	h.waitFor(func() bool { return len(h.player.added) == 3 })
+	if first := <-h.player.added; first != "Re: Where to." {
+		t.Errorf("first clip %q, want the reply's first sentence", first)
+	}
+	if h.u.status.voice.Text != "Speaking" || h.u.composer.stop.Hidden {
+		t.Errorf("while speaking: status %q, stop hidden %v", h.u.status.voice.Text, h.u.composer.stop.Hidden)
+	}
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	if len(svc.speech) != 3 || !contains(svc.speech, "Re: Where to.") {
+		t.Errorf("speech asked for %q", svc.speech)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// findButton finds a button with text label under o.
+func findButton(o fyne.CanvasObject, label string) *widget.Button {
+	for _, obj := range test.LaidOutObjects(o) {
+		if b, ok := obj.(*widget.Button); ok && b.Text == label {
+			return b
+		}
+	}
+	return nil
+}
