@@ -240,12 +240,12 @@ func (m *memSecrets) Delete(string) error { return nil }
 
 // harness is the app over fakes, with a channel told after every rendered change.
 type harness struct {
-	t       *testing.T
-	u       *UI
-	svc     *fakeService
-	rec     *fakeRecorder
-	player  *fakePlayer
-	queue   chan func() // updates from background work, run by waitFor on the test goroutine
+	t      *testing.T
+	u      *UI
+	svc    *fakeService
+	rec    *fakeRecorder
+	player *fakePlayer
+	queue  chan func() // updates from background work, run by waitFor on the test goroutine
 }
 
 // start builds the app on the fake service, as if PARLEY_BASE_URL and PARLEY_API_KEY were set.

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-
 	"parley/client"
 	"parley/conversation"
 	"parley/keystore"

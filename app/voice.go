@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/audio/vad"
