@@ -1,5 +1,5 @@
 # Parley: two commands for a fresh Debian/Ubuntu machine.
-#   make run   - build Parley and start it on the embedded reference service
+#   make run   - build Parley and open the desktop app (its first-run screen starts the built-in service)
 #   make test  - install what the tests need, then run every check and test
 # Both install the apt packages they need (as root, or through sudo), skipping what is installed.
 
@@ -29,12 +29,12 @@ BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg
 SERVICE_PACKAGES := espeak-ng lame pocketsphinx pocketsphinx-en-us
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
-	xvfb imagemagick xdotool locales mkvtoolnix opus-tools
+	xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng
 
 .PHONY: help run build test deps-build deps-run deps-test check-go fmt-check vet unit integration bench clean
 
 help:
-	@echo "make run    build Parley and start it on the embedded reference service"
+	@echo "make run    build Parley and open the desktop app (the first-run screen offers the built-in service)"
 	@echo "make test   install test dependencies, then gofmt, vet, race tests and integration tests"
 	@echo "make bench  run the benchmarks behind the README's performance table"
 
@@ -76,8 +76,9 @@ deps-test: deps-run
 build: deps-build
 	"$(GO)" build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
+# The app needs a display; without one, parley says so and shows how to use the service and CLI.
 run: deps-run build
-	./$(BIN) serve --demo
+	./$(BIN)
 
 fmt-check: check-go
 	@bad=$$(git ls-files -co --exclude-standard '*.go' | xargs -r gofmt -l); \

@@ -69,7 +69,7 @@ func (u *UI) showAccountWith(message string) {
 	}
 	envNote := widget.NewLabel(strings.Join(notes, "\n"))
 	envNote.Wrapping = fyne.TextWrapWord
-	envNote.Importance = widget.LowImportance
+	envNote.SizeName = theme.SizeNameCaptionText
 	envNote.Hidden = len(notes) == 0
 
 	a.testBtn = widget.NewButtonWithIcon("Test connection", theme.SearchIcon(), a.test)

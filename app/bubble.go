@@ -51,7 +51,6 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
-	b.meta.Importance = widget.LowImportance
 	small := func(icon fyne.Resource, tap func()) *widget.Button {
 		btn := widget.NewButtonWithIcon("", icon, tap)
 		btn.Importance = widget.LowImportance
@@ -91,7 +90,7 @@ func (b *bubbleRow) set(r row) {
 		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
 	}
 	b.meta.SetText(b.metaText())
-	b.meta.Importance = widget.LowImportance
+	b.meta.Importance = widget.MediumImportance
 	if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
 		b.meta.Importance = widget.DangerImportance
 		b.bg.FillColor = withAlpha(b.bg.FillColor, 0x99)

@@ -72,7 +72,7 @@ func newChatView(u *UI) *chatView {
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	hint := widget.NewLabelWithStyle("Type a message and press Enter, or press Ctrl+M and speak.", fyne.TextAlignCenter, fyne.TextStyle{})
-	hint.Importance = widget.LowImportance
+	hint.SizeName = theme.SizeNameCaptionText
 	c.empty = container.NewCenter(container.NewVBox(title, hint))
 	c.box = container.NewStack(c.list, c.empty)
 	return c

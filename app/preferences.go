@@ -41,7 +41,7 @@ func (u *UI) showPreferences() {
 	var level float32
 	meterBox := container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter))
 	testState := widget.NewLabel("")
-	testState.Importance = widget.LowImportance
+	testState.SizeName = theme.SizeNameCaptionText
 	var testCancel context.CancelFunc
 	stopTest := func() {
 		if testCancel != nil {

@@ -170,7 +170,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	}
 	hint := widget.NewLabel(note)
 	hint.Wrapping = fyne.TextWrapWord
-	hint.Importance = widget.LowImportance
+	hint.SizeName = theme.SizeNameCaptionText
 
 	form := widget.NewForm(
 		widget.NewFormItem("Preset", container.NewBorder(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
@@ -184,7 +184,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.saveBtn.Importance = widget.HighImportance
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), s.cancel)
 	keys := widget.NewLabel("Ctrl+Enter saves · Esc cancels")
-	keys.Importance = widget.LowImportance
+	keys.SizeName = theme.SizeNameCaptionText
 	buttons := container.NewBorder(nil, nil, keys, container.NewHBox(cancel, s.saveBtn))
 	content := container.NewVBox(form, hint, s.errText, buttons)
 	title := "Conversation settings"

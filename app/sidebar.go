@@ -107,7 +107,7 @@ func newConversationList(s *sidebar) *conversationList {
 		if id >= len(s.items) {
 			return
 		}
-		o.(*conversationRow).set(s.items[id])
+		o.(*conversationRow).set(id, s.items[id])
 		if _, more := s.u.sess.Entries(); more && id >= len(s.items)-loadAhead && s.search.Text == "" {
 			s.u.sess.LoadMore()
 		}
@@ -139,6 +139,7 @@ func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
 type conversationRow struct {
 	widget.BaseWidget
 	s     *sidebar
+	index widget.ListItemID
 	entry conversation.Entry
 	title *widget.Label
 	when  *widget.Label
@@ -153,14 +154,21 @@ func newConversationRow(s *sidebar) *conversationRow {
 	return r
 }
 
-func (r *conversationRow) set(e conversation.Entry) {
-	r.entry = e
+func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
+	r.index, r.entry = index, e
 	r.title.SetText(e.DisplayTitle())
 	r.when.SetText(conversation.RelativeTime(e.UpdatedAt, r.s.u.deps.Now()))
 }
 
 func (r *conversationRow) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.New(&rowStack{}, r.title, r.when))
+}
+
+// Tapped opens the conversation. (A row that takes right clicks must take left clicks too: the
+// list under it no longer sees them.)
+func (r *conversationRow) Tapped(*fyne.PointEvent) {
+	r.s.list.UnselectAll()
+	r.s.list.Select(r.index)
 }
 
 // TappedSecondary offers the row's actions.

@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -50,8 +52,11 @@ func (s *statusBar) refresh() {
 		return
 	}
 	where := c.host()
-	if c.local {
-		where = "Local service (" + c.host() + ")"
+	switch {
+	case c.local:
+		where = "Local service (built in, " + c.host() + ")"
+	case isLoopback(c.baseURL):
+		where += " (this computer)"
 	}
 	if c.sessionKey {
 		where += " · key for this session only"
@@ -88,6 +93,19 @@ func (s *statusBar) flash(msg string) {
 			}
 		})
 	})
+}
+
+// isLoopback reports whether the service runs on this computer.
+func isLoopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
 }
 
 // points is "1 point" or "n points".

@@ -32,12 +32,12 @@ func (u *UI) showWelcomeAfter(err error) {
 	localHint := widget.NewLabelWithStyle("Runs a service on this computer, with an offline responder and local voices. No account needed.",
 		fyne.TextAlignCenter, fyne.TextStyle{})
 	localHint.Wrapping = fyne.TextWrapWord
-	localHint.Importance = widget.LowImportance
+	localHint.SizeName = theme.SizeNameCaptionText
 	remote := widget.NewButtonWithIcon("Connect to a service…", theme.LoginIcon(), u.showAccount)
 	remoteHint := widget.NewLabelWithStyle("Use a Chat and Voice Service you have an address and an API key for.",
 		fyne.TextAlignCenter, fyne.TextStyle{})
 	remoteHint.Wrapping = fyne.TextWrapWord
-	remoteHint.Importance = widget.LowImportance
+	remoteHint.SizeName = theme.SizeNameCaptionText
 
 	items := []fyne.CanvasObject{container.NewCenter(logo), title, intro, widget.NewSeparator()}
 	if err != nil {

@@ -1,0 +1,170 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"parley/internal/testenv"
+)
+
+// screenshotDir is where the app's screenshots go: docs/screenshots when
+// PARLEY_UPDATE_SCREENSHOTS=1 (to refresh the README's pictures), else the test's own folder.
+func screenshotDir(t *testing.T) string {
+	if os.Getenv("PARLEY_UPDATE_SCREENSHOTS") == "1" {
+		dir, _ := filepath.Abs(filepath.Join("..", "docs", "screenshots"))
+		os.MkdirAll(dir, 0o755)
+		return dir
+	}
+	return t.TempDir()
+}
+
+// app is the desktop app running on a test display.
+type app struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	logs   *strings.Builder
+}
+
+// startApp opens `parley` with no arguments on d with env, and stops it (SIGTERM, by its PID)
+// when the test ends.
+func startApp(t *testing.T, d *testenv.Display, env []string) *app {
+	t.Helper()
+	home := t.TempDir()
+	env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+	a := &app{cmd: exec.Command(bin), exited: make(chan struct{}), logs: &strings.Builder{}}
+	a.cmd.Env = env
+	a.cmd.Stdout, a.cmd.Stderr = a.logs, a.logs
+	if err := a.cmd.Start(); err != nil {
+		t.Fatalf("starting the app: %v", err)
+	}
+	go func() { a.cmd.Wait(); close(a.exited) }()
+	t.Cleanup(func() {
+		a.stop(t)
+		if t.Failed() {
+			t.Logf("app log:\n%s", a.logs.String())
+		}
+	})
+	return a
+}
+
+// stop ends the app as a window manager would, and checks that it quits by itself.
+func (a *app) stop(t *testing.T) {
+	select {
+	case <-a.exited:
+		return
+	default:
+	}
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-a.exited:
+	case <-time.After(15 * time.Second):
+		a.cmd.Process.Kill()
+		<-a.exited
+		t.Error("the app did not quit within 15 s of SIGTERM")
+	}
+}
+
+// TestApp_TypeSendAndSettings drives the real window against the real service: a message typed
+// and sent with Enter is in the service's history with its reply, and a persona typed in the
+// settings dialog (Ctrl+, then Ctrl+Enter) is in the conversation's saved settings.
+func TestApp_TypeSendAndSettings(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	testenv.StartSessionBus(t)
+	s := startService(t)
+	key := s.newKey(t, 100)
+	shots := screenshotDir(t)
+	startApp(t, d, s.env("PARLEY_API_KEY="+key))
+	d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d.Screenshot(t, filepath.Join(shots, "empty-conversation.png"))
+
+	d.Type(t, "What is the tallest lighthouse?")
+	d.Key(t, "Return")
+	env := s.env("PARLEY_API_KEY=" + key)
+	var id string
+	waitUntil(t, 30*time.Second, "the message to reach the service", func() bool {
+		r := run(t, env, "", "conversations", "--json")
+		var list []map[string]any
+		if json.Unmarshal([]byte(r.Stdout), &list) != nil || len(list) != 1 {
+			return false
+		}
+		id, _ = list[0]["id"].(string)
+		h := history(t, env, id)
+		return len(h.Messages) == 2 && h.Messages[0].Content == "What is the tallest lighthouse?" && h.Messages[1].Role == "assistant"
+	})
+	d.WaitForText(t, "you asked about", 20*time.Second) // the offline responder's reply
+	d.WaitForText(t, "tallest lighthouse", 5*time.Second)
+	d.Screenshot(t, filepath.Join(shots, "conversation.png"))
+
+	d.Key(t, "ctrl+comma")
+	d.WaitForText(t, "Conversation settings", 20*time.Second)
+	d.Type(t, "a ships navigator")
+	d.WaitForText(t, "a ships navigator", 10*time.Second)
+	d.Screenshot(t, filepath.Join(shots, "settings.png"))
+	d.Key(t, "ctrl+Return")
+	waitUntil(t, 30*time.Second, "the persona to be saved", func() bool {
+		h := history(t, env, id)
+		p, _ := h.Config["persona"].(string)
+		return p == "a ships navigator"
+	})
+	d.WaitForText(t, "Saved: persona", 20*time.Second)
+}
+
+// TestApp_FirstRunWelcome opens the app with nothing configured: the welcome screen offers the
+// local service, and Enter starts it.
+func TestApp_FirstRunWelcome(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	testenv.StartSessionBus(t)
+	shots := screenshotDir(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PARLEY_") {
+			env = append(env, kv)
+		}
+	}
+	startApp(t, d, env)
+	d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "No account needed", 30*time.Second) // under "Use the local service"
+	d.Screenshot(t, filepath.Join(shots, "welcome.png"))
+	d.Key(t, "Return")
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d.Type(t, "Hello from the local service")
+	d.Key(t, "Return")
+	d.WaitForText(t, "you asked about", 30*time.Second)
+}
+
+// historyJSON is what `parley history --json` prints.
+type historyJSON struct {
+	Config   map[string]any `json:"config"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+func history(t *testing.T, env []string, id string) historyJSON {
+	t.Helper()
+	var h historyJSON
+	r := run(t, env, "", "history", "--json", id)
+	json.Unmarshal([]byte(r.Stdout), &h)
+	return h
+}
+
+// waitUntil polls cond (a check through the CLI) until it holds.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(200 * time.Millisecond) // polling another process: no channel to wait on
+	}
+}

@@ -1,0 +1,153 @@
+package testenv
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Display is an X server (Xvfb) of a test's own, for opening real windows, typing into them with
+// xdotool, and taking screenshots with ImageMagick's import.
+type Display struct {
+	// Name is the X display, such as ":42".
+	Name string
+}
+
+// StartDisplay starts Xvfb on a free display (1280×800, 24 bits) and stops it at cleanup. It
+// skips the test (fails it under CI=true) when Xvfb, xdotool or import is missing.
+func StartDisplay(t testing.TB) *Display {
+	t.Helper()
+	RequireCommands(t, "Xvfb", "xdotool", "import")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	w.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	number := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		number <- strings.TrimSpace(line)
+		r.Close()
+	}()
+	select {
+	case n := <-number:
+		if n == "" {
+			t.Fatal("Xvfb did not report its display")
+		}
+		return &Display{Name: ":" + n}
+	case <-exited:
+		t.Fatal("Xvfb exited at start")
+	case <-time.After(20 * time.Second):
+		t.Fatal("Xvfb did not start within 20 s")
+	}
+	return nil
+}
+
+// Env is the environment entry that points programs at the display.
+func (d *Display) Env() string { return "DISPLAY=" + d.Name }
+
+// run runs an X tool on the display and returns its output.
+func (d *Display) run(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), d.Env())
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// WaitForWindow waits until a window whose title is title exists and returns its ID.
+func (d *Display) WaitForWindow(t testing.TB, title string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		out, err := d.run("xdotool", "search", "--name", "^"+title+"$")
+		if err == nil && out != "" {
+			return strings.Fields(out)[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no window titled %q appeared within %v", title, timeout)
+		}
+		time.Sleep(100 * time.Millisecond) // polling an outside program: no channel to wait on
+	}
+}
+
+// Type types text into the window that has the keyboard (ASCII only: xdotool drops the rest).
+func (d *Display) Type(t testing.TB, text string) {
+	t.Helper()
+	if out, err := d.run("xdotool", "type", "--delay", "15", text); err != nil {
+		t.Fatalf("xdotool type: %v: %s", err, out)
+	}
+}
+
+// Key presses keys, such as "Return", "shift+Return" or "ctrl+comma".
+func (d *Display) Key(t testing.TB, keys ...string) {
+	t.Helper()
+	if out, err := d.run("xdotool", append([]string{"key", "--delay", "60"}, keys...)...); err != nil {
+		t.Fatalf("xdotool key %v: %v: %s", keys, err, out)
+	}
+}
+
+// Click clicks at a point of the screen.
+func (d *Display) Click(t testing.TB, x, y int) {
+	t.Helper()
+	if out, err := d.run("xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", "1"); err != nil {
+		t.Fatalf("xdotool click: %v: %s", err, out)
+	}
+}
+
+// Screenshot saves the whole screen as a PNG at path.
+func (d *Display) Screenshot(t testing.TB, path string) {
+	t.Helper()
+	if out, err := d.run("import", "-window", "root", path); err != nil {
+		t.Fatalf("import: %v: %s", err, out)
+	}
+}
+
+// Read returns the text tesseract reads on the screen (empty when tesseract is missing outside CI).
+func (d *Display) Read(t testing.TB) string {
+	t.Helper()
+	RequireCommands(t, "tesseract")
+	dir := t.TempDir()
+	shot, clear := dir+"/screen.png", dir+"/clear.png"
+	d.Screenshot(t, shot)
+	// Dark text on a light ground, larger, reads best: grey, inverted when the theme is dark,
+	// with the contrast stretched so that dim captions read too.
+	if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-negate", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, out)
+	}
+	out, err := exec.Command("tesseract", clear, "-").Output()
+	if err != nil {
+		t.Fatalf("tesseract: %v", err)
+	}
+	return string(out)
+}
+
+// WaitForText waits until the screen shows text (read by tesseract), and returns what it read.
+func (d *Display) WaitForText(t testing.TB, text string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got := d.Read(t)
+		if strings.Contains(strings.Join(strings.Fields(got), " "), text) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen did not show %q within %v; it read:\n%s", text, timeout, got)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on
+	}
+}
