@@ -240,7 +240,7 @@ func (m *memSecrets) Delete(string) error { return nil }
 
 // harness is the app over fakes, with a channel told after every rendered change.
 type harness struct {
-	t      *testing.T
+	t       testing.TB
 	u      *UI
 	svc    *fakeService
 	rec    *fakeRecorder
@@ -249,7 +249,7 @@ type harness struct {
 }
 
 // start builds the app on the fake service, as if PARLEY_BASE_URL and PARLEY_API_KEY were set.
-func start(t *testing.T, svc *fakeService) *harness {
+func start(t testing.TB, svc *fakeService) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)
 	h := &harness{t: t, svc: svc, queue: make(chan func(), 1000),

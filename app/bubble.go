@@ -37,6 +37,10 @@ type bubbleRow struct {
 	speakBtn *widget.Button
 	retryBtn *widget.Button
 	editBtn  *widget.Button
+
+	// geom caches the layout at geomWidth until the row shows something else.
+	geom      geometry
+	geomWidth float32
 }
 
 func newBubbleRow(c *chatView) *bubbleRow {
@@ -70,6 +74,7 @@ func newBubbleRow(c *chatView) *bubbleRow {
 // set shows r.
 func (b *bubbleRow) set(r row) {
 	b.r = r
+	b.geomWidth = 0
 	user := r.role == conversation.User
 	b.thinking.Hidden = r.kind != rowThinking
 	b.text.Hidden = r.kind == rowThinking
@@ -83,13 +88,16 @@ func (b *bubbleRow) set(r row) {
 		style.ColorName = theme.ColorNameForegroundOnPrimary
 		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: style}}
 	case r.kind == rowMessage:
-		b.text.ParseMarkdown(r.text)
+		// Parsed without laying out: the row's Refresh below lays it out once.
+		b.text.Segments = widget.NewRichTextFromMarkdown(r.text).Segments
 	}
 	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
 	if user {
 		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
 	}
-	b.meta.SetText(b.metaText())
+	if meta := b.metaText(); meta != b.meta.Text {
+		b.meta.Text = meta
+	}
 	b.meta.Importance = widget.MediumImportance
 	if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
 		b.meta.Importance = widget.DangerImportance
@@ -99,10 +107,12 @@ func (b *bubbleRow) set(r row) {
 	failed := r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost)
 	b.copyBtn.Hidden, b.speakBtn.Hidden = !reply, !reply
 	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
+	label := "Retry"
 	if r.kind == rowTurn && r.turn.State == conversation.Lost {
-		b.retryBtn.SetText("Send again")
-	} else {
-		b.retryBtn.SetText("Retry")
+		label = "Send again"
+	}
+	if b.retryBtn.Text != label {
+		b.retryBtn.SetText(label)
 	}
 	b.Refresh()
 }
@@ -144,8 +154,17 @@ type geometry struct {
 	height             float32
 }
 
-// layoutFor computes the row's geometry for a view of the given width.
+// layoutFor computes the row's geometry for a view of the given width (cached until set).
 func (b *bubbleRow) layoutFor(width float32) geometry {
+	if width == b.geomWidth && width > 0 {
+		return b.geom
+	}
+	b.geom, b.geomWidth = b.computeLayout(width), width
+	return b.geom
+}
+
+// computeLayout lays the row out at width.
+func (b *bubbleRow) computeLayout(width float32) geometry {
 	var g geometry
 	maxText := bubbleWidth(width) - 2*bubblePadH
 	if maxText < 40 {

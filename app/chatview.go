@@ -61,13 +61,7 @@ type chatView struct {
 
 func newChatView(u *UI) *chatView {
 	c := &chatView{u: u, toBottom: true}
-	c.list = widget.NewList(
-		func() int { return len(c.rows) },
-		func() fyne.CanvasObject { return newBubbleRow(c) },
-		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*bubbleRow)) },
-	)
-	c.list.HideSeparators = true
-	c.list.OnSelected = func(widget.ListItemID) { c.list.UnselectAll() }
+	c.list = c.newList()
 	c.measure = newBubbleRow(c)
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
@@ -79,6 +73,22 @@ func newChatView(u *UI) *chatView {
 }
 
 func (c *chatView) object() fyne.CanvasObject { return c.box }
+
+// newList makes the virtualized list of rows.
+func (c *chatView) newList() *widget.List {
+	l := widget.NewList(
+		func() int { return len(c.rows) },
+		func() fyne.CanvasObject { return newBubbleRow(c) },
+		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*bubbleRow)) },
+	)
+	l.HideSeparators = true
+	l.OnSelected = func(widget.ListItemID) { l.UnselectAll() }
+	return l
+}
+
+// swapThreshold is how many rows may change height before the list is replaced rather than
+// updated: a list on screen redraws itself for every height it is given, a new one does not.
+const swapThreshold = 64
 
 // setThread shows another conversation, at its newest message.
 func (c *chatView) setThread(*conversation.Thread) {
@@ -133,9 +143,11 @@ func rowsOf(v conversation.ThreadView) []row {
 	return rows
 }
 
-// resetHeights keeps the heights of rows that did not change and estimates the others.
+// resetHeights keeps the heights of rows that did not change and estimates the others. When
+// many change (a conversation opened, the window resized), the list is replaced by a new one
+// that is given all its heights before it is shown.
 func (c *chatView) resetHeights(old []row) {
-	width := c.list.Size().Width
+	width := c.box.Size().Width
 	if width <= 0 {
 		width = 700
 	}
@@ -143,16 +155,32 @@ func (c *chatView) resetHeights(old []row) {
 	c.width = width
 	heights := make([]float32, len(c.rows))
 	exact := make([]bool, len(c.rows))
+	changed := 0
 	for i, r := range c.rows {
 		if keep && i < len(old) && i < len(c.exact) && sameRow(old[i], r) {
 			heights[i], exact[i] = c.heights[i], c.exact[i]
 		} else {
 			heights[i] = c.estimate(r, width)
 		}
+		if i >= len(c.heights) || heights[i] != c.heights[i] {
+			changed++
+		}
 	}
+	prev := c.heights
 	c.heights, c.exact = heights, exact
+	if changed > swapThreshold {
+		c.list = c.newList()
+		for i, h := range heights {
+			c.list.SetItemHeight(i, h) // no redraw: the list is not on screen yet
+		}
+		c.box.Objects[0] = c.list
+		c.box.Refresh()
+		return
+	}
 	for i, h := range heights {
-		c.list.SetItemHeight(i, h)
+		if i >= len(prev) || h != prev[i] {
+			c.list.SetItemHeight(i, h)
+		}
 	}
 }
 
@@ -167,7 +195,7 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 		return
 	}
 	r.set(c.rows[id])
-	if c.width != c.list.Size().Width && c.list.Size().Width > 0 {
+	if w := c.box.Size().Width; c.width != w && w > 0 {
 		// The view was resized: every height is an estimate again.
 		c.resetHeights(c.rows)
 	}

@@ -1,0 +1,83 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// longConversation is n messages of varied length, some with Markdown.
+func longConversation(n int) []client.Message {
+	words := strings.Fields("the tide turns at six and the wind is from the west force four so hold course two seven zero and keep a lookout for the ferry")
+	msgs := make([]client.Message, n)
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	for i := range msgs {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		k := 5 + (i*37)%120
+		var b strings.Builder
+		for j := 0; j < k; j++ {
+			b.WriteString(words[(i+j)%len(words)])
+			b.WriteByte(' ')
+		}
+		text := b.String()
+		if i%10 == 1 {
+			text = "**Course:**\n\n- " + text + "\n- keep watch\n\n```\nbearing 270\n```"
+		}
+		msgs[i] = client.Message{Role: role, Content: text, CreatedAt: t0.Add(time.Duration(i) * time.Minute)}
+	}
+	return msgs
+}
+
+// BenchmarkOpenConversation5000 opens a 5,000-message conversation and paints the first frame:
+// the rows, their estimated heights, the list, the visible bubbles measured, and a frame drawn
+// by the test driver's software painter.
+func BenchmarkOpenConversation5000(b *testing.B) {
+	svc := newFakeService()
+	id := parseID("long")
+	svc.history["long"] = &client.History{ConversationID: id, Messages: longConversation(5000)}
+	h := start(b, svc)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.u.newConversation()
+		h.u.sess.Close()
+		h.u.sess = newSessionFor(h) // a fresh session: the history is read again, as on a first open
+		h.u.open(id)
+		h.waitFor(func() bool { return h.shown(rowMessage) == 5000 })
+		h.u.win.Canvas().Capture()
+	}
+}
+
+// BenchmarkSidebar10000 builds the list of 10,000 conversations and paints it.
+func BenchmarkSidebar10000(b *testing.B) {
+	svc := newFakeService()
+	for i := 0; i < 10000; i++ {
+		svc.list = append(svc.list, client.Conversation{ID: parseID(fmt.Sprintf("c%05d", i)), Title: fmt.Sprintf("Conversation number %d about the sea", i),
+			UpdatedAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Minute)})
+	}
+	h := start(b, svc)
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 10000 })
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newSidebar(h.u)
+		s.refresh()
+		w := test.NewWindow(s.object())
+		w.Resize(fyne.NewSize(270, 700))
+		w.Canvas().Capture()
+		w.Close()
+	}
+}
+
+// newSessionFor starts a fresh session on the harness's service, wired like attach wires one.
+func newSessionFor(h *harness) *conversation.Session {
+	return conversation.NewSession(h.svc, func(ch conversation.Change) { h.u.do(func() { h.u.apply(ch) }) })
+}
