@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -79,6 +80,26 @@ type History struct {
 	// Messages are in the service's order (normally oldest first).
 	Messages []Message `json:"messages"`
 }
+
+// HistoryPageRequest selects a page of a conversation's messages; zero fields are not sent.
+type HistoryPageRequest struct {
+	// Limit is sent as the query parameter "limit" when positive: the most messages on the page.
+	Limit int
+	// Before is sent as the query parameter "before" when not zero: the page ends with the
+	// message just older than this one.
+	Before MessageID
+}
+
+// HistoryPage is one page of a conversation's history: the newest page unless Before was given.
+type HistoryPage struct {
+	History
+	// NextBefore fetches the page of older messages, passed as HistoryPageRequest.Before; zero
+	// when there is none, or when the service does not page its history.
+	NextBefore MessageID
+}
+
+// maxHistoryPages bounds how many pages History follows, against a service whose pages never end.
+const maxHistoryPages = 100_000
 
 // wireMessage is a message as services write it. The reference service writes
 // {"id", "role", "content", "created_at"}; "text" for "content", content parts
@@ -331,28 +352,76 @@ func decodeConversation(raw json.RawMessage) (Conversation, bool) {
 }
 
 // historyAnswer is the payload of a message history: the spec's {"config", "messages"}, to
-// which the reference service adds "id" and "title". "settings" for "config", a config on a
+// which the reference service adds "id", "title" and "next_before" (the ID to pass as "before"
+// for the older page; null on the oldest). "settings" for "config", a config on a
 // "conversation" object, and a bare array of messages are variants.
 type historyAnswer struct {
-	ID             jsonConvID      `json:"id"`
-	ConversationID jsonConvID      `json:"conversation_id"`
-	Config         configObject    `json:"config"`
-	Settings       configObject    `json:"settings"`
-	Messages       json.RawMessage `json:"messages"`
-	Conversation   struct {
+	ID              jsonConvID      `json:"id"`
+	ConversationID  jsonConvID      `json:"conversation_id"`
+	Config          configObject    `json:"config"`
+	Settings        configObject    `json:"settings"`
+	Messages        json.RawMessage `json:"messages"`
+	NextBefore      MessageID       `json:"next_before"`
+	NextBeforeCamel MessageID       `json:"nextBefore"`
+	Conversation    struct {
 		ID       jsonConvID   `json:"id"`
 		Config   configObject `json:"config"`
 		Settings configObject `json:"settings"`
 	} `json:"conversation"`
 }
 
-// History returns a conversation's settings and messages (GET /v1/chat/conversations/{id}/messages).
+// History returns a conversation's settings and all its messages, oldest first
+// (GET /v1/chat/conversations/{id}/messages). It follows the service's pages back to the first
+// message; a service that does not page answers with one.
 func (c *Client) History(ctx context.Context, id ConversationID) (*History, error) {
+	page, err := c.HistoryPage(ctx, id, HistoryPageRequest{})
+	if err != nil {
+		return nil, err
+	}
+	out := page.History
+	pages := [][]Message{page.Messages} // newest first
+	asked := map[string]bool{}
+	for before := page.NextBefore; !before.IsZero(); before = page.NextBefore {
+		if asked[before.String()] {
+			break // the service answered the same page again: it does not page
+		}
+		if len(pages) == maxHistoryPages {
+			return nil, fmt.Errorf("GET /v1/chat/conversations/{id}/messages: the history goes on for more than %d pages", maxHistoryPages)
+		}
+		asked[before.String()] = true
+		if page, err = c.HistoryPage(ctx, id, HistoryPageRequest{Before: before}); err != nil {
+			return nil, err
+		}
+		if len(page.Messages) == 0 || page.NextBefore == before {
+			break
+		}
+		pages = append(pages, page.Messages)
+	}
+	if len(pages) > 1 {
+		slices.Reverse(pages)
+		out.Messages = slices.Concat(pages...)
+	}
+	return &out, nil
+}
+
+// HistoryPage returns a conversation's settings and one page of its messages, in the service's
+// order (GET /v1/chat/conversations/{id}/messages?limit=&before=): the newest page, or the one
+// before req.Before. NextBefore leads to the older page.
+func (c *Client) HistoryPage(ctx context.Context, id ConversationID, req HistoryPageRequest) (*HistoryPage, error) {
 	p, err := pathID(http.MethodGet, "/v1/chat/conversations/{id}/messages", id)
 	if err != nil {
 		return nil, err
 	}
 	r := &request{method: http.MethodGet, path: "/v1/chat/conversations/" + p + "/messages", retry: true}
+	if req.Limit > 0 || !req.Before.IsZero() {
+		r.query = url.Values{}
+		if req.Limit > 0 {
+			r.query.Set("limit", strconv.Itoa(req.Limit))
+		}
+		if !req.Before.IsZero() {
+			r.query.Set("before", req.Before.String())
+		}
+	}
 	res, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -363,8 +432,8 @@ func (c *Client) History(ctx context.Context, id ConversationID) (*History, erro
 	return c.decodeHistory(res, id)
 }
 
-func (c *Client) decodeHistory(res *response, asked ConversationID) (*History, error) {
-	out := &History{ConversationID: asked, Messages: []Message{}}
+func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPage, error) {
+	out := &HistoryPage{History: History{ConversationID: asked, Messages: []Message{}}}
 	var msgs []json.RawMessage
 	switch firstByte(res.payload) {
 	case '[':
@@ -394,6 +463,7 @@ func (c *Client) decodeHistory(res *response, asked ConversationID) (*History, e
 			out.ConversationID = id
 			c.learnIDForm(id)
 		}
+		out.NextBefore = firstMessageID(a.NextBefore, a.NextBeforeCamel)
 	default:
 		return nil, c.decodeError(res, "messages")
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"time"
 
 	"parley/server/store"
 )
@@ -32,9 +34,11 @@ type chatResponse struct {
 	Balance            int64       `json:"balance"`
 }
 
-// handleChat is POST /v1/chat/messages: reserve the price, ask the model,
-// then commit the turn with the charge, or void the charge if the model
-// failed.
+// handleChat is POST /v1/chat/messages: read the model's context, reserve
+// the price, ask the model, then commit the turn with the charge, or void the
+// charge if the model failed. Only the reserve, the commit and the void write
+// to the database. The commit and the void wait out a locked database rather
+// than fail (a reserve that cannot write fails, and has charged nothing).
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
 	f, e := readObject(r)
 	if e != nil {
@@ -43,6 +47,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	body, e := decodeChat(f)
 	if e != nil {
 		return e
+	}
+	// The model's context, read outside any write: the newest messages, as
+	// much as the model is given (contextBudgetChars), never the whole
+	// conversation.
+	var history []store.Message
+	if body.ConversationID != "" {
+		h, err := s.store.ChatContext(r.Context(), acct.ID, body.ConversationID, contextBudgetChars)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return errNoConversation()
+		case err != nil:
+			return s.internal(r, "chat context", err)
+		}
+		history = h
 	}
 	res, err := s.store.Reserve(r.Context(), acct.ID, body.ConversationID)
 	switch {
@@ -60,7 +78,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	// From here the call is charged: finish it even if the client goes away,
 	// so that the reply it paid for is in the conversation's history.
 	ctx := context.WithoutCancel(r.Context())
-	req := ChatRequest{History: res.History, UserText: body.Message}
+	req := ChatRequest{History: history, UserText: body.Message}
 	var saved store.Config
 	if res.Conversation != nil {
 		saved = res.Conversation.Config
@@ -77,37 +95,34 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	}
 	if err != nil {
 		s.log.Warn("chat model failed", "account", acct.ID, "call", res.CallID, "err", err)
-		balance, verr := s.store.Void(ctx, res.CallID)
-		if verr != nil {
-			return s.internal(r, "void", verr)
-		}
-		e := errorf(http.StatusBadGateway, codeUpstream,
+		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream,
 			"The chat model failed to answer; the points for this call were refunded.")
-		e.Balance = &balance
-		return e
 	}
 
 	p := store.CommitParams{CallID: res.CallID, ConversationID: body.ConversationID, UserText: body.Message, Reply: reply}
 	if res.Conversation == nil {
 		p.Config = toStoreConfig(body.Settings)
 	}
-	out, err := s.store.Commit(ctx, p)
-	if err != nil {
-		if _, verr := s.store.Void(ctx, res.CallID); verr != nil && !errors.Is(verr, store.ErrCallSettled) {
-			s.log.Error("void after failed commit", "call", res.CallID, "err", verr)
-		}
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			// Deleted while the model was answering.
-			return errNoConversation()
-		case errors.Is(err, store.ErrCallSettled):
-			// Voided meanwhile as left behind (a slow call seen by another
-			// process's crash recovery): refunded, and nothing stored.
-			s.log.Warn("chat call settled before commit", "account", acct.ID, "call", res.CallID)
-			return errorf(http.StatusBadGateway, codeUpstream,
-				"The chat model took too long; the points for this call were refunded.")
-		}
-		return s.internal(r, "commit", err)
+	out, err := s.commit(ctx, p)
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrNotFound):
+		// Deleted while the model was answering: Commit refunded the charge.
+		e := errorf(http.StatusNotFound, codeNotFound,
+			"The conversation was deleted while the model was answering; the points for this call were refunded.")
+		e.Balance = &out.Balance
+		return e
+	case errors.Is(err, store.ErrCallSettled):
+		// Settled meanwhile by someone else: voided as left behind by another
+		// process's crash recovery (a very slow call), or posted.
+		s.log.Warn("chat call settled before commit", "account", acct.ID, "call", res.CallID)
+		return s.settledElsewhere(ctx, r, res.CallID)
+	case errors.Is(err, store.ErrClosed):
+		return s.stopping(r, res.CallID, err)
+	default:
+		s.log.Error("chat commit failed", "account", acct.ID, "call", res.CallID, "err", err)
+		return s.refund(ctx, r, res.CallID, http.StatusInternalServerError, codeInternal,
+			"The service could not store the reply; the points for this call were refunded.")
 	}
 	writeData(w, chatResponse{
 		ConversationID: out.ConversationID,
@@ -120,6 +135,108 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		Balance:            out.Balance,
 	})
 	return nil
+}
+
+// Settling a charged call waits out a locked database: the commit is tried
+// again while SQLite reports it busy, and the void until it succeeds, with
+// backoff between tries, for as long as the process runs (or its store is
+// open). The client hears the outcome only once it is committed.
+const (
+	settleFirstWait = 100 * time.Millisecond
+	settleMaxWait   = 5 * time.Second
+)
+
+// commit posts the call's charge and stores its turn, trying again while the
+// database is busy.
+func (s *Server) commit(ctx context.Context, p store.CommitParams) (store.CommitResult, error) {
+	for attempt := 1; ; attempt++ {
+		out, err := s.store.Commit(ctx, p)
+		if err == nil || !store.IsBusy(err) {
+			return out, err
+		}
+		if err := s.settleWait(ctx, "commit", p.CallID, attempt, err); err != nil {
+			return out, err
+		}
+	}
+}
+
+// void refunds the call's charge, trying again until it succeeds, the call
+// turns out settled already (ErrCallSettled) or the store is closed.
+func (s *Server) void(ctx context.Context, callID string) (int64, error) {
+	for attempt := 1; ; attempt++ {
+		balance, err := s.store.Void(ctx, callID)
+		if err == nil || errors.Is(err, store.ErrCallSettled) || errors.Is(err, store.ErrClosed) {
+			return balance, err
+		}
+		if err := s.settleWait(ctx, "void", callID, attempt, err); err != nil {
+			return balance, err
+		}
+	}
+}
+
+// settleWait logs a failed attempt to settle a call and waits before the
+// next one: exponential backoff with jitter, capped at settleMaxWait.
+func (s *Server) settleWait(ctx context.Context, op, callID string, attempt int, err error) error {
+	d := settleFirstWait << min(attempt-1, 10)
+	d = min(d, settleMaxWait)
+	d = d/2 + rand.N(d/2+1)
+	s.log.Warn("chat settle retry", "op", op, "call", callID, "attempt", attempt, "wait_ms", d.Milliseconds(), "err", err)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// refund voids the call's charge and returns the error the client is told:
+// status, code and message (which says the points were refunded) with the
+// balance after the refund, once the refund is committed. If the call turned
+// out settled already, the client is told what happened instead.
+func (s *Server) refund(ctx context.Context, r *http.Request, callID string, status int, code, message string) *apiError {
+	balance, err := s.void(ctx, callID)
+	switch {
+	case err == nil:
+		e := errorf(status, code, "%s", message)
+		e.Balance = &balance
+		return e
+	case errors.Is(err, store.ErrCallSettled):
+		return s.settledElsewhere(ctx, r, callID)
+	case errors.Is(err, store.ErrClosed):
+		return s.stopping(r, callID, err)
+	}
+	return s.internal(r, "void", err)
+}
+
+// settledElsewhere tells the client the outcome of a call that another
+// process (or a crash recovery) settled before this one could: refunded, or
+// charged with its reply stored.
+func (s *Server) settledElsewhere(ctx context.Context, r *http.Request, callID string) *apiError {
+	status, balance, err := s.store.CallStatus(ctx, callID)
+	switch {
+	case err != nil:
+		return s.internal(r, "call status", err)
+	case status == "voided":
+		e := errorf(http.StatusBadGateway, codeUpstream,
+			"The chat call took too long and was given up; the points for this call were refunded.")
+		e.Balance = &balance
+		return e
+	case status == "posted":
+		s.log.Error("chat call posted though its commit failed", "call", callID)
+		return errorf(http.StatusInternalServerError, codeInternal,
+			"The service failed after storing the reply; the call was charged and its reply is in the conversation's history.")
+	}
+	return s.internal(r, "settle", fmt.Errorf("call %s is %s after its settlement failed", callID, status))
+}
+
+// stopping is what a client hears when the service stops before its call is
+// settled: the charge stays pending, and the next start refunds it.
+func (s *Server) stopping(r *http.Request, callID string, err error) *apiError {
+	s.log.Error("chat call left pending: the store is closed", "call", callID, "err", err)
+	return errorf(http.StatusInternalServerError, codeInternal,
+		"The service is stopping; the points reserved for this call will be refunded when it starts again.")
 }
 
 // complete asks the model under the chat timeout; a panic in the model is a

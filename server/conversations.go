@@ -73,31 +73,61 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, acct store.A
 	return nil
 }
 
-// handleHistory is GET /v1/chat/conversations/{id}/messages.
+// Paging of a conversation's messages.
+const (
+	defaultHistoryLimit = 100
+	maxHistoryLimit     = 1000
+	// historyPageBytes is about how much message text one page holds at most
+	// (a single longer message still makes a page), so that reading a huge
+	// conversation costs the service a few megabytes a request, not its size.
+	historyPageBytes = 1 << 20
+)
+
+// handleHistory is GET /v1/chat/conversations/{id}/messages?limit=&before=:
+// the saved config and a page of messages, the newest page first (messages
+// oldest first within it); next_before fetches the page before it.
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
 	id := r.PathValue("id")
-	conv, err := s.store.Conversation(r.Context(), acct.ID, id)
+	q := r.URL.Query()
+	limit := defaultHistoryLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return errorf(http.StatusBadRequest, codeInvalidField, "The limit must be an integer.")
+		}
+		if n < 1 || n > maxHistoryLimit {
+			return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The limit must be between 1 and %d.", maxHistoryLimit)
+		}
+		limit = n
+	}
+	var before int64
+	if v := q.Get("before"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return errorf(http.StatusBadRequest, codeInvalidField, "before must be a message ID (a positive integer).")
+		}
+		before = n
+	}
+	h, err := s.store.History(r.Context(), acct.ID, id, before, limit, historyPageBytes)
 	if errors.Is(err, store.ErrNotFound) {
 		return errNoConversation()
 	}
 	if err != nil {
-		return s.internal(r, "conversation", err)
-	}
-	msgs, err := s.store.Messages(r.Context(), acct.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return errNoConversation()
-	}
-	if err != nil {
-		return s.internal(r, "messages", err)
+		return s.internal(r, "history", err)
 	}
 	out := struct {
-		ID       string        `json:"id"`
-		Title    string        `json:"title"`
-		Config   configJSON    `json:"config"`
-		Messages []messageJSON `json:"messages"`
-	}{ID: conv.ID, Title: conv.Title, Config: toConfigJSON(conv.Config), Messages: make([]messageJSON, 0, len(msgs))}
-	for _, m := range msgs {
+		ID         string        `json:"id"`
+		Title      string        `json:"title"`
+		Config     configJSON    `json:"config"`
+		Messages   []messageJSON `json:"messages"`
+		NextBefore *int64        `json:"next_before"`
+	}{ID: h.Conversation.ID, Title: h.Conversation.Title, Config: toConfigJSON(h.Conversation.Config),
+		Messages: make([]messageJSON, 0, len(h.Messages))}
+	for _, m := range h.Messages {
 		out.Messages = append(out.Messages, toMessageJSON(m))
+	}
+	if h.More {
+		out.NextBefore = &h.Messages[0].ID
 	}
 	writeData(w, out)
 	return nil

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,7 +15,7 @@ type apiError struct {
 	Status  int
 	Code    string
 	Message string
-	Balance *int64 // set on upstream failures: the balance after the refund
+	Balance *int64 // set when a chat call's charge was refunded: the balance after it
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
@@ -53,19 +54,24 @@ type errorDetail struct {
 	Charged *int64 `json:"points_charged,omitempty"`
 }
 
-// writeJSON writes v as the response body with the given status.
+// writeJSON writes v as the response body with the given status. <, > and &
+// are written as they are, not as \u003c escapes (which made text full of
+// them six times larger): the body is JSON, never HTML (nosniff).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // Encode ends the body with a newline
 		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":"internal_error","message":"The response could not be encoded."}}`)
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal_error","message":"The response could not be encoded."}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(buf.Bytes())
 }
 
 // writeData writes a 200 {"data": v} response.

@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// A chat call is three transactions: Reserve takes the price from the balance
-// as a pending charge before the model is asked; Commit posts the charge and
-// stores the turn once the reply is in; Void refunds the charge if the call
-// failed. A crash between them leaves the charge pending, and RecoverPending
-// refunds it.
+// A chat call is two write transactions: Reserve takes the price from the
+// balance as a pending charge before the model is asked; then Commit posts the
+// charge and stores the turn once the reply is in, or Void refunds the charge
+// if the call failed. A crash between them leaves the charge pending, and
+// RecoverPending refunds it. The model's context is read before, outside any
+// write (ChatContext), so a long conversation never holds the write lock.
 
 // Reservation is a pending charge for one chat call, with the conversation it
 // continues.
@@ -22,8 +26,7 @@ type Reservation struct {
 	AccountID    int64
 	Price        int64
 	BalanceAfter int64         // the balance after the pending charge
-	Conversation *Conversation // nil for a new conversation
-	History      []Message     // the conversation's messages, oldest first; nil for a new one
+	Conversation *Conversation // nil for a new conversation; its MessageCount is not counted
 }
 
 // CommitParams is the outcome of a chat call that got its reply.
@@ -50,13 +53,20 @@ type CommitResult struct {
 // exists and belongs to the account (ErrNotFound), that the balance covers the
 // price (ErrInsufficientPoints, nothing charged), and records a pending charge
 // of the price. A price of 0 is allowed. It returns ErrUnknownKey if the
-// account was revoked or deleted since it was authenticated.
+// account was revoked or deleted since it was authenticated. It reads no
+// messages: see ChatContext.
 func (s *Store) Reserve(ctx context.Context, accountID int64, conversationID string) (*Reservation, error) {
 	r := &Reservation{CallID: "call_" + randomHex(16), AccountID: accountID}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
+		// The account, the price and the conversation in one statement.
 		var balance int64
 		var revoked bool
-		err := tx.QueryRowContext(ctx, "SELECT balance, revoked FROM accounts WHERE id = ?", accountID).Scan(&balance, &revoked)
+		var c conversationRow
+		err := tx.QueryRowContext(ctx,
+			"SELECT a.balance, a.revoked, (SELECT value FROM settings WHERE name = 'price'), "+conversationColumnsUncounted+
+				" FROM accounts a LEFT JOIN conversations c ON c.id = ? AND c.account_id = a.id WHERE a.id = ?",
+			conversationID, accountID).
+			Scan(append([]any{&balance, &revoked, &r.Price}, c.dest()...)...)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && revoked {
 			return ErrUnknownKey
 		}
@@ -64,17 +74,11 @@ func (s *Store) Reserve(ctx context.Context, accountID int64, conversationID str
 			return err
 		}
 		if conversationID != "" {
-			c, err := conversation(ctx, tx, accountID, conversationID)
-			if err != nil {
-				return err
+			if !c.id.Valid {
+				return ErrNotFound
 			}
-			if r.History, err = messages(ctx, tx, conversationID); err != nil {
-				return err
-			}
-			r.Conversation = &c
-		}
-		if r.Price, err = price(ctx, tx); err != nil {
-			return err
+			conv := c.conversation()
+			r.Conversation = &conv
 		}
 		if balance < r.Price {
 			return ErrInsufficientPoints
@@ -101,13 +105,15 @@ type charge struct {
 	price          int64
 	status         string
 	conversationID string
+	balance        int64 // of the account, when the charge was loaded
 }
 
-func loadCharge(ctx context.Context, tx *sql.Tx, callID string) (charge, error) {
+func loadCharge(ctx context.Context, tx *txn, callID string) (charge, error) {
 	var c charge
 	err := tx.QueryRowContext(ctx,
-		"SELECT account_id, -amount, status, conversation_id FROM ledger WHERE call_id = ? AND kind = 'charge'", callID).
-		Scan(&c.accountID, &c.price, &c.status, &c.conversationID)
+		`SELECT l.account_id, -l.amount, l.status, l.conversation_id, a.balance
+		 FROM ledger l JOIN accounts a ON a.id = l.account_id WHERE l.call_id = ? AND l.kind = 'charge'`, callID).
+		Scan(&c.accountID, &c.price, &c.status, &c.conversationID, &c.balance)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, fmt.Errorf("%w: no call %q", ErrCallSettled, callID)
 	}
@@ -125,11 +131,12 @@ func loadCharge(ctx context.Context, tx *sql.Tx, callID string) (charge, error) 
 // conversation (titled after the user's text, with p.Config) if
 // p.ConversationID is "". It returns ErrCallSettled if the call is not
 // pending. If the conversation was deleted meanwhile, it voids the charge
-// instead and returns ErrNotFound.
+// instead and returns ErrNotFound with a result whose Balance is the balance
+// after that refund.
 func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error) {
 	var res CommitResult
 	deleted := false
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		c, err := loadCharge(ctx, tx, p.CallID)
 		if err != nil {
 			return err
@@ -164,36 +171,37 @@ func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error
 		if err != nil {
 			return err
 		}
-		if res.UserMessageID, err = addMessage(ctx, tx, res.ConversationID, "user", p.UserText, at); err != nil {
-			return err
-		}
-		if res.AssistantMessageID, err = addMessage(ctx, tx, res.ConversationID, "assistant", p.Reply, at); err != nil {
+		if res.UserMessageID, res.AssistantMessageID, err = addTurn(ctx, tx, res.ConversationID, p.UserText, p.Reply, at); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = 'posted', conversation_id = ? WHERE call_id = ? AND kind = 'charge'", res.ConversationID, p.CallID); err != nil {
 			return err
 		}
-		res.Charged = c.price
+		res.Charged, res.Balance = c.price, c.balance // posting a charge leaves the balance as it is
 		res.UserCreatedAt, res.AssistantCreatedAt = fromMillis(at), fromMillis(at)
-		return tx.QueryRowContext(ctx, "SELECT balance FROM accounts WHERE id = ?", c.accountID).Scan(&res.Balance)
+		return nil
 	})
 	if err != nil {
 		return CommitResult{}, wrapUnlessSentinel("commit", err)
 	}
 	if deleted {
-		return CommitResult{}, ErrNotFound
+		return CommitResult{Balance: res.Balance}, ErrNotFound
 	}
 	return res, nil
 }
 
-func addMessage(ctx context.Context, tx *sql.Tx, conversationID, role, content string, at int64) (int64, error) {
+// addTurn stores the user's message and the assistant's reply, in one
+// statement, and returns their IDs. Message IDs come from AUTOINCREMENT under
+// the write lock, so the two rows of one statement get consecutive IDs.
+func addTurn(ctx context.Context, tx *txn, conversationID, userText, reply string, at int64) (user, assistant int64, err error) {
 	r, err := tx.ExecContext(ctx,
-		"INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, ?, ?, ?)",
-		conversationID, role, content, at)
+		"INSERT INTO messages (conversation_id, role, content, created_at) VALUES (?, 'user', ?, ?), (?, 'assistant', ?, ?)",
+		conversationID, userText, at, conversationID, reply, at)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return r.LastInsertId()
+	assistant, err = r.LastInsertId()
+	return assistant - 1, assistant, err
 }
 
 // Void ends a chat call that failed: it marks the pending charge "voided" and
@@ -201,7 +209,7 @@ func addMessage(ctx context.Context, tx *sql.Tx, conversationID, role, content s
 // ErrCallSettled if the call is not pending, so a call is refunded once.
 func (s *Store) Void(ctx context.Context, callID string) (int64, error) {
 	var balance int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		c, err := loadCharge(ctx, tx, callID)
 		if err != nil {
 			return err
@@ -215,8 +223,38 @@ func (s *Store) Void(ctx context.Context, callID string) (int64, error) {
 	return balance, nil
 }
 
+// CallStatus returns the status of a call's charge ("pending", "posted" or
+// "voided") and the current balance of its account, so that a caller whose
+// Commit or Void met ErrCallSettled can tell what happened. A call never
+// reserved is ErrCallSettled.
+func (s *Store) CallStatus(ctx context.Context, callID string) (status string, balance int64, err error) {
+	err = s.queryRow(ctx,
+		`SELECT l.status, a.balance FROM ledger l JOIN accounts a ON a.id = l.account_id
+		 WHERE l.call_id = ? AND l.kind = 'charge'`, callID).Scan(&status, &balance)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, fmt.Errorf("%w: no call %q", ErrCallSettled, callID)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("store: call status: %w", err)
+	}
+	return status, balance, nil
+}
+
+// IsBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY or
+// SQLITE_LOCKED): another connection held a lock for longer than the busy
+// timeout. Nothing of the failed call was written, and trying again later
+// may succeed.
+func IsBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	code := e.Code() & 0xff // the primary code of an extended one
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
 // void refunds the pending charge c of callID.
-func void(ctx context.Context, tx *sql.Tx, callID string, c charge, note string) (int64, error) {
+func void(ctx context.Context, tx *txn, callID string, c charge, note string) (int64, error) {
 	if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = 'voided' WHERE call_id = ? AND kind = 'charge'", callID); err != nil {
 		return 0, err
 	}
@@ -234,7 +272,7 @@ func void(ctx context.Context, tx *sql.Tx, callID string, c charge, note string)
 // Open also recovers, more carefully, since `parley admin` may open the file
 // while the service is mid-call: it voids only charges reserved by another
 // process (each charge records its process's random instance token and pid)
-// that have been pending for more than two minutes.
+// that have been pending for more than 15 minutes.
 func (s *Store) RecoverPending(ctx context.Context, olderThan time.Duration) (int, error) {
 	return s.recoverPending(ctx, olderThan, "")
 }
@@ -243,7 +281,7 @@ func (s *Store) RecoverPending(ctx context.Context, olderThan time.Duration) (in
 // not skipInstance.
 func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, skipInstance string) (int, error) {
 	n := 0
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		rows, err := tx.QueryContext(ctx,
 			`SELECT call_id, account_id, -amount, status, conversation_id FROM ledger
 			 WHERE status = 'pending' AND created_at <= ? AND COALESCE(instance, '') <> ?`,
@@ -283,7 +321,7 @@ func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, ski
 // wrapUnlessSentinel adds what was being done to an unexpected error and
 // leaves the errors callers match on (already descriptive) as they are.
 func wrapUnlessSentinel(op string, err error) error {
-	for _, sentinel := range []error{ErrNotFound, ErrUnknownKey, ErrInsufficientPoints, ErrCallSettled, ErrBadCursor} {
+	for _, sentinel := range []error{ErrNotFound, ErrUnknownKey, ErrInsufficientPoints, ErrCallSettled, ErrBadCursor, ErrClosed} {
 		if errors.Is(err, sentinel) {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,38 +68,60 @@ func title(text string) string {
 const conversationColumns = `c.id, c.account_id, c.persona, c.temperature, c.top_p, c.max_tokens, c.title, c.created_at, c.updated_at,
 	(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id)`
 
+// conversationColumnsUncounted leaves MessageCount 0, for the chat call,
+// which does not need it.
+const conversationColumnsUncounted = `c.id, c.account_id, c.persona, c.temperature, c.top_p, c.max_tokens, c.title, c.created_at, c.updated_at, 0`
+
 type rowScanner interface {
 	Scan(dest ...any) error
 }
 
-func scanConversation(row rowScanner) (Conversation, error) {
-	var c Conversation
-	var persona sql.NullString
-	var temperature, topP sql.NullFloat64
-	var maxTokens sql.NullInt64
-	var created, updated int64
-	if err := row.Scan(&c.ID, &c.AccountID, &persona, &temperature, &topP, &maxTokens, &c.Title, &created, &updated, &c.MessageCount); err != nil {
-		return c, err
+// conversationRow is a row of conversationColumns as scanned, NULLs and all
+// (a LEFT JOIN that found no conversation gives a row of NULLs).
+type conversationRow struct {
+	id                sql.NullString
+	accountID         sql.NullInt64
+	persona, title    sql.NullString
+	temperature, topP sql.NullFloat64
+	maxTokens         sql.NullInt64
+	created, updated  sql.NullInt64
+	messageCount      sql.NullInt64
+}
+
+// dest is what Scan fills, in the order of conversationColumns.
+func (r *conversationRow) dest() []any {
+	return []any{&r.id, &r.accountID, &r.persona, &r.temperature, &r.topP, &r.maxTokens, &r.title, &r.created, &r.updated, &r.messageCount}
+}
+
+func (r *conversationRow) conversation() Conversation {
+	c := Conversation{ID: r.id.String, AccountID: r.accountID.Int64, Title: r.title.String, MessageCount: int(r.messageCount.Int64),
+		CreatedAt: fromMillis(r.created.Int64), UpdatedAt: fromMillis(r.updated.Int64)}
+	if r.persona.Valid {
+		c.Config.Persona = &r.persona.String
 	}
-	if persona.Valid {
-		c.Config.Persona = &persona.String
+	if r.temperature.Valid {
+		c.Config.Temperature = &r.temperature.Float64
 	}
-	if temperature.Valid {
-		c.Config.Temperature = &temperature.Float64
+	if r.topP.Valid {
+		c.Config.TopP = &r.topP.Float64
 	}
-	if topP.Valid {
-		c.Config.TopP = &topP.Float64
-	}
-	if maxTokens.Valid {
-		n := int(maxTokens.Int64)
+	if r.maxTokens.Valid {
+		n := int(r.maxTokens.Int64)
 		c.Config.MaxTokens = &n
 	}
-	c.CreatedAt, c.UpdatedAt = fromMillis(created), fromMillis(updated)
-	return c, nil
+	return c
+}
+
+func scanConversation(row rowScanner) (Conversation, error) {
+	var r conversationRow
+	if err := row.Scan(r.dest()...); err != nil {
+		return Conversation{}, err
+	}
+	return r.conversation(), nil
 }
 
 // conversation loads one of the account's conversations, or ErrNotFound.
-func conversation(ctx context.Context, tx *sql.Tx, accountID int64, id string) (Conversation, error) {
+func conversation(ctx context.Context, tx *txn, accountID int64, id string) (Conversation, error) {
 	c, err := scanConversation(tx.QueryRowContext(ctx,
 		"SELECT "+conversationColumns+" FROM conversations c WHERE c.id = ? AND c.account_id = ?", id, accountID))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -108,7 +131,7 @@ func conversation(ctx context.Context, tx *sql.Tx, accountID int64, id string) (
 }
 
 // messages loads a conversation's messages, oldest first.
-func messages(ctx context.Context, tx *sql.Tx, id string) ([]Message, error) {
+func messages(ctx context.Context, tx *txn, id string) ([]Message, error) {
 	rows, err := tx.QueryContext(ctx,
 		"SELECT id, role, content, created_at FROM messages WHERE conversation_id = ? ORDER BY id", id)
 	if err != nil {
@@ -117,21 +140,28 @@ func messages(ctx context.Context, tx *sql.Tx, id string) ([]Message, error) {
 	defer rows.Close()
 	msgs := []Message{}
 	for rows.Next() {
-		var m Message
-		var created int64
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &created); err != nil {
+		m, err := scanMessage(rows)
+		if err != nil {
 			return nil, err
 		}
-		m.CreatedAt = fromMillis(created)
 		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()
 }
 
+// scanMessage reads a row of id, role, content, created_at.
+func scanMessage(row rowScanner) (Message, error) {
+	var m Message
+	var created int64
+	err := row.Scan(&m.ID, &m.Role, &m.Content, &created)
+	m.CreatedAt = fromMillis(created)
+	return m, err
+}
+
 // Conversation returns one of the account's conversations, or ErrNotFound.
 func (s *Store) Conversation(ctx context.Context, accountID int64, id string) (Conversation, error) {
 	var c Conversation
-	err := s.read(ctx, func(tx *sql.Tx) (err error) {
+	err := s.read(ctx, func(tx *txn) (err error) {
 		c, err = conversation(ctx, tx, accountID, id)
 		return err
 	})
@@ -141,11 +171,13 @@ func (s *Store) Conversation(ctx context.Context, accountID int64, id string) (C
 	return c, nil
 }
 
-// Messages returns the messages of one of the account's conversations, oldest
-// first, or ErrNotFound.
+// Messages returns all the messages of one of the account's conversations,
+// oldest first, or ErrNotFound. It is for tools and tests: the service reads
+// a conversation a page at a time (History) and the model's context within a
+// budget (ChatContext).
 func (s *Store) Messages(ctx context.Context, accountID int64, id string) ([]Message, error) {
 	var msgs []Message
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *txn) error {
 		if _, err := conversation(ctx, tx, accountID, id); err != nil {
 			return err
 		}
@@ -158,6 +190,117 @@ func (s *Store) Messages(ctx context.Context, accountID int64, id string) ([]Mes
 	}
 	return msgs, nil
 }
+
+// ChatContext returns what a model is given of one of the account's
+// conversations: its newest messages whose contents together hold at most
+// budget bytes, oldest first (so the oldest are dropped first), or
+// ErrNotFound. It reads outside any write transaction and stops reading at
+// the budget, so a long conversation costs a chat call no more than a short
+// one.
+func (s *Store) ChatContext(ctx context.Context, accountID int64, id string, budget int) ([]Message, error) {
+	// One statement, so one implicit read transaction: the chat path's
+	// hottest read.
+	rows, err := s.query(ctx,
+		`SELECT m.id, m.role, m.content, m.created_at FROM conversations c JOIN messages m ON m.conversation_id = c.id
+		 WHERE c.id = ? AND c.account_id = ? ORDER BY m.id DESC`, id, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("store: chat context: %w", err)
+	}
+	defer rows.Close()
+	var msgs []Message
+	used := 0
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: chat context: %w", err)
+		}
+		if used += len(m.Content); used > budget {
+			break
+		}
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: chat context: %w", err)
+	}
+	rows.Close()
+	if len(msgs) == 0 && used == 0 { // no messages: is there a conversation?
+		var one int
+		err := s.queryRow(ctx, "SELECT 1 FROM conversations WHERE id = ? AND account_id = ?", id, accountID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: chat context: %w", err)
+		}
+	}
+	slices.Reverse(msgs)
+	return msgs, nil
+}
+
+// History is one page of a conversation, as History returns it.
+type History struct {
+	Conversation Conversation
+	Messages     []Message // oldest first
+	More         bool      // older messages exist before Messages[0]
+}
+
+// History returns one of the account's conversations and a page of its
+// messages (or ErrNotFound), read in one snapshot: the newest messages with
+// IDs below before (0 for no bound), at most limit of them (0 or more than
+// 1000 means 1000), oldest first, and fewer when their contents would hold
+// more than maxBytes bytes. A page holds at least one message when any is
+// left, so a single message larger than maxBytes still comes through.
+func (s *Store) History(ctx context.Context, accountID int64, id string, before int64, limit, maxBytes int) (History, error) {
+	if limit <= 0 || limit > maxHistoryLimit {
+		limit = maxHistoryLimit
+	}
+	var h History
+	err := s.read(ctx, func(tx *txn) error {
+		var err error
+		if h.Conversation, err = conversation(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		query := "SELECT id, role, content, created_at FROM messages WHERE conversation_id = ?"
+		args := []any{id}
+		if before > 0 {
+			query += " AND id < ?"
+			args = append(args, before)
+		}
+		rows, err := tx.QueryContext(ctx, query+" ORDER BY id DESC LIMIT ?", append(args, limit+1)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		used := 0
+		for rows.Next() {
+			if len(h.Messages) == limit {
+				h.More = true
+				break
+			}
+			m, err := scanMessage(rows)
+			if err != nil {
+				return err
+			}
+			if used += len(m.Content); used > maxBytes && len(h.Messages) > 0 {
+				h.More = true
+				break
+			}
+			h.Messages = append(h.Messages, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return History{}, wrapUnlessSentinel("history", err)
+	}
+	if h.Messages == nil {
+		h.Messages = []Message{}
+	}
+	slices.Reverse(h.Messages)
+	return h, nil
+}
+
+// maxHistoryLimit is the most messages History returns at once.
+const maxHistoryLimit = 1000
 
 // ListConversations returns a page of the account's conversations, most
 // recently updated first (ties by ID), and the cursor of the next page, ""
@@ -184,7 +327,7 @@ func (s *Store) ListConversations(ctx context.Context, accountID int64, limit in
 	query += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
 	args = append(args, limit+1)
 
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: list conversations: %w", err)
 	}
@@ -228,16 +371,21 @@ func parseCursor(cursor string) (int64, string, error) {
 	return updated, id, nil
 }
 
-// SaveConfig applies patch to one of the account's conversations, bumps its
-// updated time and returns it, or ErrNotFound.
+// SaveConfig applies patch to one of the account's conversations and returns
+// it, or ErrNotFound. Its updated time moves only when a setting changes, so
+// a patch that changes nothing leaves the conversation list's order alone.
 func (s *Store) SaveConfig(ctx context.Context, accountID int64, id string, patch ConfigPatch) (Conversation, error) {
 	var c Conversation
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		cur, err := conversation(ctx, tx, accountID, id)
 		if err != nil {
 			return err
 		}
 		cfg := patch.apply(cur.Config)
+		if cfg.equal(cur.Config) {
+			c = cur
+			return nil
+		}
 		if _, err := tx.ExecContext(ctx,
 			`UPDATE conversations SET persona = ?, temperature = ?, top_p = ?, max_tokens = ?, updated_at = MAX(updated_at, ?)
 			 WHERE id = ?`,
@@ -251,6 +399,16 @@ func (s *Store) SaveConfig(ctx context.Context, accountID int64, id string, patc
 		return Conversation{}, wrapUnlessSentinel("save config", err)
 	}
 	return c, nil
+}
+
+// equal reports whether two configs set the same fields to the same values.
+func (c Config) equal(o Config) bool {
+	return samePtr(c.Persona, o.Persona) && samePtr(c.Temperature, o.Temperature) &&
+		samePtr(c.TopP, o.TopP) && samePtr(c.MaxTokens, o.MaxTokens)
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // apply returns cfg changed by the patch.
@@ -285,7 +443,7 @@ func (p ConfigPatch) apply(cfg Config) Config {
 // DeleteConversation deletes one of the account's conversations and its
 // messages, or returns ErrNotFound.
 func (s *Store) DeleteConversation(ctx context.Context, accountID int64, id string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM conversations WHERE id = ? AND account_id = ?", id, accountID)
 		if err != nil {
 			return err

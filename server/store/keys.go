@@ -45,7 +45,7 @@ func (s *Store) CreateKey(ctx context.Context, points int64) (string, Account, e
 	}
 	key := "pk_" + randomHex(16)
 	acct := Account{Balance: points, CreatedAt: fromMillis(now())}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		at := acct.CreatedAt.UnixMilli()
 		res, err := tx.ExecContext(ctx,
 			"INSERT INTO accounts (key_hash, balance, created_at) VALUES (?, ?, ?)",
@@ -84,7 +84,7 @@ func (s *Store) Authenticate(ctx context.Context, key string) (Account, error) {
 func (s *Store) AccountByKey(ctx context.Context, key string) (Account, error) {
 	var acct Account
 	var created int64
-	err := s.db.QueryRowContext(ctx,
+	err := s.queryRow(ctx,
 		"SELECT id, balance, revoked, created_at FROM accounts WHERE key_hash = ?", hashKey(key)).
 		Scan(&acct.ID, &acct.Balance, &acct.Revoked, &created)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -100,7 +100,7 @@ func (s *Store) AccountByKey(ctx context.Context, key string) (Account, error) {
 // RevokeKey makes a key unusable (ErrNotFound if unknown). Its account, ledger
 // and conversations are kept.
 func (s *Store) RevokeKey(ctx context.Context, key string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		res, err := tx.ExecContext(ctx, "UPDATE accounts SET revoked = 1 WHERE key_hash = ?", hashKey(key))
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func (s *Store) RevokeKey(ctx context.Context, key string) error {
 // an unknown key and ErrInsufficientPoints if the balance would go below zero.
 func (s *Store) Grant(ctx context.Context, key string, points int64, note string) (int64, error) {
 	var balance int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT id, balance FROM accounts WHERE key_hash = ?", hashKey(key)).
 			Scan(&id, &balance)
@@ -145,7 +145,7 @@ func (s *Store) Grant(ctx context.Context, key string, points int64, note string
 
 // addLedger records a change of amount to an account and sets its balance to
 // balanceAfter.
-func addLedger(ctx context.Context, tx *sql.Tx, accountID int64, callID, kind string, amount, balanceAfter int64, status, note string) error {
+func addLedger(ctx context.Context, tx *txn, accountID int64, callID, kind string, amount, balanceAfter int64, status, note string) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = ? WHERE id = ?", balanceAfter, accountID); err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func addLedger(ctx context.Context, tx *sql.Tx, accountID int64, callID, kind st
 
 // Ledger returns every entry of an account's ledger, oldest first.
 func (s *Store) Ledger(ctx context.Context, accountID int64) ([]LedgerEntry, error) {
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.query(ctx,
 		`SELECT id, COALESCE(call_id, ''), kind, amount, balance_after, status, note, created_at
 		 FROM ledger WHERE account_id = ? ORDER BY id`, accountID)
 	if err != nil {
@@ -188,7 +188,7 @@ func (s *Store) Ledger(ctx context.Context, accountID int64) ([]LedgerEntry, err
 // KeyCount returns the number of keys that are not revoked.
 func (s *Store) KeyCount(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM accounts WHERE revoked = 0").Scan(&n); err != nil {
+	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM accounts WHERE revoked = 0").Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count keys: %w", err)
 	}
 	return n, nil
@@ -208,7 +208,7 @@ func (s *Store) SetPrice(ctx context.Context, points int64) error {
 	if points < 0 {
 		return fmt.Errorf("store: set price: negative price %d", points)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		_, err := tx.ExecContext(ctx, "UPDATE settings SET value = ? WHERE name = 'price'", points)
 		return err
 	})

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,7 +12,7 @@ import (
 // charge has exactly one refund and no other charge has any.
 func (s *Store) Verify(ctx context.Context) error {
 	var problems []string
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *txn) error {
 		integrity, err := column(ctx, tx, "PRAGMA integrity_check")
 		if err != nil {
 			return err
@@ -65,7 +64,7 @@ func (s *Store) Verify(ctx context.Context) error {
 }
 
 // column runs a query returning one text column and collects it.
-func column(ctx context.Context, tx *sql.Tx, query string) ([]string, error) {
+func column(ctx context.Context, tx *txn, query string) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
