@@ -26,6 +26,13 @@ var ErrNoSuchKey = errors.New("no such key")
 // a positive number.
 var ErrBadPoints = errors.New("points out of range")
 
+// MaxPoints is the most points an account may hold: 2^53 − 1, the largest whole number that
+// every JSON client (JavaScript's included) reads exactly.
+const MaxPoints = 1<<53 - 1
+
+// ErrTooManyPoints means a key would hold more than MaxPoints.
+var ErrTooManyPoints = fmt.Errorf("the balance would be more than %d points, the most an account may hold", int64(MaxPoints))
+
 // NoDatabaseError means the data directory holds no database for an operation that only reads
 // or changes existing keys.
 type NoDatabaseError struct{ Dir string }
@@ -61,6 +68,9 @@ func (a Admin) CreateKey(ctx context.Context, points int64) (key string, balance
 	if points < 0 {
 		return "", 0, ErrBadPoints
 	}
+	if points > MaxPoints {
+		return "", 0, ErrTooManyPoints
+	}
 	st, err := a.open(ctx, true)
 	if err != nil {
 		return "", 0, err
@@ -83,17 +93,33 @@ func (a Admin) RevokeKey(ctx context.Context, key string) error {
 	return keyError(st.RevokeKey(ctx, key))
 }
 
-// Grant adds points (more than 0) to a key's balance and returns the new balance.
+// Grant adds points (more than 0) to a key's balance and returns the new balance; a balance
+// past MaxPoints is ErrTooManyPoints, and nothing is granted.
 func (a Admin) Grant(ctx context.Context, key string, points int64) (balance int64, err error) {
 	if points <= 0 {
 		return 0, ErrBadPoints
+	}
+	if points > MaxPoints {
+		return 0, ErrTooManyPoints
 	}
 	st, err := a.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
+	acct, err := st.AccountByKey(ctx, key)
+	if err != nil {
+		return 0, keyError(err)
+	}
+	// Checked without a sum that could wrap. A grant racing this one may pass MaxPoints by up
+	// to MaxPoints, never int64's range.
+	if points > MaxPoints-acct.Balance {
+		return 0, ErrTooManyPoints
+	}
 	balance, err = st.Grant(ctx, key, points, "granted with parley admin")
+	if errors.Is(err, store.ErrInsufficientPoints) {
+		return 0, ErrTooManyPoints // a positive grant is refused only when the sum wraps
+	}
 	return balance, keyError(err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"mime"
 	"net/http"
@@ -36,21 +37,52 @@ func readObject(r *http.Request) (fields, *apiError) {
 				"The request body must be JSON, sent with Content-Type: application/json.")
 		}
 	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength <= DefaultMaxBodyBytes*4 {
-		buf.Grow(int(r.ContentLength) + 1)
-	}
-	_, err := buf.ReadFrom(r.Body)
-	body := buf.Bytes()
+	body, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			return nil, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
 				"The request body is larger than the service accepts (%d bytes).", tooBig.Limit)
+		case clientGone(r):
+			return nil, errClientClosed()
 		}
 		return nil, errorf(http.StatusBadRequest, codeBadJSON, "The request body could not be read.")
 	}
 	return parseObject(body)
+}
+
+// firstBodyBuffer is the buffer a body is first read into.
+const firstBodyBuffer = 4 << 10
+
+// readBody reads a request body into a buffer that grows with what arrives, never with what
+// Content-Length announces (a client may announce 16 MiB and send one byte); announced only
+// makes the last step land on the size, so that a body that does arrive whole is copied less.
+func readBody(body io.Reader, announced int64) ([]byte, error) {
+	size := firstBodyBuffer
+	if announced >= 0 && announced < firstBodyBuffer {
+		size = int(announced) + 1 // +1 to see the end without growing
+	}
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			next := 2 * cap(buf)
+			if announced >= int64(len(buf)) && announced < int64(next) {
+				next = int(announced) + 1
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // parseObject parses body as one JSON object with nothing after it.

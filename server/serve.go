@@ -22,8 +22,13 @@ const DefaultAddr = "127.0.0.1:8780"
 // demoPoints is the balance of the key `parley serve --demo` creates.
 const demoPoints = 1_000_000
 
-// shutdownGrace is how long a stopping service waits for calls in flight.
-const shutdownGrace = 30 * time.Second
+// shutdownMargin is how much longer than the chat timeout a stopping service waits for the
+// calls in flight: time for a call whose model took the whole timeout to be stored and answered.
+const shutdownMargin = 15 * time.Second
+
+// abandonWait is how long a stopping service waits, after closing the connections of calls
+// that outlasted the grace, for their handlers to end before it voids what they left pending.
+const abandonWait = 5 * time.Second
 
 // DefaultDataDir is where the service keeps its database by default:
 // $XDG_DATA_HOME/parley, else ~/.local/share/parley.
@@ -143,6 +148,13 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 	if err := os.MkdirAll(o.Data, 0o700); err != nil {
 		return fmt.Errorf("cannot create the data directory: %w", err)
 	}
+	// One service per data directory: the one that holds the lock owns the pending charges,
+	// and may void those it finds at its start as left behind by a crash.
+	unlock, err := lockDataDir(o.Data)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := store.Open(ctx, filepath.Join(o.Data, "parley.db"))
 	if err != nil {
 		return err
@@ -204,13 +216,38 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("the service stopped: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
-	}
+	drain(context.WithoutCancel(ctx), hs, srv, st, o.ChatTimeout+shutdownMargin, stderr)
 	fmt.Fprintln(stderr, "Parley service stopped.")
 	return nil
+}
+
+// drain stops a service: it takes no new calls, lets those in flight finish for up to grace
+// (the chat timeout and a margin, so that a chat call answered at its timeout is still stored
+// and charged), then closes the connections left and voids the charges their calls left
+// pending, so that nothing stays reserved.
+func drain(ctx context.Context, hs *http.Server, srv *Server, st *store.Store, grace time.Duration, stderr io.Writer) {
+	if n := srv.inFlight.Load(); n > 0 {
+		fmt.Fprintf(stderr, "Stopping: no new calls; waiting up to %v for %d in flight.\n", grace, n)
+	}
+	sctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err == nil {
+		return
+	}
+	hs.Close()
+	// Handlers do not stop with their connections: give them a moment to settle their calls.
+	for deadline := time.Now().Add(abandonWait); srv.inFlight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	n, err := st.RecoverPending(ctx, 0)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "Could not refund the calls left unfinished (the next start will): %v\n", err)
+	case n == 1:
+		fmt.Fprintln(stderr, "Refunded 1 chat call that did not finish in time.")
+	case n > 1:
+		fmt.Fprintf(stderr, "Refunded %d chat calls that did not finish in time.\n", n)
+	}
 }
 
 // clientAddr is the address a client on this machine dials for a listening

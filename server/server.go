@@ -38,6 +38,8 @@ type Config struct {
 	Now func() time.Time
 	// ChatTimeout bounds one model call; 0 means DefaultChatTimeout.
 	ChatTimeout time.Duration
+	// Limits bound the work and memory of requests under load; zero fields take defaults.
+	Limits Limits
 }
 
 // Server serves the Chat and Voice API.
@@ -50,7 +52,12 @@ type Server struct {
 	maxBody int64
 	now     func() time.Time
 	timeout time.Duration
-	handler http.Handler
+	limits  Limits
+	// sttGate and ttsGate admit transcribe and speech calls (see gate).
+	sttGate, ttsGate *gate
+	// inFlight counts the requests being handled, for a stopping service.
+	inFlight atomic.Int64
+	handler  http.Handler
 }
 
 // New checks cfg and builds a Server.
@@ -77,6 +84,14 @@ func New(cfg Config) (*Server, error) {
 	if s.timeout <= 0 {
 		s.timeout = DefaultChatTimeout
 	}
+	s.limits = cfg.Limits.withDefaults()
+	l := s.limits
+	sttQueue, ttsQueue := l.SpeechQueue, l.SpeechQueue
+	if l.SpeechQueue <= 0 {
+		sttQueue, ttsQueue = 2*l.SpeechSlots, 4*l.SpeechSlots
+	}
+	s.sttGate = newGate("transcriptions", l.SpeechSlots, sttQueue, l.PerKey, l.SpeechWait)
+	s.ttsGate = newGate("syntheses", l.SpeechSlots, ttsQueue, 2*l.PerKey, l.SpeechWait)
 	s.handler = s.middleware(http.HandlerFunc(s.route))
 	return s, nil
 }
@@ -116,6 +131,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 	if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
 		info.account.Store(acct.ID)
+	}
+	// The body is judged after the key, as docs/API.md orders the checks; a longer body than
+	// it announced is stopped by the MaxBytesReader the middleware put on it.
+	if r.ContentLength > s.maxBody {
+		writeError(w, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
+			"The request body is larger than the service accepts (%d bytes).", s.maxBody))
+		return
 	}
 	if id != "" {
 		r.SetPathValue("id", id)
@@ -185,8 +207,13 @@ func (s *Server) authenticate(r *http.Request) (store.Account, *apiError) {
 }
 
 // internal logs err and returns the 500 the client sees, which carries no
-// detail.
+// detail. An operation that failed because the client went away is no fault of
+// the service: it is a 499, logged at INFO by the request line only.
 func (s *Server) internal(r *http.Request, op string, err error) *apiError {
+	if clientGone(r) && errors.Is(err, context.Canceled) {
+		s.log.Debug("client closed request", "op", op, "method", r.Method, "path", r.URL.Path, "err", err)
+		return errClientClosed()
+	}
 	s.log.Error("internal error", "op", op, "method", r.Method, "path", r.URL.Path, "err", err)
 	return errorf(http.StatusInternalServerError, codeInternal, "The service failed; the error is in its log.")
 }
@@ -198,15 +225,23 @@ type logInfo struct {
 	account atomic.Int64
 }
 
-// statusWriter remembers the status written.
+// statusWriter remembers the status written, and gives the client a write
+// deadline that grows with the answer: from its first byte, limits.WriteGrace
+// plus the bytes written so far at limits.MinWriteRate. A client that does not
+// read its answer is cut off then, and the answer's memory freed, however long
+// the handler took to make it.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	limits *Limits
+	start  time.Time // when the answer began
+	sent   int64     // bytes of the body written
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.setDeadline(0)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -215,18 +250,36 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	w.setDeadline(len(b))
+	n, err := w.ResponseWriter.Write(b)
+	w.sent += int64(n)
+	return n, err
+}
+
+// setDeadline moves the write deadline to allow for n more bytes.
+func (w *statusWriter) setDeadline(n int) {
+	if w.limits == nil {
+		return
+	}
+	if w.start.IsZero() {
+		w.start = time.Now()
+	}
+	allow := w.limits.WriteGrace + time.Duration(float64(w.sent+int64(n))/float64(w.limits.MinWriteRate)*float64(time.Second))
+	_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(w.start.Add(allow))
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// middleware logs each request, caps its body and turns a panic into a 500.
+// middleware logs each request, caps its body, bounds the time its answer
+// may take to be read and turns a panic into a 500.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
 		start := time.Now()
 		info := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logInfoKey{}, info))
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, limits: &s.limits}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -248,11 +301,6 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 			s.log.Info("request", attrs...)
 		}()
-		if r.ContentLength > s.maxBody {
-			writeError(sw, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
-				"The request body is larger than the service accepts (%d bytes).", s.maxBody))
-			return
-		}
 		r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
 		next.ServeHTTP(sw, r)
 	})

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +20,15 @@ import (
 const speechTimeout = 120 * time.Second
 
 // handleTranscribe is POST /v1/chat/transcribe: audio in, text and language
-// out. The size is judged before the base64 is decoded.
-func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request, _ store.Account) *apiError {
+// out. The call is admitted (sttGate) before its body is read, the size is
+// judged before the base64 is decoded, and the audio is decoded only once the
+// call has a slot to run in, so that waiting calls hold their upload only.
+func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	release, e := s.sttGate.admit(w, acct.ID)
+	if e != nil {
+		return e
+	}
+	defer release()
 	f, e := readObject(r)
 	if e != nil {
 		return e
@@ -31,6 +41,11 @@ func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request, _ stor
 		return errorf(http.StatusServiceUnavailable, codeEngineMissing,
 			"Speech-to-text is not available: install the Debian packages pocketsphinx pocketsphinx-en-us, or start the service with --stt-url.")
 	}
+	done, e := s.sttGate.run(r.Context(), w)
+	if e != nil {
+		return e
+	}
+	defer done()
 	audio, e := decodeAudio(in)
 	if e != nil {
 		return e
@@ -48,8 +63,14 @@ func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request, _ stor
 	return nil
 }
 
-// handleSpeech is POST /v1/chat/speech: text in, an MP3 data URI out.
-func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, _ store.Account) *apiError {
+// handleSpeech is POST /v1/chat/speech: text in, an MP3 data URI out. Calls
+// are admitted and run through ttsGate like transcriptions.
+func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
+	release, e := s.ttsGate.admit(w, acct.ID)
+	if e != nil {
+		return e
+	}
+	defer release()
 	f, e := readObject(r)
 	if e != nil {
 		return e
@@ -69,20 +90,55 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, _ store.Ac
 	} else if voice != "" && len(voices) > 0 && !hasVoice(voices, voice) {
 		return unknownVoice(voice, voices)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), speechTimeout)
-	defer cancel()
-	mp3, err := s.tts.Synthesize(ctx, body.Text, voice)
+	done, e := s.ttsGate.run(r.Context(), w)
+	if e != nil {
+		return e
+	}
+	mp3, err := s.synthesize(r.Context(), body.Text, voice)
+	done()
 	if errors.Is(err, speech.ErrUnknownVoice) {
 		return unknownVoice(voice, voices)
 	}
 	if err != nil {
 		return s.speechError(r, "synthesize", err)
 	}
-	writeData(w, struct {
-		Audio string `json:"audio"`
-		Voice string `json:"voice"`
-	}{"data:audio/mpeg;base64," + base64.StdEncoding.EncodeToString(mp3), voice})
+	writeSpeech(w, mp3, voice)
 	return nil
+}
+
+func (s *Server) synthesize(ctx context.Context, text, voice string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, speechTimeout)
+	defer cancel()
+	return s.tts.Synthesize(ctx, text, voice)
+}
+
+// speechPrefix begins the answer of a speech call, up to the base64 of its MP3.
+const speechPrefix = `{"data":{"audio":"data:audio/mpeg;base64,`
+
+// writeSpeech writes the 200 answer of a speech call, {"data": {"audio": "data:audio/mpeg;
+// base64,…", "voice": …}}, as writeData would, but encodes the MP3 to base64 on its way to
+// the client, so that the answer holds the MP3 and a small buffer, not three copies of it.
+func writeSpeech(w http.ResponseWriter, mp3 []byte, voice string) {
+	voiceJSON, err := json.Marshal(voice)
+	if err != nil {
+		voiceJSON = []byte(`""`) // a string always marshals
+	}
+	const middle, end = `","voice":`, "}}\n"
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(speechPrefix)+base64.StdEncoding.EncodedLen(len(mp3))+len(middle)+len(voiceJSON)+len(end)))
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	bw.WriteString(speechPrefix)
+	enc := base64.NewEncoder(base64.StdEncoding, bw)
+	enc.Write(mp3)
+	enc.Close()
+	bw.WriteString(middle)
+	bw.Write(voiceJSON)
+	bw.WriteString(end)
+	bw.Flush() // an error means the client is gone or too slow: nobody reads an answer now
 }
 
 // handleVoices is GET /v1/chat/voices: the voices /v1/chat/speech accepts,
@@ -138,6 +194,9 @@ func (s *Server) speechError(r *http.Request, op string, err error) *apiError {
 	var missing *speech.EngineMissingError
 	var upstream *speech.UpstreamError
 	switch {
+	case clientGone(r) && errors.Is(err, context.Canceled):
+		// The client went away while the engine waited or ran: not a fault.
+		return errClientClosed()
 	case errors.As(err, &missing):
 		s.log.Warn("speech engine missing", "op", op, "err", err)
 		return errorf(http.StatusServiceUnavailable, codeEngineMissing,
