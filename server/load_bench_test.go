@@ -176,8 +176,7 @@ func (f *loadFixture) readHistory(b *testing.B, key, conv string, pages *latenci
 		// which would load the machine more than the service does.
 		i := bytes.LastIndex(raw, []byte(`"next_before":`))
 		if i < 0 {
-			b.Errorf("no next_before in a history page")
-			return
+			return // a service that does not page sent it all
 		}
 		next := raw[i+len(`"next_before":`):]
 		next = next[:bytes.IndexAny(next, "},")]

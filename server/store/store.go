@@ -79,8 +79,8 @@ type Store struct {
 	// wconn is the connection every write of this process runs on, so its
 	// page cache stays valid from one write to the next (another
 	// connection's write would make it read the pages again). Only the
-	// writer running a batch touches it.
-	wconn *sql.Conn
+	// writer running a batch replaces it.
+	wconn atomic.Pointer[sql.Conn]
 
 	// This process's writes queue here rather than in SQLite's busy handler,
 	// which polls; other processes still queue on the file lock. The writer
@@ -122,10 +122,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxIdleConns)
 	s := &Store{db: db}
-	if s.wconn, err = db.Conn(ctx); err != nil {
+	wconn, err := db.Conn(ctx)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
+	s.wconn.Store(wconn)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: migrate %s: %w", abs, err)
@@ -161,7 +163,7 @@ func (s *Store) Close() error {
 		st.(*sql.Stmt).Close()
 		return true
 	})
-	s.wconn.Close() // waits for a write running on it
+	s.wconn.Load().Close() // waits for a statement running on it
 	return s.db.Close()
 }
 
@@ -284,14 +286,17 @@ func (s *Store) runBatch(batch []*writeOp) {
 // runTx runs the ops in one transaction; it returns the error that undid the
 // whole transaction, and sets each op's own error.
 func (s *Store) runTx(batch []*writeOp) error {
-	sqlTx, err := s.wconn.BeginTx(context.Background(), nil)
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) && !s.closed.Load() {
+	ctx := context.Background()
+	wconn := s.wconn.Load()
+	sqlTx, err := wconn.BeginTx(ctx, nil)
+	if (errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone)) && !s.closed.Load() {
 		// The connection broke: take another one.
-		s.wconn.Close()
-		if s.wconn, err = s.db.Conn(context.Background()); err != nil {
+		wconn.Close()
+		if wconn, err = s.db.Conn(ctx); err != nil {
 			return err
 		}
-		sqlTx, err = s.wconn.BeginTx(context.Background(), nil)
+		s.wconn.Store(wconn)
+		sqlTx, err = wconn.BeginTx(ctx, nil)
 	}
 	if err != nil {
 		return err
@@ -308,7 +313,6 @@ func (s *Store) runTx(batch []*writeOp) error {
 		}
 		return sqlTx.Commit()
 	}
-	ctx := context.Background()
 	for _, o := range batch {
 		if o.err = o.ctx.Err(); o.err != nil {
 			continue
