@@ -32,42 +32,28 @@ func newAdminCmd(g *globals) *cobra.Command {
   parley admin ledger --key KEY           list a key's grants, charges and refunds
 
 Flags may come before or after the other arguments.`,
-		RunE: runAdminGroup,
+		RunE: g.runGroup("command"),
 	}
 	cmd.PersistentFlags().StringVar(&a.DataDir, "data", a.DataDir, "`directory` of the service's database (parley.db)")
 	cmd.AddCommand(
-		adminGroup("key", "Create or revoke an API key", newAdminKeyCreateCmd(g, a), newAdminKeyRevokeCmd(g, a)),
-		adminGroup("points", "Grant points to a key", newAdminGrantCmd(g, a)),
+		adminGroup(g, "key", "Create or revoke an API key", newAdminKeyCreateCmd(g, a), newAdminKeyRevokeCmd(g, a)),
+		adminGroup(g, "points", "Grant points to a key", newAdminGrantCmd(g, a)),
 		newAdminBalanceCmd(g, a),
-		adminGroup("price", "Set or show the points a chat call costs", newAdminPriceSetCmd(g, a), newAdminPriceShowCmd(g, a)),
+		adminGroup(g, "price", "Set or show the points a chat call costs", newAdminPriceSetCmd(g, a), newAdminPriceShowCmd(g, a)),
 		newAdminLedgerCmd(g, a),
 	)
 	return cmd
 }
 
 // adminGroup is a word of admin that only leads to its subcommands (key, points, price).
-func adminGroup(name, short string, subs ...*cobra.Command) *cobra.Command {
-	cmd := &cobra.Command{Use: name + " <command>", Short: short, RunE: runAdminGroup}
+func adminGroup(g *globals, name, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: name + " <command>", Short: short, RunE: g.runGroup("command")}
 	cmd.AddCommand(subs...)
 	return cmd
 }
 
-// runAdminGroup refuses a command line that stops at a group word or goes on with an unknown one.
-func runAdminGroup(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
-	}
-	var names []string
-	for _, c := range cmd.Commands() {
-		if c.IsAvailableCommand() {
-			names = append(names, c.Name())
-		}
-	}
-	return usageErrorf("%q needs a command: %s", cmd.CommandPath(), strings.Join(names, ", "))
-}
-
-// noArgs refuses positional arguments without repeating them: a misplaced one may be a key.
-func noArgs(hint string) cobra.PositionalArgs {
+// adminNoArgs refuses positional arguments without repeating them: a misplaced one may be a key.
+func adminNoArgs(hint string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("%s takes no arguments (%s)", cmd.CommandPath(), hint)
@@ -101,8 +87,8 @@ func needKey(cmd *cobra.Command, key string) error {
 
 // numberArgFlagError makes a command whose argument is a count of points read "-5" as that
 // argument, which pflag takes for an unknown shorthand flag, and refuse it as a number.
-func numberArgFlagError(what string, allowZero bool) func(*cobra.Command, error) error {
-	return func(_ *cobra.Command, err error) error {
+func numberArgFlagError(g *globals, what string, allowZero bool) func(*cobra.Command, error) error {
+	return func(cmd *cobra.Command, err error) error {
 		var ne *pflag.NotExistError
 		if errors.As(err, &ne) {
 			if s := ne.GetSpecifiedShortnames(); s != "" && s[0] >= '0' && s[0] <= '9' {
@@ -110,7 +96,7 @@ func numberArgFlagError(what string, allowZero bool) func(*cobra.Command, error)
 				return err
 			}
 		}
-		return usageErrorf("%s", err.Error())
+		return g.flagError(cmd, err)
 	}
 }
 
@@ -140,7 +126,7 @@ func newAdminKeyCreateCmd(g *globals, a *server.Admin) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create --points N",
 		Short: "Create an API key with N points; the key is the last line printed",
-		Args:  noArgs("give the points with --points N"),
+		Args:  adminNoArgs("give the points with --points N"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("points") {
 				return usageErrorf("%s needs --points N (0 or more)", cmd.CommandPath())
@@ -201,7 +187,7 @@ func newAdminGrantCmd(g *globals, a *server.Admin) *cobra.Command {
 		},
 	}
 	keyFlag(cmd, &key)
-	cmd.SetFlagErrorFunc(numberArgFlagError(what, false))
+	cmd.SetFlagErrorFunc(numberArgFlagError(g, what, false))
 	return cmd
 }
 
@@ -210,7 +196,7 @@ func newAdminBalanceCmd(g *globals, a *server.Admin) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "balance --key KEY",
 		Short: "Print a key's balance",
-		Args:  noArgs("give the key with --key KEY"),
+		Args:  adminNoArgs("give the key with --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := needKey(cmd, key); err != nil {
 				return err
@@ -245,7 +231,7 @@ func newAdminPriceSetCmd(g *globals, a *server.Admin) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.SetFlagErrorFunc(numberArgFlagError(what, true))
+	cmd.SetFlagErrorFunc(numberArgFlagError(g, what, true))
 	return cmd
 }
 
@@ -253,7 +239,7 @@ func newAdminPriceShowCmd(g *globals, a *server.Admin) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Print the points a chat call costs",
-		Args:  noArgs("it prints the current price"),
+		Args:  adminNoArgs("it prints the current price"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := a.Price(cmd.Context())
 			if err != nil {
@@ -270,7 +256,7 @@ func newAdminLedgerCmd(g *globals, a *server.Admin) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ledger --key KEY",
 		Short: "List a key's grants, charges and refunds",
-		Args:  noArgs("give the key with --key KEY"),
+		Args:  adminNoArgs("give the key with --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := needKey(cmd, key); err != nil {
 				return err

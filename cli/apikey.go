@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,6 +40,21 @@ func (s keySource) String() string {
 	return "none"
 }
 
+// token is the source as 'status --json' gives it: "flag", "env", "keyring", "stdin" or "none".
+func (s keySource) token() string {
+	switch s {
+	case fromFlag:
+		return "flag"
+	case fromEnv:
+		return "env"
+	case fromKeyring:
+		return "keyring"
+	case fromStdin:
+		return "stdin"
+	}
+	return "none"
+}
+
 // checkKey refuses a key that cannot be one: empty, with spaces or line breaks inside, or too long.
 func checkKey(key string, from keySource) error {
 	if err := keystore.ValidateKey(key); err != nil {
@@ -55,24 +72,50 @@ func (g *globals) resolveKey(baseURL string) (client.APIKey, error) {
 	}
 	if key == "" {
 		k, err := keyring.Get(baseURL)
+		if errors.Is(err, keystore.ErrNotFound) {
+			return "", g.storedWithoutV1(baseURL, err)
+		}
 		if err != nil {
 			return "", err
 		}
 		key, from = k, fromKeyring
 	}
-	g.printer.addSecret(key)
+	g.printer.addSecret(key, true)
 	if err := checkKey(key, from); err != nil {
+		return "", err
+	}
+	if err := g.checkURLHoldsNoKey(baseURL); err != nil {
 		return "", err
 	}
 	g.keySource = from
 	return client.APIKey(key), nil
 }
 
+// storedWithoutV1 turns "no key is stored for https://host/v1" into a *doubledV1Error when a key
+// is stored for https://host: the base URL names the API's root, and Parley adds /v1 itself.
+func (g *globals) storedWithoutV1(baseURL string, notFound error) error {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return notFound
+	}
+	path := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(path, "/v1") {
+		return notFound
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(path, "/v1"), ""
+	without := u.String()
+	if k, err := keyring.Get(without); err == nil {
+		g.printer.addSecret(k, false)
+		return &doubledV1Error{base: baseURL, without: without}
+	}
+	return notFound
+}
+
 // resolveTimeout is how long one call may take: --timeout, else PARLEY_TIMEOUT, else the client's default.
 func (g *globals) resolveTimeout() (time.Duration, error) {
 	if g.timeout != 0 {
 		if g.timeout < 0 {
-			return 0, usageErrorf("--timeout must be positive, such as 30s or 2m")
+			return 0, usageErrorf("--timeout must be more than 0, such as 30s or 2m")
 		}
 		return g.timeout, nil
 	}

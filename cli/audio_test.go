@@ -180,10 +180,41 @@ func TestPlay_NotAudioFailsBeforeOpeningTheDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := h.run(t, "", "play", txt)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "notaudio.txt is not a playable MP3") {
-		t.Errorf("play notaudio.txt: %s; want exit 1 saying it is not a playable MP3", r)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "notaudio.txt is not an MP3 file") {
+		t.Errorf("play notaudio.txt: %s; want exit 1 saying it is not an MP3 file", r)
 	}
 	oneLine(t, "play notaudio.txt", r)
+}
+
+func TestPlay_SaysWhatTheFileIs(t *testing.T) {
+	h := newHome(t, noSoundServer(t)...)
+	files := map[string][]byte{
+		"notaudio.txt": []byte("These are notes, not audio.\n"),
+		"empty.wav":    nil,
+		"damaged.mp3":  crashMP3,
+	}
+	wav, err := os.ReadFile(wavFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["hello.wav"] = wav
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(h.dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"notaudio.txt": "parley: notaudio.txt is not an MP3 file; parley play plays MP3",
+		"hello.wav":    "parley: hello.wav is a WAV file; parley play plays MP3 (the service's speech).",
+		"empty.wav":    "parley: empty.wav is empty: give an MP3 file.",
+		"damaged.mp3":  "parley: damaged.mp3 is a damaged MP3 file: it cannot be decoded.",
+	} {
+		r := h.run(t, "", "play", name)
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, want) || strings.Contains(r.Stderr, "mp3:") || strings.Contains(r.Stderr, "holds no audio") {
+			t.Errorf("play %s: %s; want exit 1 and %q, without the decoder's words", name, r, want)
+		}
+		oneLine(t, "play "+name, r)
+	}
 }
 
 func TestDevices_NoSoundServerListsNoPlugins(t *testing.T) {

@@ -108,7 +108,7 @@ error. With --json, standard output holds one object:
 		Example: `  parley chat "What is the capital of Portugal?"
   parley chat -c 42 "And its population?"
   echo "Summarise this" | parley chat --persona "a concise editor" -`,
-		Args: cobra.MinimumNArgs(1),
+		Args: textArgs("the message to send"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("conversation") {
 				if strings.TrimSpace(conv) == "" {
@@ -127,11 +127,11 @@ error. With --json, standard output holds one object:
 			if n := utf8.RuneCountInString(text); n > 32000 {
 				return usageErrorf("the message is %d characters long; at most 32000 are allowed", n)
 			}
-			c, err := g.newClient(cmd.Context())
+			convID, err := g.conversationArg(conv)
 			if err != nil {
 				return err
 			}
-			convID, err := conversationArg(conv)
+			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -144,6 +144,8 @@ error. With --json, standard output holds one object:
 			if err != nil {
 				return err
 			}
+			// The service's own ID is printed even if it looks random (g.printer.redact).
+			g.printer.allow(res.ConversationID.String())
 			if g.json {
 				return writeJSON(g.stdout, res)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -241,7 +242,7 @@ func TestStatus(t *testing.T) {
 	}
 	r = h.run(t, "", "status", "--json")
 	var st map[string]any
-	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st["reachable"] != true || st["balance"] != 41.0 || st["key_source"] != "PARLEY_API_KEY" {
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st["reachable"] != true || st["balance"] != 41.0 || st["key_source"] != "env" {
 		t.Errorf("status --json: %s (%v)", r, err)
 	}
 
@@ -254,11 +255,27 @@ func TestStatus(t *testing.T) {
 		t.Errorf("status on a service without a balance: %s", r)
 	}
 
+	r = h.run(t, "", "--api-key", canary, "--json", "status")
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st["key_source"] != "flag" {
+		t.Errorf("status --json with --api-key: %s (%v); want key_source \"flag\"", r, err)
+	}
+
 	// No key: exit 1, and the status says where a key could come from.
 	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL)
 	r = h.run(t, "", "status")
-	if r.Code != 1 || !strings.Contains(r.Stdout, "none") || !strings.Contains(r.Stdout, "PARLEY_API_KEY") {
+	if r.Code != 1 || !regexp.MustCompile(`API key: +none \(log in with 'parley login', or set PARLEY_API_KEY\)\n`).MatchString(r.Stdout) {
 		t.Errorf("status with no key: %s", r)
+	}
+	r = h.run(t, "", "--json", "status")
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st["key_source"] != "none" {
+		t.Errorf("status --json with no key: %s (%v); want key_source \"none\"", r, err)
+	}
+
+	// Where the key comes from does not depend on whether the service may be asked.
+	h = newHome(t, "PARLEY_API_KEY="+canary)
+	r = h.run(t, "", "--base-url", "http://10.0.0.1", "status")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "from PARLEY_API_KEY") || !strings.Contains(r.Stdout, "not asked: Parley sends the API key only over https") {
+		t.Errorf("status with a key and a plain-http address elsewhere: %s", r)
 	}
 }
 

@@ -22,7 +22,7 @@ func newConversationsCmd(g *globals) *cobra.Command {
 		Use:     "conversations [--limit N] [--json]",
 		Aliases: []string{"ls", "list"},
 		Short:   "List your conversations, newest first",
-		Args:    cobra.NoArgs,
+		Args:    g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 0 {
 				return usageErrorf("--limit must be 0 (all) or more, not %d", limit)
@@ -33,6 +33,8 @@ func newConversationsCmd(g *globals) *cobra.Command {
 			}
 			var all []client.Conversation
 			cursor := ""
+			stop := g.waitFor("the list of conversations")
+			defer stop()
 			for page := 0; page < maxListPages; page++ {
 				res, err := c.ListConversations(cmd.Context(), client.ListConversationsRequest{Cursor: cursor})
 				if err != nil {
@@ -44,6 +46,7 @@ func newConversationsCmd(g *globals) *cobra.Command {
 				}
 				cursor = res.NextCursor
 			}
+			stop()
 			if limit > 0 && len(all) > limit {
 				all = all[:limit]
 			}
@@ -91,18 +94,20 @@ func newHistoryCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "history ID [--json]",
 		Short: "Print a conversation's settings and messages",
-		Args:  exactArgs(1, "a conversation ID"),
+		Args:  wantOne("a conversation ID", conversationHint),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.conv = args[0]
+			id, err := g.conversationArg(args[0])
+			if err != nil {
+				return err
+			}
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
 			}
-			id, err := conversationArg(args[0])
-			if err != nil {
-				return err
-			}
+			stop := g.waitFor("the conversation")
 			h, err := c.History(cmd.Context(), id)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -131,10 +136,14 @@ func newConfigCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config ID [--persona TEXT] [--temperature F] [--top-p F] [--max-tokens N]",
 		Short: "Save a conversation's settings (only the ones given), or show them",
-		Args:  exactArgs(1, "a conversation ID"),
+		Args:  wantOne("a conversation ID", conversationHint),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.conv = args[0]
 			cfg, err := set.modelConfig(cmd)
+			if err != nil {
+				return err
+			}
+			id, err := g.conversationArg(args[0])
 			if err != nil {
 				return err
 			}
@@ -142,19 +151,19 @@ func newConfigCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := conversationArg(args[0])
-			if err != nil {
-				return err
-			}
 			var saved client.Config
 			if cfg.IsZero() {
+				stop := g.waitFor("the conversation's settings")
 				h, err := c.History(cmd.Context(), id)
+				stop()
 				if err != nil {
 					return err
 				}
 				saved = h.Config
 			} else {
+				stop := g.waitFor("the service to save the settings")
 				res, err := c.SaveConfig(cmd.Context(), id, cfg)
+				stop()
 				if err != nil {
 					return err
 				}
@@ -176,18 +185,21 @@ func newDeleteCmd(g *globals) *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "Delete a conversation and its messages",
-		Args:    exactArgs(1, "a conversation ID"),
+		Args:    wantOne("a conversation ID", conversationHint),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.conv = args[0]
+			id, err := g.conversationArg(args[0])
+			if err != nil {
+				return err
+			}
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
 			}
-			id, err := conversationArg(args[0])
+			stop := g.waitFor("the service to delete it")
+			err = c.DeleteConversation(cmd.Context(), id)
+			stop()
 			if err != nil {
-				return err
-			}
-			if err := c.DeleteConversation(cmd.Context(), id); err != nil {
 				return err
 			}
 			if g.json {
@@ -199,23 +211,17 @@ func newDeleteCmd(g *globals) *cobra.Command {
 	}
 }
 
-// exactArgs wants n positional arguments and names what they are when they are missing.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(_ *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usageErrorf("want %s, got %d argument(s)", what, len(args))
-		}
-		if strings.TrimSpace(args[0]) == "" {
-			return usageErrorf("want %s, got an empty argument", what)
-		}
-		return nil
-	}
-}
+// conversationHint says where conversation IDs are listed, after "give a conversation ID".
+const conversationHint = " (list them with 'parley conversations')"
 
-// conversationArg reads a conversation ID given on the command line; "" gives the zero ID.
-func conversationArg(s string) (client.ConversationID, error) {
+// conversationArg reads a conversation ID given on the command line; "" gives the zero ID. An ID
+// that is shaped like a key, or is one Parley knows of, is refused before it is sent.
+func (g *globals) conversationArg(s string) (client.ConversationID, error) {
 	if s == "" {
 		return client.ConversationID{}, nil
+	}
+	if g.printer.knows(s) || redactKeyShaped(s) != s {
+		return client.ConversationID{}, usageErrorf("that looks like an API key, not a conversation ID, so it was not sent%s", conversationHint)
 	}
 	id, err := client.ParseConversationID(s)
 	if err != nil {

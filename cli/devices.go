@@ -25,7 +25,7 @@ default ones with '*'. Give 'parley record --device' an input's ID or part of it
 Only devices are listed, not the ALSA plugins (rate converters, mixers) listed beside them.
 PARLEY_AUDIO_BACKEND (pulse, alsa, jack or null) picks the audio system; by default the first
 that answers of PulseAudio and ALSA is used.`,
-		Args: cobra.NoArgs,
+		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			backend, err := g.audioBackend()
 			if err != nil {

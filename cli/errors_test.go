@@ -112,7 +112,22 @@ var failureMatrix = []struct {
 	{"admin: no database", local, &server.NoDatabaseError{Dir: "/srv/parley"}},
 	{"serve: port in use", local, fmt.Errorf("cannot listen on 127.0.0.1:8780: %w", &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("bind", syscall.EADDRINUSE)})},
 	{"connection reset", remote, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}},
+	{"no key for the base URL with /v1, one without", doubled, &doubledV1Error{base: "http://127.0.0.1:8780/v1", without: "http://127.0.0.1:8780"}},
+	{"record --device that matches no input", local, &noSuchInputError{name: "nonexist"}},
+	{"admin key revoke: no such key", situation{command: "parley admin key revoke", base: "http://127.0.0.1:8780"}, fmt.Errorf("revoke: %w", server.ErrNoSuchKey)},
+	{"404 no such endpoint, long base URL", situation{command: "parley conversations", base: longRemote, key: fromKeyring}, status(404, "No such route.")},
+	{"nothing listening, long base URL", situation{command: "parley conversations", base: longLocal, key: fromKeyring}, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
+	{"no key stored, long base URL", situation{command: "parley conversations", base: longRemote}, fmt.Errorf("no API key is stored: %w", keystore.ErrNotFound)},
+	{"reply lost, long conversation ID", situation{command: "parley chat", base: "http://127.0.0.1:8780", conv: longConv, key: fromKeyring}, client.ErrReplyLost},
 }
+
+// Long variable parts, which must not cut off the advice after them.
+const (
+	longLocal  = "http://127.0.0.1:8780/tenants/acme-research-and-development/speech-and-chat/gateway"
+	longRemote = "https://speech-and-chat.internal.acme-research-and-development.example.com/tenants/acme/gateway"
+	longConv   = "conversation-about-the-quarterly-planning-meeting-and-its-many-follow-ups"
+	longWords  = "the request was refused because the temperature must be a number between zero and two inclusive, top_p a number between zero and one, and max_tokens a whole number of at least one"
+)
 
 // TestErrors_Matrix checks every failure's line against testdata/errors.golden (go test -run
 // Matrix -update rewrites it), and that each is one line of at most maxLine characters that
@@ -129,7 +144,16 @@ func TestErrors_Matrix(t *testing.T) {
 		fmt.Fprintf(&got, "parley %s\n\t%s\n", strings.Join(tc, " "), line)
 		checkLine(t, strings.Join(tc, " "), strings.TrimPrefix(line, "parley: "))
 	}
-	path := filepath.Join("testdata", "errors.golden")
+	path, err := filepath.Abs(filepath.Join("testdata", "errors.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filesForMatrix(t))
+	for _, tc := range fileMatrix {
+		line := runLine(t, tc.args, tc.code)
+		fmt.Fprintf(&got, "parley %s\n\t%s\n", strings.Join(tc.args, " "), line)
+		checkLine(t, strings.Join(tc.args, " "), strings.TrimPrefix(line, "parley: "))
+	}
 	if *update {
 		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -157,18 +181,134 @@ var usageMatrix = [][]string{
 	{"--api-key", "pk_abc def123456789", "conversations"},
 	{"--timeout", "-1s", "conversations"},
 	{"login", "pk_live_0123456789abcdef"},
+	{"logout", "pk_live_0123456789abcdef"},
 	{"conversations", "--limit", "-1"},
+	{"conversations", "--limit", "x"},
+	{"conversations", "extra"},
+	{"status", "Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2"},
+	{"--timeout", "5", "conversations"},
+	{"--timeout", "0", "conversations"},
+	{"--timeout", "Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2", "conversations"},
+	{"--api-key", "chat", "Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2"},
+	{"Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2"},
+	{"help", "pk_live_0123456789abcdef"},
+	{"help", "chta"},
+	{"--base-url", "http:/127.0.0.1:35729", "conversations"},
+	{"--base-url", "http://", "conversations"},
+	{"--base-url", "http//localhost:8780", "conversations"},
+	{"--base-url", "https://api.example.com/?tenant=acme", "conversations"},
+	{"--base-url", "http://127.0.0.1:8780/pk_live_0123456789abcdef", "conversations"},
+	{"--base-url", "Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2", "conversations"},
+	{"--base-url", "ftp://speech-and-chat.internal.acme-research-and-development.example.com:8443/tenants/acme/gateway", "conversations"},
+	{"chat"},
+	{"speak"},
+	{"history"},
+	{"history", "7", "8"},
+	{"history", "pk_live_0123456789abcdef"},
+	{"speak", "--voice", "sk-proj-0123456789abcdef", "hello"},
+	{"completion", "bahs"},
+	{"completion"},
+	{"admin", "kye"},
+	{"admin", "key", "revok"},
+	{"record", "-o", "take.mp3"},
+	{"speak", "--json", "hello"},
+}
+
+// fileMatrix is command lines about files, run in-process in a directory that filesForMatrix
+// made: they fail before anything reaches a network or a device.
+var fileMatrix = []struct {
+	args []string
+	code int
+}{
+	{[]string{"play", "notaudio.txt"}, exitFailure},
+	{[]string{"play", "hello.wav"}, exitFailure},
+	{[]string{"play", "empty.wav"}, exitFailure},
+	{[]string{"play", "damaged.mp3"}, exitFailure},
+	{[]string{"play", longFile}, exitFailure},
+	{[]string{"transcribe", "recordings"}, exitFailure},
+	{[]string{"transcribe", "api_interview.wav"}, exitFailure},
+	{[]string{"transcribe", longFile}, exitFailure},
+	{[]string{"speak", "-o", "recordings", "hello"}, exitUsage},
+	{[]string{"speak", "-o", "no-such-folder/hello.mp3", "hello"}, exitUsage},
+	{[]string{"record", "-o", "recordings"}, exitUsage},
+}
+
+// longFile is a text file whose long name must not cut off the advice.
+const longFile = "recordings/from-the-quarterly-planning-meeting-with-the-research-team/interview-with-the-speech-recognition-team.txt"
+
+// filesForMatrix makes the files fileMatrix names in a new directory and returns it.
+func filesForMatrix(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	wav := append([]byte("RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00"), make([]byte, 64)...)
+	for name, data := range map[string][]byte{
+		"notaudio.txt": []byte("These are notes, not audio.\n"),
+		"hello.wav":    wav,
+		"empty.wav":    nil,
+		"damaged.mp3":  append([]byte("\xff\xf2 000000000\xd0"), bytes.Repeat([]byte("0"), 40)...),
+		longFile:       []byte("notes\n"),
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // runUsage runs args in-process and returns the one line it printed on stderr.
 func runUsage(t *testing.T, args []string) string {
 	t.Helper()
+	return runLine(t, args, exitUsage)
+}
+
+// runLine runs args in-process, checks the exit code, and returns the one line printed on stderr.
+func runLine(t *testing.T, args []string, want int) string {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	g := newGlobals(strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
-	if code := run(t.Context(), g, args); code != exitUsage {
-		t.Errorf("parley %q exited %d, want %d (usage); stderr: %s", args, code, exitUsage, stderr.String())
+	if code := run(t.Context(), g, args); code != want {
+		t.Errorf("parley %q exited %d, want %d; stderr: %s", args, code, want, stderr.String())
 	}
 	return strings.TrimSuffix(stderr.String(), "\n")
+}
+
+// TestErrors_LongPartsKeepTheAdvice gives every failure of the matrix a long base URL, a long
+// conversation ID and long words from the service, and checks that each line still fits and
+// ends with the same advice: what gets shortened is the variable part, not what to do.
+func TestErrors_LongPartsKeepTheAdvice(t *testing.T) {
+	for _, tc := range failureMatrix {
+		short := tc.in.globals().describe(tc.err)
+		in := tc.in
+		if strings.HasPrefix(in.base, "https://") {
+			in.base = longRemote
+		} else if in.base != "" {
+			in.base = strings.Replace(in.base, "http://127.0.0.1:8780", longLocal, 1)
+		}
+		if in.conv != "" {
+			in.conv = longConv
+		}
+		err := tc.err
+		var ce *client.Error
+		if errors.As(err, &ce) && ce.Message != "" {
+			long := *ce
+			long.Message = longWords
+			err = &long
+		}
+		line := in.globals().describe(err)
+		checkLine(t, tc.name+", long", line)
+		words := strings.Fields(short)
+		advice := strings.Join(words[max(0, len(words)-3):], " ")
+		if i := strings.LastIndex(short, "): "); i >= 0 {
+			advice = short[i+1:]
+		}
+		if !strings.HasSuffix(line, advice) && !strings.Contains(short, "error:") {
+			t.Errorf("%s: with long parts the advice is cut:\n\tshort: %s\n\tlong:  %s", tc.name, short, line)
+		}
+	}
 }
 
 // checkLine fails when line is not one line of at most maxLine characters, or says something twice.
@@ -179,6 +319,9 @@ func checkLine(t *testing.T, name, line string) {
 	}
 	if n := utf8.RuneCountInString(line); n > maxLine {
 		t.Errorf("%s: %d characters, want at most %d: %q", name, n, maxLine, line)
+	}
+	if strings.HasSuffix(line, "…") {
+		t.Errorf("%s: clipped at the end, so its advice is cut: %q", name, line)
 	}
 	if rep := repeated(line); rep != "" {
 		t.Errorf("%s: says %q twice: %q", name, rep, line)

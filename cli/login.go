@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,12 +17,15 @@ import (
 )
 
 // noKeyArgs refuses positional arguments to login and logout without echoing them: the natural
-// mistake is to give the key itself as one.
+// mistake is to give the key itself as one. Login says how to give it; logout needs none.
 func noKeyArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments (what was given is not shown, in case it is a key): pipe the key in, or use --api-key", cmd.Name())
+	switch {
+	case len(args) == 0:
+		return nil
+	case cmd.Name() == "login":
+		return usageErrorf("login takes no arguments (what was given is not shown, in case it is a key): pipe the key in, or use --api-key")
 	}
-	return nil
+	return usageErrorf("%s takes no arguments (what was given is not shown, in case it is a key)", cmd.Name())
 }
 
 // loginJSON is what 'login --json' prints.
@@ -52,13 +56,16 @@ service, stores it in the system keyring under the service's address, and rememb
 			key, from := strings.TrimSpace(g.apiKey), fromFlag
 			if key != "" {
 				fmt.Fprintln(g.stderr, "Warning: a key given with --api-key may stay in your shell history; 'parley login' alone reads it without echo.")
-			} else if key, err = g.readKey(); err != nil {
+			} else if key, err = g.readKey(cmd.Context()); err != nil {
 				return err
 			} else {
 				from = fromStdin
 			}
-			g.printer.addSecret(key)
+			g.printer.addSecret(key, true)
 			if err := checkKey(key, from); err != nil {
+				return err
+			}
+			if err := g.checkURLHoldsNoKey(base); err != nil {
 				return err
 			}
 			g.keySource = from
@@ -88,9 +95,9 @@ service, stores it in the system keyring under the service's address, and rememb
 				return err
 			}
 			if g.json {
-				return writeJSON(g.stdout, loginJSON{BaseURL: c.BaseURL(), Stored: true})
+				return writeJSON(g.stdout, loginJSON{BaseURL: g.showURL(c.BaseURL()), Stored: true})
 			}
-			fmt.Fprintf(g.stdout, "Logged in to %s; the key is in the system keyring.\n", c.BaseURL())
+			fmt.Fprintf(g.stdout, "Logged in to %s; the key is in the system keyring.\n", g.showURL(c.BaseURL()))
 			return nil
 		},
 	}
@@ -104,11 +111,15 @@ func (e *storeFailedError) Error() string {
 }
 
 // readKey reads the API key from stdin: a hidden prompt on a terminal, else the first line.
-func (g *globals) readKey() (string, error) {
+// Ctrl-C at the prompt ends the wait at once (ctx is cancelled), with the terminal's echo back.
+func (g *globals) readKey(ctx context.Context) (string, error) {
 	if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprint(g.stderr, "API key: ")
-		b, err := term.ReadPassword(int(f.Fd()))
+		b, err := hiddenLine(ctx, f)
 		fmt.Fprintln(g.stderr)
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		if err != nil {
 			return "", fmt.Errorf("reading the key from the terminal: %w", err)
 		}
@@ -148,11 +159,11 @@ func newLogoutCmd(g *globals) *cobra.Command {
 			}
 			switch {
 			case g.json:
-				return writeJSON(g.stdout, logoutJSON{BaseURL: base, Removed: removed})
+				return writeJSON(g.stdout, logoutJSON{BaseURL: g.showURL(base), Removed: removed})
 			case removed:
-				fmt.Fprintf(g.stdout, "Logged out of %s; the key is gone from the keyring.\n", base)
+				fmt.Fprintf(g.stdout, "Logged out of %s; the key is gone from the keyring.\n", g.showURL(base))
 			default:
-				fmt.Fprintf(g.stdout, "No key was stored for %s.\n", base)
+				fmt.Fprintf(g.stdout, "No key was stored for %s.\n", g.showURL(base))
 			}
 			return nil
 		},

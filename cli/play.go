@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"parley/audio/playback"
+	"parley/media"
 )
 
 func newPlayCmd(g *globals) *cobra.Command {
@@ -22,22 +23,22 @@ func newPlayCmd(g *globals) *cobra.Command {
 		Long: `Plays an MP3 file, or a file holding a data URI of one ("data:audio/mpeg;base64,...",
 as the speech service returns it), on the default audio output, and returns when it has been
 heard to its end. '-' reads standard input. Ctrl-C stops it.`,
-		Args: exactArgs(1, "an MP3 file or a file holding a data URI (or - for standard input)"),
+		Args: wantOne("an MP3 file", ", or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if volume < 0 || volume > 1 {
 				return usageErrorf("--volume must be between 0 and 1, not %v", volume)
 			}
 			name := args[0]
-			data, err := g.readInput(name)
+			data, err := g.readInput(name, "an MP3 file")
 			if err != nil {
 				return err
 			}
 			played, err := playClip(cmd.Context(), data, volume)
 			switch {
 			case errors.Is(err, playback.ErrMalformed), errors.Is(err, playback.ErrEmpty), errors.Is(err, playback.ErrDataURI):
-				return fmt.Errorf("%s is not a playable MP3 or MP3 data URI (%w)", displayName(name), err)
+				return unplayable(name, data, err)
 			case errors.Is(err, playback.ErrTooLong):
-				return fmt.Errorf("%s is too long to play: %w (%v); parley play is for speech clips", displayName(name), err, playback.MaxDuration)
+				return phrased(err, "%s lasts longer than %v: parley play is for speech clips.", elastic(displayName(name)), playback.MaxDuration)
 			case err != nil:
 				return err
 			}
@@ -55,11 +56,52 @@ heard to its end. '-' reads standard input. Ctrl-C stops it.`,
 	return cmd
 }
 
+// unplayable says why the clip in data, read from name, cannot be played: it is another kind
+// of audio, a damaged MP3, or no audio at all. The decoder's own words stay out of it.
+func unplayable(name string, data []byte, err error) error {
+	shown := elastic(displayName(name))
+	f := media.Sniff(data)
+	switch {
+	case errors.Is(err, playback.ErrDataURI):
+		return phrased(err, "%s holds a data URI that is not base64 audio: give an MP3, or a data URI of one.", shown)
+	case isDataURI(data):
+		return phrased(err, "The data URI in %s does not hold a playable MP3: parley play plays MP3 (the service's speech).", shown)
+	case f == media.FormatMP3 && errors.Is(err, playback.ErrEmpty):
+		return phrased(err, "%s holds no MP3 audio.", shown)
+	case f == media.FormatMP3:
+		return phrased(err, "%s is a damaged MP3 file: it cannot be decoded.", shown)
+	case f != media.FormatUnknown:
+		return phrased(err, "%s is %s file; parley play plays MP3 (the service's speech).", shown, formatName(f))
+	}
+	return phrased(err, "%s is not an MP3 file; parley play plays MP3 (the service's speech), or a data URI of one.", shown)
+}
+
+// formatName names an audio container with its article: "a WAV", "an Ogg".
+func formatName(f media.Format) string {
+	switch f {
+	case media.FormatWAV:
+		return "a WAV"
+	case media.FormatWebM:
+		return "a WebM"
+	case media.FormatOgg:
+		return "an Ogg"
+	case media.FormatFLAC:
+		return "a FLAC"
+	}
+	return "an " + strings.ToUpper(f.String())
+}
+
+// isDataURI reports whether data starts with "data:", after leading white space.
+func isDataURI(data []byte) bool {
+	head := bytes.TrimSpace(data[:min(len(data), 64)])
+	return len(head) >= 5 && strings.EqualFold(string(head[:5]), "data:")
+}
+
 // playClip plays an MP3, given as bytes or as a data URI, and returns when it has been heard to
 // its end, or ctx is done. It returns how much audio played.
 func playClip(ctx context.Context, data []byte, volume float64) (time.Duration, error) {
 	open := func() (io.Reader, error) { return bytes.NewReader(data), nil }
-	if head := bytes.TrimSpace(data[:min(len(data), 64)]); len(head) >= 5 && strings.EqualFold(string(head[:5]), "data:") {
+	if isDataURI(data) {
 		uri := string(data)
 		open = func() (io.Reader, error) { return playback.OpenDataURI(uri) }
 	}

@@ -116,33 +116,99 @@ func (g *globals) resolveBaseURL() (string, error) {
 	if raw == "" {
 		raw, from = DefaultBaseURL, "the default address"
 	}
-	if err := checkBaseURL(raw, from); err != nil {
+	if err := g.checkBaseURL(raw, from); err != nil {
 		return "", err
 	}
-	g.base = strings.TrimSpace(raw)
+	g.base, g.baseFrom = strings.TrimSpace(raw), from
 	return g.base, nil
 }
 
-// checkBaseURL makes sure raw is an http or https URL with a host; from says where it came from.
-func checkBaseURL(raw, from string) error {
+// checkBaseURL makes sure raw is an http or https URL with a host, and only that: no key, no
+// user name, no query or fragment. from says where it came from. A misspelt address gets a
+// suggestion; one that may hold a key is not repeated.
+func (g *globals) checkBaseURL(raw, from string) error {
 	s := strings.TrimSpace(raw)
+	if g.urlHoldsKey(s) {
+		return holdsKeyError(from)
+	}
 	u, err := url.Parse(s)
+	if err == nil && u.Host != "" && u.Opaque == "" && u.Scheme != "http" && u.Scheme != "https" {
+		return usageErrorf("%s %q must start with https:// (or http:// for this machine)", from, elastic(s))
+	}
 	if err != nil || u.Opaque != "" || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		if err == nil && u.Host != "" {
-			return usageErrorf("%s %q must start with https:// (or http:// for this machine)", from, s)
+		if sugg := suggestURL(s); sugg != "" {
+			return usageErrorf("%s %q is not a URL: did you mean %q?", from, elastic(s), elastic(sugg))
 		}
-		return usageErrorf("%s %q is not a URL: did you mean %q?", from, s, suggestURL(s))
+		return usageErrorf("%s %q has no host: write it like https://api.example.com", from, elastic(s))
+	}
+	if u.Hostname() == "" {
+		return usageErrorf("%s %q has no host: write it like https://api.example.com", from, elastic(s))
 	}
 	if u.User != nil {
 		return usageErrorf("%s must not carry a user name or password: give the API key through 'parley login' or PARLEY_API_KEY", from)
 	}
+	if u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#") {
+		return usageErrorf("%s must not have a ?query or #fragment: give the service's address alone, such as https://api.example.com", from)
+	}
 	return nil
 }
 
+// holdsKeyError refuses an address that may hold a key, without repeating it.
+func holdsKeyError(from string) error {
+	return usageErrorf("%s holds what may be an API key (not shown): give the service's address alone, and the key through 'parley login'", from)
+}
+
+// checkURLHoldsNoKey refuses the base URL in use once the key is known: a key typed into the
+// address would be sent in every request line and stored as the keyring entry's name.
+func (g *globals) checkURLHoldsNoKey(base string) error {
+	if g.urlHoldsKey(base) {
+		return holdsKeyError(g.baseFrom)
+	}
+	return nil
+}
+
+// urlHoldsKey reports whether an address holds a key Parley knows of, or text shaped like one
+// in its path, query, fragment or user name. In the host only what cannot be a host name counts
+// (an underscore, a long random label), since "api-eu1.example.com" is an address.
+func (g *globals) urlHoldsKey(s string) bool {
+	if g.printer.knows(s) {
+		return true
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return looksKeyShaped(s)
+	}
+	if looksKeyShaped(u.EscapedPath() + " " + u.RawQuery + " " + u.Fragment + " " + u.User.String()) {
+		return true
+	}
+	host := u.Hostname()
+	if strings.Contains(host, "_") && looksKeyShaped(host) {
+		return true
+	}
+	for _, label := range strings.Split(host, ".") {
+		if len(label) >= 32 && looksRandom(label) {
+			return true
+		}
+	}
+	return false
+}
+
 // suggestURL guesses the URL a person meant by an address without a scheme, such as
-// "localhost:8780": http:// for this machine, https:// for any other host.
+// "localhost:8780", or with a misspelt one, such as "http:/localhost:8780": http:// for this
+// machine, https:// for any other host, the scheme given when there was one. It returns "" when
+// no host is left to suggest.
 func suggestURL(s string) string {
-	s = strings.TrimLeft(strings.TrimPrefix(s, "//"), "/")
+	scheme := ""
+	for _, p := range []string{"https://", "http://", "https:", "http:", "https//", "http//"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			scheme, s = strings.ToLower(strings.TrimRight(p, ":/")), s[len(p):]
+			if strings.HasSuffix(p, "//") && strings.HasPrefix(s, "/") {
+				return "" // "https:///v1": the host between the slashes is missing
+			}
+			break
+		}
+	}
+	s = strings.TrimLeft(s, "/")
 	host := s
 	if i := strings.IndexAny(host, "/?#"); i >= 0 {
 		host = host[:i]
@@ -150,10 +216,16 @@ func suggestURL(s string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if isLoopbackHost(host) {
-		return "http://" + s
+	switch {
+	case strings.Trim(host, "[]") == "":
+		return ""
+	case scheme != "":
+	case isLoopbackHost(host):
+		scheme = "http"
+	default:
+		scheme = "https"
 	}
-	return "https://" + s
+	return scheme + "://" + s
 }
 
 // isLoopbackHost reports whether host names this machine.

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -30,10 +32,17 @@ mono WAV when FILE ends in .wav.
 It records for --seconds, or with --vad from when you start speaking until you stop for --hold
 (0.3 to 5 s), or else until Ctrl-C. Ctrl-C always stops and keeps what was recorded. With --vad,
 hearing no speech writes nothing and exits 1.`,
-		Args: cobra.NoArgs,
+		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageErrorf("say where the recording goes: -o FILE (.webm, or .wav for WAV)")
+			}
+			ext := strings.ToLower(filepath.Ext(out))
+			if ext != ".webm" && ext != ".wav" {
+				return usageErrorf("-o %s: parley record writes WebM/Opus or WAV, so name the file .webm or .wav", elastic(out))
+			}
+			if err := checkOutput(out, "take.webm"); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("seconds") && useVAD {
 				return usageErrorf("--seconds and --vad both say when to stop: give one of them")
@@ -57,7 +66,7 @@ hearing no speech writes nothing and exits 1.`,
 				VADConfig:   vad.Config{Hold: hold},
 				MaxDuration: time.Duration(seconds * float64(time.Second)),
 			}
-			if strings.EqualFold(filepath.Ext(out), ".wav") {
+			if ext == ".wav" {
 				opts.Encoding = audio.EncodingWAV
 			}
 			var banner string
@@ -87,6 +96,9 @@ hearing no speech writes nothing and exits 1.`,
 			close(levels)
 			<-announced
 			if take == nil {
+				if device != "" && errors.Is(err, audio.ErrNoDevice) && noInputMatches(cmd.Context(), backend, device) {
+					return &noSuchInputError{name: device}
+				}
 				return err
 			}
 			if useVAD && take.Empty() {
@@ -131,4 +143,21 @@ hearing no speech writes nothing and exits 1.`,
 	f.DurationVar(&hold, "hold", vad.DefaultHold, "with --vad, the silence that ends the recording (0.3s to 5s)")
 	f.StringVarP(&out, "output", "o", "", "the file to write: WebM/Opus, or WAV when it ends in .wav")
 	return cmd
+}
+
+// noInputMatches reports whether the backend lists inputs and none of them matches name the way
+// --device is matched (an ID or a name, or part of one, in any case): a device that is not there,
+// rather than an audio system that is not.
+func noInputMatches(ctx context.Context, backend audio.Backend, name string) bool {
+	inputs, err := backend.Inputs(ctx)
+	if err != nil || len(inputs) == 0 {
+		return false
+	}
+	want := strings.ToLower(strings.TrimSpace(name))
+	for _, d := range inputs {
+		if strings.Contains(strings.ToLower(d.ID), want) || strings.Contains(strings.ToLower(d.Name), want) {
+			return false
+		}
+	}
+	return true
 }

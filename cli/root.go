@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -48,30 +49,19 @@ type globals struct {
 
 	// Resolved during the run.
 	base        string        // the service address in use
+	baseFrom    string        // where base came from: "--base-url", "PARLEY_BASE_URL", ...
 	keySource   keySource     // where the key came from
 	timeoutUsed time.Duration // the timeout per call
 	command     string        // the command's path, such as "parley chat"
 	conv        string        // the conversation the command is about, if any
 }
 
-// newGlobals wires the streams; every line on stderr goes through one redacting printer.
+// newGlobals wires the streams; every line on stderr goes through one redacting printer, which
+// run tells of the keys in the command line and the environment before anything is printed.
 func newGlobals(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *globals {
 	p := &stderrPrinter{w: stderr}
 	g := &globals{stdin: stdin, stdout: stdout, stderr: p, printer: p, stderrTTY: isTerminal(stderr), getenv: getenv}
-	for _, name := range []string{"PARLEY_API_KEY"} {
-		p.addSecret(getenv(name))
-	}
 	return g
-}
-
-// usageError is a mistake in the command line; it exits with code 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// usageErrorf returns a usage error (exit code 2) with a formatted message.
-func usageErrorf(format string, a ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, a...)}
 }
 
 // signalError is the cause of a run cancelled by a signal.
@@ -111,15 +101,22 @@ func run(ctx context.Context, g *globals, args []string) int {
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		started = true
 		g.command = cmd.CommandPath()
+		if cmd.Flags().Changed("timeout") && g.timeout <= 0 {
+			return usageErrorf("--timeout must be more than 0, such as 30s or 2m")
+		}
 		return nil
 	}
-	cmd, err := root.ExecuteContextC(ctx)
+	var (
+		cmd *cobra.Command
+		err error
+	)
+	if key := g.notePossibleKeys(args); key != "" && isCommandName(root, key) {
+		err = usageErrorf("--api-key took a command's name as the key: put the key right after --api-key, or leave the flag out and use 'parley login'")
+	} else {
+		cmd, err = root.ExecuteContextC(ctx)
+	}
 	if err == nil {
 		return exitOK
-	}
-	var ce *codeError
-	if errors.As(err, &ce) {
-		return ce.code
 	}
 	var se *signalError
 	if errors.As(context.Cause(ctx), &se) {
@@ -133,13 +130,23 @@ func run(ctx context.Context, g *globals, args []string) int {
 		}
 		return exitSignal + int(syscall.SIGINT)
 	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
 	var ue *usageError
 	if errors.As(err, &ue) || !started {
 		path := root.CommandPath()
-		if cmd != nil {
+		if cmd != nil && cmd.Name() != "help" {
 			path = cmd.CommandPath()
 		}
-		fmt.Fprintf(g.stderr, "parley: %s (see '%s --help')\n", usageLine(err.Error()), path)
+		see := fmt.Sprintf(" (see '%s --help')", path)
+		limit := maxLine - utf8.RuneCountInString(see)
+		msg := usageLine(err.Error())
+		if ue != nil {
+			msg = ue.line(limit)
+		}
+		fmt.Fprintf(g.stderr, "parley: %s%s\n", clipTo(msg, limit), see)
 		return exitUsage
 	}
 	fmt.Fprintf(g.stderr, "parley: %s\n", g.describe(err))
@@ -164,6 +171,15 @@ The API key comes from --api-key, PARLEY_API_KEY, or the system keyring ('parley
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Runnable, so that a word that is not a command is refused by g.unknownCommand, which
+		// does not repeat one that may be a key; with no word it prints the help.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return g.unknownCommand(cmd, "command", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	pf := root.PersistentFlags()
@@ -171,12 +187,20 @@ The API key comes from --api-key, PARLEY_API_KEY, or the system keyring ('parley
 	pf.StringVar(&g.apiKey, "api-key", "", "the API key (env PARLEY_API_KEY; prefer 'parley login', which keeps it in the keyring)")
 	pf.DurationVar(&g.timeout, "timeout", 0, "give up on a call to the service after this long, such as 30s (env PARLEY_TIMEOUT; default 2m)")
 	pf.BoolVar(&g.json, "json", false, "print results as JSON")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.SetFlagErrorFunc(g.flagError)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetIn(g.stdin)
 	for _, c := range commands(g) {
 		root.AddCommand(c)
+	}
+	root.SetHelpCommand(newHelpCmd(g))
+	// cobra's completion command prints its help and exits 0 for a shell it does not know.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args, c.RunE = cobra.ArbitraryArgs, g.runGroup("shell")
+		}
 	}
 	return root
 }
@@ -197,12 +221,4 @@ func usageLine(msg string) string {
 		}
 	}
 	return first
-}
-
-// oneLine keeps the first line of a message.
-func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"net"
 
 	"github.com/spf13/cobra"
 
@@ -21,16 +22,14 @@ variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a 
 		Example: `  parley serve --demo
   parley serve --addr 127.0.0.1:0
   parley serve --llm-url http://localhost:11434/v1 --llm-model llama3.2 --llm-key-env OPENAI_API_KEY`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErrorf("serve takes no arguments, got %q", args[0])
-			}
-			return nil
-		},
+		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := server.Serve(cmd.Context(), o, g.stdout, g.stderr)
 			var oe *server.OptionError
 			if errors.As(err, &oe) {
+				if host, _, herr := net.SplitHostPort(o.Addr); oe.Option == "--addr" && herr == nil && !isLoopbackHost(host) {
+					return usageErrorf("--addr %s would let API keys cross the network in clear: give --tls-cert and --tls-key, or --insecure-bind if you mean it", elastic(o.Addr))
+				}
 				return usageErrorf("%s", oe.Error())
 			}
 			return err

@@ -39,17 +39,17 @@ func TestServe_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--addr", "0.0.0.0:8780"}, "give --tls-cert and --tls-key, or --insecure-bind if you mean it"},
-		{[]string{"--addr", "192.168.1.5:8780"}, "--addr 192.168.1.5:8780 is reachable from other machines"},
+		{[]string{"--addr", "192.168.1.5:8780"}, "--addr 192.168.1.5:8780 would let API keys cross the network in clear"},
 		{[]string{"--addr", "nonsense"}, `--addr "nonsense" is not host:port`},
 		{[]string{"--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--llm-url", "http://x"}, "--llm-url needs --llm-model NAME"},
 		{[]string{"--llm-url", "ftp://x", "--llm-model", "m"}, "--llm-url must be an http:// or https:// URL"},
 		{[]string{"--max-body", "10"}, "--max-body must be at least 1024 bytes, not 10"},
-		{[]string{"--max-body", "lots"}, `invalid argument "lots" for "--max-body"`},
+		{[]string{"--max-body", "lots"}, `--max-body wants a whole number, not "lots"`},
 		{[]string{"--chat-timeout", "1h"}, "--chat-timeout must be between 1s and 10m, not 1h0m0s"},
 		{[]string{"--frob"}, "unknown flag: --frob"},
 		{[]string{"-5"}, "unknown shorthand flag: '5' in -5"},
-		{[]string{"extra"}, `serve takes no arguments, got "extra"`},
+		{[]string{"extra"}, `serve takes no arguments, but was given "extra"`},
 	} {
 		data := filepath.Join(h.dir, "data-"+strings.Trim(c.args[0], "-"))
 		r := h.run(t, "", append([]string{"serve", "--data", data}, c.args...)...)

@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"parley/client"
+	"parley/keystore"
 )
 
 func newVoicesCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "voices [--json]",
 		Short: "List the voices the service can speak with ('parley speak --voice NAME')",
-		Args:  cobra.NoArgs,
+		Args:  g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
@@ -26,7 +27,7 @@ func newVoicesCmd(g *globals) *cobra.Command {
 			voices, err := c.Voices(cmd.Context())
 			stop()
 			var ce *client.Error
-			if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
+			if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound && !g.endsInV1() {
 				return errors.New("this service does not list its voices (404): 'parley speak' without --voice uses its default voice")
 			}
 			if err != nil {
@@ -60,12 +61,14 @@ func newVoicesCmd(g *globals) *cobra.Command {
 type statusJSON struct {
 	BaseURL   string `json:"base_url"`
 	Local     bool   `json:"local"`
-	KeySource string `json:"key_source"`
+	KeySource string `json:"key_source"` // "flag", "env", "keyring" or "none"
 	Reachable bool   `json:"reachable"`
 	LatencyMS *int64 `json:"latency_ms,omitempty"`
 	Balance   *int64 `json:"balance,omitempty"`
 	Price     *int64 `json:"price,omitempty"`
 	Error     string `json:"error,omitempty"`
+	asked     bool   // a request was sent
+	noKey     bool   // none was found anywhere, which the API key line says
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -74,17 +77,28 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "Show the service address, where the API key comes from, and whether the service answers",
 		Long: `Shows the service's address, where the API key comes from (--api-key, PARLEY_API_KEY or the
 system keyring; never the key), whether the service answers with that key, and the balance when
-the service reports it. Exits 1 when the service does not answer or refuses the key.`,
-		Args: cobra.NoArgs,
+the service reports it. Exits 1 when the service does not answer or refuses the key.
+With --json, key_source is "flag", "env", "keyring" or "none".`,
+		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			base, err := g.resolveBaseURL()
 			if err != nil {
 				return err
 			}
-			st := statusJSON{BaseURL: base, Local: g.isLocal(), KeySource: "none"}
-			c, err := g.newClient(cmd.Context())
+			timeout, err := g.resolveTimeout()
+			if err != nil {
+				return err
+			}
+			st := statusJSON{BaseURL: g.showURL(base), Local: g.isLocal()}
+			// Where the key comes from is known before, and whether or not, the service is asked.
+			key, err := g.resolveKey(base)
+			st.KeySource = g.keySource.token()
+			var c *client.Client
 			if err == nil {
-				st.KeySource = g.keySource.String()
+				c, err = g.clientFor(base, key, timeout)
+			}
+			if err == nil {
+				st.asked = true
 				stop := g.waitFor("the service")
 				start := time.Now()
 				_, err = c.ListConversations(cmd.Context(), client.ListConversationsRequest{Limit: 1})
@@ -98,11 +112,14 @@ the service reports it. Exits 1 when the service does not answer or refuses the 
 				stop()
 			}
 			var ue *usageError
-			if errors.As(err, &ue) {
+			if errors.As(err, &ue) || cmd.Context().Err() != nil {
+				// A usage error, or Ctrl-C or SIGTERM: run reports it, with its exit code.
 				return err
 			}
 			if err != nil {
 				st.Error = g.describe(err)
+				var dv *doubledV1Error
+				st.noKey = errors.Is(err, keystore.ErrNotFound) && !errors.As(err, &dv)
 			}
 			if g.json {
 				if werr := writeJSON(g.stdout, st); werr != nil {
@@ -127,11 +144,17 @@ func printStatus(g *globals, st statusJSON) {
 		where = "this machine"
 	}
 	fmt.Fprintf(tw, "Service:\t%s (%s)\n", st.BaseURL, where)
-	fmt.Fprintf(tw, "API key:\tfrom %s\n", st.KeySource)
+	if g.keySource == fromNone {
+		fmt.Fprintln(tw, "API key:\tnone (log in with 'parley login', or set PARLEY_API_KEY)")
+	} else {
+		fmt.Fprintf(tw, "API key:\tfrom %s\n", g.keySource)
+	}
 	switch {
 	case st.Reachable:
 		fmt.Fprintf(tw, "Answers:\tyes, in %d ms\n", *st.LatencyMS)
-	case st.KeySource == "none":
+	case st.noKey:
+		fmt.Fprintln(tw, "Answers:\tnot asked, for want of a key")
+	case !st.asked:
 		fmt.Fprintf(tw, "Answers:\tnot asked: %s\n", st.Error)
 	default:
 		fmt.Fprintf(tw, "Answers:\tno: %s\n", st.Error)

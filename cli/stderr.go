@@ -8,29 +8,46 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"golang.org/x/term"
 )
 
 // keyShaped matches text that looks like an API key or a bearer credential: a known key prefix
-// followed by at least 8 key characters ("pk_…", "sk-…"), or "Bearer" and a token.
+// followed by at least 8 key characters ("pk_…", "sk-…"), or "Bearer" and a token. A prefixed
+// match counts only when it holds a digit (see redactKeyShaped), so that "api_interview" stays.
 var keyShaped = regexp.MustCompile(`(?i)\b(?:pk|sk|rk|ak|api|key|tok|token)[-_][A-Za-z0-9][A-Za-z0-9_\-]{7,}|\bbearer\s+[^\s"']+`)
+
+// longToken matches a run of 32 or more key characters: a candidate for a key without a prefix.
+var longToken = regexp.MustCompile(`[A-Za-z0-9_-]{32,}`)
+
+// uuidShaped is a UUID as services write them, lower-case hex 8-4-4-4-12: an ID, not a key.
+var uuidShaped = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// minSecret is the shortest secret replaced wherever it occurs, and the shortest piece of a
+// known key that is replaced on its own (a service may echo part of the key it refused).
+// A shorter key is replaced only as a whole word, and only the key in use.
+const minSecret = 12
 
 // redacted replaces a secret in what Parley prints.
 const redacted = "[REDACTED]"
 
 // stderrPrinter is the one way to standard error: every write, from Parley or from cobra, has the
-// keys it knows of and anything key-shaped replaced by [REDACTED], so no path prints a key.
+// keys it knows of, pieces of them, and anything key-shaped replaced by [REDACTED], so no path
+// prints a key.
 type stderrPrinter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	secrets []string // keys given or read in this run; the longest first
+	secrets []string        // keys given or read in this run; the longest first
+	public  map[string]bool // long IDs the service gave, which look random but are not keys
 }
 
-// addSecret makes p redact s from now on; blank or very short values are ignored.
-func (p *stderrPrinter) addSecret(s string) {
+// addSecret makes p redact s from now on. inUse says s is the key this run sends: only then is
+// a value shorter than minSecret redacted (as a whole word), since redacting a key that is a
+// common word matters more than the word. Blank values, and shorter ones not in use, are ignored.
+func (p *stderrPrinter) addSecret(s string, inUse bool) {
 	s = strings.TrimSpace(s)
-	if len(s) < 4 {
+	if len(s) < 4 || (len(s) < minSecret && !inUse) {
 		return
 	}
 	p.mu.Lock()
@@ -47,14 +64,154 @@ func (p *stderrPrinter) addSecret(s string) {
 	}
 }
 
-// redact returns s without any secret p knows of and without anything key-shaped.
-func (p *stderrPrinter) redact(s string) string {
+// allow tells p that id came from the service as an ID (a conversation's, say): it is printed
+// even when it looks random, unless it is a known secret.
+func (p *stderrPrinter) allow(id string) {
 	p.mu.Lock()
-	for _, k := range p.secrets {
-		s = strings.ReplaceAll(s, k, redacted)
+	defer p.mu.Unlock()
+	if p.public == nil {
+		p.public = map[string]bool{}
 	}
+	p.public[id] = true
+}
+
+// redact returns s without any secret p knows of, without any piece of one of at least
+// minSecret characters, and without anything key-shaped or random-looking enough to be a key.
+func (p *stderrPrinter) redact(s string) string {
+	s = p.redactKnown(s)
+	p.mu.Lock()
+	public := p.public
 	p.mu.Unlock()
-	return keyShaped.ReplaceAllString(s, redacted)
+	s = redactKeyShaped(s)
+	return longToken.ReplaceAllStringFunc(s, func(tok string) string {
+		if public[tok] || !looksRandom(tok) {
+			return tok
+		}
+		return redacted
+	})
+}
+
+// redactKnown returns s without the secrets p knows of, and without pieces of them.
+func (p *stderrPrinter) redactKnown(s string) string {
+	p.mu.Lock()
+	secrets := p.secrets
+	p.mu.Unlock()
+	for _, k := range secrets {
+		if len(k) < minSecret {
+			s = replaceWord(s, k)
+		} else {
+			s = strings.ReplaceAll(s, k, redacted)
+		}
+	}
+	for _, k := range secrets {
+		if len(k) > minSecret {
+			s = replacePieces(s, k)
+		}
+	}
+	return s
+}
+
+// knows reports whether s holds a secret p knows of, or a piece of one.
+func (p *stderrPrinter) knows(s string) bool { return p.redactKnown(s) != s }
+
+// redactKeyShaped replaces bearer tokens, and prefixed tokens that hold a digit.
+func redactKeyShaped(s string) string {
+	return keyShaped.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(strings.ToLower(m), "bearer") || strings.ContainsFunc(m, unicode.IsDigit) {
+			return redacted
+		}
+		return m
+	})
+}
+
+// looksKeyShaped reports whether s holds text the printer would redact without knowing it.
+func looksKeyShaped(s string) bool {
+	if redactKeyShaped(s) != s {
+		return true
+	}
+	for _, tok := range longToken.FindAllString(s, -1) {
+		if looksRandom(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksRandom reports whether a token of key characters reads like a generated key rather than
+// like words, numbers and dates: it holds letters and digits that change places at least four
+// times (a key does about once in every four characters; "Recording_2024_01_05" and
+// "Meeting20240105" do once or not at all), and it is not a UUID.
+func looksRandom(tok string) bool {
+	if uuidShaped.MatchString(tok) {
+		return false
+	}
+	changes := 0
+	prev := byte(0) // 'a' letter, '0' digit, 0 separator
+	for i := 0; i < len(tok); i++ {
+		var c byte
+		switch ch := tok[i]; {
+		case ch >= '0' && ch <= '9':
+			c = '0'
+		case ch == '-' || ch == '_':
+			c = 0
+		default:
+			c = 'a'
+		}
+		if c != 0 && prev != 0 && c != prev {
+			changes++
+		}
+		prev = c
+	}
+	return changes >= 4
+}
+
+// isWordByte reports whether b may be part of a key: the characters around a short key that
+// make it part of a longer word.
+func isWordByte(b byte) bool {
+	return b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// replaceWord replaces k in s where it stands alone, not inside a longer word.
+func replaceWord(s, k string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, k)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + len(k)
+		if (i > 0 && isWordByte(s[i-1])) || (j < len(s) && isWordByte(s[j])) {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(redacted)
+		s = s[j:]
+	}
+}
+
+// replacePieces replaces every run of at least minSecret characters of s that is also a run of
+// the key k: what is left of a key a service cut short, or began to show.
+func replacePieces(s, k string) string {
+	var b strings.Builder
+	i := 0
+	for i+minSecret <= len(s) {
+		if !strings.Contains(k, s[i:i+minSecret]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i + minSecret
+		for j < len(s) && strings.Contains(k, s[i:j+1]) {
+			j++
+		}
+		b.WriteString(redacted)
+		i = j
+	}
+	b.WriteString(s[i:])
+	return b.String()
 }
 
 // Write redacts b and writes it; it reports len(b) written when the redacted text went out whole.
@@ -63,6 +220,12 @@ func (p *stderrPrinter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// showURL is a service address as Parley prints it on standard output: without any key it
+// knows of or anything key-shaped, like everything on standard error.
+func (g *globals) showURL(u string) string {
+	return g.printer.redact(u)
 }
 
 // isTerminal reports whether w is a terminal (for the spinner and the hidden key prompt).

@@ -29,15 +29,31 @@ func (l *lockedBuffer) String() string {
 func TestStderrPrinter_Redacts(t *testing.T) {
 	var out bytes.Buffer
 	p := &stderrPrinter{w: &out}
-	p.addSecret("  plain-secret-without-prefix  ")
-	p.addSecret("ab") // too short to redact safely: ignored
+	p.addSecret("  plain-secret-without-prefix  ", false)
+	p.addSecret("ab", true)       // too short to redact safely: ignored
+	p.addSecret("service", false) // short and not the key in use: ignored
+	p.addSecret("Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2", true)
+	p.allow("k3J9x2M7q8P4w1Z6r5T0y8U3i2O7p6A5s4D1f2G9")
 	for _, tc := range []struct{ in, want string }{
 		{`unknown command "pk_0123456789abcdef" for "parley login"`, `unknown command "[REDACTED]" for "parley login"`},
 		{"Authorization: Bearer abc.def-ghi", "Authorization: [REDACTED]"},
 		{"key sk-proj-AbCdEf0123456789 refused", "key [REDACTED] refused"},
 		{"got plain-secret-without-prefix back", "got [REDACTED] back"},
-		{"conversation c_0123456789abcdef and 550e8400-e29b-41d4-a716-446655440000", "conversation c_0123456789abcdef and 550e8400-e29b-41d4-a716-446655440000"},
+		{"conversation c_0123456789abcdef0123 and 550e8400-e29b-41d4-a716-446655440000", "conversation c_0123456789abcdef0123 and 550e8400-e29b-41d4-a716-446655440000"},
 		{"the --api-key flag", "the --api-key flag"},
+		// A prefix without a digit is a word: a file name, not a key.
+		{"open api_interview.wav: no such file", "open api_interview.wav: no such file"},
+		{"The service refused", "The service refused"},
+		// A long random token without a prefix is a key; words, dates and numbers are not.
+		{"unknown command Xy4Jq8Lm2Np6Rt0Vw3Zb7Cd1Fg5Hk9Mn", "unknown command [REDACTED]"},
+		{"open /tmp/TestPlay_NotAudioFailsBeforeOpeningTheDevice2345678901/001/x.mp3", "open /tmp/TestPlay_NotAudioFailsBeforeOpeningTheDevice2345678901/001/x.mp3"},
+		{"recording_2024_01_05_meeting_with_the_whole_team.wav", "recording_2024_01_05_meeting_with_the_whole_team.wav"},
+		// The key in use, and what is left of it when a service cuts it short.
+		{"Unknown API key Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2.", "Unknown API key [REDACTED]."},
+		{"Unknown API key Zq7LmN3pX9vB2kT8w….", "Unknown API key [REDACTED]…."},
+		{"key ending …jD1sF5gA0cE3uI8oP2 refused", "key ending …[REDACTED] refused"},
+		// An ID the service gave is printed, though it looks random.
+		{"conversation k3J9x2M7q8P4w1Z6r5T0y8U3i2O7p6A5s4D1f2G9", "conversation k3J9x2M7q8P4w1Z6r5T0y8U3i2O7p6A5s4D1f2G9"},
 	} {
 		out.Reset()
 		if _, err := p.Write([]byte(tc.in)); err != nil {
@@ -46,6 +62,16 @@ func TestStderrPrinter_Redacts(t *testing.T) {
 		if out.String() != tc.want {
 			t.Errorf("printed %q, want %q", out.String(), tc.want)
 		}
+	}
+}
+
+func TestStderrPrinter_ShortKeyInUseIsRedactedAsAWord(t *testing.T) {
+	var out bytes.Buffer
+	p := &stderrPrinter{w: &out}
+	p.addSecret("service", true)
+	p.Write([]byte("The service refused; services and self-service stay."))
+	if want := "The [REDACTED] refused; services and self-service stay."; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
 
@@ -73,5 +99,35 @@ func TestWaitFor_SpinnerOnlyOnATerminal(t *testing.T) {
 	g.waitFor("the reply")()
 	if out.String() != "" {
 		t.Errorf("off a terminal the spinner printed %q", out.String())
+	}
+}
+
+func TestShowURL_RedactsWhatStderrWould(t *testing.T) {
+	g := newGlobals(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
+	g.printer.addSecret("plain-secret-without-prefix", true)
+	for in, want := range map[string]string{
+		"https://api.example.com/v1":                        "https://api.example.com/v1",
+		"https://h.example.com/plain-secret-without-prefix": "https://h.example.com/[REDACTED]",
+		"https://h.example.com/pk_live_0123456789abcdef":    "https://h.example.com/[REDACTED]",
+	} {
+		if got := g.showURL(in); got != want {
+			t.Errorf("showURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestURLHoldsKey_HostsThatAreAddresses(t *testing.T) {
+	g := newGlobals(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
+	for u, want := range map[string]bool{
+		"https://api-production1.example.com":                          false, // a host name, though key-shaped
+		"https://api.example.com/tenants/acme-2024/v2":                 false,
+		"https://pk_live_0123456789abcdef.example.com":                 true, // no host name has an underscore
+		"https://api.example.com/pk_live_0123456789abcdef":             true,
+		"https://Zq7LmN3pX9vB2kT8wR4yH6jD1sF5gA0cE3uI8oP2.example.com": true,
+		"https://api.example.com/?key=sk-0123456789abcdef":             true,
+	} {
+		if got := g.urlHoldsKey(u); got != want {
+			t.Errorf("urlHoldsKey(%q) = %v, want %v", u, got, want)
+		}
 	}
 }

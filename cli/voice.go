@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"unicode/utf8"
 
@@ -31,10 +32,10 @@ func newTranscribeCmd(g *globals) *cobra.Command {
 WAV and raw PCM (.pcm/.raw: 16 kHz mono 16-bit) are encoded as WebM/Opus first, which is about
 15 times smaller; WebM, Ogg, MP3 and FLAC files go as they are. --raw sends the file unchanged.
 The service accepts at most 10,000,000 bytes of audio.`,
-		Args: exactArgs(1, "an audio file (or - for standard input)"),
+		Args: wantOne("an audio file", ", or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			data, err := g.readInput(name)
+			data, err := g.readInput(name, "an audio file")
 			if err != nil {
 				return err
 			}
@@ -42,10 +43,10 @@ The service accepts at most 10,000,000 bytes of audio.`,
 			if !raw {
 				upload, kind, err = media.PrepareUpload(name, data)
 				if errors.Is(err, media.ErrNotAudio) {
-					return fmt.Errorf("%s is not an audio file Parley recognises: give WAV, raw PCM (.pcm or .raw, 16 kHz mono 16-bit), WebM, Ogg, MP3 or FLAC, or send it unchanged with --raw", displayName(name))
+					return phrased(err, "Parley does not recognise %s as audio: give WAV, PCM (.pcm/.raw, 16 kHz mono), WebM, Ogg, MP3 or FLAC, or send it as it is with --raw.", elastic(displayName(name)))
 				}
 				if err != nil {
-					return fmt.Errorf("%s could not be prepared for upload: %w", displayName(name), err)
+					return phrased(err, "Parley could not prepare %s for upload (%s): send it as it is with --raw.", elastic(displayName(name)), clippable(err.Error()))
 				}
 			} else if kind == "" {
 				if f := media.Sniff(data); f != media.FormatUnknown {
@@ -53,14 +54,16 @@ The service accepts at most 10,000,000 bytes of audio.`,
 				}
 			}
 			if len(upload) > client.MaxAudioBytes {
-				return fmt.Errorf("%s is %s bytes after encoding; the service accepts at most 10,000,000 bytes of audio: send a shorter recording",
-					displayName(name), thousands(int64(len(upload))))
+				return phrased(client.ErrAudioTooLarge, "The audio of %s is %s bytes; the service accepts at most 10,000,000 bytes: send a shorter recording.",
+					elastic(displayName(name)), thousands(int64(len(upload))))
 			}
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
 			}
+			stop := g.waitFor("the transcript")
 			tr, err := c.Transcribe(cmd.Context(), client.TranscribeRequest{Audio: upload, MIMEType: kind})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -79,28 +82,38 @@ The service accepts at most 10,000,000 bytes of audio.`,
 	return cmd
 }
 
-// readInput reads a whole input file, or standard input for "-", up to maxInputFile bytes.
-func (g *globals) readInput(name string) ([]byte, error) {
+// readInput reads a whole input file, or standard input for "-", up to maxInputFile bytes; what
+// says what the file should have been ("an audio file"), for the sentence when it is a directory.
+func (g *globals) readInput(name, what string) ([]byte, error) {
+	shown := elastic(displayName(name))
 	var r io.Reader
 	if name == "-" {
 		r = g.stdin
 	} else {
 		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("opening the input: %w", err)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, phrased(err, "There is no file %s: check the name.", shown)
+		case errors.Is(err, os.ErrPermission):
+			return nil, phrased(err, "Parley may not read %s (permission denied).", shown)
+		case err != nil:
+			return nil, phrased(err, "Cannot open %s: %s.", shown, clippable(err.Error()))
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, phrased(nil, "%s is a directory: give %s.", shown, what)
+		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxInputFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", displayName(name), err)
+		return nil, phrased(err, "Cannot read %s: %s.", shown, clippable(err.Error()))
 	}
 	if len(data) > maxInputFile {
-		return nil, fmt.Errorf("%s is larger than %d MiB: split it first", displayName(name), maxInputFile>>20)
+		return nil, phrased(nil, "%s is larger than %d MiB: split it first.", shown, maxInputFile>>20)
 	}
 	if len(data) == 0 {
-		return nil, fmt.Errorf("%s is empty", displayName(name))
+		return nil, phrased(nil, "%s is empty: give %s.", shown, what)
 	}
 	return data, nil
 }
@@ -118,8 +131,9 @@ func newSpeakCmd(g *globals) *cobra.Command {
 		Use:   "speak [--voice NAME] [-o FILE|-] TEXT...",
 		Short: "Turn text into speech and write the MP3",
 		Long: `Asks the service to speak TEXT (or standard input, with '-') and writes the MP3 to FILE,
-or to standard output with '-o -' or when standard output is not a terminal.`,
-		Args: cobra.MinimumNArgs(1),
+or to standard output with '-o -' or when standard output is not a terminal.
+With --json and -o FILE, standard output holds {"file","bytes","mime_type"}.`,
+		Args: textArgs("the text to speak"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := g.textArg(args, "text")
 			if err != nil {
@@ -132,13 +146,27 @@ or to standard output with '-o -' or when standard output is not a terminal.`,
 				if f, ok := g.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					return usageErrorf("say where the MP3 goes: -o FILE, or -o - for standard output")
 				}
+				if g.json {
+					return usageErrorf("with --json, give -o FILE: the JSON goes to standard output, so the MP3 cannot")
+				}
 				out = "-"
+			}
+			if out == "-" && g.json {
+				return usageErrorf("-o - and --json would both write to standard output: give -o FILE")
+			}
+			if err := checkOutput(out, "speech.mp3"); err != nil {
+				return err
+			}
+			if err := g.refuseKeyShaped("--voice", voice); err != nil {
+				return err
 			}
 			c, err := g.newClient(cmd.Context())
 			if err != nil {
 				return err
 			}
+			stop := g.waitFor("the speech")
 			sp, err := c.Speak(cmd.Context(), client.SpeechRequest{Text: text, Voice: voice})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -149,6 +177,13 @@ or to standard output with '-o -' or when standard output is not a terminal.`,
 			if err := writeFileAtomic(out, sp.Audio, 0o644); err != nil {
 				return err
 			}
+			if g.json {
+				return writeJSON(g.stdout, struct {
+					File  string `json:"file"`
+					Bytes int    `json:"bytes"`
+					MIME  string `json:"mime_type"`
+				}{out, len(sp.Audio), sp.MIMEType})
+			}
 			fmt.Fprintf(g.stderr, "Wrote %s (%d bytes, %s).\n", out, len(sp.Audio), sp.MIMEType)
 			return nil
 		},
@@ -156,6 +191,37 @@ or to standard output with '-o -' or when standard output is not a terminal.`,
 	cmd.Flags().StringVar(&voice, "voice", "", "the voice to speak with (default: the service's)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the MP3 file to write, or - for standard output")
 	return cmd
+}
+
+// refuseKeyShaped refuses a flag's value that is shaped like a key, or is one Parley knows of,
+// before it is sent anywhere: a key pasted into the wrong flag.
+func (g *globals) refuseKeyShaped(flag, value string) error {
+	if value != "" && (g.printer.knows(value) || looksKeyShaped(value)) {
+		return usageErrorf("%s looks like an API key (not shown), so it was not sent: give the key with --api-key or 'parley login'", flag)
+	}
+	return nil
+}
+
+// checkOutput makes sure a file can be written at path before any work is done for it: the
+// path is not a directory, and its directory exists. example names a file, for the advice.
+func checkOutput(path, example string) error {
+	if path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErrorf("-o %s is a directory: give a file name, such as %s", elastic(path), elastic(filepath.Join(path, example)))
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("-o %s names a directory that does not exist: create it, or give another path", elastic(path))
+	}
+	f, err := os.CreateTemp(dir, ".parley-check-*")
+	if err != nil {
+		return writeError(path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // thousands formats n with commas between groups of three digits.
