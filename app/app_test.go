@@ -240,7 +240,7 @@ func (m *memSecrets) Delete(string) error { return nil }
 
 // harness is the app over fakes, with a channel told after every rendered change.
 type harness struct {
-	t       testing.TB
+	t      testing.TB
 	u      *UI
 	svc    *fakeService
 	rec    *fakeRecorder

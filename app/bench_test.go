@@ -81,3 +81,17 @@ func BenchmarkSidebar10000(b *testing.B) {
 func newSessionFor(h *harness) *conversation.Session {
 	return conversation.NewSession(h.svc, func(ch conversation.Change) { h.u.do(func() { h.u.apply(ch) }) })
 }
+
+// BenchmarkTwentyTurns sends 20 messages and renders each reply, as a person chatting would.
+func BenchmarkTwentyTurns(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		h := start(b, newFakeService())
+		b.StartTimer()
+		for turn := 1; turn <= 20; turn++ {
+			h.typeAndSend(fmt.Sprintf("Turn number %d about the tides", turn))
+			h.waitFor(func() bool { return h.shown(rowMessage) == 2*turn })
+			h.u.win.Canvas().Capture()
+		}
+	}
+}

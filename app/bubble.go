@@ -38,6 +38,8 @@ type bubbleRow struct {
 	retryBtn *widget.Button
 	editBtn  *widget.Button
 
+	filled bool // set was called: r is what the row shows
+
 	// geom caches the layout at geomWidth until the row shows something else.
 	geom      geometry
 	geomWidth float32
@@ -71,8 +73,15 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	return b
 }
 
+// shows reports whether the row already shows r, so that a list refresh need not lay it out
+// again (laying out text is the costly part of drawing).
+func (b *bubbleRow) shows(r row) bool {
+	return b.filled && sameRow(b.r, r) && b.r.at.Equal(r.at) && b.r.turn.Key == r.turn.Key && b.metaText() == b.meta.Text
+}
+
 // set shows r.
 func (b *bubbleRow) set(r row) {
+	b.filled = true
 	b.r = r
 	b.geomWidth = 0
 	user := r.role == conversation.User
@@ -91,17 +100,12 @@ func (b *bubbleRow) set(r row) {
 		// Parsed without laying out: the row's Refresh below lays it out once.
 		b.text.Segments = widget.NewRichTextFromMarkdown(r.text).Segments
 	}
-	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
-	if user {
-		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
-	}
 	if meta := b.metaText(); meta != b.meta.Text {
 		b.meta.Text = meta
 	}
 	b.meta.Importance = widget.MediumImportance
 	if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
 		b.meta.Importance = widget.DangerImportance
-		b.bg.FillColor = withAlpha(b.bg.FillColor, 0x99)
 	}
 	reply := r.kind == rowMessage && !user
 	failed := r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost)
@@ -115,6 +119,17 @@ func (b *bubbleRow) set(r row) {
 		b.retryBtn.SetText(label)
 	}
 	b.Refresh()
+}
+
+// paint takes the bubble's colour from the theme (again, when the theme changes).
+func (b *bubbleRow) paint() {
+	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+	if b.r.role == conversation.User {
+		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
+	}
+	if b.r.kind == rowTurn && (b.r.turn.State == conversation.Failed || b.r.turn.State == conversation.Lost) {
+		b.bg.FillColor = withAlpha(b.bg.FillColor, 0x99)
+	}
 }
 
 // metaText is the line under a bubble: the time, and for a failed message what went wrong.
@@ -269,6 +284,7 @@ func (r *bubbleRenderer) MinSize() fyne.Size {
 }
 
 func (r *bubbleRenderer) Refresh() {
+	r.b.paint()
 	r.Layout(r.b.Size())
 	for _, o := range r.Objects() {
 		o.Refresh()

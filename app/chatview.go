@@ -194,7 +194,9 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 	if id >= len(c.rows) {
 		return
 	}
-	r.set(c.rows[id])
+	if !r.shows(c.rows[id]) {
+		r.set(c.rows[id])
+	}
 	if w := c.box.Size().Width; c.width != w && w > 0 {
 		// The view was resized: every height is an estimate again.
 		c.resetHeights(c.rows)

@@ -34,6 +34,8 @@ type composer struct {
 	recState  *widget.Label
 	// levelValue is the input level shown, 0 to 1.
 	levelValue float32
+	// rows is how many lines the entry shows.
+	rows int
 
 	box *fyne.Container
 }
@@ -90,10 +92,15 @@ func (c *composer) submit() {
 	c.u.focusComposer()
 }
 
-// fit grows the entry with its text, up to maxComposerRows lines.
+// fit grows the entry with its text, up to maxComposerRows lines. It does nothing while the
+// number of lines stays the same: it runs on every key typed.
 func (c *composer) fit() {
 	rows := strings.Count(c.entry.Text, "\n") + 1
 	rows = min(max(rows, 1), maxComposerRows)
+	if rows == c.rows {
+		return
+	}
+	c.rows = rows
 	c.entry.SetMinRowsVisible(rows)
 	c.box.Refresh()
 }
@@ -143,6 +150,7 @@ func newComposerEntry(c *composer) *composerEntry {
 	e.OnChanged = func(string) { c.fit() }
 	e.ExtendBaseWidget(e)
 	e.SetMinRowsVisible(1)
+	c.rows = 1
 	return e
 }
 

@@ -156,8 +156,13 @@ func newConversationRow(s *sidebar) *conversationRow {
 
 func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 	r.index, r.entry = index, e
-	r.title.SetText(e.DisplayTitle())
-	r.when.SetText(conversation.RelativeTime(e.UpdatedAt, r.s.u.deps.Now()))
+	// SetText lays the text out again; skip it when nothing changed.
+	if t := e.DisplayTitle(); t != r.title.Text {
+		r.title.SetText(t)
+	}
+	if w := conversation.RelativeTime(e.UpdatedAt, r.s.u.deps.Now()); w != r.when.Text {
+		r.when.SetText(w)
+	}
 }
 
 func (r *conversationRow) CreateRenderer() fyne.WidgetRenderer {

@@ -61,7 +61,7 @@ func (s *statusBar) refresh() {
 	if c.sessionKey {
 		where += " · key for this session only"
 	}
-	s.service.SetText("● " + where)
+	s.service.SetText(where)
 	text := ""
 	if s.u.sess != nil {
 		charged, balance := s.u.sess.Usage()

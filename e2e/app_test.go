@@ -149,7 +149,7 @@ type historyJSON struct {
 	} `json:"messages"`
 }
 
-func history(t *testing.T, env []string, id string) historyJSON {
+func history(t testing.TB, env []string, id string) historyJSON {
 	t.Helper()
 	var h historyJSON
 	r := run(t, env, "", "history", "--json", id)

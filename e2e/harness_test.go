@@ -62,13 +62,13 @@ func (s *service) env(extra ...string) []string {
 }
 
 // run runs the binary with args and env, stdin from input, and waits at most two minutes.
-func run(t *testing.T, env []string, input string, args ...string) result {
+func run(t testing.TB, env []string, input string, args ...string) result {
 	t.Helper()
 	return testenv.Run(t, testenv.Cmd{Bin: bin, Env: env, Stdin: input}, args...)
 }
 
 // mustRun runs the binary and fails the test unless it exits 0.
-func mustRun(t *testing.T, env []string, input string, args ...string) result {
+func mustRun(t testing.TB, env []string, input string, args ...string) result {
 	t.Helper()
 	r := run(t, env, input, args...)
 	if r.Code != 0 {
@@ -78,7 +78,7 @@ func mustRun(t *testing.T, env []string, input string, args ...string) result {
 }
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,7 +91,7 @@ func freeAddr(t *testing.T) string {
 
 // startService starts `parley serve` with extra flags on a fresh data directory, waits until it
 // answers, and stops it (by its PID) when the test ends.
-func startService(t *testing.T, extra ...string) *service {
+func startService(t testing.TB, extra ...string) *service {
 	t.Helper()
 	s := &service{data: t.TempDir(), home: t.TempDir()}
 	addr := freeAddr(t)
@@ -141,13 +141,13 @@ func startService(t *testing.T, extra ...string) *service {
 }
 
 // admin runs `parley admin --data DIR args...` on the service's database.
-func (s *service) admin(t *testing.T, args ...string) result {
+func (s *service) admin(t testing.TB, args ...string) result {
 	t.Helper()
 	return mustRun(t, s.env(), "", append([]string{"admin", "--data", s.data}, args...)...)
 }
 
 // newKey makes an account with the given points and returns its key (the last line admin prints).
-func (s *service) newKey(t *testing.T, points int) string {
+func (s *service) newKey(t testing.TB, points int) string {
 	t.Helper()
 	r := s.admin(t, "key", "create", "--points", fmt.Sprint(points))
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")

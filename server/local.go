@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"parley/server/speech"
+	"parley/server/store"
+)
+
+// LocalPoints is the balance the built-in service's account starts with.
+const LocalPoints = 1_000_000
+
+// localAccountFile names the file, in the data directory, that holds the number of the app's
+// account. It is not a secret: the key is made anew on each start.
+const localAccountFile = "local-account"
+
+// Local is the reference service running inside the desktop app, for people with no account
+// anywhere: loopback only, a free port, the offline responder and the local speech engines, and
+// one account whose key is replaced on every start, so no key is kept anywhere.
+type Local struct {
+	// DataDir holds its database; DefaultLocalDataDir when empty.
+	DataDir string
+	// Logger gets its request log; nil discards it.
+	Logger *slog.Logger
+
+	mu     sync.Mutex
+	unlock func()
+	st     *store.Store
+	srv    *http.Server
+	done   chan struct{}
+	url    string
+}
+
+// DefaultLocalDataDir is where the app's built-in service keeps its data: a folder of its own
+// under the user's data directory, so it never competes with a `parley serve` for its data.
+func DefaultLocalDataDir() string { return filepath.Join(DefaultDataDir(), "app") }
+
+// Start runs the service and returns its address and a key of the app's account.
+func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv != nil {
+		return "", "", errors.New("the local service is already running")
+	}
+	dir := l.DataDir
+	if dir == "" {
+		dir = DefaultLocalDataDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("cannot create the local service's data folder: %w", err)
+	}
+	// One owner of the data: a second app (or a parley serve on this folder) is refused, and
+	// only the owner refunds what a crash left pending.
+	unlock, err := lockDataDir(dir)
+	if err != nil {
+		return "", "", err
+	}
+	fail := func(st *store.Store, err error) (string, string, error) {
+		if st != nil {
+			st.Close()
+		}
+		unlock()
+		return "", "", err
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "parley.db"))
+	if err != nil {
+		return fail(nil, err)
+	}
+	if _, err := st.RecoverPending(ctx, 0); err != nil {
+		return fail(st, err)
+	}
+	key, err = localKey(ctx, st, filepath.Join(dir, localAccountFile))
+	if err != nil {
+		return fail(st, err)
+	}
+	log := l.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	srv, err := New(Config{Store: st, Logger: log, LLM: NewOfflineResponder(),
+		STT: speech.NewPocketSphinx(speech.PocketSphinxOptions{}), TTS: speech.NewEspeak(speech.EspeakOptions{})})
+	if err != nil {
+		return fail(st, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(st, fmt.Errorf("cannot listen on loopback: %w", err))
+	}
+	l.st, l.unlock = st, unlock
+	l.srv = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	l.done = make(chan struct{})
+	l.url = "http://" + ln.Addr().String()
+	go func() {
+		defer close(l.done)
+		_ = l.srv.Serve(ln)
+	}()
+	return l.url, key, nil
+}
+
+// Stop ends the service, letting calls in flight finish for a while.
+func (l *Local) Stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultChatTimeout)
+	defer cancel()
+	_ = l.srv.Shutdown(ctx)
+	<-l.done
+	l.st.Close()
+	l.unlock()
+	l.srv, l.st, l.unlock = nil, nil, nil
+}
+
+// localKey returns a fresh key of the account named in path, creating the account (and the
+// file) the first time, or again when the account is gone.
+func localKey(ctx context.Context, st *store.Store, path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		if id, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			key, err := st.ReplaceKey(ctx, id)
+			if err == nil {
+				return key, nil
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return "", err
+			}
+		}
+	}
+	key, acct, err := st.CreateKey(ctx, LocalPoints)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(strconv.FormatInt(acct.ID, 10)+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("cannot save the local account's number: %w", err)
+	}
+	return key, nil
+}
