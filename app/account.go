@@ -89,6 +89,7 @@ func (u *UI) showAccountWith(message string) {
 	content := container.NewVBox(form, envNote, a.result,
 		container.NewBorder(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
 	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)
+	u.lastAccount = a
 	a.d.Resize(fyne.NewSize(560, 0))
 	u.showDialog(a.d, a.save)
 	if a.base.Text == "" {

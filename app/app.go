@@ -105,8 +105,9 @@ type UI struct {
 	closeDialog func()
 	// accountOffered marks the failed turns for which the account dialog was opened.
 	accountOffered map[int64]bool
-	// lastSettings is the settings dialog shown last (for tests).
+	// lastSettings and lastAccount are the dialogs shown last (for tests).
 	lastSettings *settingsDialog
+	lastAccount  *accountDialog
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
 	onEnter func()
 

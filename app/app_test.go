@@ -263,11 +263,12 @@ func start(t testing.TB, svc *fakeService) *harness {
 		NewPlayer:   func(func(playback.Event)) Player { return h.player },
 		Getenv:      func(k string) string { return env[k] },
 		Version:     "parley test",
-		Now:         func() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) },
+		Now:         fixedNow,
 		run:         func(fn func()) { h.queue <- fn },
 	})
 	h.u.win.Resize(fyne.NewSize(1000, 700))
-	h.waitFor(func() bool { return h.u.sess != nil && h.u.composer != nil })
+	// Ready: the main window is up and the account's balance (read at start) is shown.
+	h.waitFor(func() bool { return h.u.status != nil && h.u.status.points.Text != "" })
 	t.Cleanup(func() { h.u.shutdown() })
 	return h
 }

@@ -115,6 +115,7 @@ func (u *UI) attach(c *connection) {
 		u.voice.speaker = nil // it speaks through the service in use
 	}
 	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
+	u.sess.SetClock(u.deps.Now)
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
 	u.sess.LoadMore()

@@ -102,6 +102,7 @@ const (
 // TitleFrom makes a title from a message: its first words, cut at a word boundary, with an
 // ellipsis when cut; "" for a blank message.
 func TitleFrom(text string) string {
+	text = markdownMarks.Replace(text)
 	words := strings.FieldsFunc(text, unicode.IsSpace)
 	var b strings.Builder
 	cut := false
@@ -126,6 +127,9 @@ func TitleFrom(text string) string {
 	}
 	return t
 }
+
+// markdownMarks are dropped from titles: emphasis, code and heading marks.
+var markdownMarks = strings.NewReplacer("**", "", "__", "", "`", "", "# ", "", "#", "")
 
 // RelativeTime says when t was, as a person would from now: "just now", "5 min ago",
 // "3 h ago", "Yesterday", the weekday within a week, else the date ("2 Mar", or "2 Mar 2024" in

@@ -121,6 +121,10 @@ func NewSession(svc Service, onChange func(Change)) *Session {
 	return &Session{svc: svc, onChange: onChange, ctx: ctx, cancel: cancel, now: time.Now, threads: map[string]*Thread{}}
 }
 
+// SetClock sets the clock that dates the messages sent (for tests; the default is time.Now).
+// Call it before the session is used.
+func (s *Session) SetClock(now func() time.Time) { s.now = now }
+
 // Close cancels the session's background work. A chat call already sent is not waited for.
 func (s *Session) Close() { s.cancel() }
 

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"parley/audio"
+	"parley/client"
+)
+
+// The main states of the window, as markup. A changed rendering fails with the new markup in
+// testdata/failed/ to review; copy it over the master when the change is right.
+
+func TestGolden_Welcome(t *testing.T) {
+	a := test.NewTempApp(t)
+	u := New(a, Deps{Connect: func(string, client.APIKey) (Service, error) { return newFakeService(), nil },
+		Secrets: &memSecrets{keys: map[string]string{}}, Local: fakeLocal{}, Now: fixedNow})
+	u.win.Resize(fyne.NewSize(1000, 700))
+	test.AssertRendersToMarkup(t, "welcome.xml", u.win.Canvas())
+}
+
+func TestGolden_EmptyConversation(t *testing.T) {
+	h := start(t, newFakeService())
+	test.AssertRendersToMarkup(t, "empty-conversation.xml", h.u.win.Canvas())
+}
+
+func TestGolden_ConversationWaitingAndError(t *testing.T) {
+	svc := newFakeService()
+	svc.chatGate = make(chan struct{})
+	h := start(t, svc)
+	h.typeAndSend("What is the tallest lighthouse?")
+	<-svc.chatEnter
+	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
+	test.AssertRendersToMarkup(t, "waiting.xml", h.u.win.Canvas())
+
+	svc.chatGate <- struct{}{}
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && len(h.u.sidebar.items) == 1 })
+	test.AssertRendersToMarkup(t, "conversation.xml", h.u.win.Canvas())
+
+	svc.mu.Lock()
+	svc.chatGate = nil
+	svc.chatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
+	svc.mu.Unlock()
+	h.typeAndSend("And the second tallest?")
+	h.waitFor(h.failedShown)
+	test.AssertRendersToMarkup(t, "error.xml", h.u.win.Canvas())
+}
+
+func TestGolden_RecordingAndSettings(t *testing.T) {
+	h := start(t, newFakeService())
+	blocked := make(chan struct{})
+	h.rec.take = &audio.Take{Speech: false}
+	h.u.deps.NewRecorder = func() Recorder { return blockingRecorder{release: blocked} }
+	h.u.toggleRecording()
+	h.u.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
+	h.u.status.setVoice("Recording 0:03")
+	test.AssertRendersToMarkup(t, "recording.xml", h.u.win.Canvas())
+	h.u.voice.cancelRecording()
+	close(blocked)
+	h.waitFor(func() bool { return !h.u.voice.recording })
+
+	h.u.showSettings()
+	test.AssertRendersToMarkup(t, "settings.xml", h.u.win.Canvas())
+}
+
+// blockingRecorder records until cancelled.
+type blockingRecorder struct{ release chan struct{} }
+
+func (r blockingRecorder) Record(ctx context.Context, _ audio.TakeOptions) (*audio.Take, error) {
+	select {
+	case <-ctx.Done():
+	case <-r.release:
+	}
+	return &audio.Take{}, ctx.Err()
+}
+
+func (blockingRecorder) Stop() {}
+
+// fakeLocal is a built-in service that is never started in these tests.
+type fakeLocal struct{}
+
+func (fakeLocal) Start(context.Context) (string, client.APIKey, error) {
+	return "http://127.0.0.1:1", "pk_local_0123456789", nil
+}
+func (fakeLocal) Stop() {}
+
+func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) }
