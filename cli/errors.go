@@ -52,6 +52,7 @@ func (g *globals) phrase(err error) string {
 		ua  x509.UnknownAuthorityError
 		op  *net.OpError
 		nd  *server.NoDatabaseError
+		dl  *server.DataDirLockedError
 	)
 	switch {
 	case errors.As(err, &pe):
@@ -97,6 +98,13 @@ func (g *globals) phrase(err error) string {
 		return "No account has this API key in the service's database: check --key, and --data if the service keeps its data elsewhere."
 	case errors.As(err, &nd):
 		return fit("There is no Parley database in %s: give the service's --data DIR, or create a key there first.", elastic(nd.Dir))
+	case errors.As(err, &dl):
+		if dl.PID > 0 {
+			return fit("Another Parley (PID %d) is using the data directory %s: stop it first, or give this one another --data.", dl.PID, elastic(dl.Dir))
+		}
+		return fit("Another Parley is using the data directory %s: stop it first, or give this one another --data.", elastic(dl.Dir))
+	case errors.Is(err, server.ErrTooManyPoints):
+		return "That would take the balance past 9,007,199,254,740,991 points, the most an account may hold: grant fewer."
 	case errors.Is(err, syscall.EADDRINUSE):
 		return "The address is already in use, perhaps by another 'parley serve': stop it, or give another --addr (127.0.0.1:0 picks a free port)."
 	case errors.As(err, &dv):

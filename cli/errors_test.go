@@ -110,6 +110,8 @@ var failureMatrix = []struct {
 	{"microphone unplugged", local, fmt.Errorf("recording: %w", audio.ErrDeviceFailed)},
 	{"admin: no such key", local, fmt.Errorf("balance: %w", server.ErrNoSuchKey)},
 	{"admin: no database", local, &server.NoDatabaseError{Dir: "/srv/parley"}},
+	{"serve: data directory in use", local, &server.DataDirLockedError{Dir: "/srv/parley", PID: 4242}},
+	{"admin: too many points", local, fmt.Errorf("grant: %w", server.ErrTooManyPoints)},
 	{"serve: port in use", local, fmt.Errorf("cannot listen on 127.0.0.1:8780: %w", &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("bind", syscall.EADDRINUSE)})},
 	{"connection reset", remote, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}},
 	{"no key for the base URL with /v1, one without", doubled, &doubledV1Error{base: "http://127.0.0.1:8780/v1", without: "http://127.0.0.1:8780"}},

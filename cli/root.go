@@ -70,11 +70,11 @@ type signalError struct{ sig os.Signal }
 func (e *signalError) Error() string { return "interrupted by " + e.sig.String() }
 
 // Main runs the command line in args (without the program name) and returns the exit code.
-// With no arguments it would open the desktop app, which does not exist yet.
+// With no arguments it prints the help: `parley` alone opens the desktop app, which main starts
+// before the command line is read.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stdout, "The Parley desktop app is not built yet; run `parley --help` for the command-line client.")
-		return exitOK
+		args = []string{"--help"}
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -163,7 +163,7 @@ func newRootCmd(g *globals) *cobra.Command {
 		Use:   "parley",
 		Short: "Parley: a voice assistant for the Chat and Voice Service",
 		Long: `Parley talks to a Chat and Voice Service: chat with persistent conversations,
-speech-to-text and text-to-speech. With no arguments it will open the desktop app (not built yet).
+speech-to-text and text-to-speech. With no arguments it opens the desktop app.
 
 The service's address comes from --base-url, PARLEY_BASE_URL, the address saved by
 'parley login', or http://127.0.0.1:8780 (the reference service, 'parley serve').
