@@ -376,8 +376,10 @@ func (s *settingsDialog) builtIn(name string) (Preset, bool) {
 	return Preset{}, false
 }
 
-// refreshPresets lists the presets again, selecting name without applying it.
+// refreshPresets lists the presets again (here and in the menu), selecting name without
+// applying it.
 func (s *settingsDialog) refreshPresets(name string) {
+	s.u.win.SetMainMenu(s.u.mainMenu())
 	var names []string
 	for _, p := range s.book.all() {
 		names = append(names, p.Name)

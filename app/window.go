@@ -59,6 +59,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		),
 		fyne.NewMenu("Conversation",
 			item("New conversation", scNew, u.newConversation),
+			u.presetMenu(),
 			item("Search conversations", scSearch, func() { u.sidebar.focusSearch() }),
 			item("Settings…", scSettings, u.showSettings),
 			fyne.NewMenuItemSeparator(),
@@ -216,4 +217,15 @@ func (u *UI) offerAccountFor(th *conversation.Thread) {
 			return
 		}
 	}
+}
+
+// presetMenu starts a new conversation from a preset.
+func (u *UI) presetMenu() *fyne.MenuItem {
+	it := fyne.NewMenuItem("New from preset", nil)
+	var items []*fyne.MenuItem
+	for _, p := range (presetBook{u.app.Preferences()}).all() {
+		items = append(items, fyne.NewMenuItem(p.Name, func() { u.newFromPreset(p) }))
+	}
+	it.ChildMenu = fyne.NewMenu("", items...)
+	return it
 }
