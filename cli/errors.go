@@ -100,9 +100,9 @@ func (g *globals) phrase(err error) string {
 		return fit("There is no Parley database in %s: give the service's --data DIR, or create a key there first.", elastic(nd.Dir))
 	case errors.As(err, &dl):
 		if dl.PID > 0 {
-			return fit("Another Parley (PID %d) is using the data directory %s: stop it first, or give this one another --data.", dl.PID, elastic(dl.Dir))
+			return fit("Another Parley (PID %d) uses the data directory %s: stop it, or give another --data.", dl.PID, elastic(dl.Dir))
 		}
-		return fit("Another Parley is using the data directory %s: stop it first, or give this one another --data.", elastic(dl.Dir))
+		return fit("Another Parley uses the data directory %s: stop it, or give another --data.", elastic(dl.Dir))
 	case errors.Is(err, server.ErrTooManyPoints):
 		return "That would take the balance past 9,007,199,254,740,991 points, the most an account may hold: grant fewer."
 	case errors.Is(err, syscall.EADDRINUSE):
