@@ -267,18 +267,16 @@ func void(ctx context.Context, tx *txn, callID string, c charge, note string) (i
 }
 
 // RecoverPending voids every pending charge older than olderThan and returns
-// how many it voided; RecoverPending(ctx, 0) voids them all. The service calls
-// it with 0 when it starts, since it is the only process that reserves calls.
-// Open also recovers, more carefully, since `parley admin` may open the file
-// while the service is mid-call: it voids only charges reserved by another
-// process (each charge records its process's random instance token and pid)
-// that have been pending for more than 15 minutes.
+// how many it voided; RecoverPending(ctx, 0) voids them all. Only the owner of
+// the data directory calls it, once it holds the directory's lock (parley serve,
+// or the app's built-in service, when it starts): Open never recovers, so a
+// `parley admin` beside a running service leaves its live calls alone.
 func (s *Store) RecoverPending(ctx context.Context, olderThan time.Duration) (int, error) {
 	return s.recoverPending(ctx, olderThan, "")
 }
 
-// recoverPending voids pending charges older than olderThan whose instance is
-// not skipInstance.
+// recoverPending voids pending charges older than olderThan whose instance (the
+// random token of the process that reserved them) is not skipInstance.
 func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, skipInstance string) (int, error) {
 	n := 0
 	err := s.write(ctx, func(ctx context.Context, tx *txn) error {

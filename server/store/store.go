@@ -62,13 +62,8 @@ const (
 // maxBatch bounds how many writes share one transaction.
 const maxBatch = 128
 
-// crashedAfter is how old a pending charge of another process must be before
-// Open voids it as left behind by a crash. It is well past the service's longest chat
-// timeout (120 s by default), so an admin run never refunds a call still in flight.
-const crashedAfter = 15 * time.Minute
-
-// instance identifies this process in the pending charges it reserves, so that
-// Open in another process (say `parley admin`) leaves live calls alone.
+// instance identifies this process in the pending charges it reserves, for the
+// record (and for a recovery that should spare this process's own calls).
 var instance = randomHex(8)
 
 // Store is an open database. It is safe for concurrent use.
@@ -94,8 +89,8 @@ type Store struct {
 }
 
 // Open opens (creating if needed, with parent directories 0700) the database
-// file at path, applies migrations, and voids pending charges left behind by
-// another process for longer than 15 minutes (see RecoverPending).
+// file at path and applies migrations. It recovers nothing: pending charges are
+// the business of the data directory's owner (see RecoverPending).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: empty database path")
@@ -131,10 +126,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: migrate %s: %w", abs, err)
-	}
-	if _, err := s.recoverPending(ctx, crashedAfter, instance); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("store: recover pending charges in %s: %w", abs, err)
 	}
 	return s, nil
 }
