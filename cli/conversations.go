@@ -153,8 +153,9 @@ func newConfigCmd(g *globals) *cobra.Command {
 			}
 			var saved client.Config
 			if cfg.IsZero() {
+				// The settings come with any page of the history: ask for the smallest.
 				stop := g.waitFor("the conversation's settings")
-				h, err := c.History(cmd.Context(), id)
+				h, err := c.HistoryPage(cmd.Context(), id, client.HistoryPageRequest{Limit: 1})
 				stop()
 				if err != nil {
 					return err
