@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"time"
 
@@ -10,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"parley/client"
 )
 
 // flashFor is how long a message stays in the status bar.
@@ -95,17 +96,10 @@ func (s *statusBar) flash(msg string) {
 	})
 }
 
-// isLoopback reports whether the service runs on this computer.
+// isLoopback reports whether the service runs on this computer, by the client's rule.
 func isLoopback(base string) bool {
 	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	if u.Hostname() == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
+	return err == nil && client.IsLoopbackHost(u.Hostname())
 }
 
 // points is "1 point" or "n points".

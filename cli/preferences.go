@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"parley/client"
 )
 
 // DefaultBaseURL is the reference service's address, used when nothing else names one.
@@ -228,12 +230,5 @@ func suggestURL(s string) string {
 	return scheme + "://" + s
 }
 
-// isLoopbackHost reports whether host names this machine.
-func isLoopbackHost(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// isLoopbackHost reports whether host names this machine, by the client's rule.
+func isLoopbackHost(host string) bool { return client.IsLoopbackHost(host) }
