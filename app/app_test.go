@@ -474,10 +474,17 @@ func TestApp_SearchFilters(t *testing.T) {
 	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "a" {
 		t.Errorf("searching titles: %+v", h.u.sidebar.items)
 	}
+	h.u.sidebar.search.SetText("nothing like this")
+	if len(h.u.sidebar.items) != 0 || h.u.sidebar.noMatch.Hidden {
+		t.Errorf("a search that finds nothing: %+v, 'no match' hidden %v", h.u.sidebar.items, h.u.sidebar.noMatch.Hidden)
+	}
 	h.u.sidebar.search.SetText("")
-	if len(h.u.sidebar.items) != 2 {
+	if len(h.u.sidebar.items) != 2 || !h.u.sidebar.noMatch.Hidden {
 		t.Errorf("clearing the search: %+v", h.u.sidebar.items)
 	}
+	h.u.sidebar.search.SetText("lisbon")
+	h.u.sidebar.search.OnSubmitted("lisbon")
+	h.waitFor(func() bool { return h.view().ID.String() == "a" })
 }
 
 func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -23,6 +24,7 @@ type sidebar struct {
 	items     []conversation.Entry // what the list shows: the search's result
 	errLine   *widget.Label
 	errBox    *fyne.Container
+	noMatch   *widget.Label
 	selecting bool // a selection made by the code, not the person
 	box       fyne.CanvasObject
 }
@@ -32,6 +34,12 @@ func newSidebar(u *UI) *sidebar {
 	s.search = widget.NewEntry()
 	s.search.SetPlaceHolder("Search conversations")
 	s.search.OnChanged = func(string) { s.refresh() }
+	s.search.OnSubmitted = func(string) {
+		// Enter in the search opens the first conversation found.
+		if len(s.items) > 0 {
+			u.open(s.items[0].ID)
+		}
+	}
 	s.search.ActionItem = widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
 		s.search.SetText("")
 		u.focusComposer()
@@ -49,7 +57,9 @@ func newSidebar(u *UI) *sidebar {
 	s.errBox = container.NewVBox(s.errLine, retry)
 	s.errBox.Hide()
 
-	top := container.NewVBox(newBtn, s.search, s.errBox)
+	s.noMatch = widget.NewLabelWithStyle("No conversation matches.", fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
+	s.noMatch.Hide()
+	top := container.NewVBox(newBtn, s.search, s.errBox, s.noMatch)
 	s.box = container.NewBorder(container.NewPadded(top), nil, nil, nil, s.list)
 	return s
 }
@@ -59,6 +69,8 @@ func (s *sidebar) object() fyne.CanvasObject { return s.box }
 // refresh takes the list and the search result from the session again.
 func (s *sidebar) refresh() {
 	s.items = s.u.sess.Search(s.search.Text)
+	s.noMatch.Hidden = len(s.items) > 0 || strings.TrimSpace(s.search.Text) == ""
+	s.noMatch.Refresh()
 	if s.u.sess.ListErr() == nil {
 		s.errBox.Hide()
 	}
