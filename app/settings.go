@@ -308,30 +308,19 @@ func (s *settingsDialog) loadVoices() {
 	s.u.do(func() { s.voice.SetOptions(names) })
 }
 
-// saveAsPreset asks for a name and saves the form as the person's preset.
-func (s *settingsDialog) saveAsPreset() {
+// askPresetName asks for a preset's name, starting from initial, and runs apply with it; a
+// failure is shown under the fields as "The preset was not <verb>: <why>.", else the list
+// shows the preset under its name.
+func (s *settingsDialog) askPresetName(title, confirm, verb, initial string, apply func(name string) error) {
 	name := widget.NewEntry()
 	name.SetPlaceHolder("Name")
-	if p := s.preset.Selected; p != "" {
-		if _, builtIn := s.builtIn(p); !builtIn {
-			name.SetText(p)
-		}
-	}
-	dialog.ShowForm("Save as preset", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+	name.SetText(initial)
+	dialog.ShowForm(title, confirm, "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 		if !ok {
 			return
 		}
-		f := s.form()
-		cfg, err := f.config()
-		if err == nil {
-			p := Preset{Name: name.Text, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens}
-			if cfg.Persona != nil {
-				p.Persona = *cfg.Persona
-			}
-			err = s.book.save(p)
-		}
-		if err != nil {
-			s.errText.SetText("The preset was not saved: " + err.Error() + ".")
+		if err := apply(name.Text); err != nil {
+			s.errText.SetText("The preset was not " + verb + ": " + err.Error() + ".")
 			s.errText.Show()
 			return
 		}
@@ -339,22 +328,33 @@ func (s *settingsDialog) saveAsPreset() {
 	}, s.u.win)
 }
 
+// saveAsPreset asks for a name and saves the form as the person's preset.
+func (s *settingsDialog) saveAsPreset() {
+	initial := ""
+	if p := s.preset.Selected; p != "" {
+		if _, builtIn := s.builtIn(p); !builtIn {
+			initial = p
+		}
+	}
+	s.askPresetName("Save as preset", "Save", "saved", initial, func(name string) error {
+		cfg, err := s.form().config()
+		if err != nil {
+			return err
+		}
+		p := Preset{Name: name, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens}
+		if cfg.Persona != nil {
+			p.Persona = *cfg.Persona
+		}
+		return s.book.save(p)
+	})
+}
+
 // renamePreset renames the person's selected preset.
 func (s *settingsDialog) renamePreset() {
 	old := s.preset.Selected
-	name := widget.NewEntry()
-	name.SetText(old)
-	dialog.ShowForm("Rename preset", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
-		if !ok {
-			return
-		}
-		if err := s.book.rename(old, name.Text); err != nil {
-			s.errText.SetText("The preset was not renamed: " + err.Error() + ".")
-			s.errText.Show()
-			return
-		}
-		s.refreshPresets(strings.TrimSpace(name.Text))
-	}, s.u.win)
+	s.askPresetName("Rename preset", "Rename", "renamed", old, func(name string) error {
+		return s.book.rename(old, name)
+	})
 }
 
 // removePreset deletes the person's selected preset.
