@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
 	"parley/conversation"
@@ -116,5 +117,29 @@ func TestExport_MarkdownAndJSON(t *testing.T) {
 	}
 	if got := fileNameFor("What is the tallest lighthouse?"); got != "what-is-the-tallest-lighthouse" {
 		t.Errorf("file name %q", got)
+	}
+}
+
+func TestSettings_SaveAsPresetThroughTheDialog(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.showSettings()
+	s := h.openSettings()
+	test.Type(s.persona, "You are a lighthouse keeper.")
+	s.saveAsPreset()
+	top := h.u.win.Canvas().Overlays().Top()
+	var name *widget.Entry
+	for _, o := range test.LaidOutObjects(top) {
+		if e, ok := o.(*widget.Entry); ok && e.PlaceHolder == "Name" {
+			name = e
+		}
+	}
+	if name == nil {
+		t.Fatal("no name field")
+	}
+	test.Type(name, "Keeper")
+	test.Tap(findButton(top, "Save"))
+	p, ok := (presetBook{h.u.app.Preferences()}).find("Keeper")
+	if !ok || p.Persona != "You are a lighthouse keeper." || s.preset.Selected != "Keeper" || s.rename.Disabled() {
+		t.Errorf("saved preset %+v (%v), selected %q, rename enabled %v", p, ok, s.preset.Selected, !s.rename.Disabled())
 	}
 }
