@@ -104,8 +104,10 @@ func (c *chatView) stickToBottom() {
 }
 
 // render takes the conversation's rows from the session again.
-func (c *chatView) render() {
-	v := c.u.sess.Snapshot(c.u.current)
+func (c *chatView) render() { c.renderView(c.u.sess.Snapshot(c.u.current)) }
+
+// renderView shows v, the conversation on screen.
+func (c *chatView) renderView(v conversation.ThreadView) {
 	follow := c.toBottom || c.atBottom(c.list.GetScrollOffset())
 	c.toBottom = false
 	old := c.rows

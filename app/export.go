@@ -116,7 +116,8 @@ func writeConversationMarkdown(w io.Writer, v conversation.ThreadView, title str
 	return err
 }
 
-// conversationExport is the JSON form of an export, the same shape as `parley history --json`.
+// conversationExport is the JSON form of an export: the fields of `parley history --json`, plus
+// the title, and without the IDs and times the service did not give.
 type conversationExport struct {
 	ConversationID client.ConversationID `json:"conversation_id"`
 	Title          string                `json:"title"`

@@ -49,11 +49,14 @@ func (h *header) object() fyne.CanvasObject { return h.box }
 
 // refresh shows the conversation's title and persona.
 func (h *header) refresh() {
-	u := h.u
-	if u.current == nil {
-		return
+	if h.u.current != nil {
+		h.refreshFrom(h.u.sess.Snapshot(h.u.current))
 	}
-	v := u.sess.Snapshot(u.current)
+}
+
+// refreshFrom shows v's title and persona (v is the conversation on screen).
+func (h *header) refreshFrom(v conversation.ThreadView) {
+	u := h.u
 	title := conversation.DefaultTitle
 	if !v.ID.IsZero() {
 		title = u.currentEntry().DisplayTitle()

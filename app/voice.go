@@ -201,12 +201,11 @@ func (v *voiceControl) expectReply(th *conversation.Thread) {
 
 // threadChanged speaks a reply that has just arrived in the conversation on screen, when
 // auto-speak is on: the newest assistant message after the ones there when the person sent.
-func (v *voiceControl) threadChanged(th *conversation.Thread) {
+func (v *voiceControl) threadChanged(th *conversation.Thread, snap conversation.ThreadView) {
 	seen, ok := v.waiting[th]
 	if !ok {
 		return
 	}
-	snap := v.u.sess.Snapshot(th)
 	if len(snap.Messages) <= seen {
 		return
 	}

@@ -117,11 +117,13 @@ func (u *UI) apply(ch conversation.Change) {
 		u.sidebar.showError(ch.Err)
 	}
 	if ch.Thread != nil && ch.Thread == u.current {
-		u.offerAccountFor(ch.Thread)
-		u.chat.render()
-		u.header.refresh()
+		// One copy of the conversation for everything that renders it.
+		v := u.sess.Snapshot(ch.Thread)
+		u.offerAccountFor(v)
+		u.chat.renderView(v)
+		u.header.refreshFrom(v)
 		u.sidebar.selectCurrent()
-		u.voice.threadChanged(ch.Thread)
+		u.voice.threadChanged(ch.Thread, v)
 	}
 	if ch.Usage {
 		u.status.refresh()
@@ -136,7 +138,7 @@ func (u *UI) newConversation() {
 
 // open shows an existing conversation.
 func (u *UI) open(id client.ConversationID) {
-	if u.current != nil && u.sess.Snapshot(u.current).ID == id {
+	if u.current != nil && u.sess.ID(u.current) == id {
 		u.focusComposer()
 		return
 	}
@@ -168,17 +170,17 @@ func (u *UI) currentEntry() conversation.Entry {
 	if u.current == nil {
 		return conversation.Entry{}
 	}
-	v := u.sess.Snapshot(u.current)
-	if v.ID.IsZero() {
+	id := u.sess.ID(u.current)
+	if id.IsZero() {
 		return conversation.Entry{}
 	}
 	entries, _ := u.sess.Entries()
 	for _, e := range entries {
-		if e.ID == v.ID {
+		if e.ID == id {
 			return e
 		}
 	}
-	return conversation.Entry{ID: v.ID}
+	return conversation.Entry{ID: id}
 }
 
 // send sends the composer's text in the conversation on screen.
@@ -206,8 +208,8 @@ func (u *UI) showError(err error) {
 
 // offerAccountFor opens the account dialog once for a message refused because of the key or
 // the address; the message stays, with Retry, for after the account is fixed.
-func (u *UI) offerAccountFor(th *conversation.Thread) {
-	for _, t := range u.sess.Snapshot(th).Turns {
+func (u *UI) offerAccountFor(v conversation.ThreadView) {
+	for _, t := range v.Turns {
 		if t.State != conversation.Failed || u.accountOffered[t.Key] {
 			continue
 		}

@@ -146,6 +146,14 @@ func (s *Session) Snapshot(th *Thread) ThreadView {
 	return v
 }
 
+// ID returns th's conversation ID (zero for a conversation not created yet) without copying
+// its messages, as Snapshot does.
+func (s *Session) ID(th *Thread) client.ConversationID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return th.id
+}
+
 // Usage returns the points charged by the last chat call and the balance, when reported.
 func (s *Session) Usage() (charged, balance *int64) {
 	s.mu.Lock()
