@@ -16,10 +16,18 @@ GO ?= $(shell command -v go 2>/dev/null || { [ -x /usr/local/go/bin/go ] && echo
 GO_MIN := 1.26
 BIN := bin/parley
 
-# What `parley --version` reports.
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
-BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# What `parley --version`, the About dialog and the archives' names say. APP_VERSION is the release
+# number (x.y.z) that fyne package and the platforms want: the newest vX.Y.Z tag, else FyneApp.toml's
+# Version. VERSION is `git describe` of a vX.Y.Z tag (without the v), else APP_VERSION-dev.<commit>;
+# "-dirty" marks a build from uncommitted changes. APP_BUILD, the build number that fyne package would
+# otherwise bump in FyneApp.toml, is the number of commits.
+APP_VERSION := $(shell t=$$(git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null) && echo "$${t#v}" || \
+	sed -n 's/^Version *= *"\([0-9.]*\)".*/\1/p' FyneApp.toml)
+APP_BUILD := $(shell git rev-list --count HEAD 2>/dev/null || echo 1)
+VERSION := $(shell v=$$(git describe --tags --match 'v[0-9]*.[0-9]*.[0-9]*' --dirty 2>/dev/null) && echo "$${v#v}" || \
+	echo "$(APP_VERSION)-dev.$$(git describe --always --dirty 2>/dev/null || echo unknown)")
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILD_DATE := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/version.Commit=$(COMMIT) \
 	-X parley/internal/version.Date=$(BUILD_DATE)
 
@@ -30,6 +38,9 @@ SERVICE_PACKAGES := espeak-ng lame pocketsphinx pocketsphinx-en-us
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
 	xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng
+# Packaging: the Linux archive (xz), its .desktop check, the Windows cross-build and its test under Wine.
+PACKAGE_PACKAGES := xz-utils desktop-file-utils x11-utils gcc-mingw-w64-x86-64 zip curl ca-certificates
+PACKAGE_TEST_PACKAGES := wine64
 
 .PHONY: help run build test deps-build deps-run deps-test check-go fmt-check vet unit integration bench clean
 
@@ -66,6 +77,12 @@ deps-build: check-go
 deps-run: deps-build
 	@$(call apt_install,$(SERVICE_PACKAGES))
 
+deps-package: deps-build
+	@$(call apt_install,$(PACKAGE_PACKAGES))
+
+deps-package-test: deps-package deps-test
+	@$(call apt_install,$(PACKAGE_TEST_PACKAGES))
+
 deps-test: deps-run
 	@$(call apt_install,$(TEST_PACKAGES))
 	@if ! locale -a 2>/dev/null | grep -qi '^en_US\.utf-\?8$$'; then \
@@ -94,12 +111,106 @@ unit: deps-test
 
 # End-to-end tests: the built binary against the real reference service, keyring and audio server.
 integration: deps-test
-	"$(GO)" test -count=1 -timeout 20m ./e2e/
+	"$(GO)" test -count=1 -timeout 20m -skip '^TestPackage' ./e2e/
 
-test: deps-test fmt-check vet unit integration
+test: deps-test fmt-check vet unit integration package-test
 
 bench: deps-test
 	"$(GO)" test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
 
+# ---- Packaging ---------------------------------------------------------------------------------------
+# make package          dist/parley-VERSION-linux-amd64.tar.xz (fyne package -os linux --release)
+# make package-windows  dist/parley-VERSION-windows-amd64.zip  (mingw-w64 cross-build, static libopus)
+# make package-test     both archives installed and run: Linux under Xvfb, Windows under Wine
+FYNE_CLI := fyne.io/tools/cmd/fyne@v1.7.4
+FYNE := $(CURDIR)/bin/fyne
+DIST := dist
+LINUX_ARCHIVE := $(DIST)/parley-$(VERSION)-linux-amd64.tar.xz
+WINDOWS_ARCHIVE := $(DIST)/parley-$(VERSION)-windows-amd64.zip
+# fyne package builds in the folder it packages, writes files there while it builds (a metadata
+# init .go file, on Windows a .syso) and bumps Build in its FyneApp.toml on every run. It packages
+# a copy of the working tree's files instead, so the tree is never dirtied and a `go build` or
+# `go vet` running beside it never sees those files.
+STAGE := build/stage
+# fyne package takes -ldflags from GOFLAGS, one -ldflags=VALUE word per flag (it splits on spaces).
+PACKAGE_GOFLAGS := $(GOFLAGS) -ldflags=-X=parley/internal/version.Version=$(VERSION) \
+	-ldflags=-X=parley/internal/version.Commit=$(COMMIT) -ldflags=-X=parley/internal/version.Date=$(BUILD_DATE)
+# fyne package passes its own -tags (release, migrated_fynedo), which replace GOFLAGS' -tags.
+PACKAGE_FLAGS := --release --tags nolibopusfile --app-version $(APP_VERSION) --app-build $(APP_BUILD)
+
+# libopus for Windows: Debian's source of the libopus it ships, checked against the .dsc (whose own
+# checksum is pinned here), built static for mingw-w64 once and kept under build/.
+OPUS_VERSION := 1.3.1
+OPUS_DSC := opus_$(OPUS_VERSION)-3.dsc
+OPUS_DSC_SHA256 := c373ac82a1afb824819618c12e279ee47b6ac2fa18083b9ef2bb9e8e9e588419
+OPUS_ORIG := opus_$(OPUS_VERSION).orig.tar.gz
+OPUS_WIN := $(CURDIR)/build/opus-$(OPUS_VERSION)-mingw64
+# The Debian archive this machine's apt uses (the pool holds the sources of what it installs).
+DEBIAN_MIRROR ?= $(shell { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $$2}'; \
+	grep -hs '^deb ' /etc/apt/sources.list | awk '{print $$2}'; } | grep -v -e security -e '^$$' | head -n1)
+MINGW := x86_64-w64-mingw32
+# -D_FORTIFY_SOURCE (which fyne package sets) calls __memcpy_chk and friends: libssp, linked
+# statically, or parley.exe would need libssp-0.dll beside it.
+WINDOWS_ENV := GOOS=windows GOARCH=amd64 CC=$(MINGW)-gcc CXX=$(MINGW)-g++ \
+	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_LDFLAGS=-l:libssp.a
+
+.PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows
+
+fyne-cli: check-go
+	@v=$$("$(FYNE)" version 2>/dev/null || true); \
+	if [[ "$$v" != *"cli version: $(lastword $(subst @, ,$(FYNE_CLI)))"* ]]; then \
+	  echo "Installing $(FYNE_CLI) into bin/"; \
+	  GOBIN="$(CURDIR)/bin" "$(GO)" install $(FYNE_CLI); \
+	fi
+
+# A copy of the files `go build` would see: tracked and untracked, less what .gitignore ignores.
+stage:
+	@rm -rf $(STAGE) && mkdir -p $(STAGE)
+	@git ls-files -z -co --exclude-standard | \
+	  while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
+	  tar --null -T - -cf - | tar -xf - -C $(STAGE)
+
+package: deps-package fyne-cli stage
+	cd $(STAGE) && GOFLAGS="$(PACKAGE_GOFLAGS)" "$(FYNE)" package -os linux $(PACKAGE_FLAGS)
+	@mkdir -p $(DIST) && mv $(STAGE)/Parley.tar.xz $(LINUX_ARCHIVE)
+	@echo "$(LINUX_ARCHIVE): $$(du -h $(LINUX_ARCHIVE) | cut -f1)"
+
+opus-windows: $(OPUS_WIN)/lib/libopus.a
+
+$(OPUS_WIN)/lib/libopus.a:
+	@$(call apt_install,$(PACKAGE_PACKAGES))
+	@[ -n "$(DEBIAN_MIRROR)" ] || { echo "No Debian archive in apt's sources: set DEBIAN_MIRROR"; exit 1; }
+	mkdir -p build/download
+	curl -fsSL -o build/download/$(OPUS_DSC) "$(DEBIAN_MIRROR)/pool/main/o/opus/$(OPUS_DSC)"
+	echo "$(OPUS_DSC_SHA256)  build/download/$(OPUS_DSC)" | sha256sum --quiet -c
+	curl -fsSL -o build/download/$(OPUS_ORIG) "$(DEBIAN_MIRROR)/pool/main/o/opus/$(OPUS_ORIG)"
+	want=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 == "$(OPUS_ORIG)" {print $$1}' \
+	  build/download/$(OPUS_DSC)); \
+	[ -n "$$want" ] || { echo "$(OPUS_DSC) lists no SHA-256 for $(OPUS_ORIG)"; exit 1; }; \
+	echo "$$want  build/download/$(OPUS_ORIG)" | sha256sum --quiet -c
+	rm -rf build/opus-src $(OPUS_WIN) && mkdir -p build/opus-src
+	tar -xzf build/download/$(OPUS_ORIG) -C build/opus-src --strip-components=1
+	cd build/opus-src && { ./configure --host=$(MINGW) --prefix=$(OPUS_WIN) --disable-shared --enable-static \
+	  --disable-doc --disable-extra-programs && $(MAKE) -j2 && $(MAKE) install; } >$(CURDIR)/build/opus-build.log 2>&1 || \
+	  { tail -n 40 $(CURDIR)/build/opus-build.log; exit 1; }
+	rm -rf build/opus-src
+
+# fyne package -os windows builds twice, the second time with the icon and version resources, and that
+# second build has lost the -ldflags it took from GOFLAGS; an existing --exe skips the first build, so
+# the one build it makes carries the version. It names the result after Name (Parley.exe).
+package-windows: deps-package fyne-cli stage opus-windows
+	cd $(STAGE) && : > parley.exe && $(WINDOWS_ENV) GOFLAGS="$(PACKAGE_GOFLAGS)" \
+	  "$(FYNE)" package -os windows --exe parley.exe $(PACKAGE_FLAGS)
+	@rm -rf build/windows && mkdir -p build/windows $(DIST) && mv $(STAGE)/Parley.exe build/windows/parley.exe
+	@rm -f $(WINDOWS_ARCHIVE) && cd build/windows && zip -q -9 -X $(CURDIR)/$(WINDOWS_ARCHIVE) parley.exe
+	@echo "$(WINDOWS_ARCHIVE): $$(du -h $(WINDOWS_ARCHIVE) | cut -f1)"
+
+# The archives as a person gets them: unpacked, installed, started and used against the reference
+# service (e2e/package_*_test.go).
+package-test: deps-package-test package package-windows
+	PARLEY_LINUX_ARCHIVE="$(CURDIR)/$(LINUX_ARCHIVE)" PARLEY_WINDOWS_ARCHIVE="$(CURDIR)/$(WINDOWS_ARCHIVE)" \
+	PARLEY_PACKAGE_VERSION="$(VERSION)" PARLEY_FYNE="$(FYNE)" \
+	  "$(GO)" test -count=1 -timeout 20m -run '^TestPackage' -v ./e2e/ 2>&1 | grep -v '^=== \(RUN\|PAUSE\|CONT\)'
+
 clean:
-	rm -rf bin
+	rm -rf bin build dist
