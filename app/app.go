@@ -132,6 +132,7 @@ func New(a fyne.App, d Deps) *UI {
 	h := float32(a.Preferences().FloatWithFallback(prefHeight, 700))
 	u.win.Resize(fyne.NewSize(w, h))
 	u.win.SetOnClosed(u.shutdown)
+	u.watchPlacement()
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	u.start()
 	return u
@@ -140,8 +141,12 @@ func New(a fyne.App, d Deps) *UI {
 // Window is the main window.
 func (u *UI) Window() fyne.Window { return u.win }
 
-// ShowAndRun shows the window and runs the app until it quits.
-func (u *UI) ShowAndRun() { u.win.ShowAndRun() }
+// ShowAndRun shows the window where it was last, and runs the app until it quits.
+func (u *UI) ShowAndRun() {
+	u.win.Show()
+	u.restorePosition()
+	u.app.Run()
+}
 
 // start decides between the welcome screen and the main window: an address and key in the
 // environment, or a service chosen before, go straight to the main window.
@@ -159,13 +164,9 @@ func (u *UI) start() {
 	}
 }
 
-// shutdown saves the window's size and ends background work.
+// shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
-	size := u.win.Canvas().Size()
-	if size.Width > 100 && size.Height > 100 {
-		u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
-		u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
-	}
+	u.savePlacement()
 	if u.voice != nil {
 		u.voice.stopAll()
 	}

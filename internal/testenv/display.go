@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,81 @@ func (d *Display) WaitForText(t testing.TB, text string, timeout time.Duration) 
 			t.Fatalf("the screen did not show %q within %v; it read:\n%s", text, timeout, got)
 		}
 		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on
+	}
+}
+
+// StartWindowManager runs openbox on d until the test ends, for tests of what a window manager
+// does to windows (frames, placement, closing with Alt+F4). It skips the test (fails it under
+// CI=true) when openbox is missing.
+func (d *Display) StartWindowManager(t testing.TB) {
+	t.Helper()
+	RequireCommands(t, "openbox")
+	home := t.TempDir()
+	cmd := exec.Command("openbox", "--sm-disable")
+	cmd.Env = append(os.Environ(), d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_CACHE_HOME="+home)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting openbox: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	// Ready when it has claimed the screen: until then xdotool says that the window manager
+	// "claims not to support _NET_ACTIVE_WINDOW".
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if out, err := d.run("xdotool", "getactivewindow"); err == nil || !strings.Contains(out, "claims not to support") {
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatal("openbox exited at start")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("openbox did not start within 15 s")
+		}
+		time.Sleep(50 * time.Millisecond) // polling an outside program
+	}
+}
+
+// Geometry is a window's place and size as xdotool reports them. Under a reparenting window
+// manager xdotool adds the frame's offset (border, title bar) to the position: compare positions
+// read the same way, not with what was asked of xdotool windowmove.
+type Geometry struct{ X, Y, Width, Height int }
+
+// WindowGeometry reads a window's geometry.
+func (d *Display) WindowGeometry(t testing.TB, id string) Geometry {
+	t.Helper()
+	out, err := d.run("xdotool", "getwindowgeometry", "--shell", id)
+	if err != nil {
+		t.Fatalf("xdotool getwindowgeometry: %v: %s", err, out)
+	}
+	var g Geometry
+	for _, line := range strings.Fields(out) {
+		k, v, _ := strings.Cut(line, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "X":
+			g.X = n
+		case "Y":
+			g.Y = n
+		case "WIDTH":
+			g.Width = n
+		case "HEIGHT":
+			g.Height = n
+		}
+	}
+	return g
+}
+
+// MoveWindow moves a window as a person dragging it would (through the window manager, when
+// one runs).
+func (d *Display) MoveWindow(t testing.TB, id string, x, y int) {
+	t.Helper()
+	if out, err := d.run("xdotool", "windowmove", id, strconv.Itoa(x), strconv.Itoa(y)); err != nil {
+		t.Fatalf("xdotool windowmove: %v: %s", err, out)
 	}
 }
