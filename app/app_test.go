@@ -605,8 +605,8 @@ func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
 	if _, _, n := svc.recorded(); n != 0 || len(svc.chatRequests()) != 0 {
 		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.chatRequests()))
 	}
-	if !strings.Contains(h.u.status.message.Text, "Didn't catch that") {
-		t.Errorf("status %q", h.u.status.message.Text)
+	if c := h.u.composer; c.notice.Hidden || !strings.Contains(c.noticeText.Text, "Didn't catch that") {
+		t.Errorf("composer notice %q (hidden %v)", c.noticeText.Text, c.notice.Hidden)
 	}
 }
 

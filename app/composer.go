@@ -18,7 +18,9 @@ const maxComposerRows = 8
 
 // composer is where the person writes: a multi-line entry (Enter sends, Shift+Enter starts a
 // new line), Send, and the microphone for push-to-talk. While recording, it shows the level,
-// the time and Cancel instead.
+// the time and Cancel instead. Above the entry, a notice says what went wrong with
+// push-to-talk or a spoken reply (no microphone, a silent one, no speakers…) and offers what
+// helps; the text typed stays where it is.
 type composer struct {
 	u       *UI
 	entry   *composerEntry
@@ -37,6 +39,10 @@ type composer struct {
 	// rows is how many lines the entry shows.
 	rows int
 
+	notice       *fyne.Container
+	noticeText   *widget.Label
+	noticeAction *widget.Button
+
 	box *fyne.Container
 }
 
@@ -48,7 +54,16 @@ func newComposer(u *UI) *composer {
 	c.mic = widget.NewButtonWithIcon("", micIcon, u.toggleRecording)
 	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { u.voice.stopSpeaking() })
 	c.stop.Hide()
-	c.writing = container.NewBorder(nil, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
+	c.noticeText = widget.NewLabel("")
+	c.noticeText.Wrapping = fyne.TextWrapWord
+	c.noticeText.Importance = widget.WarningImportance
+	c.noticeAction = widget.NewButton("", nil)
+	dismiss := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { c.hideNotice() })
+	dismiss.Importance = widget.LowImportance
+	c.notice = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()),
+		container.NewCenter(container.NewHBox(c.noticeAction, dismiss)), c.noticeText)
+	c.notice.Hide()
+	c.writing = container.NewBorder(c.notice, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
 
 	c.levelBack = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	c.levelBack.SetMinSize(fyne.NewSize(160, 10))
@@ -70,6 +85,36 @@ func newComposer(u *UI) *composer {
 	return c
 }
 
+// showNotice shows text above the entry, with a button labelled label that does act (none when
+// act is nil). A notice stays until it is dismissed (its ×, or Esc), replaced, or the person
+// records or sends again.
+func (c *composer) showNotice(text, label string, act func()) {
+	c.noticeText.SetText(text)
+	c.noticeAction.SetText(label)
+	c.noticeAction.OnTapped = func() {
+		c.hideNotice()
+		act()
+	}
+	if act == nil {
+		c.noticeAction.Hide()
+	} else {
+		c.noticeAction.Show()
+	}
+	c.notice.Show()
+	c.box.Refresh()
+}
+
+// hideNotice removes the notice; it reports whether there was one.
+func (c *composer) hideNotice() bool {
+	if c.notice.Hidden {
+		return false
+	}
+	c.notice.Hide()
+	c.box.Refresh()
+	c.u.focusComposer()
+	return true
+}
+
 func (c *composer) object() fyne.CanvasObject { return c.box }
 
 func (c *composer) text() string { return c.entry.Text }
@@ -88,6 +133,7 @@ func (c *composer) submit() {
 	}
 	c.entry.SetText("")
 	c.fit()
+	c.hideNotice()
 	c.u.send(text)
 	c.u.focusComposer()
 }

@@ -27,7 +27,23 @@ const (
 	actionRetry          // send again: the call failed before anything was charged
 	actionAccount        // open the account dialog: the key or the address is wrong
 	actionReload         // read the conversation again: a reply may have been stored
+	actionPreferences    // open the preferences: pick another microphone, or turn spoken replies off
 )
+
+// label is what the button that takes the action says.
+func (a action) label() string {
+	switch a {
+	case actionRetry:
+		return "Try again"
+	case actionAccount:
+		return "Account…"
+	case actionReload:
+		return "Reload"
+	case actionPreferences:
+		return "Preferences…"
+	}
+	return ""
+}
 
 // phrased is an error as the window shows it.
 type phrased struct {
@@ -62,13 +78,13 @@ func phrase(err error) phrased {
 	case errors.As(err, &ue):
 		return phrased{fmt.Sprintf("The system keyring is not available (%s). You can keep the key for this session only.", ue.Reason), actionAccount}
 	case errors.Is(err, audio.ErrSilentDevice):
-		return phrased{"The microphone delivers only silence. Check that it is not muted, or pick another in Preferences.", actionNone}
+		return phrased{"The microphone delivers only silence. Check that it is not muted, or pick another in Preferences.", actionPreferences}
 	case errors.Is(err, audio.ErrDeviceFailed):
-		return phrased{"The microphone stopped working. Check its connection and try again.", actionNone}
+		return phrased{"The microphone stopped working. Check its connection and try again.", actionRetry}
 	case errors.Is(err, audio.ErrNoDevice):
-		return phrased{"No microphone was found. Connect one, or pick another in Preferences; you can still type.", actionNone}
+		return phrased{"No microphone was found. Connect one, or pick another in Preferences; you can still type.", actionPreferences}
 	case errors.Is(err, playback.ErrNoDevice):
-		return phrased{"No audio output was found, so replies cannot be spoken. Connect speakers or headphones.", actionNone}
+		return phrased{"No audio output was found, so replies cannot be spoken. Connect speakers or headphones, or turn spoken replies off in Preferences.", actionPreferences}
 	case errors.Is(err, context.DeadlineExceeded):
 		return phrased{"The service did not answer in time. Try again.", actionRetry}
 	case errors.Is(err, context.Canceled):

@@ -49,6 +49,31 @@ func newVoiceControl(u *UI) *voiceControl {
 	return &voiceControl{u: u, waiting: map[*conversation.Thread]int{}}
 }
 
+// problem shows, in the composer, what went wrong with push-to-talk or a spoken reply: lead
+// (when not empty), the sentence for err, and the button that helps. retry is what Try again
+// does (nil: no such button).
+func (v *voiceControl) problem(lead string, err error, retry func()) {
+	p := phrase(err)
+	text := p.text
+	if lead != "" {
+		text = lead + " " + text
+	}
+	var act func()
+	switch p.action {
+	case actionPreferences:
+		act = v.u.showPreferences
+	case actionAccount:
+		act = v.u.showAccount
+	case actionRetry:
+		act = retry
+	}
+	label := ""
+	if act != nil {
+		label = p.action.label()
+	}
+	v.u.composer.showNotice(text, label, act)
+}
+
 // state shows the voice state in the status bar.
 func (v *voiceControl) state(s string) {
 	if v.u.status != nil {
@@ -71,8 +96,9 @@ func (u *UI) toggleRecording() {
 // startRecording records until the person stops or the voice detector hears the end of speech.
 func (v *voiceControl) startRecording() {
 	u := v.u
+	u.composer.hideNotice() // it was about the take before
 	if u.deps.NewRecorder == nil {
-		u.status.flash(phrase(audio.ErrNoDevice).text)
+		v.problem("", audio.ErrNoDevice, nil)
 		return
 	}
 	v.stopSpeaking() // starting a recording stops playback
@@ -150,34 +176,43 @@ func (v *voiceControl) tookTake(take *audio.Take, err error, cancelled bool) {
 	case take == nil || take.Empty():
 		v.state("")
 		if err != nil && !errors.Is(err, context.Canceled) {
-			u.status.flash(phrase(err).text)
+			v.problem("", err, u.toggleRecording)
 			return
 		}
-		u.status.flash("Didn't catch that: no speech was heard.")
+		u.composer.showNotice("Didn't catch that: no speech was heard.", actionRetry.label(), u.toggleRecording)
 		return
+	case err != nil && !errors.Is(err, context.Canceled):
+		// The device failed after some speech: what was said is transcribed all the same.
+		v.problem("", err, u.toggleRecording)
 	}
+	v.transcribe(u.current, take)
+}
+
+// transcribe sends a take to the service; its text goes to th's composer.
+func (v *voiceControl) transcribe(th *conversation.Thread, take *audio.Take) {
+	u := v.u
 	v.state("Transcribing…")
-	th := u.current
 	svc := u.conn.svc
 	go func() {
 		ctx, cancel := context.WithTimeout(u.ctx, 2*time.Minute)
 		defer cancel()
 		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
-		v.u.do(func() { v.transcribed(th, tr, err) })
+		v.u.do(func() { v.transcribed(th, take, tr, err) })
 	}()
 }
 
 // transcribed puts the transcript in the composer, or sends it when the preference says so.
-func (v *voiceControl) transcribed(th *conversation.Thread, tr *client.Transcript, err error) {
+// A take that failed to transcribe is kept for Try again, so what was said is not lost.
+func (v *voiceControl) transcribed(th *conversation.Thread, take *audio.Take, tr *client.Transcript, err error) {
 	u := v.u
 	v.state("")
 	if err != nil {
-		u.status.flash("The recording was not transcribed. " + phrase(err).text)
+		v.problem("The recording was not transcribed.", err, func() { v.transcribe(th, take) })
 		return
 	}
 	text := strings.TrimSpace(tr.Text)
 	if text == "" {
-		u.status.flash("Didn't catch that: the service heard no words.")
+		u.composer.showNotice("Didn't catch that: the service heard no words.", actionRetry.label(), u.toggleRecording)
 		return
 	}
 	if u.app.Preferences().Bool(prefSendSpoken) && th == u.current {
@@ -247,8 +282,8 @@ func (v *voiceControl) speakWith(text, voiceName string) {
 		err := sp.Say(u.ctx, text, voiceName, nil)
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, voice.ErrNothingToSay) {
 			v.u.do(func() {
-				u.status.flash("The reply could not be spoken. " + phrase(err).text)
 				v.spoken()
+				v.problem("The reply could not be spoken.", err, func() { v.speakWith(text, voiceName) })
 			})
 		}
 	}()
@@ -261,20 +296,33 @@ func (v *voiceControl) openPlayer() bool {
 		return true
 	}
 	if u.deps.NewPlayer == nil || u.conn == nil {
-		u.status.flash(phrase(playback.ErrNoDevice).text)
+		v.problem("", playback.ErrNoDevice, nil)
 		return false
 	}
 	if v.player == nil {
 		// One audio output for the life of the app.
 		v.player = u.deps.NewPlayer(func(ev playback.Event) {
-			if ev.Kind == playback.QueueDrained {
+			switch {
+			case ev.Kind == playback.QueueDrained:
 				v.u.do(v.spoken)
+			case ev.Kind == playback.ClipEnded && errors.Is(ev.Err, playback.ErrNoDevice):
+				v.u.do(func() { v.outputFailed(ev.Err) })
 			}
 		})
 		v.player.SetVolume(u.app.Preferences().FloatWithFallback(prefVolume, 1))
 	}
 	v.speaker = voice.NewSpeaker(u.conn.svc, v.player)
 	return true
+}
+
+// outputFailed stops the speech when the audio output cannot play it, and says so (once: the
+// clips after it end with the same error).
+func (v *voiceControl) outputFailed(err error) {
+	if !v.speaking {
+		return
+	}
+	v.stopSpeaking()
+	v.problem("", err, nil)
 }
 
 // spoken marks the end of speech.
@@ -296,7 +344,8 @@ func (v *voiceControl) stopSpeaking() {
 	v.spoken()
 }
 
-// escape stops a recording or speech; it reports whether there was one.
+// escape stops a recording or speech, else dismisses the composer's notice; it reports whether
+// there was one.
 func (v *voiceControl) escape() bool {
 	switch {
 	case v.recording:
@@ -306,7 +355,7 @@ func (v *voiceControl) escape() bool {
 		v.stopSpeaking()
 		return true
 	}
-	return false
+	return v.u.composer != nil && v.u.composer.hideNotice()
 }
 
 // stopAll ends recording and speech, when the window closes.
