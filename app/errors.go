@@ -23,11 +23,11 @@ import (
 type action int
 
 const (
-	actionNone    action = iota
-	actionRetry          // send again: the call failed before anything was charged
-	actionAccount        // open the account dialog: the key or the address is wrong
-	actionReload         // read the conversation again: a reply may have been stored
-	actionPreferences    // open the preferences: pick another microphone, or turn spoken replies off
+	actionNone        action = iota
+	actionRetry              // send again: the call failed before anything was charged
+	actionAccount            // open the account dialog: the key or the address is wrong
+	actionReload             // read the conversation again: a reply may have been stored
+	actionPreferences        // open the preferences: pick another microphone, or turn spoken replies off
 )
 
 // label is what the button that takes the action says.
