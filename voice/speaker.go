@@ -43,6 +43,9 @@ type Speaker struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	gen    int
+
+	// trace, when set, is told when each sentence's speech is requested and when it arrives.
+	trace func(turn, index int, done bool)
 }
 
 // NewSpeaker returns a Speaker over synth and queue.
@@ -55,6 +58,11 @@ func NewSpeaker(synth Synthesizer, queue Queue) *Speaker {
 // returns when every sentence is queued (playback goes on after), when ctx ends, when Stop is
 // called, or at the first failure; onClip, when not nil, is told each clip queued.
 func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index int, id playback.ClipID)) error {
+	return s.say(ctx, 0, text, voice, onClip)
+}
+
+// say is Say for turn, which it gives the trace.
+func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip func(index int, id playback.ClipID)) error {
 	chunks := sentence.Split(text, sentence.DefaultMaxLen)
 	speakable := chunks[:0:0]
 	for _, c := range chunks {
@@ -103,8 +111,14 @@ func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index
 			}
 			started := make(chan struct{})
 			go func() {
+				if s.trace != nil {
+					s.trace(turn, i, false)
+				}
 				close(started)
 				sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
+				if s.trace != nil {
+					s.trace(turn, i, true)
+				}
 				if err == nil && len(sp.Audio) == 0 {
 					err = errors.New("the service returned no audio")
 				}

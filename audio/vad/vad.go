@@ -42,6 +42,10 @@ type Config struct {
 	// GateDBFS is the energy (dBFS) below which a frame is never speech, whatever the floor; 0
 	// means -58.
 	GateDBFS float64
+	// InitialFloor, when below 0, is the noise floor (dBFS) to start from, for a detector that
+	// starts in the middle of a sound whose floor is known (a voice loop whose person talks over
+	// the reply); 0 takes the floor from the first frames.
+	InitialFloor float64
 }
 
 // WithDefaults returns c with zero fields set to their defaults and Hold clamped to its bounds.
@@ -173,11 +177,15 @@ type histFrame struct {
 // New returns a Detector for cfg (zero fields take their defaults).
 func New(cfg Config) *Detector {
 	cfg = cfg.WithDefaults()
-	return &Detector{
+	d := &Detector{
 		cfg: cfg,
 		hp:  newBiquad(true, bandLow, cfg.SampleRate),
 		lp:  newBiquad(false, min(bandHigh, 0.45*float64(cfg.SampleRate)), cfg.SampleRate),
 	}
+	if cfg.InitialFloor < 0 {
+		d.floor, d.floorSet = max(cfg.InitialFloor, silenceDBFS), true
+	}
+	return d
 }
 
 // Config returns the detector's configuration with defaults filled in.

@@ -1,0 +1,212 @@
+package voice
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"time"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/audio/vad"
+)
+
+// Barge-in compares what the microphone hears with what is being played. The echo of the
+// reply reaches the microphone some time after it is played (the output's buffer, a sound
+// server's, the room), so the playback's level is taken as its loudest over a window around
+// the frame. The echo is louder or quieter than the playback by a coupling that depends on the
+// speakers, their volume and the room: the first moments of each reply's playback measure it
+// (barge-in waits for that), and it is followed while the reply plays.
+const (
+	refBefore = time.Second           // how far back the playback level is looked for
+	refAfter  = 60 * time.Millisecond // and how far ahead
+	// bargeGateDBFS is the least a frame must have to be speech at all.
+	bargeGateDBFS = -50.0
+	// calibration is how much audible playback each reply measures the echo over before
+	// barge-in can trigger.
+	calibration = 300 * time.Millisecond
+	// The learned coupling rises at most this fast (so a person starting to talk does not teach
+	// it their voice) and falls this fast while the playback is loud and the microphone quieter.
+	couplingRise = 1.0 // dB per frame
+	couplingFall = 0.3 // dB per frame: 15 dB a second
+	// The microphone counts as hearing the echo when this far over the noise floor: in the
+	// reply's pauses the microphone hears only the room, which says nothing about the echo.
+	couplingHeardDB = 6.0
+	// refActiveDBFS is the playback level above which the playback counts as audible.
+	refActiveDBFS = -45.0
+)
+
+// bargeIn decides when the person talks over the reply.
+type bargeIn struct {
+	margin   float64
+	need     int     // frames of loud speech in a row
+	coupling float64 // learned: echo level minus playback level, dB
+	floor    float64 // the microphone's noise floor, dBFS
+	calib    int     // frames of audible playback still to measure the coupling over
+	run      int
+	miss     int
+}
+
+func (b *bargeIn) reset(cfg Config) {
+	b.margin = cfg.BargeInDB
+	b.need = max(1, int((cfg.BargeInAfter+audio.FrameDuration-1)/audio.FrameDuration))
+	b.floor = bargeGateDBFS
+}
+
+// start begins a reply: its echo is measured again, and no speech is counted yet.
+func (b *bargeIn) start() {
+	b.run, b.miss = 0, 0
+	b.calib = int(calibration / audio.FrameDuration)
+	b.coupling = math.Inf(-1)
+}
+
+// frame takes the microphone's level and the playback's (math.Inf(-1) when nothing played
+// lately) for one frame, and reports whether the person is talking over the reply.
+func (b *bargeIn) frame(mic, ref float64) bool {
+	if math.IsNaN(ref) {
+		return false // a clip plays whose level is not known yet
+	}
+	audible := !math.IsInf(ref, -1) && ref > refActiveDBFS
+	if b.calib > 0 {
+		// Measuring: the echo is taken as loud as the loudest heard (or as the noise floor
+		// when it cannot be heard, as with headphones).
+		if mic < b.floor {
+			b.floor = mic
+		}
+		if audible {
+			b.calib--
+			b.coupling = max(b.coupling, max(mic, b.floor+couplingHeardDB)-ref)
+		}
+		return false
+	}
+	threshold := max(b.floor+b.margin, bargeGateDBFS)
+	if !math.IsInf(ref, -1) && !math.IsInf(b.coupling, -1) {
+		threshold = max(threshold, ref+b.coupling+b.margin)
+	}
+	if mic > threshold {
+		b.run++
+		b.miss = 0
+		return b.run >= b.need
+	}
+	// Not the person: learn from it.
+	if mic < b.floor {
+		b.floor = mic
+	} else {
+		b.floor += 0.02
+	}
+	if audible && mic > b.floor+couplingHeardDB {
+		// A frame well over the echo seen so far may be the person starting to talk: it does
+		// not teach the echo.
+		switch d := mic - ref; {
+		case d > b.coupling+b.margin/2:
+		case d > b.coupling:
+			b.coupling += min(d-b.coupling, couplingRise)
+		default:
+			b.coupling -= min(b.coupling-d, couplingFall)
+		}
+	}
+	// One quiet frame inside speech (a plosive, a stop) does not break the run.
+	b.miss++
+	if b.miss > 1 {
+		b.run = 0
+	}
+	return false
+}
+
+// bargeIn feeds one frame's level to the detector with the playback's level at that time.
+func (r *run) bargeIn(mic float64, at time.Time) bool {
+	return r.barge.frame(mic, r.playbackLevel(at))
+}
+
+// playbackLevel is the loudest the reply played around at: -Inf when nothing of this turn
+// played within the window, NaN when a clip plays whose level is not known yet.
+func (r *run) playbackLevel(at time.Time) float64 {
+	level := math.Inf(-1)
+	for id, c := range r.clips {
+		if c.turn != r.turn || c.started.IsZero() {
+			continue
+		}
+		if c.ended && at.Sub(c.endedAt) > refBefore {
+			continue
+		}
+		env, ok := r.envelope[id]
+		if !ok {
+			if c.playing {
+				return math.NaN()
+			}
+			continue
+		}
+		from := int((at.Sub(c.started) - refBefore) / audio.FrameDuration)
+		to := int((at.Sub(c.started) + refAfter) / audio.FrameDuration)
+		for i := max(from, 0); i <= to && i < len(env); i++ {
+			level = max(level, env[i])
+		}
+	}
+	return level
+}
+
+// tapQueue passes clips to the player, and when barge-in is on works out each clip's level
+// over time, to compare with what the microphone hears.
+type tapQueue struct {
+	Queue
+	r *run
+}
+
+func (q *tapQueue) Enqueue(rd io.Reader) (playback.ClipID, error) {
+	if !q.r.cfg.BargeIn {
+		return q.Queue.Enqueue(rd)
+	}
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return 0, err
+	}
+	id, err := q.Queue.Enqueue(bytes.NewReader(data))
+	if err != nil {
+		return id, err
+	}
+	l := q.r.l
+	go func() {
+		pcm, err := playback.DecodeAll(context.Background(), bytes.NewReader(data), playback.Format{SampleRate: audio.SampleRate, Channels: 1})
+		if err != nil {
+			return // the player reports the clip's failure
+		}
+		l.post(envelopeMsg{id, envelope(pcm)})
+	}()
+	return id, nil
+}
+
+// envelope is the level of 16 kHz mono PCM in each 20 ms frame, in dBFS.
+func envelope(pcm []byte) []float64 {
+	samples := make([]int16, len(pcm)/2)
+	for i := range samples {
+		samples[i] = int16(uint16(pcm[2*i]) | uint16(pcm[2*i+1])<<8)
+	}
+	env := make([]float64, 0, len(samples)/audio.FrameSamples+1)
+	for len(samples) > 0 {
+		n := min(len(samples), audio.FrameSamples)
+		env = append(env, vad.FrameDBFS(samples[:n]))
+		samples = samples[n:]
+	}
+	return env
+}
+
+// levelMeter averages frame levels into readings of two frames (40 ms).
+type levelMeter struct {
+	sum float64
+	n   int
+}
+
+func (m *levelMeter) add(db float64) (float64, bool) {
+	m.sum += math.Pow(10, db/10)
+	m.n++
+	if m.n < 2 {
+		return 0, false
+	}
+	p := m.sum / float64(m.n)
+	m.sum, m.n = 0, 0
+	if p <= 0 {
+		return -120, true
+	}
+	return max(10*math.Log10(p), -120), true
+}
