@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/audio/vad"
+	"parley/client"
+	"parley/voice"
+)
+
+// onceListen is how long `voice --once` waits for speech to start.
+const onceListen = 30 * time.Second
+
+func newVoiceCmd(g *globals) *cobra.Command {
+	var (
+		conv       string
+		once       bool
+		device     string
+		hold       time.Duration
+		bargeIn    bool
+		traceFile  string
+		speechName string
+		listen     time.Duration
+		speakErrs  bool
+		set        modelFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "voice [--conversation ID] [--once] [--device D] [--hold DURATION] [--barge-in] [--trace FILE.jsonl]",
+		Short: "Talk with the assistant hands-free: it listens, answers aloud, and listens again",
+		Long: `Runs a spoken conversation in the terminal. Parley listens to the microphone; when you stop
+talking for --hold it sends what you said to speech-to-text, asks the chat (a charged call) in
+the conversation, speaks the reply sentence by sentence, and listens again. Ctrl-C stops it at
+any point; a question already sent to the chat is allowed to finish, so its reply is stored.
+
+Nothing is sent when no speech was heard, and an empty transcript or one that holds only noise
+("[noise]", "um") is never sent to the chat. While the reply is spoken the microphone is
+ignored, so the assistant's own voice is never taken for a question; with --barge-in, speaking
+clearly louder than the reply's echo stops it and starts a new turn.
+
+The states (listening, hearing speech, transcribing, thinking, speaking) go to standard error,
+what you said and the replies to standard output. Without --conversation a new conversation is
+started, with the settings given (--persona ...) and its ID is printed at the end.
+
+--once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s).
+--trace writes one JSON object per event of each turn (speech start and end, transcription,
+chat, each sentence's speech request, playback), with its time in ms since the start.`,
+		Example: `  parley voice
+  parley voice -c 42 --barge-in
+  parley voice --once --trace turn.jsonl`,
+		Args: g.noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("conversation") && strings.TrimSpace(conv) == "" {
+				return usageErrorf("--conversation is empty: give a conversation ID, or leave the flag out to start a new conversation")
+			}
+			if hold < vad.MinHold || hold > vad.MaxHold {
+				return usageErrorf("--hold must be between %v and %v, not %v", vad.MinHold, vad.MaxHold, hold)
+			}
+			if cmd.Flags().Changed("listen-timeout") && listen < 0 {
+				return usageErrorf("--listen-timeout must not be negative, not %v", listen)
+			}
+			if !cmd.Flags().Changed("listen-timeout") && once {
+				listen = onceListen
+			}
+			cfg, err := set.modelConfig(cmd)
+			if err != nil {
+				return err
+			}
+			convID, err := g.conversationArg(conv)
+			if err != nil {
+				return err
+			}
+			backend, err := g.audioBackend()
+			if err != nil {
+				return err
+			}
+			c, err := g.newClient(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var trace *traceWriter
+			if traceFile != "" {
+				if err := checkOutput(traceFile, "trace.jsonl"); err != nil {
+					return err
+				}
+				f, err := os.OpenFile(traceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				trace = &traceWriter{w: bufio.NewWriter(f)}
+			}
+			if err := playback.OpenOutput(); err != nil {
+				return phrased(err, "There is no audio output, so replies cannot be spoken: check the sound settings (parley devices lists the outputs).")
+			}
+			mic, err := audio.OpenCapture(backend, device)
+			if err != nil {
+				if device != "" && errors.Is(err, audio.ErrNoDevice) && noInputMatches(cmd.Context(), backend, device) {
+					return &noSuchInputError{name: device}
+				}
+				return err
+			}
+			defer mic.Close()
+
+			chat := &cliChatter{c: c, id: convID, cfg: cfg}
+			var loop *voice.Loop
+			player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
+			defer player.Close()
+			out := &voicePrinter{g: g}
+			loop = voice.New(voice.Config{
+				Source: mic, Transcriber: c, Chat: chat, Synth: c, Player: player,
+				Voice: speechName, Hold: hold, BargeIn: bargeIn, ListenTimeout: listen,
+				SpeakErrors: speakErrs,
+				OnStatus:    out.status,
+				OnHeard:     func(_ int, q string) { fmt.Fprintf(g.stdout, "You: %s\n", q) },
+				OnReply:     func(_ int, r string) { fmt.Fprintf(g.stdout, "Assistant: %s\n", strings.TrimSpace(r)) },
+				OnTrace: func(e voice.TraceEvent) {
+					if trace != nil {
+						trace.write(e)
+					}
+				},
+				Turns: map[bool]int{true: 1}[once],
+			})
+			runErr := loop.Run(cmd.Context())
+			if trace != nil {
+				if err := trace.close(); err != nil && runErr == nil {
+					runErr = fmt.Errorf("writing the trace to %s: %w", traceFile, err)
+				}
+			}
+			// Let the end of the last reply be heard before the process exits.
+			time.Sleep(playback.DrainTime)
+			chat.note(g)
+			switch {
+			case errors.Is(runErr, voice.ErrNoSpeech):
+				return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", listen)
+			case runErr != nil:
+				var fe *voice.FailuresError
+				if errors.As(runErr, &fe) {
+					return phrased(runErr, "Stopped after %d failed turns in a row. The last: %s", fe.N, g.phrase(stepCause(fe.Last)))
+				}
+				return runErr
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&conv, "conversation", "c", "", "continue this conversation")
+	f.BoolVar(&once, "once", false, "do one turn, then exit")
+	f.StringVar(&device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
+	f.DurationVar(&hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
+	f.BoolVar(&bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
+	f.StringVar(&traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
+	f.StringVar(&speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
+	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once, else never)")
+	f.BoolVar(&speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
+	set.register(cmd)
+	return cmd
+}
+
+// stepCause is the service's error behind a failed step, for phrasing it.
+func stepCause(err error) error {
+	var se *voice.StepError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
+}
+
+// cliChatter asks the chat in one conversation: the first call starts it when no ID was given,
+// with the settings given on the command line.
+type cliChatter struct {
+	c   *client.Client
+	cfg client.Config
+
+	mu               sync.Mutex
+	id               client.ConversationID
+	charged, balance *int64
+	calls            int
+}
+
+func (ch *cliChatter) Chat(ctx context.Context, q string) (string, error) {
+	ch.mu.Lock()
+	req := client.SendMessageRequest{ConversationID: ch.id, Message: q}
+	if ch.id.IsZero() {
+		req.Persona, req.Temperature, req.TopP, req.MaxTokens = ch.cfg.Persona, ch.cfg.Temperature, ch.cfg.TopP, ch.cfg.MaxTokens
+	}
+	ch.mu.Unlock()
+	res, err := ch.c.SendMessage(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	ch.id = res.ConversationID
+	ch.calls++
+	if res.PointsCharged != nil {
+		total := *res.PointsCharged
+		if ch.charged != nil {
+			total += *ch.charged
+		}
+		ch.charged = &total
+	}
+	ch.balance = res.Balance
+	return res.Reply, nil
+}
+
+// note prints the conversation and what the session cost on standard error.
+func (ch *cliChatter) note(g *globals) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.calls == 0 {
+		return
+	}
+	g.printer.allow(ch.id.String())
+	note := "conversation " + ch.id.String()
+	if ch.charged != nil {
+		note += fmt.Sprintf(", charged %d", *ch.charged)
+	}
+	if ch.balance != nil {
+		note += fmt.Sprintf(", balance %d", *ch.balance)
+	}
+	fmt.Fprintln(g.stderr, note)
+}
+
+// voicePrinter shows the loop's states on standard error, one line per change.
+type voicePrinter struct {
+	g    *globals
+	last string
+}
+
+func (p *voicePrinter) status(s voice.Status) {
+	line := s.State.String()
+	switch {
+	case s.Stopping:
+		line = "stopping: waiting for the reply to the question already sent, so it is stored"
+	case s.State == voice.Error && s.Err != nil:
+		line = "error: " + p.g.phrase(stepCause(s.Err)) + " Listening again."
+	case s.State == voice.Listening:
+		line = "listening (Ctrl-C stops)"
+	}
+	if s.Notice != "" {
+		line = s.Notice
+	}
+	if line == p.last {
+		return
+	}
+	p.last = line
+	fmt.Fprintf(p.g.stderr, "[%s]\n", line)
+}
+
+// traceWriter writes trace events as JSON lines.
+type traceWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (t *traceWriter) write(e voice.TraceEvent) {
+	if t.err != nil {
+		return
+	}
+	rec := struct {
+		TimeMS float64         `json:"t_ms"`
+		Turn   int             `json:"turn"`
+		Event  voice.TraceKind `json:"event"`
+		Index  *int            `json:"sentence,omitempty"`
+	}{float64(e.Since.Microseconds()) / 1000, e.Turn, e.Kind, nil}
+	if e.Index >= 0 {
+		rec.Index = &e.Index
+	}
+	b, err := json.Marshal(rec)
+	if err == nil {
+		b = append(b, '\n')
+		_, err = t.w.Write(b)
+	}
+	if err == nil {
+		err = t.w.Flush()
+	}
+	t.err = err
+}
+
+func (t *traceWriter) close() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
+}
+

@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"parley/internal/testenv"
+)
+
+// TestVoiceLoop_OnceHearsAndAnswers is one hands-free turn through real devices and the real
+// reference service: `parley voice --once` listens on the monitor of a PulseAudio null sink,
+// paplay speaks an espeak question into the sink, the service's pocketsphinx transcribes it,
+// the built-in responder answers, and the reply is spoken back into the sink, where parec hears
+// it. The question must be in the conversation's history, and the trace must hold every event.
+func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
+	testenv.RequireCommands(t, "espeak-ng", "paplay", "parec", "pocketsphinx_continuous", "lame")
+	s := startService(t)
+	key := s.newKey(t, 10)
+	p := testenv.StartPulse(t)
+	env := s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	dir := t.TempDir()
+
+	question := filepath.Join(dir, "question.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", question, "what is the weather like in paris today").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	trace := filepath.Join(dir, "turn.jsonl")
+	cmd := exec.CommandContext(ctx, bin, "voice", "--once", "--device", p.Monitor, "--hold", "0.8s", "--trace", trace)
+	cmd.Env = env
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Follow the states it prints.
+	var mu sync.Mutex
+	var errText strings.Builder
+	seen := map[string]chan struct{}{"listening": make(chan struct{}), "thinking": make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			errText.WriteString(line + "\n")
+			for k, ch := range seen {
+				if strings.HasPrefix(line, "["+k) {
+					select {
+					case <-ch:
+					default:
+						close(ch)
+					}
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	stderrSoFar := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return errText.String()
+	}
+	waitLine := func(k string) {
+		t.Helper()
+		select {
+		case <-seen[k]:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("parley voice never printed [%s]:\n%s", k, stderrSoFar())
+		}
+	}
+	waitLine("listening")
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	if out, err := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, question).CombinedOutput(); err != nil {
+		t.Fatalf("paplay: %v: %s", err, out)
+	}
+	// Once the question has gone to the chat, all the sink plays is the reply: record it.
+	waitLine("thinking")
+	heard := filepath.Join(dir, "reply.raw")
+	out, err := os.Create(heard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	rec := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
+	rec.Env = env
+	rec.Stdout = out
+	if err := rec.Start(); err != nil {
+		t.Fatalf("parec: %v", err)
+	}
+	waitErr := cmd.Wait()
+	time.Sleep(500 * time.Millisecond) // what the sink still held
+	rec.Process.Signal(os.Interrupt)
+	rec.Wait()
+	if waitErr != nil {
+		t.Fatalf("parley voice --once: %v\nstdout:\n%s\nstderr:\n%s", waitErr, stdout.String(), stderrSoFar())
+	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderrSoFar())
+
+	// It printed what it heard and the reply, and the states in order.
+	m := regexp.MustCompile(`(?m)^You: (.+)$`).FindStringSubmatch(stdout.String())
+	if m == nil || !strings.Contains(stdout.String(), "\nAssistant: ") {
+		t.Fatalf("stdout holds no question and reply:\n%s", stdout.String())
+	}
+	words := 0
+	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
+		if strings.Contains(" "+m[1]+" ", " "+w+" ") {
+			words++
+		}
+	}
+	if words < 3 {
+		t.Errorf("heard %q: want at least 3 of the spoken words", m[1])
+	}
+	states := stderrSoFar()
+	last := -1
+	for _, st := range []string{"[listening", "[hearing speech]", "[transcribing]", "[thinking]", "[speaking]"} {
+		i := strings.Index(states, st)
+		if i < last {
+			t.Errorf("state %s missing or out of order in:\n%s", st, states)
+		}
+		last = i
+	}
+
+	// The reply was heard on the sink.
+	raw, err := os.ReadFile(heard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak := peakDBFS(raw); peak < -30 {
+		t.Errorf("the sink's monitor heard a peak of %.1f dBFS while the reply was spoken; want louder than -30 dBFS", peak)
+	}
+
+	// The question is in the conversation's history.
+	id := regexp.MustCompile(`conversation (\S+)`).FindStringSubmatch(states)
+	if id == nil {
+		t.Fatalf("no conversation ID on stderr:\n%s", states)
+	}
+	h := mustRun(t, env, "", "history", "--json", strings.TrimSuffix(id[1], ","))
+	if !strings.Contains(h.Stdout, m[1]) {
+		t.Errorf("the history of %s does not hold the question %q:\n%s", id[1], m[1], h.Stdout)
+	}
+
+	// The trace has every event of the turn, in time order.
+	f, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	kinds := map[string]bool{}
+	prev := -1.0
+	dec := json.NewDecoder(f)
+	for {
+		var e struct {
+			TimeMS float64 `json:"t_ms"`
+			Turn   int     `json:"turn"`
+			Event  string  `json:"event"`
+		}
+		if err := dec.Decode(&e); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("trace: %v", err)
+		}
+		kinds[e.Event] = true
+		if e.Turn != 1 {
+			t.Errorf("trace event of turn %d", e.Turn)
+		}
+		if e.Event != "playback_start" && e.Event != "playback_end" && e.TimeMS < prev-0.001 && e.Event != "speech_start" && e.Event != "speech_end" {
+			t.Errorf("trace event %s at %.1f ms after one at %.1f ms", e.Event, e.TimeMS, prev)
+		}
+		prev = max(prev, e.TimeMS)
+	}
+	for _, k := range []string{"speech_start", "speech_end", "transcribe_sent", "transcribe_done", "chat_sent", "chat_done", "tts_sent", "tts_done", "playback_start", "playback_end"} {
+		if !kinds[k] {
+			t.Errorf("the trace has no %s event", k)
+		}
+	}
+}
+
+// TestVoiceLoop_OnceWithoutSpeechExitsNonZero: silence on the microphone ends --once after the
+// listen timeout with a message, and nothing is charged.
+func TestVoiceLoop_OnceWithoutSpeechExitsNonZero(t *testing.T) {
+	s := startService(t)
+	key := s.newKey(t, 10)
+	p := testenv.StartPulse(t)
+	env := s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	r := run(t, env, "", "voice", "--once", "--device", p.Monitor, "--listen-timeout", "4s")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "No speech was heard in 4s") {
+		t.Fatalf("voice --once in silence: %s; want exit 1 saying no speech was heard", r)
+	}
+	st := mustRun(t, env, "", "status", "--json")
+	if !strings.Contains(st.Stdout, `"balance": 10`) {
+		t.Errorf("status after a silent --once: %s; want the balance untouched at 10", st.Stdout)
+	}
+}
