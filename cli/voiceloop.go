@@ -295,4 +295,3 @@ func (t *traceWriter) close() error {
 	}
 	return t.w.Flush()
 }
-

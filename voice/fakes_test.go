@@ -313,9 +313,9 @@ func (s *fakeSink) stopTimes() []time.Time {
 // fakeService is the Chat and Voice Service with set delays on the fake clock, and scripted
 // transcripts and failures.
 type fakeService struct {
-	clock                               *fakeClock
+	clock                                *fakeClock
 	transcribeDelay, chatDelay, ttsDelay time.Duration
-	mp3                                 []byte
+	mp3                                  []byte
 
 	mu          sync.Mutex
 	transcripts []string // returned in order; the last repeats

@@ -309,9 +309,9 @@ func (l *Loop) PlaybackEvent(ev playback.Event) { l.post(playbackMsg(ev)) }
 type run struct {
 	l      *Loop
 	frames <-chan any // from the source's reader
-	cfg   *Config
-	ctx   context.Context
-	start time.Time
+	cfg    *Config
+	ctx    context.Context
+	start  time.Time
 
 	state    State
 	turn     int
