@@ -51,9 +51,12 @@ Without one, run the reference service and talk to it with the command-line clie
 		Connect: func(base string, key client.APIKey) (app.Service, error) {
 			return client.New(client.Options{BaseURL: base, APIKey: key, UserAgent: "parley-app/" + version.Version})
 		},
-		Secrets:      keystore.New(),
-		Local:        &localService{},
-		NewRecorder:  func() app.Recorder { return audio.NewRecorder(backend) },
+		Secrets:     keystore.New(),
+		Local:       &localService{},
+		NewRecorder: func() app.Recorder { return audio.NewRecorder(backend) },
+		OpenMic: func(device string) (app.Mic, error) {
+			return audio.OpenCapture(backend, device)
+		},
 		InputDevices: backend.Inputs,
 		NewPlayer:    func(onEvent func(playback.Event)) app.Player { return playback.New(onEvent) },
 		Getenv:       os.Getenv,

@@ -68,6 +68,9 @@ type Deps struct {
 	// NewRecorder opens the microphone for push-to-talk (nil: no microphone); the take's
 	// options name the device.
 	NewRecorder func() Recorder
+	// OpenMic opens a microphone that runs until closed, for hands-free voice mode ("" is the
+	// default input; nil: no microphone).
+	OpenMic func(device string) (Mic, error)
 	// InputDevices lists the microphones for the preferences (nil: none).
 	InputDevices func(ctx context.Context) ([]audio.Device, error)
 	// NewPlayer opens the audio output for spoken replies, reporting playback events to onEvent
@@ -100,6 +103,7 @@ type UI struct {
 	status   *statusBar
 	header   *header
 	voice    *voiceControl
+	vmode    *voiceMode
 
 	// closeDialog hides the dialog on top (Escape), when one is open.
 	closeDialog func()

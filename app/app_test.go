@@ -191,20 +191,33 @@ func (r *fakeRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*aud
 
 func (r *fakeRecorder) Stop() {}
 
-// fakePlayer records the clips it was given.
+// fakePlayer records the clips it was given; with emit set, it tells that each one played.
 type fakePlayer struct {
 	mu    sync.Mutex
 	clips []string
 	added chan string
+	next  playback.ClipID
+	emit  bool
+	on    func(playback.Event)
 }
 
 func (p *fakePlayer) Enqueue(r io.Reader) (playback.ClipID, error) {
 	b, _ := io.ReadAll(r)
 	p.mu.Lock()
 	p.clips = append(p.clips, string(b))
+	p.next++
+	id, emit, on := p.next, p.emit, p.on
 	p.mu.Unlock()
 	p.added <- string(b)
-	return 1, nil
+	if emit && on != nil {
+		go func() {
+			on(playback.Event{Kind: playback.ClipStarted, Clip: id, At: time.Now()})
+			time.Sleep(10 * time.Millisecond)
+			on(playback.Event{Kind: playback.ClipEnded, Clip: id, At: time.Now()})
+			on(playback.Event{Kind: playback.QueueDrained, At: time.Now()})
+		}()
+	}
+	return id, nil
 }
 
 func (p *fakePlayer) Stop()             {}
@@ -260,7 +273,12 @@ func start(t testing.TB, svc *fakeService) *harness {
 		Connect:     func(string, client.APIKey) (Service, error) { return svc, nil },
 		Secrets:     &memSecrets{keys: map[string]string{}},
 		NewRecorder: func() Recorder { return h.rec },
-		NewPlayer:   func(func(playback.Event)) Player { return h.player },
+		NewPlayer: func(on func(playback.Event)) Player {
+			h.player.mu.Lock()
+			h.player.on = on
+			h.player.mu.Unlock()
+			return h.player
+		},
 		Getenv:      func(k string) string { return env[k] },
 		Version:     "parley test",
 		Now:         fixedNow,

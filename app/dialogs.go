@@ -86,6 +86,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+F", "Search conversations"},
 	{"Ctrl+,", "Conversation settings"},
 	{"Ctrl+M", "Push to talk: start or stop recording"},
+	{"Ctrl+Shift+M", "Voice mode: talk hands-free, or end it"},
 	{"Esc", "Stop recording or speech; close a dialog"},
 	{"Up, Down, Enter", "Move in the conversation list and open one"},
 	{"Ctrl+Enter", "Save a dialog"},

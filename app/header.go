@@ -17,6 +17,7 @@ type header struct {
 	u       *UI
 	title   *widget.Label
 	persona *widget.Button
+	voice   *widget.Button
 	box     *fyne.Container
 }
 
@@ -39,13 +40,27 @@ func newHeader(u *UI) *header {
 		widget.ShowPopUpMenuAtPosition(menu, u.win.Canvas(), pos.Add(fyne.NewPos(0, menuBtn.Size().Height)))
 	})
 	menuBtn.Importance = widget.LowImportance
+	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
+	h.voice.Importance = widget.LowImportance
 	h.box = container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(h.persona, menuBtn), h.title),
+		container.NewBorder(nil, nil, nil, container.NewHBox(h.voice, h.persona, menuBtn), h.title),
 		widget.NewSeparator())
 	return h
 }
 
 func (h *header) object() fyne.CanvasObject { return h.box }
+
+// voiceOn shows whether voice mode runs: its button then ends it.
+func (h *header) voiceOn(on bool) {
+	if on {
+		h.voice.SetText("End voice mode")
+		h.voice.Importance = widget.HighImportance
+	} else {
+		h.voice.SetText("Voice mode")
+		h.voice.Importance = widget.LowImportance
+	}
+	h.voice.Refresh()
+}
 
 // refresh shows the conversation's title and persona.
 func (h *header) refresh() {

@@ -130,6 +130,11 @@ func (u *UI) showPreferences() {
 		sendSpoken.SetSelected(sendSpoken.Options[1])
 	}
 
+	bargeIn := widget.NewCheck("Speaking over a reply interrupts it (barge-in)", nil)
+	bargeIn.SetChecked(prefs.BoolWithFallback(prefBargeIn, false))
+	speakErrors := widget.NewCheck("Say aloud when something goes wrong", nil)
+	speakErrors.SetChecked(prefs.BoolWithFallback(prefSpeakErrors, false))
+
 	form := widget.NewForm(
 		widget.NewFormItem("Microphone", container.NewBorder(nil, nil, nil, testBtn, device)),
 		widget.NewFormItem("Level", container.NewBorder(nil, nil, nil, testState, meterBox)),
@@ -138,6 +143,7 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("Output volume", volume),
 		widget.NewFormItem("Replies", autoSpeak),
 		widget.NewFormItem("Default voice", voiceName),
+		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, speakErrors)),
 		widget.NewFormItem("New conversations use", preset),
 	)
 	save := func() {
@@ -155,6 +161,8 @@ func (u *UI) showPreferences() {
 		prefs.SetString(prefDefaultPreset, preset.Selected)
 		prefs.SetInt(prefHold, int(hold.Value))
 		prefs.SetBool(prefSendSpoken, sendSpoken.Selected == sendSpoken.Options[1])
+		prefs.SetBool(prefBargeIn, bargeIn.Checked)
+		prefs.SetBool(prefSpeakErrors, speakErrors.Checked)
 		if u.voice != nil && u.voice.player != nil {
 			u.voice.player.SetVolume(volume.Value)
 		}

@@ -86,6 +86,9 @@ func (u *UI) toggleRecording() {
 	if u.voice == nil || u.sess == nil {
 		return
 	}
+	if u.vmode != nil && u.vmode.active {
+		return // voice mode is listening already
+	}
 	if u.voice.recording {
 		u.voice.finishRecording()
 		return
@@ -302,6 +305,11 @@ func (v *voiceControl) openPlayer() bool {
 	if v.player == nil {
 		// One audio output for the life of the app.
 		v.player = u.deps.NewPlayer(func(ev playback.Event) {
+			if u.vmode != nil {
+				if l := u.vmode.loop.Load(); l != nil {
+					l.PlaybackEvent(ev) // voice mode follows its replies' playback
+				}
+			}
 			switch {
 			case ev.Kind == playback.QueueDrained:
 				v.u.do(v.spoken)

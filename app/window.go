@@ -31,8 +31,10 @@ func (u *UI) buildMain() {
 	if u.voice == nil {
 		u.voice = newVoiceControl(u)
 	}
+	u.vmode = newVoiceMode(u)
 
-	conv := container.NewBorder(u.header.object(), u.composer.object(), nil, nil, u.chat.object())
+	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
+	conv := container.NewBorder(u.header.object(), bottom, nil, nil, u.chat.object())
 	split := container.NewHSplit(u.sidebar.object(), conv)
 	split.SetOffset(0.27)
 	u.win.SetContent(container.NewBorder(nil, u.status.object(), nil, nil, split))
@@ -70,6 +72,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		),
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
+			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
 			fyne.NewMenuItem("Stop speaking", func() { u.voice.stopSpeaking() }),
 		),
 		fyne.NewMenu("Help",
@@ -124,6 +127,7 @@ func (u *UI) apply(ch conversation.Change) {
 		u.header.refreshFrom(v)
 		u.sidebar.selectCurrent()
 		u.voice.threadChanged(ch.Thread, v)
+		u.vmode.threadChanged(ch.Thread, v)
 	}
 	if ch.Usage {
 		u.status.refresh()
@@ -149,6 +153,9 @@ func (u *UI) open(id client.ConversationID) {
 func (u *UI) show(th *conversation.Thread) {
 	if u.current != nil {
 		u.drafts[u.current] = u.composer.text()
+	}
+	if u.vmode != nil && u.vmode.active && u.vmode.th != th {
+		u.vmode.end() // voice mode talks in one conversation
 	}
 	u.current = th
 	u.composer.setText(u.drafts[th])

@@ -1,0 +1,318 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/audio"
+	"parley/audio/vad"
+	"parley/conversation"
+	"parley/voice"
+)
+
+// Voice-mode preferences.
+const (
+	prefBargeIn     = "barge_in"
+	prefSpeakErrors = "speak_errors"
+)
+
+// scVoiceMode toggles hands-free voice mode.
+var scVoiceMode = &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+
+// Mic is a microphone that runs until closed; *audio.Capture is one.
+type Mic interface {
+	voice.Source
+	Close() error
+}
+
+// voiceMode is the hands-free conversation in the window: the loop of package voice, shown in
+// a panel that takes the composer's place while it runs.
+type voiceMode struct {
+	u *UI
+
+	loop   atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	th     *conversation.Thread       // the conversation it talks in
+	active bool
+	muted  bool
+
+	// Waiting for the reply to a question sent through the session.
+	pending *voicePending
+
+	state  *canvas.Text
+	detail *widget.Label
+	level  *widget.ProgressBar
+	mute   *widget.Button
+	stop   *widget.Button
+	box    *fyne.Container
+}
+
+type voicePending struct {
+	th       *conversation.Thread
+	question string
+	before   int // messages in the conversation before it was sent
+	done     chan voiceAnswer
+}
+
+type voiceAnswer struct {
+	reply string
+	err   error
+}
+
+func newVoiceMode(u *UI) *voiceMode {
+	m := &voiceMode{u: u}
+	m.state = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	m.state.TextSize = 2 * theme.TextSize()
+	m.state.TextStyle = fyne.TextStyle{Bold: true}
+	m.state.Alignment = fyne.TextAlignCenter
+	m.detail = widget.NewLabel("")
+	m.detail.Alignment = fyne.TextAlignCenter
+	m.detail.Wrapping = fyne.TextWrapWord
+	m.level = widget.NewProgressBar()
+	m.level.TextFormatter = func() string { return "" }
+	m.mute = widget.NewButtonWithIcon("Mute", theme.VolumeMuteIcon(), m.toggleMute)
+	m.stop = widget.NewButtonWithIcon("Stop voice mode", theme.MediaStopIcon(), m.end)
+	m.stop.Importance = widget.DangerImportance
+	m.box = container.NewVBox(
+		widget.NewSeparator(),
+		m.state,
+		m.detail,
+		container.NewBorder(nil, nil, widget.NewLabel("Microphone"), nil, m.level),
+		container.NewCenter(container.NewHBox(m.mute, m.stop)),
+	)
+	m.box.Hide()
+	return m
+}
+
+func (m *voiceMode) object() fyne.CanvasObject { return m.box }
+
+// toggleVoiceMode starts hands-free voice mode in the conversation on screen, or ends it.
+func (u *UI) toggleVoiceMode() {
+	if u.vmode == nil || u.sess == nil {
+		return
+	}
+	if u.vmode.active {
+		u.vmode.end()
+		return
+	}
+	u.vmode.start()
+}
+
+// start runs the loop in the conversation on screen.
+func (m *voiceMode) start() {
+	u := m.u
+	if u.current == nil || u.conn == nil || m.active {
+		return
+	}
+	u.voice.stopAll() // push-to-talk and spoken replies give way
+	if u.deps.OpenMic == nil {
+		u.voice.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
+		return
+	}
+	if !u.voice.openPlayer() {
+		return
+	}
+	prefs := u.app.Preferences()
+	mic, err := u.deps.OpenMic(prefs.String(prefInputDevice))
+	if err != nil {
+		u.voice.problem("Voice mode needs a microphone.", err, m.start)
+		return
+	}
+	th := u.current
+	snap := u.sess.Snapshot(th)
+	voiceName := snap.Voice
+	if voiceName == "" {
+		voiceName = prefs.String(prefDefaultVoice)
+	}
+	loop := voice.New(voice.Config{
+		Source:      mic,
+		Transcriber: u.conn.svc,
+		Synth:       u.conn.svc,
+		Player:      u.voice.player,
+		Chat:        &appChatter{m: m, th: th},
+		Voice:       voiceName,
+		Hold:        time.Duration(prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond,
+		BargeIn:     prefs.BoolWithFallback(prefBargeIn, false),
+		SpeakErrors: prefs.BoolWithFallback(prefSpeakErrors, false),
+		OnStatus:    func(s voice.Status) { u.do(func() { m.show(s) }) },
+		OnLevel:     func(db float64) { u.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
+	})
+	loop.SetMuted(m.muted)
+	m.loop.Store(loop)
+	m.th, m.active = th, true
+	u.composer.box.Hide()
+	m.box.Show()
+	m.state.Text = "Starting…"
+	m.state.Refresh()
+	m.detail.SetText("")
+	u.header.voiceOn(true)
+	go func() {
+		err := loop.Run(u.ctx)
+		mic.Close()
+		u.do(func() { m.ended(loop, err) })
+	}()
+}
+
+// end stops the loop; a question already sent is answered and stored first.
+func (m *voiceMode) end() {
+	if l := m.loop.Load(); l != nil {
+		l.Stop()
+	}
+}
+
+// ended puts the composer back when the loop has stopped, and says why when it failed.
+func (m *voiceMode) ended(l *voice.Loop, err error) {
+	u := m.u
+	m.loop.CompareAndSwap(l, nil)
+	m.active, m.th, m.pending = false, nil, nil
+	m.box.Hide()
+	u.composer.box.Show()
+	u.header.voiceOn(false)
+	u.status.setVoice("")
+	if err != nil && !errors.Is(err, context.Canceled) {
+		lead := "Voice mode stopped."
+		var fe *voice.FailuresError
+		if errors.As(err, &fe) {
+			lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", fe.N)
+			err = stepCause(fe.Last)
+		}
+		u.voice.problem(lead, err, m.start)
+	}
+	u.focusComposer()
+}
+
+// toggleMute mutes or unmutes the microphone.
+func (m *voiceMode) toggleMute() {
+	m.muted = !m.muted
+	if l := m.loop.Load(); l != nil {
+		l.SetMuted(m.muted)
+	}
+	if m.muted {
+		m.mute.SetText("Unmute")
+		m.mute.SetIcon(theme.VolumeUpIcon())
+	} else {
+		m.mute.SetText("Mute")
+		m.mute.SetIcon(theme.VolumeMuteIcon())
+	}
+}
+
+// stateText is what the panel says for a state.
+var stateText = map[voice.State]string{
+	voice.Idle:          "Voice mode is off",
+	voice.Listening:     "Listening…",
+	voice.HearingSpeech: "Hearing you…",
+	voice.Transcribing:  "Transcribing…",
+	voice.Thinking:      "Thinking…",
+	voice.Speaking:      "Speaking…",
+	voice.Muted:         "Muted",
+	voice.Error:         "Something went wrong",
+}
+
+// show renders the loop's status.
+func (m *voiceMode) show(s voice.Status) {
+	if !m.active {
+		return
+	}
+	text := stateText[s.State]
+	detail := ""
+	switch {
+	case s.Stopping:
+		text = "Stopping…"
+		detail = "Waiting for the reply to what you asked, so that it is kept."
+	case s.State == voice.Error && s.Err != nil:
+		detail = phrase(stepCause(s.Err)).text + " Listening again in a moment."
+	case s.State == voice.Listening:
+		detail = "Speak when you are ready. Parley answers when you pause."
+	case s.State == voice.Speaking && !s.Muted:
+		detail = "The microphone is ignored while Parley speaks."
+	case s.Muted:
+		detail = "The microphone is muted: nothing you say is heard."
+	}
+	if s.Notice != "" {
+		detail = s.Notice
+	}
+	m.state.Text = text
+	m.state.Color = theme.Color(theme.ColorNameForeground)
+	if s.State == voice.Error {
+		m.state.Color = theme.Color(theme.ColorNameError)
+	}
+	m.state.Refresh()
+	m.detail.SetText(detail)
+	m.u.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
+}
+
+// threadChanged sees the reply to the question sent, or its failure, land in the conversation.
+func (m *voiceMode) threadChanged(th *conversation.Thread, v conversation.ThreadView) {
+	p := m.pending
+	if p == nil || p.th != th {
+		return
+	}
+	for _, t := range v.Turns {
+		if t.Text == p.question && (t.State == conversation.Failed || t.State == conversation.Lost) {
+			m.pending = nil
+			err := t.Err
+			if err == nil {
+				err = errors.New("the message was not sent")
+			}
+			p.done <- voiceAnswer{err: err}
+			return
+		}
+	}
+	if v.Waiting() || len(v.Messages) < p.before+2 {
+		return
+	}
+	last := v.Messages[len(v.Messages)-1]
+	if last.Role != conversation.Assistant {
+		return
+	}
+	m.pending = nil
+	p.done <- voiceAnswer{reply: last.Text}
+}
+
+// appChatter asks through the window's session, so that the question and the reply appear in
+// the chat view as they happen, exactly as typed ones do.
+type appChatter struct {
+	m  *voiceMode
+	th *conversation.Thread
+}
+
+func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
+	m, u := c.m, c.m.u
+	done := make(chan voiceAnswer, 1)
+	u.do(func() {
+		v := u.sess.Snapshot(c.th)
+		if v.Deleted {
+			done <- voiceAnswer{err: errors.New("the conversation was deleted")}
+			return
+		}
+		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), done: done}
+		u.sess.Send(c.th, q)
+	})
+	select {
+	case a := <-done:
+		return a.reply, a.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-u.ctx.Done():
+		return "", u.ctx.Err()
+	}
+}
+
+// stepCause is the error behind a failed step of the loop.
+func stepCause(err error) error {
+	var se *voice.StepError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
+}

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"parley/audio"
+	"parley/conversation"
+)
+
+// speechMic is a microphone that says something speech-like when asked: a voiced sound (a
+// 140 Hz buzz with its harmonics, in syllables) over a quiet room, one 20 ms frame every
+// millisecond.
+type speechMic struct {
+	mu     sync.Mutex
+	queue  []int16
+	n      int
+	closed bool
+}
+
+func (m *speechMic) say(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := int(d.Seconds() * audio.SampleRate)
+	for i := range n {
+		t := float64(i) / audio.SampleRate
+		syllable := 0.5 + 0.5*math.Sin(2*math.Pi*4*t)
+		v := 0.0
+		for h := 1; h <= 8; h++ {
+			v += math.Sin(2*math.Pi*140*float64(h)*t) / float64(h)
+		}
+		m.queue = append(m.queue, int16(6000*syllable*v))
+	}
+}
+
+func (m *speechMic) ReadFrame(ctx context.Context, frame []int16) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Millisecond):
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := copy(frame, m.queue)
+	m.queue = m.queue[c:]
+	for i := c; i < len(frame); i++ {
+		m.n++
+		frame[i] = int16(m.n*7919%41 - 20)
+	}
+	return nil
+}
+
+func (m *speechMic) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	return nil
+}
+
+func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
+	svc := newFakeService()
+	svc.heard = "What is the capital of France?"
+	h := start(t, svc)
+	mic := &speechMic{}
+	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
+	h.player.emit = true
+
+	h.u.toggleVoiceMode()
+	if !h.u.vmode.active || h.u.composer.box.Visible() || !h.u.vmode.box.Visible() {
+		t.Fatal("voice mode did not take the composer's place")
+	}
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
+	if !strings.Contains(h.u.status.voice.Text, "Listening") {
+		t.Errorf("status bar says %q", h.u.status.voice.Text)
+	}
+	mic.say(1500 * time.Millisecond)
+	h.waitFor(func() bool { return len(svc.chatRequests()) == 1 })
+	if got := svc.chatRequests()[0].Message; got != svc.heard {
+		t.Errorf("chat got %q", got)
+	}
+	// The question and the reply show in the chat view, and the reply is spoken.
+	h.waitFor(func() bool {
+		v := h.u.sess.Snapshot(h.u.current)
+		return len(v.Messages) == 2 && v.Messages[0].Text == svc.heard && v.Messages[1].Role == conversation.Assistant
+	})
+	reply := h.u.sess.Snapshot(h.u.current).Messages[1].Text
+	h.waitFor(func() bool { return len(h.player.added) > 0 })
+	if clip := <-h.player.added; !strings.Contains(reply, strings.TrimSpace(clip)) {
+		t.Errorf("spoke %q; the reply is %q", clip, reply)
+	}
+	// Then it listens again.
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" && strings.Contains(h.u.vmode.detail.Text, "Speak") })
+
+	// Mute, then end voice mode: the composer comes back with the keyboard.
+	h.u.vmode.toggleMute()
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Muted" })
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return !h.u.vmode.active })
+	if !h.u.composer.box.Visible() || h.u.vmode.box.Visible() {
+		t.Error("the composer did not come back")
+	}
+	mic.mu.Lock()
+	closed := mic.closed
+	mic.mu.Unlock()
+	if !closed {
+		t.Error("the microphone was left open")
+	}
+	if _, _, n := svc.recorded(); n != 1 {
+		t.Errorf("%d transcriptions; want 1", n)
+	}
+}
+
+func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.deps.OpenMic = func(string) (Mic, error) { return nil, audio.ErrNoDevice }
+	h.u.toggleVoiceMode()
+	if h.u.vmode.active {
+		t.Fatal("voice mode started without a microphone")
+	}
+	if !h.u.composer.notice.Visible() || !strings.Contains(h.u.composer.noticeText.Text, "Voice mode needs a microphone") {
+		t.Errorf("notice %q", h.u.composer.noticeText.Text)
+	}
+}
