@@ -279,10 +279,10 @@ func start(t testing.TB, svc *fakeService) *harness {
 			h.player.mu.Unlock()
 			return h.player
 		},
-		Getenv:      func(k string) string { return env[k] },
-		Version:     "parley test",
-		Now:         fixedNow,
-		run:         func(fn func()) { h.queue <- fn },
+		Getenv:  func(k string) string { return env[k] },
+		Version: "parley test",
+		Now:     fixedNow,
+		run:     func(fn func()) { h.queue <- fn },
 	})
 	h.u.win.Resize(fyne.NewSize(1000, 700))
 	// Ready: the main window is up and the account's balance (read at start) is shown.

@@ -93,7 +93,9 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 		t.Errorf("spoke %q; the reply is %q", clip, reply)
 	}
 	// Then it listens again.
-	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" && strings.Contains(h.u.vmode.detail.Text, "Speak") })
+	h.waitFor(func() bool {
+		return h.u.vmode.state.Text == "Listening…" && strings.Contains(h.u.vmode.detail.Text, "Speak")
+	})
 
 	// Mute, then end voice mode: the composer comes back with the keyboard.
 	h.u.vmode.toggleMute()
