@@ -3,7 +3,9 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -212,7 +214,8 @@ func TestPackageLinux_InstallRunUninstall(t *testing.T) {
 	testenv.StartSessionBus(t)
 	appHome := t.TempDir()
 	app := exec.Command(bin)
-	app.Env = append(s.env("PARLEY_API_KEY="+key), d.Env(), "HOME="+appHome,
+	appKey := s.newKey(t, 10) // an account of the app's own: it opens on an empty conversation
+	app.Env = append(s.env("PARLEY_API_KEY="+appKey), d.Env(), "HOME="+appHome,
 		"XDG_CACHE_HOME="+filepath.Join(appHome, "cache"), "DBUS_SESSION_BUS_ADDRESS="+os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 	var logs bytes.Buffer
 	app.Stdout, app.Stderr = &logs, &logs
@@ -245,6 +248,7 @@ func TestPackageLinux_InstallRunUninstall(t *testing.T) {
 		t.Errorf("the window's WM_CLASS is %s; its class should be the .desktop file's StartupWMClass %q",
 			strings.TrimSpace(string(out)), entry["StartupWMClass"])
 	}
+	useInstalledApp(t, d, s, appKey, version)
 	app.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -311,6 +315,78 @@ func TestPackageDarwin_MicrophonePermission(t *testing.T) {
 	for _, kv := range [][2]string{{"CFBundleIdentifier", "io.github.parley"}, {"CFBundleExecutable", "parley"}, {"CFBundleName", "Parley"}} {
 		if !bytes.Contains(plist, []byte("<key>"+kv[0]+"</key>\n\t<string>"+kv[1]+"</string>")) {
 			t.Errorf("Info.plist does not give %s %q:\n%s", kv[0], kv[1], plist)
+		}
+	}
+}
+
+// clickWord clicks the middle of the first word on the screen that tesseract reads as word,
+// waiting up to timeout for it to appear.
+func clickWord(t *testing.T, d *testenv.Display, word string, timeout time.Duration) {
+	t.Helper()
+	testenv.RequireCommands(t, "tesseract", "convert")
+	dir := t.TempDir()
+	shot, clear := filepath.Join(dir, "screen.png"), filepath.Join(dir, "clear.png")
+	deadline := time.Now().Add(timeout)
+	for {
+		d.Screenshot(t, shot)
+		// Grey, contrast stretched and twice the size, as testenv's Read does: coordinates halve.
+		if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
+			t.Fatalf("convert: %v: %s", err, out)
+		}
+		tsv, err := exec.Command("tesseract", clear, "-", "--psm", "11", "tsv").Output() // sparse text: menus too
+		if err != nil {
+			t.Fatalf("tesseract: %v", err)
+		}
+		for _, line := range strings.Split(string(tsv), "\n") {
+			f := strings.Split(line, "\t")
+			if len(f) < 12 || strings.TrimSpace(f[11]) != word {
+				continue
+			}
+			var left, top, width, height int
+			fmt.Sscan(f[6], &left)
+			fmt.Sscan(f[7], &top)
+			fmt.Sscan(f[8], &width)
+			fmt.Sscan(f[9], &height)
+			d.Click(t, (left+width/2)/2, (top+height/2)/2)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no word %q appeared on the screen within %v", word, timeout)
+		}
+		time.Sleep(300 * time.Millisecond) // polling the screen: no channel to wait on
+	}
+}
+
+// useInstalledApp drives an installed app whose window is on d and which talks to s: a message
+// typed and sent reaches the service and its reply shows, and Help → About names the version,
+// the commit and the build date.
+func useInstalledApp(t *testing.T, d *testenv.Display, s *service, key, version string) {
+	t.Helper()
+	testenv.RequireCommands(t, "tesseract")
+	d.WaitForText(t, "What's on your mind?", 90*time.Second)
+	const text = "Hello from the installed app"
+	d.Type(t, text)
+	d.Key(t, "Return")
+	env := s.env("PARLEY_API_KEY=" + key)
+	waitUntil(t, 60*time.Second, "the message to reach the service", func() bool {
+		r := run(t, env, "", "conversations", "--json")
+		var list []map[string]any
+		if json.Unmarshal([]byte(r.Stdout), &list) != nil || len(list) == 0 {
+			return false
+		}
+		id, _ := list[0]["id"].(string)
+		h := history(t, env, id)
+		return len(h.Messages) == 2 && h.Messages[0].Content == text && h.Messages[1].Role == "assistant"
+	})
+	d.WaitForText(t, "you asked about", 30*time.Second) // the offline responder's reply
+
+	clickWord(t, d, "Help", 20*time.Second)
+	clickWord(t, d, "About", 20*time.Second)
+	read := strings.Join(strings.Fields(d.WaitForText(t, "commit", 20*time.Second)), " ")
+	release, _, _ := strings.Cut(version, "-")
+	for _, want := range []string{"About Parley", "parley " + release, "built 20"} {
+		if !strings.Contains(read, want) {
+			t.Errorf("the About dialog does not show %q; the screen read:\n%s", want, read)
 		}
 	}
 }

@@ -37,10 +37,12 @@ type winePrefix struct {
 	env []string
 }
 
-// newWinePrefix makes a Wine prefix in a temporary folder, adds the bcryptprimitives.dll
-// stand-in that Go 1.26 programs need to start (test scaffolding, built here from testdata and
-// never shipped), and stops the prefix's wineserver when the test ends.
-func newWinePrefix(t *testing.T) *winePrefix {
+// newWinePrefix makes a Wine prefix in a temporary folder for programs that use the X display
+// (such as ":42", or "" for none), adds the bcryptprimitives.dll stand-in that Go 1.26 programs
+// need to start (test scaffolding, built here from testdata and never shipped), and stops the
+// prefix's wineserver when the test ends. A prefix made without a display and then used with one
+// failed to open windows two times out of three ("Failed to create helper window").
+func newWinePrefix(t *testing.T, display string) *winePrefix {
 	t.Helper()
 	if _, err := os.Stat(wine64); err != nil {
 		msg := "this test needs Debian's wine64 (%s): run `make package-test`, which installs it"
@@ -52,7 +54,7 @@ func newWinePrefix(t *testing.T) *winePrefix {
 	testenv.RequireCommands(t, "x86_64-w64-mingw32-gcc")
 	w := &winePrefix{dir: t.TempDir()}
 	w.env = cleanEnv("HOME="+t.TempDir(), "WINEPREFIX="+w.dir, "WINEDEBUG=-all",
-		"WINEDLLOVERRIDES=mscoree,mshtml=", "DISPLAY=", "LANG=en_US.UTF-8")
+		"WINEDLLOVERRIDES=mscoree,mshtml=", "DISPLAY="+display, "LANG=en_US.UTF-8")
 	t.Cleanup(func() {
 		kill := exec.Command("/usr/lib/wine/wineserver", "-k")
 		kill.Env = w.env
@@ -78,6 +80,30 @@ func newWinePrefix(t *testing.T) *winePrefix {
 func (w *winePrefix) run(t *testing.T, timeout time.Duration, args ...string) result {
 	t.Helper()
 	return w.runEnv(t, timeout, nil, args...)
+}
+
+// start starts a program under Wine with extra environment entries, and kills it when the test ends.
+func (w *winePrefix) start(t *testing.T, extra []string, args ...string) {
+	t.Helper()
+	logs, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(wine64, args...)
+	cmd.Env = append(append([]string{}, w.env...), extra...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("wine64 %v: %v", args, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logs.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logs.Name())
+			t.Logf("wine64 %v printed:\n%s", args, b)
+		}
+	})
 }
 
 func (w *winePrefix) runEnv(t *testing.T, timeout time.Duration, extra []string, args ...string) result {
@@ -288,7 +314,7 @@ func TestPackageWindows_UnderWine(t *testing.T) {
 		}
 	}
 
-	w := newWinePrefix(t)
+	w := newWinePrefix(t, "")
 	r := w.run(t, 2*time.Minute, exe, "--version")
 	if re := packagedVersionLine(version, "windows"); r.Code != 0 || !re.MatchString(strings.ReplaceAll(r.Stdout, "\r", "")) {
 		t.Errorf("parley.exe --version: %s\nwant a line matching %s", r, re)
@@ -325,6 +351,24 @@ func TestPackageWindows_UnderWine(t *testing.T) {
 		t.Errorf("parley.exe uploaded %d bytes of %q for a %d-byte WAV; want WebM/Opus, at most a fifth of the WAV",
 			len(audio), rec.mime[0], wavSize)
 	}
+}
+
+// TestPackageWindows_GUIUnderWine opens parley.exe's window under Wine on Xvfb, where Wine draws
+// with the host's OpenGL (Mesa's software renderer), and uses it against the Linux service.
+func TestPackageWindows_GUIUnderWine(t *testing.T) {
+	archive := packageInput(t, windowsArchiveVar)
+	version := packageInput(t, packageVersionVar)
+	exe := unzipWindowsArchive(t, archive)
+	d := testenv.StartDisplay(t)
+	w := newWinePrefix(t, d.Name)
+	s := startService(t)
+	key := s.newKey(t, 10)
+	// Windows gives Fyne the light theme; the dark one is what the screen reading is tuned for.
+	w.start(t, []string{"FYNE_THEME=dark", "PARLEY_BASE_URL=" + s.url, "PARLEY_API_KEY=" + key}, exe)
+	win := d.WaitForWindow(t, "Parley", 90*time.Second)
+	out, _ := exec.Command("xprop", "-display", d.Name, "-id", win, "WM_CLASS").CombinedOutput()
+	t.Logf("parley.exe's window under Wine: %s", strings.TrimSpace(string(out)))
+	useInstalledApp(t, d, s, key, version)
 }
 
 func fileSize(t *testing.T, path string) int64 {
