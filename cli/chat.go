@@ -150,20 +150,26 @@ error. With --json, standard output holds one object:
 				return writeJSON(g.stdout, res)
 			}
 			fmt.Fprintln(g.stdout, res.Reply)
-			note := "conversation " + res.ConversationID.String()
-			if res.PointsCharged != nil {
-				note += fmt.Sprintf(", charged %d", *res.PointsCharged)
-			}
-			if res.Balance != nil {
-				note += fmt.Sprintf(", balance %d", *res.Balance)
-			}
-			fmt.Fprintln(g.stderr, note)
+			fmt.Fprintln(g.stderr, chargeNote(res.ConversationID, res.PointsCharged, res.Balance))
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&conv, "conversation", "c", "", "continue this conversation")
 	set.register(cmd)
 	return cmd
+}
+
+// chargeNote is what stderr says after charged calls: the conversation, what they cost and the
+// balance left, when the service reported them.
+func chargeNote(id client.ConversationID, charged, balance *int64) string {
+	note := "conversation " + id.String()
+	if charged != nil {
+		note += fmt.Sprintf(", charged %d", *charged)
+	}
+	if balance != nil {
+		note += fmt.Sprintf(", balance %d", *balance)
+	}
+	return note
 }
 
 // writeJSON prints v as indented JSON with a final newline.

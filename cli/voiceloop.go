@@ -223,14 +223,7 @@ func (ch *cliChatter) note(g *globals) {
 		return
 	}
 	g.printer.allow(ch.id.String())
-	note := "conversation " + ch.id.String()
-	if ch.charged != nil {
-		note += fmt.Sprintf(", charged %d", *ch.charged)
-	}
-	if ch.balance != nil {
-		note += fmt.Sprintf(", balance %d", *ch.balance)
-	}
-	fmt.Fprintln(g.stderr, note)
+	fmt.Fprintln(g.stderr, chargeNote(ch.id, ch.charged, ch.balance))
 }
 
 // voicePrinter shows the loop's states on standard error, one line per change.
