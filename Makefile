@@ -1,6 +1,7 @@
 # Parley: two commands for a fresh Debian/Ubuntu machine.
 #   make run   - build Parley and open the desktop app (its first-run screen starts the built-in service)
 #   make test  - install what the tests need, then run every check and test
+# make package and make package-windows make the installable archives in dist/ (README: Install).
 # Both install the apt packages they need (as root, or through sudo), skipping what is installed.
 
 SHELL := /bin/bash
@@ -46,8 +47,11 @@ PACKAGE_TEST_PACKAGES := wine64
 
 help:
 	@echo "make run    build Parley and open the desktop app (the first-run screen offers the built-in service)"
-	@echo "make test   install test dependencies, then gofmt, vet, race tests and integration tests"
+	@echo "make test   install test dependencies, then gofmt, vet, race tests, integration tests and package-test"
 	@echo "make bench  run the benchmarks behind the README's performance table"
+	@echo "make package          dist/parley-VERSION-linux-amd64.tar.xz (then: tar -xJf it; cd parley; make user-install)"
+	@echo "make package-windows  dist/parley-VERSION-windows-amd64.zip (parley.exe, cross-compiled with mingw-w64)"
+	@echo "make package-test     build both archives, install and run them (Linux under Xvfb, Windows under Wine)"
 
 # apt-install the given packages that are not installed yet.
 define apt_install

@@ -1,5 +1,6 @@
 // Package version holds what the build says about itself: the release, the commit and the build
-// date, set by the Makefile with -ldflags "-X parley/internal/version.Version=…", and the Go version.
+// date, set by the Makefile with -ldflags "-X parley/internal/version.Version=…" (for `make build`,
+// and through fyne package for the archives of `make package`), and the Go version.
 package version
 
 import (
