@@ -151,7 +151,7 @@ OPUS_ORIG := opus_$(OPUS_VERSION).orig.tar.gz
 OPUS_WIN := $(CURDIR)/build/opus-$(OPUS_VERSION)-mingw64
 # The Debian archive this machine's apt uses (the pool holds the sources of what it installs).
 DEBIAN_MIRROR ?= $(shell { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $$2}'; \
-	grep -hs '^deb ' /etc/apt/sources.list | awk '{print $$2}'; } | grep -v -e security -e '^$$' | head -n1)
+	grep -hs '^deb ' /etc/apt/sources.list | awk '{print $$2}'; } | grep -E '/debian/?$$' | sed 's,/$$,,' | head -n1)
 MINGW := x86_64-w64-mingw32
 # -D_FORTIFY_SOURCE (which fyne package sets) calls __memcpy_chk and friends: libssp, linked
 # statically, or parley.exe would need libssp-0.dll beside it.
