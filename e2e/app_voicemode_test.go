@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,20 +25,8 @@ func TestApp_VoiceModeHandsFree(t *testing.T) {
 	dir := t.TempDir()
 	shots := screenshotDir(t)
 
-	question := filepath.Join(dir, "question.wav")
-	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", question, "what is the weather like in paris today").CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v: %s", err, out)
-	}
-	bed := filepath.Join(dir, "bed.wav")
-	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "120", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v: %s", err, out)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	bedPlay := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
-	if err := bedPlay.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); bedPlay.Wait() })
+	question := say(t, dir, "question", theQuestion)
+	quietRoom(t, p, dir)
 
 	home := t.TempDir()
 	startAppAt(t, d, env, home)
@@ -51,9 +36,7 @@ func TestApp_VoiceModeHandsFree(t *testing.T) {
 	d.Key(t, "ctrl+shift+m")
 	d.WaitForText(t, "Listening", 15*time.Second)
 	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
-	if out, err := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, question).CombinedOutput(); err != nil {
-		t.Fatalf("paplay: %v: %s", err, out)
-	}
+	playInto(t, p, question)
 	var id string
 	var h historyJSON
 	waitUntil(t, 40*time.Second, "the spoken question and its reply to reach the service", func() bool {
@@ -80,7 +63,4 @@ func TestApp_VoiceModeHandsFree(t *testing.T) {
 	// Ctrl+Shift+M again ends it, and the composer is back.
 	d.Key(t, "ctrl+shift+m")
 	d.WaitForText(t, "Message Parley", 15*time.Second)
-	if _, err := os.Stat(home); err != nil {
-		t.Fatal(err)
-	}
 }

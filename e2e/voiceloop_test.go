@@ -30,10 +30,7 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	env := s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
 	dir := t.TempDir()
 
-	question := filepath.Join(dir, "question.wav")
-	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", question, "what is the weather like in paris today").CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v: %s", err, out)
-	}
+	question := say(t, dir, "question", theQuestion)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	trace := filepath.Join(dir, "turn.jsonl")
@@ -85,9 +82,7 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	}
 	waitLine("listening")
 	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
-	if out, err := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, question).CombinedOutput(); err != nil {
-		t.Fatalf("paplay: %v: %s", err, out)
-	}
+	playInto(t, p, question)
 	// Once the question has gone to the chat, all the sink plays is the reply: record it.
 	waitLine("thinking")
 	heard := filepath.Join(dir, "reply.raw")
@@ -116,13 +111,7 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	if m == nil || !strings.Contains(stdout.String(), "\nAssistant: ") {
 		t.Fatalf("stdout holds no question and reply:\n%s", stdout.String())
 	}
-	words := 0
-	for _, w := range []string{"what", "is", "the", "weather", "like", "paris", "today"} {
-		if strings.Contains(" "+m[1]+" ", " "+w+" ") {
-			words++
-		}
-	}
-	if words < 3 {
+	if spokenWords(m[1]) < 3 {
 		t.Errorf("heard %q: want at least 3 of the spoken words", m[1])
 	}
 	states := stderrSoFar()
