@@ -401,8 +401,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		for {
 			f := make([]int16, audio.FrameSamples)
 			if err := l.cfg.Source.ReadFrame(ctx, f); err != nil {
-				if ctx.Err() == nil {
-					frames <- sourceErr{err}
+				select {
+				case frames <- sourceErr{err}:
+				case <-ctx.Done():
 				}
 				return
 			}
