@@ -5,7 +5,7 @@ import "fyne.io/fyne/v2"
 // Window position. Fyne 2.7 remembers nothing about a window and has no API for its position,
 // so the app reads and sets it through the windowing system itself, where it can (X11, in
 // position_x11.go). Elsewhere (Wayland, where a client may not place its windows; Windows and
-// macOS, not written yet) nativeWindowRect and nativeMoveWindow report false and the window opens
+// macOS, not written yet) nativeWindowFrame and nativeMoveWindow report false and the window opens
 // where the system puts it; its size is remembered everywhere.
 
 // Preferences of the window's position: the top-left corner of its content, in screen pixels.
