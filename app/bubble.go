@@ -53,7 +53,10 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	b.text.Wrapping = fyne.TextWrapWord
 	activity := widget.NewActivity()
 	activity.Start()
-	b.thinking = container.NewHBox(activity, widget.NewLabelWithStyle("Thinking…", fyne.TextAlignLeading, fyne.TextStyle{Italic: true}))
+	// Not italic: an italic face costs about 8 MB of font data, for this one word.
+	thinking := widget.NewLabel("Thinking…")
+	thinking.Importance = widget.LowImportance
+	b.thinking = container.NewHBox(activity, thinking)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
@@ -91,7 +94,7 @@ func (b *bubbleRow) set(r row) {
 	switch {
 	case r.kind == rowNotice:
 		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text,
-			Style: widget.RichTextStyle{Inline: false, ColorName: theme.ColorNamePlaceHolder, TextStyle: fyne.TextStyle{Italic: true}, Alignment: fyne.TextAlignCenter}}}
+			Style: widget.RichTextStyle{Inline: false, ColorName: theme.ColorNamePlaceHolder, Alignment: fyne.TextAlignCenter}}}
 	case user:
 		style := widget.RichTextStyleParagraph
 		style.ColorName = theme.ColorNameForegroundOnPrimary

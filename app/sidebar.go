@@ -57,7 +57,8 @@ func newSidebar(u *UI) *sidebar {
 	s.errBox = container.NewVBox(s.errLine, retry)
 	s.errBox.Hide()
 
-	s.noMatch = widget.NewLabelWithStyle("No conversation matches.", fyne.TextAlignCenter, fyne.TextStyle{Italic: true})
+	s.noMatch = widget.NewLabelWithStyle("No conversation matches.", fyne.TextAlignCenter, fyne.TextStyle{})
+	s.noMatch.Importance = widget.LowImportance
 	s.noMatch.Hide()
 	top := container.NewVBox(newBtn, s.search, s.errBox, s.noMatch)
 	s.box = container.NewBorder(container.NewPadded(top), nil, nil, nil, s.list)
