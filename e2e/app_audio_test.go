@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -32,22 +31,11 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 	dir := t.TempDir()
 	shots := screenshotDir(t)
 
-	question := filepath.Join(dir, "question.wav")
-	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", question, "what is the weather like in paris today").CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v: %s", err, out)
-	}
+	question := say(t, dir, "question", theQuestion)
 	// A quiet room: the monitor of an idle null sink delivers exact zeros, which the recorder
 	// takes for a muted microphone after 2 s.
-	bed := filepath.Join(dir, "bed.wav")
-	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "120", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v: %s", err, out)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	bedPlay := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
-	if err := bedPlay.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); bedPlay.Wait() })
+	quietRoom(t, p, dir)
+	ctx := t.Context()
 
 	// Spoken replies on; transcripts reviewed in the composer (the default).
 	home := t.TempDir()
@@ -66,9 +54,7 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 		d.Key(t, "ctrl+m")
 		d.WaitForText(t, "Listening", 10*time.Second) // the composer shows the take under way
 		time.Sleep(2500 * time.Millisecond)           // the null sink's monitor takes up to 2 s to deliver audio
-		if out, err := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, question).CombinedOutput(); err != nil {
-			t.Fatalf("paplay: %v: %s", err, out)
-		}
+		playInto(t, p, question)
 	}
 	ask()
 	d.Screenshot(t, filepath.Join(shots, "voice-recording.png"))
