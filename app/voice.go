@@ -240,6 +240,9 @@ func (v *voiceControl) expectReply(th *conversation.Thread) {
 // threadChanged speaks a reply that has just arrived in the conversation on screen, when
 // auto-speak is on: the newest assistant message after the ones there when the person sent.
 func (v *voiceControl) threadChanged(th *conversation.Thread, snap conversation.ThreadView) {
+	if v.u.vmode != nil && v.u.vmode.active {
+		return // voice mode speaks its own replies; nothing else may play while it listens
+	}
 	seen, ok := v.waiting[th]
 	if !ok {
 		return

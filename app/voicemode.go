@@ -115,6 +115,7 @@ func (m *voiceMode) start() {
 		return
 	}
 	u.voice.stopAll() // push-to-talk and spoken replies give way
+	clear(u.voice.waiting) // and replies awaited are not spoken over the loop's
 	if u.deps.OpenMic == nil {
 		u.voice.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
 		return
@@ -251,6 +252,11 @@ func (m *voiceMode) show(s voice.Status) {
 	m.u.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
 }
 
+// waitsFor reports whether voice mode waits for a reply in th.
+func (m *voiceMode) waitsFor(th *conversation.Thread) bool {
+	return m.pending != nil && m.pending.th == th
+}
+
 // threadChanged sees the reply to the question sent, or its failure, land in the conversation.
 func (m *voiceMode) threadChanged(th *conversation.Thread, v conversation.ThreadView) {
 	p := m.pending
@@ -279,6 +285,9 @@ func (m *voiceMode) threadChanged(th *conversation.Thread, v conversation.Thread
 	p.done <- voiceAnswer{reply: last.Text}
 }
 
+// chatWaitLimit bounds how long voice mode waits for a reply through the session.
+const chatWaitLimit = 5 * time.Minute
+
 // appChatter asks through the window's session, so that the question and the reply appear in
 // the chat view as they happen, exactly as typed ones do.
 type appChatter struct {
@@ -298,6 +307,10 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), done: done}
 		u.sess.Send(c.th, q)
 	})
+	// The session's own timeout ends the call; this only keeps voice mode from waiting for
+	// ever on a reply it cannot see.
+	limit := time.NewTimer(chatWaitLimit)
+	defer limit.Stop()
 	select {
 	case a := <-done:
 		return a.reply, a.err
@@ -305,6 +318,13 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 		return "", ctx.Err()
 	case <-u.ctx.Done():
 		return "", u.ctx.Err()
+	case <-limit.C:
+		u.do(func() {
+			if m.pending != nil && m.pending.done == done {
+				m.pending = nil
+			}
+		})
+		return "", errors.New("no reply came: look for it in the conversation")
 	}
 }
 

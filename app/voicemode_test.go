@@ -127,3 +127,49 @@ func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
 		t.Errorf("notice %q", h.u.composer.noticeText.Text)
 	}
 }
+
+// Leaving the conversation while its question is answered ends voice mode once the reply is in.
+func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
+	svc := newFakeService()
+	svc.heard = "What is the capital of France?"
+	svc.chatGate = make(chan struct{})
+	h := start(t, svc)
+	mic := &speechMic{}
+	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
+	h.player.emit = true
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
+	mic.say(1500 * time.Millisecond)
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Thinking…" })
+	h.u.newConversation()
+	close(svc.chatGate)
+	h.waitFor(func() bool { return !h.u.vmode.active })
+	if !h.u.composer.box.Visible() {
+		t.Error("the composer did not come back")
+	}
+	if len(h.player.added) != 0 {
+		t.Error("the reply was spoken after voice mode was left")
+	}
+}
+
+// A typed message's reply is not auto-spoken over voice mode's listening.
+func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
+	svc := newFakeService()
+	svc.chatGate = make(chan struct{})
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	mic := &speechMic{}
+	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
+	h.player.emit = true
+	h.typeAndSend("hello there")
+	h.waitFor(func() bool { return len(svc.chatRequests()) == 1 })
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
+	close(svc.chatGate)
+	h.waitFor(func() bool { return len(h.u.sess.Snapshot(h.u.current).Messages) == 2 })
+	time.Sleep(50 * time.Millisecond)
+	h.waitFor(func() bool { return true })
+	if n := len(h.player.added); n != 0 {
+		t.Errorf("%d clips played while voice mode listened", n)
+	}
+}

@@ -128,6 +128,9 @@ func (u *UI) apply(ch conversation.Change) {
 		u.sidebar.selectCurrent()
 		u.voice.threadChanged(ch.Thread, v)
 		u.vmode.threadChanged(ch.Thread, v)
+	} else if ch.Thread != nil && u.vmode != nil && u.vmode.waitsFor(ch.Thread) {
+		// Voice mode's question, in a conversation left while it was answered.
+		u.vmode.threadChanged(ch.Thread, u.sess.Snapshot(ch.Thread))
 	}
 	if ch.Usage {
 		u.status.refresh()

@@ -319,8 +319,14 @@ type run struct {
 	failures int
 	muted    bool
 	stopping bool
+	stopErr  error // the chat call that Stop waited for failed
 	notice   string
 	err      error
+
+	// A notice spoken after a failure: the loop listens again only once it has been heard.
+	noticeSaying              bool
+	noticeQueued, noticeEnded int
+	waitNotice                bool
 
 	// Listening.
 	tb          *audio.TakeBuilder
@@ -345,7 +351,7 @@ type run struct {
 	queued   int
 	ended    int
 	barge    bargeIn
-	preroll  [][]int16
+	preroll  []frameMsg
 	envelope map[playback.ClipID][]float64
 	early    map[playback.ClipID][]playback.Event // events of clips not known yet
 }
@@ -368,7 +374,14 @@ func (l *Loop) Run(ctx context.Context) error {
 		return ErrRunning
 	}
 	l.running = true
-	l.inbox = nil
+	// Only a Stop sent before Run is kept from earlier: it stops this run at once.
+	var kept []any
+	for _, m := range l.inbox {
+		if _, ok := m.(stopMsg); ok {
+			kept = append(kept, m)
+		}
+	}
+	l.inbox = kept
 	muted := l.muted
 	l.mu.Unlock()
 	defer func() {
@@ -433,6 +446,10 @@ func (l *Loop) Run(ctx context.Context) error {
 			if r.stopping {
 				continue
 			}
+			if r.noticeSaying || r.noticeEnded < r.noticeQueued {
+				r.waitNotice = true // listen once the notice has been heard
+				continue
+			}
 			if err := r.listen(true); err != nil {
 				return r.finish(err)
 			}
@@ -444,9 +461,13 @@ func (l *Loop) Run(ctx context.Context) error {
 		if m != nil {
 			msgs = append(msgs, m)
 		}
-		for _, m := range msgs {
+		for i, m := range msgs {
 			end, err := r.handle(m)
 			if end {
+				// What came after is still to be seen: finish may wait for a reply among it.
+				l.mu.Lock()
+				l.inbox = append(msgs[i+1:len(msgs):len(msgs)], l.inbox...)
+				l.mu.Unlock()
 				return r.finish(err)
 			}
 		}
@@ -480,6 +501,9 @@ func (r *run) finish(err error) error {
 		}
 	}
 	r.stopping = false
+	if err == nil && r.stopErr != nil {
+		err = r.stopErr // the question sent before Stop failed: it was not stored
+	}
 	r.set(Idle)
 	return err
 }
@@ -506,6 +530,10 @@ func (r *run) handle(m any) (end bool, err error) {
 			return r.gotReply(m)
 		}
 	case said:
+		if m.turn == noticeTurn {
+			r.noticeSaying = false
+			return false, r.noticeDone()
+		}
 		if m.turn == r.turn && r.state == Speaking {
 			r.sayDone = true
 			if m.err != nil && !errors.Is(m.err, context.Canceled) {
@@ -518,8 +546,11 @@ func (r *run) handle(m any) (end bool, err error) {
 		}
 	case clipQueued:
 		r.clips[m.id] = &clip{turn: m.turn, index: m.index}
-		if m.turn == r.turn {
+		switch m.turn {
+		case r.turn:
 			r.queued++
+		case noticeTurn:
+			r.noticeQueued++
 		}
 		// The player may have told of the clip before the speaker told which one it was.
 		early := r.early[m.id]
@@ -587,8 +618,10 @@ func (r *run) listenFrom(next bool, floor float64) error {
 		return err
 	}
 	r.tb = tb
-	r.listenedFor, r.speechFor = 0, 0
+	r.speechFor = 0
 	if next || r.turn == 0 {
+		r.listenedFor = 0
+		clear(r.early)
 		r.turn++
 		if r.turnCancel != nil {
 			r.turnCancel()
@@ -623,7 +656,7 @@ func (r *run) frame(m frameMsg) (bool, error) {
 		r.zeros = 0
 	}
 	if r.state == Speaking && r.cfg.BargeIn && !r.muted {
-		r.preroll = append(r.preroll, f)
+		r.preroll = append(r.preroll, m)
 		if len(r.preroll) > 30 {
 			r.preroll = r.preroll[1:]
 		}
@@ -640,7 +673,7 @@ func (r *run) frame(m frameMsg) (bool, error) {
 				return true, err
 			}
 			for _, p := range pre {
-				if end, err := r.feed(frameMsg{p, m.at}); end || err != nil {
+				if end, err := r.feed(p); end || err != nil {
 					return end, err
 				}
 			}
@@ -744,7 +777,7 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 func (r *run) gotReply(m replied) (bool, error) {
 	if m.err != nil {
 		if r.stopping {
-			r.err = m.err
+			r.stopErr = &StepError{"chat", m.err}
 			return false, nil
 		}
 		return r.fail(&StepError{"chat", m.err})
@@ -785,6 +818,11 @@ func (r *run) playback(ev playback.Event) (bool, error) {
 		c.playing, c.ended, c.endedAt = false, true, ev.At
 		if !c.started.IsZero() {
 			r.trace(c.turn, TracePlaybackEnd, c.index, ev.At)
+		}
+		if c.turn == noticeTurn {
+			delete(r.clips, ev.Clip)
+			r.noticeEnded++
+			return false, r.noticeDone()
 		}
 		if c.turn != r.turn || r.state != Speaking {
 			delete(r.clips, ev.Clip)
@@ -844,12 +882,32 @@ func (r *run) fail(err error) (bool, error) {
 	if r.cfg.SpeakErrors {
 		var se *StepError
 		if !errors.As(err, &se) || se.Step != "speak" {
-			ctx, turn := r.turnCtx, r.turn
-			go func() { _ = r.speaker.say(ctx, turn, spokenNotice(err), r.cfg.Voice, nil) }()
+			// The notice is followed like a reply, so that the loop does not listen to it.
+			r.noticeSaying, r.noticeQueued, r.noticeEnded = true, 0, 0
+			ctx := r.turnCtx
+			go func() {
+				err := r.speaker.say(ctx, noticeTurn, spokenNotice(err), r.cfg.Voice, func(index int, id playback.ClipID) {
+					r.l.post(clipQueued{noticeTurn, index, id})
+				})
+				r.l.post(said{noticeTurn, err})
+			}()
 		}
 	}
 	r.pause = r.l.clock.After(r.cfg.ErrorPause)
 	return false, nil
+}
+
+// noticeTurn is the turn number a spoken notice goes by.
+const noticeTurn = -1
+
+// noticeDone notes that the notice has been said; listening waits for it after the pause.
+func (r *run) noticeDone() error {
+	if r.noticeSaying || r.noticeEnded < r.noticeQueued || !r.waitNotice {
+		return nil
+	}
+	r.waitNotice = false
+	r.guard = int(r.cfg.EchoGuard / audio.FrameDuration)
+	return r.listen(true)
 }
 
 // spokenNotice is the short sentence spoken when a step fails.

@@ -1,6 +1,7 @@
 package voice_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -513,5 +514,84 @@ func TestLoop_RunTwiceAtOnceIsRefused(t *testing.T) {
 	w.waitFor(1, voice.Listening)
 	if err := w.loop.Run(t.Context()); !errors.Is(err, voice.ErrRunning) {
 		t.Errorf("second Run = %v", err)
+	}
+}
+
+// stopChatter presses Stop just as the reply arrives.
+type stopChatter struct{ w *world }
+
+func (c *stopChatter) Chat(context.Context, string) (string, error) {
+	c.w.loop.Stop()
+	return "Paris.", nil
+}
+
+// A Stop and the reply it waits for can come in the same batch of messages: Run returns.
+func TestLoop_StopAsTheReplyArrives(t *testing.T) {
+	for range 20 {
+		sc := &stopChatter{}
+		w := newWorld(t, func(c *voice.Config) { c.Chat = sc })
+		sc.w = w
+		w.onStatus = func(s voice.Status) {
+			if s.Turn == 1 && s.State == voice.Listening {
+				go w.mic.say(corpus.question, 1)
+			}
+		}
+		if err := w.wait(w.run()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A Stop sent before Run has started is not lost.
+func TestLoop_StopBeforeRun(t *testing.T) {
+	w := newWorld(t, nil)
+	w.loop.Stop()
+	if err := w.wait(w.run()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The spoken notice of a failure is not taken for the next question.
+func TestLoop_SpokenNoticeIsNotHeardAsAQuestion(t *testing.T) {
+	w := newWorld(t, func(c *voice.Config) { c.SpeakErrors = true })
+	w.mic.echoGain = 0.5
+	w.svc.failSTT = []error{&client.Error{StatusCode: 503}}
+	said := false
+	w.onStatus = func(s voice.Status) {
+		if s.State == voice.Listening && !said {
+			said = true
+			go w.mic.say(corpus.question, 1)
+		}
+	}
+	w.run()
+	w.waitFor(2, voice.Listening)
+	// Let the room be heard for 3 s of the fake clock after the loop listens again.
+	start := w.clock.Now()
+	for w.clock.Now().Sub(start) < 3*time.Second {
+		time.Sleep(time.Millisecond)
+	}
+	tr, chats, tts := w.svc.count()
+	if tr != 1 || chats != 0 || tts == 0 {
+		t.Errorf("%d transcriptions, %d chats, %d sentences spoken; want the notice spoken and nothing heard of it; states %s", tr, chats, tts, w.states())
+	}
+	for _, e := range w.traceOf(-1) {
+		t.Errorf("the notice is in the trace: %+v", e)
+	}
+}
+
+// In a room whose noise keeps the detector busy, --once still gives up after its timeout.
+func TestLoop_ListenTimeoutCountsAcrossNoise(t *testing.T) {
+	w := newWorld(t, func(c *voice.Config) { c.ListenTimeout = 12 * time.Second })
+	w.svc.transcripts = []string{"[noise]"}
+	w.onStatus = func(s voice.Status) {
+		if s.State == voice.Listening {
+			go w.mic.say(corpus.second, 1)
+		}
+	}
+	if err := w.wait(w.run()); !errors.Is(err, voice.ErrNoSpeech) {
+		t.Fatalf("Run = %v, want ErrNoSpeech", err)
+	}
+	if _, chats, _ := w.svc.count(); chats != 0 {
+		t.Errorf("%d chats for noise", chats)
 	}
 }

@@ -37,7 +37,7 @@ type TraceEvent struct {
 
 // trace reports an event of the trace.
 func (r *run) trace(turn int, kind TraceKind, index int, at time.Time) {
-	if r.cfg.OnTrace != nil {
+	if r.cfg.OnTrace != nil && turn > 0 { // turn noticeTurn: a spoken notice, not a turn
 		r.cfg.OnTrace(TraceEvent{Turn: turn, Kind: kind, Index: index, At: at, Since: at.Sub(r.start)})
 	}
 }
