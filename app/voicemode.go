@@ -114,7 +114,7 @@ func (m *voiceMode) start() {
 	if u.current == nil || u.conn == nil || m.active {
 		return
 	}
-	u.voice.stopAll() // push-to-talk and spoken replies give way
+	u.voice.stopAll()      // push-to-talk and spoken replies give way
 	clear(u.voice.waiting) // and replies awaited are not spoken over the loop's
 	if u.deps.OpenMic == nil {
 		u.voice.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)

@@ -483,19 +483,22 @@ func (r *run) finish(err error) error {
 	if r.chatting {
 		r.stopping = true
 		r.show()
-		for r.chatting {
+		for {
+			// The reply may be in the inbox already (put back by Run), or yet to come.
+			for _, m := range r.l.take() {
+				if rep, ok := m.(replied); ok && rep.turn == r.turn {
+					r.chatting = false
+					r.gotReply(rep)
+				}
+			}
+			if !r.chatting {
+				break
+			}
 			select {
 			case <-r.l.wake:
 			case m := <-r.frames:
 				if _, ok := m.(frameMsg); ok {
 					r.l.backlog.Add(-1) // heard while stopping: not used
-				}
-				continue
-			}
-			for _, m := range r.l.take() {
-				if rep, ok := m.(replied); ok && rep.turn == r.turn {
-					r.chatting = false
-					r.gotReply(rep)
 				}
 			}
 		}
