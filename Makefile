@@ -200,8 +200,9 @@ $(OPUS_WIN)/lib/libopus.a:
 	rm -rf build/opus-src
 
 # fyne package -os windows builds twice, the second time with the icon and version resources, and that
-# second build has lost the -ldflags it took from GOFLAGS; an existing --exe skips the first build, so
-# the one build it makes carries the version. It names the result after Name (Parley.exe).
+# second build has lost the -ldflags it took from GOFLAGS (its parley.exe says "parley dev"). Handed an
+# empty placeholder as --exe, it skips the first build, so the one build it makes carries the version.
+# It names the result after Name (Parley.exe); the zip holds it as parley.exe.
 package-windows: deps-package fyne-cli stage opus-windows
 	cd $(STAGE) && : > parley.exe && $(WINDOWS_ENV) GOFLAGS="$(PACKAGE_GOFLAGS)" \
 	  "$(FYNE)" package -os windows --exe parley.exe $(PACKAGE_FLAGS)
