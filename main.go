@@ -26,6 +26,7 @@ const appID = "io.github.parley"
 
 func main() {
 	if len(os.Args) > 1 {
+		useParentConsole()
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(runApp())
