@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"parley/audio"
 	"parley/audio/playback"
@@ -52,6 +53,8 @@ clearly louder than the reply's echo stops it and starts a new turn.
 The states (listening, hearing speech, transcribing, thinking, speaking) go to standard error,
 what you said and the replies to standard output. Without --conversation a new conversation is
 started, with the settings given (--persona ...) and its ID is printed at the end.
+
+On a terminal, Enter mutes and unmutes the microphone.
 
 --once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s).
 --trace writes one JSON object per event of each turn (speech start and end, transcription,
@@ -132,6 +135,16 @@ chat, each sentence's speech request, playback), with its time in ms since the s
 				},
 				Turns: map[bool]int{true: 1}[once],
 			})
+			// On a terminal, Enter mutes and unmutes the microphone.
+			if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				fmt.Fprintln(g.stderr, "Press Enter to mute or unmute the microphone; Ctrl-C stops.")
+				go func() {
+					sc := bufio.NewScanner(f)
+					for sc.Scan() {
+						loop.SetMuted(!loop.Muted())
+					}
+				}()
+			}
 			runErr := loop.Run(cmd.Context())
 			if trace != nil {
 				if err := trace.close(); err != nil && runErr == nil {
@@ -241,6 +254,8 @@ func (p *voicePrinter) status(s voice.Status) {
 		line = "error: " + p.g.phrase(stepCause(s.Err)) + " Listening again."
 	case s.State == voice.Listening:
 		line = "listening (Ctrl-C stops)"
+	case s.Muted && s.State != voice.Muted:
+		line += " (microphone muted)"
 	}
 	if s.Notice != "" {
 		line = s.Notice
