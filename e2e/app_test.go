@@ -31,27 +31,11 @@ type app struct {
 	logs   *strings.Builder
 }
 
-// startApp opens `parley` with no arguments on d with env, and stops it (SIGTERM, by its PID)
-// when the test ends.
+// startApp opens `parley` with no arguments on d with env and a HOME of its own, and stops it
+// (SIGTERM, by its PID) when the test ends.
 func startApp(t *testing.T, d *testenv.Display, env []string) *app {
 	t.Helper()
-	home := t.TempDir()
-	env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
-	a := &app{cmd: exec.Command(bin), exited: make(chan struct{}), logs: &strings.Builder{}}
-	a.cmd.Env = env
-	a.cmd.Stdout, a.cmd.Stderr = a.logs, a.logs
-	if err := a.cmd.Start(); err != nil {
-		t.Fatalf("starting the app: %v", err)
-	}
-	go func() { a.cmd.Wait(); close(a.exited) }()
-	t.Cleanup(func() {
-		a.stop(t)
-		if t.Failed() {
-			t.Logf("app log:\n%s", a.logs.String())
-		}
-	})
-	return a
+	return startAppAt(t, d, env, t.TempDir())
 }
 
 // stop ends the app as a window manager would, and checks that it quits by itself.
