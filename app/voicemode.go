@@ -185,7 +185,7 @@ func (m *voiceMode) ended(l *voice.Loop, err error) {
 		var fe *voice.FailuresError
 		if errors.As(err, &fe) {
 			lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", fe.N)
-			err = stepCause(fe.Last)
+			err = voice.Cause(fe.Last)
 		}
 		u.voice.problem(lead, err, m.start)
 	}
@@ -231,7 +231,7 @@ func (m *voiceMode) show(s voice.Status) {
 		text = "Stopping…"
 		detail = "Waiting for the reply to what you asked, so that it is kept."
 	case s.State == voice.Error && s.Err != nil:
-		detail = phrase(stepCause(s.Err)).text + " Listening again in a moment."
+		detail = phrase(voice.Cause(s.Err)).text + " Listening again in a moment."
 	case s.State == voice.Listening:
 		detail = "Speak when you are ready. Parley answers when you pause."
 	case s.State == voice.Speaking && !s.Muted:
@@ -326,13 +326,4 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 		})
 		return "", errors.New("no reply came: look for it in the conversation")
 	}
-}
-
-// stepCause is the error behind a failed step of the loop.
-func stepCause(err error) error {
-	var se *voice.StepError
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err
 }

@@ -160,7 +160,7 @@ chat, each sentence's speech request, playback), with its time in ms since the s
 			case runErr != nil:
 				var fe *voice.FailuresError
 				if errors.As(runErr, &fe) {
-					return phrased(runErr, "Stopped after %d failed turns in a row. The last: %s", fe.N, g.phrase(stepCause(fe.Last)))
+					return phrased(runErr, "Stopped after %d failed turns in a row. The last: %s", fe.N, g.phrase(voice.Cause(fe.Last)))
 				}
 				return runErr
 			}
@@ -179,15 +179,6 @@ chat, each sentence's speech request, playback), with its time in ms since the s
 	f.BoolVar(&speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
 	set.register(cmd)
 	return cmd
-}
-
-// stepCause is the service's error behind a failed step, for phrasing it.
-func stepCause(err error) error {
-	var se *voice.StepError
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err
 }
 
 // cliChatter asks the chat in one conversation: the first call starts it when no ID was given,
@@ -251,7 +242,7 @@ func (p *voicePrinter) status(s voice.Status) {
 	case s.Stopping:
 		line = "stopping: waiting for the reply to the question already sent, so it is stored"
 	case s.State == voice.Error && s.Err != nil:
-		line = "error: " + p.g.phrase(stepCause(s.Err)) + " Listening again."
+		line = "error: " + p.g.phrase(voice.Cause(s.Err)) + " Listening again."
 	case s.State == voice.Listening:
 		line = "listening (Ctrl-C stops)"
 	case s.Muted && s.State != voice.Muted:

@@ -185,6 +185,16 @@ type StepError struct {
 func (e *StepError) Error() string { return e.Step + ": " + e.Err.Error() }
 func (e *StepError) Unwrap() error { return e.Err }
 
+// Cause is the error behind a failed step, for saying what went wrong without the step's
+// name; other errors are returned as they are.
+func Cause(err error) error {
+	var se *StepError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
+}
+
 // Loop is the hands-free conversation: listen, hear a question, transcribe it, ask the chat,
 // speak the reply, listen again. It imports no UI; the app and the CLI drive it the same way.
 type Loop struct {
