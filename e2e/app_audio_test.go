@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +34,6 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 	// A quiet room: the monitor of an idle null sink delivers exact zeros, which the recorder
 	// takes for a muted microphone after 2 s.
 	quietRoom(t, p, dir)
-	ctx := t.Context()
 
 	// Spoken replies on; transcripts reviewed in the composer (the default).
 	home := t.TempDir()
@@ -69,25 +67,7 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 	// Record the speakers from here on: the question has been played out, so what is loud on
 	// the sink now is the app speaking.
 	heard := filepath.Join(dir, "reply.raw")
-	out, err := os.Create(heard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	rec := exec.CommandContext(ctx, "parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
-	rec.Stdout = out
-	if err := rec.Start(); err != nil {
-		t.Fatalf("parec: %v", err)
-	}
-	recording := true
-	stopRec := func() {
-		if recording {
-			rec.Process.Signal(os.Interrupt)
-			rec.Wait()
-			recording = false
-		}
-	}
-	defer stopRec()
+	stopRec := recordSink(t, p, heard)
 
 	d.Key(t, "Return")
 	var sent struct {

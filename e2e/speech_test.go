@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"parley/internal/testenv"
@@ -45,4 +47,32 @@ func playInto(t *testing.T, p *testenv.Pulse, wav string) {
 	if out, err := exec.CommandContext(t.Context(), "paplay", "--device="+p.Sink, wav).CombinedOutput(); err != nil {
 		t.Fatalf("paplay: %v: %s", err, out)
 	}
+}
+
+// recordSink records what is played into the sink from now on (its monitor, 16 kHz mono S16LE)
+// to path, and returns a stop that ends the recording; stop may be called more than once, and
+// is called when the test ends.
+func recordSink(t *testing.T, p *testenv.Pulse, path string) (stop func()) {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
+	rec.Env = append(os.Environ(), p.Env...)
+	rec.Stdout = out
+	if err := rec.Start(); err != nil {
+		out.Close()
+		t.Fatalf("parec: %v", err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			rec.Process.Signal(os.Interrupt)
+			rec.Wait()
+			out.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

@@ -71,28 +71,9 @@ func TestVoice_SpeakThenPlay(t *testing.T) {
 
 	p := testenv.StartPulse(t)
 	capture := filepath.Join(t.TempDir(), "heard.raw")
-	out, err := os.Create(capture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	rec := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
-	rec.Env = append(os.Environ(), p.Env...)
-	rec.Stdout = out
-	if err := rec.Start(); err != nil {
-		t.Fatalf("parec: %v", err)
-	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			rec.Process.Kill()
-			rec.Wait()
-		}
-	})
+	stopRec := recordSink(t, p, capture)
 	mustRun(t, append(env, p.Env...), "", "play", mp3)
-	rec.Process.Signal(os.Interrupt)
-	rec.Wait()
-	stopped = true
+	stopRec()
 
 	raw, err := os.ReadFile(capture)
 	if err != nil {

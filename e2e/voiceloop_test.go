@@ -86,21 +86,10 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	// Once the question has gone to the chat, all the sink plays is the reply: record it.
 	waitLine("thinking")
 	heard := filepath.Join(dir, "reply.raw")
-	out, err := os.Create(heard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	rec := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=16000", "--channels=1")
-	rec.Env = env
-	rec.Stdout = out
-	if err := rec.Start(); err != nil {
-		t.Fatalf("parec: %v", err)
-	}
+	stopRec := recordSink(t, p, heard)
 	waitErr := cmd.Wait()
 	time.Sleep(500 * time.Millisecond) // what the sink still held
-	rec.Process.Signal(os.Interrupt)
-	rec.Wait()
+	stopRec()
 	if waitErr != nil {
 		t.Fatalf("parley voice --once: %v\nstdout:\n%s\nstderr:\n%s", waitErr, stdout.String(), stderrSoFar())
 	}
