@@ -1,0 +1,7 @@
+//go:build darwin
+
+#import <Foundation/Foundation.h>
+
+int getScrollerPagingBehavior() {
+    return [[NSUserDefaults standardUserDefaults] boolForKey:@"AppleScrollerPagingBehavior"];
+}

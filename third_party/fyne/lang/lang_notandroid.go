@@ -1,0 +1,5 @@
+//go:build !android
+
+package lang
+
+func initRuntime() {}
