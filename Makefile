@@ -43,7 +43,7 @@ TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyrin
 PACKAGE_PACKAGES := xz-utils desktop-file-utils x11-utils gcc-mingw-w64-x86-64 zip curl ca-certificates
 PACKAGE_TEST_PACKAGES := wine64
 
-.PHONY: help run build test deps-build deps-run deps-test check-go fmt-check vet unit integration bench clean
+.PHONY: help run build test deps-build deps-run deps-test check-go fmt-check fyne-check vet unit integration bench clean
 
 help:
 	@echo "make run    build Parley and open the desktop app (the first-run screen offers the built-in service)"
@@ -117,7 +117,11 @@ unit: deps-test
 integration: deps-test
 	"$(GO)" test -count=1 -timeout 20m -skip '^TestPackage' ./e2e/
 
-test: deps-test fmt-check vet unit integration package-test
+test: deps-test fmt-check fyne-check vet unit integration package-test
+
+# third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else.
+fyne-check: check-go
+	GO="$(GO)" third_party/fyne.sh check
 
 bench: deps-test
 	"$(GO)" test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
