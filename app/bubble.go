@@ -31,6 +31,7 @@ type bubbleRow struct {
 	bg       *canvas.Rectangle
 	text     *widget.RichText
 	thinking *fyne.Container
+	activity *widget.Activity // runs only while the row shows "Thinking…": it redraws the window
 	meta     *widget.Label
 	actions  *fyne.Container
 	copyBtn  *widget.Button
@@ -51,12 +52,11 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	b.bg.CornerRadius = bubbleRadius
 	b.text = widget.NewRichText()
 	b.text.Wrapping = fyne.TextWrapWord
-	activity := widget.NewActivity()
-	activity.Start()
+	b.activity = widget.NewActivity()
 	// Not italic: an italic face costs about 8 MB of font data, for this one word.
 	thinking := widget.NewLabel("Thinking…")
 	thinking.Importance = widget.LowImportance
-	b.thinking = container.NewHBox(activity, thinking)
+	b.thinking = container.NewHBox(b.activity, thinking)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
@@ -89,6 +89,11 @@ func (b *bubbleRow) set(r row) {
 	b.geomWidth = 0
 	user := r.role == conversation.User
 	b.thinking.Hidden = r.kind != rowThinking
+	if r.kind == rowThinking {
+		b.activity.Start()
+	} else {
+		b.activity.Stop()
+	}
 	b.text.Hidden = r.kind == rowThinking
 	b.bg.Hidden = r.kind == rowNotice
 	switch {
