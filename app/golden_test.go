@@ -35,6 +35,7 @@ func TestGolden_ConversationWaitingAndError(t *testing.T) {
 	h.typeAndSend("What is the tallest lighthouse?")
 	<-svc.chatEnter
 	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
+	restartSpinners(h.u.win.Content())
 	test.AssertRendersToMarkup(t, "waiting.xml", h.u.win.Canvas())
 
 	svc.chatGate <- struct{}{}
@@ -89,3 +90,25 @@ func (fakeLocal) Start(context.Context) (string, client.APIKey, error) {
 func (fakeLocal) Stop() {}
 
 func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) }
+
+// restartSpinners starts again the spinner of each row showing "Thinking…", now that the row is
+// laid out. The test driver draws an animation once, when it starts: a row's spinner started
+// before its first layout has dots of no size, one started after has its first frame, and
+// which comes first depends on how the list happened to reuse its rows.
+func restartSpinners(o fyne.CanvasObject) {
+	switch x := o.(type) {
+	case *bubbleRow:
+		if x.r.kind == rowThinking {
+			x.activity.Stop()
+			x.activity.Start()
+		}
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			restartSpinners(c)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			restartSpinners(c)
+		}
+	}
+}
