@@ -1,3 +1,5 @@
+//go:build !no_emoji
+
 package app
 
 import (

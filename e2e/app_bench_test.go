@@ -158,7 +158,7 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 			return kb, start
 		}
 		bareKB, bareStart := settled(stock)
-		sameKB, _ := settled(bare)
+		sameKB, sameStart := settled(bare)
 
 		app, appStart := launch(b, d, bin, "Parley", env)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
@@ -176,6 +176,7 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		b.ReportMetric(float64(appKB)/float64(bareKB), "rss-ratio")
 		b.ReportMetric(float64(sameKB)/1024, "same-fyne-bare-rss-MB")
 		b.ReportMetric(float64(appKB)/float64(sameKB), "same-fyne-ratio")
+		b.ReportMetric(float64(sameStart.Milliseconds()), "same-fyne-bare-start-ms")
 		stop(app)
 	}
 }

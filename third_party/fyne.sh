@@ -20,10 +20,15 @@ fork="$root/third_party/fyne"
 patchfile="$root/third_party/fyne.patch"
 go=${GO:-go}
 tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT INT TERM
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-# The published module, outside Parley's module so that go.mod's replace does not apply.
-info=$(cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod "$go" mod download -json "fyne.io/fyne/v2@$VERSION") || {
+# The published module, outside Parley's module so that go.mod's replace does not apply, and
+# into a module cache of its own, so that what is compared is freshly unpacked from a download
+# that go checked against the checksum database (a copy already in the shared cache could have
+# been changed since).
+info=$(cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod GOMODCACHE="$tmp/modcache" "$go" mod download -json "fyne.io/fyne/v2@$VERSION") || {
 	echo "third_party/fyne.sh: could not download fyne.io/fyne/v2@$VERSION through the Go module proxy: check the network or GOPROXY." >&2
 	exit 1
 }
@@ -53,14 +58,27 @@ check)
 sync)
 	cp -R "$tmp/pristine" "$tmp/patched"
 	(cd "$tmp/patched" && patch -p1 --quiet --no-backup-if-mismatch <"$patchfile")
-	rm -rf "$fork"
-	cp -R "$tmp/patched" "$fork"
+	# Beside the old one first, so that an interruption never leaves half a fork.
+	rm -rf "$fork.new" "$fork.old"
+	cp -R "$tmp/patched" "$fork.new"
+	mv "$fork" "$fork.old"
+	mv "$fork.new" "$fork"
+	rm -rf "$fork.old"
 	echo "third_party/fyne is now Fyne $VERSION plus third_party/fyne.patch."
 	;;
 diff)
 	# diff exits 1 when the trees differ, which is the point here.
-	# (without the files' times, so that the patch changes only when the code does)
-	(cd "$tmp" && cp -R "$fork" b && mv pristine a && diff -ruN a b) >"$tmp/patch" || [ $? -eq 1 ]
+	# (without the files' times, so that the patch changes only when the code does; editors'
+	# and patch's leftovers are not part of it)
+	cp -R "$fork" "$tmp/b"
+	mv "$tmp/pristine" "$tmp/a"
+	find "$tmp/b" \( -name '*~' -o -name '*.orig' -o -name '*.rej' -o -name '.*.swp' \) -exec rm -f {} +
+	rc=0
+	(cd "$tmp" && diff -ruN a b) >"$tmp/patch" || rc=$?
+	if [ "$rc" -gt 1 ]; then
+		echo "third_party/fyne.sh: diff failed (exit $rc); third_party/fyne.patch is unchanged." >&2
+		exit 1
+	fi
 	sed -E 's/^((---|\+\+\+) [^	]*)	.*$/\1/' "$tmp/patch" >"$patchfile"
 	echo "third_party/fyne.patch now holds what third_party/fyne changes in Fyne $VERSION."
 	;;

@@ -97,7 +97,10 @@ func lookupFaces(theme, fallback, emoji fyne.Resource, family string, style fyne
 
 	// The emoji font and the system's font for the language are consulted only for runes the
 	// theme's fonts lack, so they are loaded the first time such a rune is asked for, in the same
-	// order as before (Parley patch: the emoji font alone is 4.7 MB of heap once parsed).
+	// order as before (Parley patch: the emoji font alone is 4.7 MB of heap once parsed). The
+	// index of the system's fonts is read then too, rather than before the first text is drawn:
+	// a one-off pause at the first such rune (30 ms for the first CJK text, measured) where
+	// every app paid it at start.
 	if emoji != nil {
 		faces.pending = append(faces.pending, func() *font.Face { return loadMeasureFont(emoji) })
 	}
