@@ -21,9 +21,10 @@ func heapMB() float64 {
 }
 
 // The app draws regular and bold text. Fyne 2.7.1 parsed the 4 MB emoji font, and looked up and
-// parsed a system font, once for each of them (8.5 MB of heap a style; 23 MB of the app's resident memory
-// in all); third_party/fyne.patch loads those two only when a rune needs them, and shares each
-// parsed font file between styles. Measured here as heap growth: these fail on Fyne as published.
+// parsed a system font, once for each of them (8.5 MB of heap a style; 23 MB of the app's
+// resident memory in all); third_party/fyne.patch loads those two only when a rune needs them,
+// and shares each parsed font file between styles. Measured here as heap growth: these fail on
+// Fyne as published.
 func TestFonts_FallbacksAreLoadedOnceAndOnlyWhenNeeded(t *testing.T) {
 	test.NewTempApp(t) // a fresh font cache
 	size := theme.TextSize()
