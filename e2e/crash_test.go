@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -50,8 +49,8 @@ func TestCrash_KillNineLosesNothingAcknowledged(t *testing.T) {
 				defer wg.Done()
 				for i := 0; ctx.Err() == nil; i++ {
 					msg := fmt.Sprintf("round %d worker %d message %d", round, w, i)
-					id, ok := postChat(ctx, url, key, msg)
-					if ok {
+					id, err := sendChat(ctx, url, key, "", msg)
+					if err == nil {
 						mu.Lock()
 						acked = append(acked, ack{id, msg})
 						mu.Unlock()
@@ -153,30 +152,4 @@ func startRaw(t *testing.T, s *service, addr string) *exec.Cmd {
 	}
 	t.Fatalf("parley serve did not answer within 30 s:\n%s", logs.String())
 	return nil
-}
-
-// postChat sends one new-conversation chat and reports the conversation ID when the service
-// acknowledged it with a 200.
-func postChat(ctx context.Context, url, key, msg string) (string, bool) {
-	body, _ := json.Marshal(map[string]string{"message": msg})
-	req, err := http.NewRequestWithContext(ctx, "POST", url+"/v1/chat/messages", bytes.NewReader(body))
-	if err != nil {
-		return "", false
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", false
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Data struct {
-			ConversationID string `json:"conversation_id"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&out) != nil || out.Data.ConversationID == "" {
-		return "", false
-	}
-	return out.Data.ConversationID, true
 }

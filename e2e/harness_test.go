@@ -5,6 +5,8 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -156,4 +158,45 @@ func (s *service) newKey(t testing.TB, points int) string {
 		t.Fatalf("admin key create: last stdout line %q is not a key", key)
 	}
 	return key
+}
+
+// sendChat sends message to the chat endpoint over plain HTTP, continuing conv unless it is
+// empty, and returns the conversation's ID; an error unless the service answered 200 with one.
+func sendChat(ctx context.Context, baseURL, key, conv, message string) (string, error) {
+	in := map[string]string{"message": message}
+	if conv != "" {
+		in["conversation_id"] = conv
+	}
+	body, _ := json.Marshal(in)
+	req, err := http.NewRequestWithContext(ctx, "POST", baseURL+"/v1/chat/messages", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			ConversationID string `json:"conversation_id"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	if err != nil || resp.StatusCode != 200 || out.Data.ConversationID == "" {
+		return "", fmt.Errorf("chat: status %d, %v, conversation %q", resp.StatusCode, err, out.Data.ConversationID)
+	}
+	return out.Data.ConversationID, nil
+}
+
+// postChat is sendChat for a test that cannot go on without the reply.
+func postChat(t testing.TB, baseURL, key, conv, message string) string {
+	t.Helper()
+	id, err := sendChat(context.Background(), baseURL, key, conv, message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -17,29 +15,7 @@ func TestHistory_PrintsEveryPageOldestFirst(t *testing.T) {
 	const turns = 120
 	conv := ""
 	for i := range turns {
-		body := map[string]string{"message": fmt.Sprintf("question %03d", i)}
-		if conv != "" {
-			body["conversation_id"] = conv
-		}
-		j, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", s.url+"/v1/chat/messages", bytes.NewReader(j))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out struct {
-			Data struct {
-				ConversationID string `json:"conversation_id"`
-			} `json:"data"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("chat %d: status %d, %v", i, resp.StatusCode, err)
-		}
-		conv = out.Data.ConversationID
+		conv = postChat(t, s.url, key, conv, fmt.Sprintf("question %03d", i))
 	}
 	env := s.env("PARLEY_API_KEY=" + key)
 

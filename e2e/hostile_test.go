@@ -238,29 +238,7 @@ func TestHostile_SlowReadersHoldLittleMemory(t *testing.T) {
 	msg := strings.Repeat("\x01", 32_000)
 	conv := ""
 	for range turns {
-		in := map[string]string{"message": msg}
-		if conv != "" {
-			in["conversation_id"] = conv
-		}
-		b, _ := json.Marshal(in)
-		req, _ := http.NewRequest("POST", p.url+"/v1/chat/messages", bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out struct {
-			Data struct {
-				ConversationID string `json:"conversation_id"`
-			} `json:"data"`
-		}
-		json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || out.Data.ConversationID == "" {
-			t.Fatalf("chat: status %d", resp.StatusCode)
-		}
-		conv = out.Data.ConversationID
+		conv = postChat(t, p.url, key, conv, msg)
 	}
 	idle, _ := memory(t, p.cmd.Process.Pid)
 	for range readers {
