@@ -44,7 +44,8 @@ type service struct {
 	home string // HOME and XDG directories for CLI runs against this service
 }
 
-// env is the environment for a CLI run: private config directories, no inherited PARLEY_ variables.
+// env is the environment for a CLI run: private config directories, no inherited PARLEY_ variables;
+// the locale is the test run's own (make test runs the suite in C.UTF-8 and in en_US.UTF-8).
 func (s *service) env(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -58,7 +59,6 @@ func (s *service) env(extra ...string) []string {
 		"XDG_CONFIG_HOME="+filepath.Join(s.home, "config"),
 		"XDG_DATA_HOME="+filepath.Join(s.home, "data"),
 		"PARLEY_BASE_URL="+s.url,
-		"LANG=en_US.UTF-8",
 	)
 	return append(env, extra...)
 }

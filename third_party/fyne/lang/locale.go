@@ -14,15 +14,21 @@ func SystemLocale() fyne.Locale {
 	if err != nil {
 		fyne.LogError("Failed to look up user locale", err)
 	}
-	if len(loc) < 2 {
-		loc = "en"
-	}
+	return localeFromTag(parseLocale(loc))
+}
 
+// parseLocale reads a locale name as the system gives it. "C" and "POSIX" (LANG=C.UTF-8 is the
+// default on Debian and in containers) and names too short to be a language state no language,
+// so they mean English rather than an error logged on every start (Parley patch).
+func parseLocale(loc string) language.Tag {
+	if len(loc) < 2 || loc == "POSIX" {
+		return language.English
+	}
 	tag, err := language.Parse(loc)
 	if err != nil {
 		fyne.LogError("Error parsing user locale "+loc, err)
 	}
-	return localeFromTag(tag)
+	return tag
 }
 
 func closestSupportedLocale(locs []string) fyne.Locale {
@@ -30,11 +36,7 @@ func closestSupportedLocale(locs []string) fyne.Locale {
 
 	tags := make([]language.Tag, len(locs))
 	for i, loc := range locs {
-		tag, err := language.Parse(loc)
-		if err != nil {
-			fyne.LogError("Error parsing user locale "+loc, err)
-		}
-		tags[i] = tag
+		tags[i] = parseLocale(loc)
 	}
 	best, _, _ := matcher.Match(tags...)
 	return localeFromTag(best)
