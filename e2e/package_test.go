@@ -144,14 +144,17 @@ func TestPackageLinux_InstallRunUninstall(t *testing.T) {
 	version := packageInput(t, packageVersionVar)
 	testenv.RequireCommands(t, "tar", "xz", "make", "desktop-file-validate", "xprop")
 
-	// Unpack: one folder, parley/, with the Makefile, the binary, the .desktop file and the icon.
+	// Unpack: one folder, parley/, with the licence, the third-party notices, the Makefile, the
+	// binary, the .desktop file and the icon.
 	unpacked := t.TempDir()
 	if out, err := exec.Command("tar", "-xJf", archive, "-C", unpacked).CombinedOutput(); err != nil {
 		t.Fatalf("tar -xJf %s: %v\n%s", archive, err, out)
 	}
 	root := filepath.Join(unpacked, "parley")
 	wantInArchive := []string{
+		"LICENSE",
 		"Makefile",
+		"THIRD_PARTY_NOTICES",
 		"usr/local/bin/parley",
 		"usr/local/share/applications/io.github.parley.desktop",
 		"usr/local/share/pixmaps/io.github.parley.png",
@@ -159,8 +162,9 @@ func TestPackageLinux_InstallRunUninstall(t *testing.T) {
 	if got := filesUnder(t, unpacked); strings.Join(got, "\n") != "parley/"+strings.Join(wantInArchive, "\nparley/") {
 		t.Fatalf("the archive holds %q; want parley/ with %q", got, wantInArchive)
 	}
-	validateDesktopFile(t, filepath.Join(root, wantInArchive[2]))
-	entry := desktopEntry(t, filepath.Join(root, wantInArchive[2]))
+	checkLicenceFiles(t, filepath.Join(root, "LICENSE"), filepath.Join(root, "THIRD_PARTY_NOTICES"), filepath.Join(root, "usr/local/bin/parley"))
+	validateDesktopFile(t, filepath.Join(root, wantInArchive[4]))
+	entry := desktopEntry(t, filepath.Join(root, wantInArchive[4]))
 	for k, want := range map[string]string{"Name": "Parley", "Exec": "parley", "Icon": "io.github.parley", "StartupWMClass": "Parley"} {
 		if entry[k] != want {
 			t.Errorf("the archive's .desktop file has %s=%q, want %q", k, entry[k], want)

@@ -132,8 +132,8 @@ func (w *winePrefix) runEnv(t *testing.T, timeout time.Duration, extra []string,
 	return r
 }
 
-// unzipWindowsArchive unpacks the archive into a new folder and checks that it holds parley.exe
-// and nothing else.
+// unzipWindowsArchive unpacks the archive into a new folder and checks that it holds parley.exe,
+// its licence and the third-party notices, and nothing else.
 func unzipWindowsArchive(t *testing.T, archive string) string {
 	t.Helper()
 	zr, err := zip.OpenReader(archive)
@@ -156,10 +156,12 @@ func unzipWindowsArchive(t *testing.T, archive string) string {
 		}
 		os.WriteFile(filepath.Join(dir, filepath.Base(f.Name)), b, 0o755)
 	}
-	if strings.Join(names, ",") != "parley.exe" {
-		t.Fatalf("the Windows archive holds %q; want parley.exe alone", names)
+	if strings.Join(names, ",") != "parley.exe,LICENSE.txt,THIRD_PARTY_NOTICES.txt" {
+		t.Fatalf("the Windows archive holds %q; want parley.exe, LICENSE.txt and THIRD_PARTY_NOTICES.txt", names)
 	}
-	return filepath.Join(dir, "parley.exe")
+	exe := filepath.Join(dir, "parley.exe")
+	checkLicenceFiles(t, filepath.Join(dir, "LICENSE.txt"), filepath.Join(dir, "THIRD_PARTY_NOTICES.txt"), exe)
+	return exe
 }
 
 // Resource types of a PE file (winuser.h).
