@@ -43,11 +43,11 @@ TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyrin
 PACKAGE_PACKAGES := xz-utils desktop-file-utils x11-utils gcc-mingw-w64-x86-64 zip curl ca-certificates
 PACKAGE_TEST_PACKAGES := wine64
 
-.PHONY: help run build test deps-build deps-run deps-test check-go fmt-check fyne-check vet unit integration bench clean
+.PHONY: help run build test deps-build deps-run deps-test check-go fmt-check fyne-check vet staticcheck unit unit-c-locale integration bench clean
 
 help:
 	@echo "make run    build Parley and open the desktop app (the first-run screen offers the built-in service)"
-	@echo "make test   install test dependencies, then gofmt, vet, race tests, integration tests and package-test"
+	@echo "make test   install test dependencies, then gofmt, vet, staticcheck, race tests, the tests again in C.UTF-8, integration tests and package-test"
 	@echo "make bench  run the benchmarks behind the README's performance table"
 	@echo "make package          dist/parley-VERSION-linux-amd64.tar.xz (then: tar -xJf it; cd parley; make user-install)"
 	@echo "make package-windows  dist/parley-VERSION-windows-amd64.zip (parley.exe, cross-compiled with mingw-w64)"
@@ -108,16 +108,32 @@ fmt-check: check-go
 vet: deps-build
 	"$(GO)" vet ./...
 
+# staticcheck, pinned; staticcheck.conf names the checks it leaves out and why.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck: deps-build
+	@v=$$("$(CURDIR)/bin/staticcheck" -version 2>/dev/null || true); \
+	if [[ "$$v" != *"$(lastword $(subst @, ,$(STATICCHECK)))"* ]]; then \
+	  echo "Installing $(STATICCHECK) into bin/"; \
+	  GOBIN="$(CURDIR)/bin" "$(GO)" install $(STATICCHECK); \
+	fi
+	"$(CURDIR)/bin/staticcheck" -tags nolibopusfile ./...
+
 # Unit and package tests, under the race detector. Tests that need PulseAudio, a keyring, espeak-ng
 # or pocketsphinx start their own and fail (not skip) under CI=true when a tool is missing.
+UNIT_PACKAGES = $$("$(GO)" list ./... | grep -v '^parley/e2e$$')
 unit: deps-test
-	"$(GO)" test -race -count=1 -timeout 25m $$("$(GO)" list ./... | grep -v '^parley/e2e$$')
+	"$(GO)" test -race -count=1 -timeout 25m $(UNIT_PACKAGES)
+
+# The same tests again in C.UTF-8, the default locale on Debian and in containers (without the race
+# detector: the locale is what changes). The end-to-end tests run in C.UTF-8 only.
+unit-c-locale: deps-test
+	LANG=C.UTF-8 "$(GO)" test -count=1 -timeout 25m $(UNIT_PACKAGES)
 
 # End-to-end tests: the built binary against the real reference service, keyring and audio server.
 integration: deps-test
-	"$(GO)" test -count=1 -timeout 20m -skip '^TestPackage' ./e2e/
+	LANG=C.UTF-8 "$(GO)" test -count=1 -timeout 20m -skip '^TestPackage' ./e2e/
 
-test: deps-test fmt-check fyne-check vet unit integration package-test
+test: deps-test fmt-check fyne-check vet staticcheck unit unit-c-locale integration package-test
 
 # third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else.
 fyne-check: check-go
@@ -178,9 +194,12 @@ stage:
 	  while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
 	  tar --null -T - -cf - | tar -xf - -C $(STAGE)
 
+# The archive gets Parley's licence and the third-party notices beside its Makefile.
 package: deps-package fyne-cli stage
 	cd $(STAGE) && GOFLAGS="$(PACKAGE_GOFLAGS)" "$(FYNE)" package -os linux $(PACKAGE_FLAGS)
-	@mkdir -p $(DIST) && mv $(STAGE)/Parley.tar.xz $(LINUX_ARCHIVE)
+	@rm -rf build/linux && mkdir -p build/linux $(DIST) && tar -xJf $(STAGE)/Parley.tar.xz -C build/linux
+	@cp LICENSE THIRD_PARTY_NOTICES build/linux/parley/
+	@tar -C build/linux --owner=0 --group=0 --numeric-owner -cJf $(LINUX_ARCHIVE) parley && rm -rf build/linux
 	@echo "$(LINUX_ARCHIVE): $$(du -h $(LINUX_ARCHIVE) | cut -f1)"
 
 opus-windows: $(OPUS_WIN)/lib/libopus.a
@@ -211,7 +230,9 @@ package-windows: deps-package fyne-cli stage opus-windows
 	cd $(STAGE) && : > parley.exe && $(WINDOWS_ENV) GOFLAGS="$(PACKAGE_GOFLAGS)" \
 	  "$(FYNE)" package -os windows --exe parley.exe $(PACKAGE_FLAGS)
 	@rm -rf build/windows && mkdir -p build/windows $(DIST) && mv $(STAGE)/Parley.exe build/windows/parley.exe
-	@rm -f $(WINDOWS_ARCHIVE) && cd build/windows && zip -q -9 -X $(CURDIR)/$(WINDOWS_ARCHIVE) parley.exe
+	@cp LICENSE build/windows/LICENSE.txt && cp THIRD_PARTY_NOTICES build/windows/THIRD_PARTY_NOTICES.txt
+	@rm -f $(WINDOWS_ARCHIVE) && cd build/windows && \
+	  zip -q -9 -X $(CURDIR)/$(WINDOWS_ARCHIVE) parley.exe LICENSE.txt THIRD_PARTY_NOTICES.txt
 	@echo "$(WINDOWS_ARCHIVE): $$(du -h $(WINDOWS_ARCHIVE) | cut -f1)"
 
 # The archives as a person gets them: unpacked, installed, started and used against the reference
