@@ -26,7 +26,7 @@ const (
 )
 
 // maxTake bounds one push-to-talk recording.
-const maxTake = 5 * time.Minute
+const maxTake = audio.MaxTakeLength
 
 // voiceControl is push-to-talk and spoken replies in the window.
 type voiceControl struct {

@@ -219,6 +219,12 @@ var stateText = map[voice.State]string{
 	voice.Error:         "Something went wrong",
 }
 
+// noticeText is what the panel says for the loop's notices.
+var noticeText = map[voice.NoticeKind]string{
+	voice.NoticeSilentMic:   "The microphone delivers only silence: check that it is on and not muted.",
+	voice.NoticeDidNotCatch: "Didn't catch that.",
+}
+
 // show renders the loop's status.
 func (m *voiceMode) show(s voice.Status) {
 	if !m.active {
@@ -239,8 +245,8 @@ func (m *voiceMode) show(s voice.Status) {
 	case s.Muted:
 		detail = "The microphone is muted: nothing you say is heard."
 	}
-	if s.Notice != "" {
-		detail = s.Notice
+	if n, ok := noticeText[s.Notice]; ok {
+		detail = n
 	}
 	m.state.Text = text
 	m.state.Color = theme.Color(theme.ColorNameForeground)

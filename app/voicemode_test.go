@@ -10,6 +10,7 @@ import (
 
 	"parley/audio"
 	"parley/conversation"
+	"parley/voice"
 )
 
 // speechMic is a microphone that says something speech-like when asked: a voiced sound (a
@@ -166,10 +167,31 @@ func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
 	close(svc.chatGate)
-	h.waitFor(func() bool { return len(h.u.sess.Snapshot(h.u.current).Messages) == 2 })
-	time.Sleep(50 * time.Millisecond)
-	h.waitFor(func() bool { return true })
+	// The window has rendered the reply, so it has decided whether to speak it: speaking starts
+	// then, before any speech is asked for.
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	if h.u.voice.speaking {
+		t.Error("the reply is being spoken while voice mode listens")
+	}
 	if n := len(h.player.added); n != 0 {
 		t.Errorf("%d clips played while voice mode listened", n)
+	}
+}
+
+// The loop gives notice kinds; the panel phrases them.
+func TestVoiceMode_PhrasesTheLoopsNotices(t *testing.T) {
+	h := start(t, newFakeService())
+	m := h.u.vmode
+	m.active = true
+	defer func() { m.active = false }()
+	for kind, want := range map[voice.NoticeKind]string{
+		voice.NoNotice:          "Speak when you are ready. Parley answers when you pause.",
+		voice.NoticeDidNotCatch: "Didn't catch that.",
+		voice.NoticeSilentMic:   "The microphone delivers only silence: check that it is on and not muted.",
+	} {
+		m.show(voice.Status{State: voice.Listening, Turn: 1, Notice: kind})
+		if m.detail.Text != want {
+			t.Errorf("notice %v: the panel says %q, want %q", kind, m.detail.Text, want)
+		}
 	}
 }

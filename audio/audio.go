@@ -23,6 +23,14 @@ const (
 // Audio never exceeds it (the base64 JSON request body is about a third larger).
 const UploadLimit = 10_000_000
 
+// MaxTakeLength bounds one take: a push-to-talk recording stops after this long, and the
+// hands-free loop sends a question once its speech has gone on this long. Five minutes keeps a
+// take within UploadLimit in either encoding: WAV, the larger at 32,000 bytes a second, makes
+// 9.6 MB of it, which leaves room for the header and the audio kept from before speech was
+// confirmed (at most 2 s, 64 KB); WebM/Opus is about 15 times smaller. The base64 request body
+// is then about 12.8 MB. A take that would still pass UploadLimit stops there (StopSizeLimit).
+const MaxTakeLength = 5 * time.Minute
+
 // Errors a take can end with; test them with errors.Is.
 var (
 	// ErrNoDevice means no audio system or capture device could be opened.

@@ -230,6 +230,12 @@ func (ch *cliChatter) note(g *globals) {
 	fmt.Fprintln(g.stderr, chargeNote(ch.id, ch.charged, ch.balance))
 }
 
+// noticeLine is what standard error says for the loop's notices.
+var noticeLine = map[voice.NoticeKind]string{
+	voice.NoticeSilentMic:   "The microphone delivers only silence: check that it is on and not muted.",
+	voice.NoticeDidNotCatch: "Didn't catch that.",
+}
+
 // voicePrinter shows the loop's states on standard error, one line per change.
 type voicePrinter struct {
 	g    *globals
@@ -248,8 +254,8 @@ func (p *voicePrinter) status(s voice.Status) {
 	case s.Muted && s.State != voice.Muted:
 		line += " (microphone muted)"
 	}
-	if s.Notice != "" {
-		line = s.Notice
+	if n, ok := noticeLine[s.Notice]; ok {
+		line = n
 	}
 	if line == p.last {
 		return

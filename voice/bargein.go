@@ -114,47 +114,46 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 	return false
 }
 
-// bargeIn feeds one frame's level to the detector with the playback's level at that time.
-func (r *run) bargeIn(mic float64, at time.Time) bool {
-	return r.barge.frame(mic, r.playbackLevel(at))
-}
-
-// playbackLevel is the loudest the reply played around at: -Inf when nothing of this turn
-// played within the window, NaN when a clip plays whose level is not known yet.
-func (r *run) playbackLevel(at time.Time) float64 {
-	level := math.Inf(-1)
-	for id, c := range r.clips {
-		if c.turn != r.turn || c.started.IsZero() {
-			continue
-		}
-		if c.ended && at.Sub(c.endedAt) > refBefore {
-			continue
-		}
-		env, ok := r.envelope[id]
-		if !ok {
-			if c.playing {
-				return math.NaN()
-			}
-			continue
-		}
-		from := int((at.Sub(c.started) - refBefore) / audio.FrameDuration)
-		to := int((at.Sub(c.started) + refAfter) / audio.FrameDuration)
-		for i := max(from, 0); i <= to && i < len(env); i++ {
-			level = max(level, env[i])
+// overReply handles a frame heard while the reply is spoken with barge-in on: when the person
+// talks over the reply, its playback stops and what they say is the next turn's question.
+func (r *run) overReply(m frameMsg, db float64) (bool, error) {
+	s := &r.speaking
+	s.preroll = append(s.preroll, m)
+	if len(s.preroll) > 30 {
+		s.preroll = s.preroll[1:]
+	}
+	if !s.barge.frame(db, s.playbackLevel(r.Turn, m.at)) {
+		return false, nil
+	}
+	r.trace(r.Turn, TraceBargeIn, -1, m.at)
+	s.speaker.Stop()
+	// The new question starts with the frames that made the barge-in (and two before them);
+	// what came earlier is the reply's echo. Its floor is the room's, without it.
+	pre := s.preroll[max(0, len(s.preroll)-s.barge.run-s.barge.miss-2):]
+	s.preroll = nil
+	r.done++
+	r.failures = 0
+	if err := r.listenFrom(true, min(s.barge.floor, -1)); err != nil {
+		return true, err
+	}
+	for _, p := range pre {
+		if end, err := r.feed(p); end || err != nil {
+			return end, err
 		}
 	}
-	return level
+	return false, nil
 }
 
 // tapQueue passes clips to the player, and when barge-in is on works out each clip's level
 // over time, to compare with what the microphone hears.
 type tapQueue struct {
 	Queue
-	r *run
+	l *Loop
 }
 
 func (q *tapQueue) Enqueue(rd io.Reader) (playback.ClipID, error) {
-	if !q.r.cfg.BargeIn {
+	l := q.l
+	if !l.cfg.BargeIn {
 		return q.Queue.Enqueue(rd)
 	}
 	data, err := io.ReadAll(rd)
@@ -165,7 +164,6 @@ func (q *tapQueue) Enqueue(rd io.Reader) (playback.ClipID, error) {
 	if err != nil {
 		return id, err
 	}
-	l := q.r.l
 	go func() {
 		pcm, err := playback.DecodeAll(context.Background(), bytes.NewReader(data), playback.Format{SampleRate: audio.SampleRate, Channels: 1})
 		if err != nil {
@@ -189,24 +187,4 @@ func envelope(pcm []byte) []float64 {
 		samples = samples[n:]
 	}
 	return env
-}
-
-// levelMeter averages frame levels into readings of two frames (40 ms).
-type levelMeter struct {
-	sum float64
-	n   int
-}
-
-func (m *levelMeter) add(db float64) (float64, bool) {
-	m.sum += math.Pow(10, db/10)
-	m.n++
-	if m.n < 2 {
-		return 0, false
-	}
-	p := m.sum / float64(m.n)
-	m.sum, m.n = 0, 0
-	if p <= 0 {
-		return -120, true
-	}
-	return max(10*math.Log10(p), -120), true
 }

@@ -97,7 +97,8 @@ type fakeMic struct {
 	pace time.Duration
 
 	mu      sync.Mutex
-	speech  []int16 // queued speech, played from the next frame
+	speech  []int16       // queued speech, played from the next frame
+	drained chan struct{} // closed when the queued speech has been played
 	spoken  []time.Time
 	rng     *rand.Rand
 	failAt  int // frame number at which ReadFrame fails; 0 never
@@ -121,11 +122,19 @@ func (m *fakeMic) say(p media.PCM, gain float64) {
 	}
 }
 
-// speaking reports whether queued speech is still being played.
-func (m *fakeMic) speaking() bool {
+// quiet returns a channel closed once the speech queued so far has been played.
+func (m *fakeMic) quiet() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.speech) > 0
+	if len(m.speech) == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if m.drained == nil {
+		m.drained = make(chan struct{})
+	}
+	return m.drained
 }
 
 func (m *fakeMic) ReadFrame(ctx context.Context, frame []int16) error {
@@ -163,6 +172,10 @@ func (m *fakeMic) ReadFrame(ctx context.Context, frame []int16) error {
 		}
 		frame[i] = clamp16(v)
 	}
+	if len(m.speech) == 0 && m.drained != nil {
+		close(m.drained)
+		m.drained = nil
+	}
 	m.mu.Unlock()
 	m.clock.Advance(audio.FrameDuration)
 	m.sink.tick(m.clock.Now())
@@ -190,6 +203,13 @@ type fakeSink struct {
 	played   []playback.ClipID
 	stops    []time.Time
 	failNext error
+	waiters  []sinkWaiter
+}
+
+// sinkWaiter is a channel closed once n clips have started.
+type sinkWaiter struct {
+	n  int
+	ch chan struct{}
 }
 
 type sinkClip struct {
@@ -246,6 +266,15 @@ func (s *fakeSink) startNext(now time.Time) {
 		s.playing = c
 		s.started = append(s.started, now)
 		s.emit(playback.Event{Kind: playback.ClipStarted, Clip: c.id, At: now})
+		kept := s.waiters[:0]
+		for _, w := range s.waiters {
+			if len(s.started) >= w.n {
+				close(w.ch)
+			} else {
+				kept = append(kept, w)
+			}
+		}
+		s.waiters = kept
 		return
 	}
 	s.emit(playback.Event{Kind: playback.QueueDrained, At: now})
@@ -296,6 +325,19 @@ func (s *fakeSink) Stop() {
 	}
 	s.playing, s.queue = nil, nil
 	s.emit(playback.Event{Kind: playback.QueueDrained, At: now})
+}
+
+// clipsStarted returns a channel closed once n clips have started playing.
+func (s *fakeSink) clipsStarted(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan struct{})
+	if len(s.started) >= n {
+		close(ch)
+	} else {
+		s.waiters = append(s.waiters, sinkWaiter{n, ch})
+	}
+	return ch
 }
 
 func (s *fakeSink) startedTimes() []time.Time {
@@ -428,6 +470,8 @@ type world struct {
 	svc   *fakeService
 	loop  *voice.Loop
 
+	changed chan struct{} // a status was added
+
 	mu       sync.Mutex
 	statuses []voice.Status
 	trace    []voice.TraceEvent
@@ -440,7 +484,7 @@ type world struct {
 func newWorld(t *testing.T, edit func(*voice.Config)) *world {
 	t.Helper()
 	speech(t)
-	w := &world{t: t, clock: newFakeClock()}
+	w := &world{t: t, clock: newFakeClock(), changed: make(chan struct{}, 1)}
 	w.sink = &fakeSink{clock: w.clock}
 	w.mic = newFakeMic(w.clock, w.sink)
 	w.mic.echoGain = 0.5
@@ -455,6 +499,10 @@ func newWorld(t *testing.T, edit func(*voice.Config)) *world {
 			w.statuses = append(w.statuses, s)
 			f := w.onStatus
 			w.mu.Unlock()
+			select {
+			case w.changed <- struct{}{}:
+			default:
+			}
 			if f != nil {
 				f(s)
 			}
@@ -504,12 +552,17 @@ func (w *world) run() <-chan error {
 	return done
 }
 
+// hangAfter is how long, in real time, a test waits before it takes the loop for hung. It bounds
+// a wait, it does not time the loop: a turn on the fake clock takes a few seconds of real time
+// under the race detector, and several times that when the machine is shared.
+const hangAfter = time.Minute
+
 // waitState waits (in real time) until the loop has shown a status that match accepts.
 func (w *world) waitState(what string, match func(voice.Status) bool) voice.Status {
 	w.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.After(hangAfter)
 	seen := 0
-	for time.Now().Before(deadline) {
+	for {
 		w.mu.Lock()
 		for ; seen < len(w.statuses); seen++ {
 			if match(w.statuses[seen]) {
@@ -519,10 +572,13 @@ func (w *world) waitState(what string, match func(voice.Status) bool) voice.Stat
 			}
 		}
 		w.mu.Unlock()
-		time.Sleep(time.Millisecond)
+		select {
+		case <-w.changed:
+		case <-deadline:
+			w.t.Fatalf("the loop never reached %s; states: %s", what, w.states())
+			return voice.Status{}
+		}
 	}
-	w.t.Fatalf("the loop never reached %s; states: %s", what, w.states())
-	return voice.Status{}
 }
 
 // waitFor waits for a state of a turn.
@@ -572,7 +628,7 @@ func (w *world) wait(done <-chan error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(20 * time.Second):
+	case <-time.After(hangAfter):
 		w.t.Fatalf("Run did not return; states: %s", w.states())
 		return nil
 	}

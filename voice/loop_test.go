@@ -124,19 +124,19 @@ func TestLoop_NoSpeechIsNeverSentOrCharged(t *testing.T) {
 			if n, c, _ := w.svc.count(); n != 0 || c != 0 {
 				t.Errorf("%d transcriptions and %d chats for no speech", n, c)
 			}
-			if name == "digital zeros" && !strings.Contains(w.lastNotice(), "only silence") {
-				t.Errorf("no notice that the microphone is silent; notices: %q", w.lastNotice())
+			if name == "digital zeros" && w.lastNotice() != voice.NoticeSilentMic {
+				t.Errorf("no notice that the microphone is silent; the last notice: %v", w.lastNotice())
 			}
 		})
 	}
 }
 
-func (w *world) lastNotice() string {
+func (w *world) lastNotice() voice.NoticeKind {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var n string
+	var n voice.NoticeKind
 	for _, s := range w.statuses {
-		if s.Notice != "" {
+		if s.Notice != voice.NoNotice {
 			n = s.Notice
 		}
 	}
@@ -161,34 +161,23 @@ func TestLoop_EmptyOrNoiseTranscriptIsNotSent(t *testing.T) {
 			if w.svc.transcribed != 2 || len(w.svc.questions) != 1 || w.svc.questions[0] != "What is the capital of France?" {
 				t.Errorf("transcribed %d, chat got %q", w.svc.transcribed, w.svc.questions)
 			}
-			if !strings.Contains(w.allNotices(), "Didn't catch that") {
-				t.Errorf("no \"Didn't catch that\" notice")
+			if !slices.Contains(w.notices(), voice.NoticeDidNotCatch) {
+				t.Errorf("no NoticeDidNotCatch; notices %v", w.notices())
 			}
 		})
 	}
 }
 
-func (w *world) allNotices() string {
+func (w *world) notices() []voice.NoticeKind {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var n []string
+	var n []voice.NoticeKind
 	for _, s := range w.statuses {
-		if s.Notice != "" {
+		if s.Notice != voice.NoNotice {
 			n = append(n, s.Notice)
 		}
 	}
-	return strings.Join(n, " | ")
-}
-
-func TestIsNoise(t *testing.T) {
-	for text, want := range map[string]bool{
-		"": true, " ": true, "[noise]": true, "(music) [applause]": true, "++NOISE++": true, "hmm um": true, "?!": true,
-		"What time is it?": false, "Paris (France)": false, "ok": false, "42": false, "héllo": false, "东京": false,
-	} {
-		if got := voice.IsNoise(text); got != want {
-			t.Errorf("IsNoise(%q) = %v, want %v", text, got, want)
-		}
-	}
+	return n
 }
 
 // With barge-in off, nothing the microphone hears while the reply plays is used: neither the
@@ -204,15 +193,13 @@ func TestLoop_WhileSpeakingTheMicrophoneIsIgnored(t *testing.T) {
 			go w.mic.say(corpus.question, 1)
 		case s.Turn == 1 && s.State == voice.Speaking:
 			go func() {
-				time.Sleep(20 * time.Millisecond)
+				<-w.sink.clipsStarted(1)
 				w.mic.say(corpus.second, 2) // talking over the reply: ignored
 			}()
 		case s.Turn == 2 && s.State == voice.Listening:
 			go func() {
-				for w.mic.speaking() {
-					time.Sleep(time.Millisecond)
-				}
-				time.Sleep(50 * time.Millisecond)
+				<-w.mic.quiet()
+				<-w.clock.After(time.Second)
 				w.mic.say(corpus.second, 1)
 			}()
 		}
@@ -275,13 +262,9 @@ func TestLoop_BargeIn(t *testing.T) {
 			case s.Turn == 1 && s.State == voice.Speaking:
 				go func() {
 					// Talk over the reply once 1.5 s of it has played.
-					for {
-						st := w.sink.startedTimes()
-						if len(st) > 0 && w.clock.Now().Sub(st[0]) >= 1500*time.Millisecond {
-							break
-						}
-						time.Sleep(100 * time.Microsecond)
-					}
+					<-w.sink.clipsStarted(1)
+					first := w.sink.startedTimes()[0]
+					<-w.clock.After(first.Add(1500 * time.Millisecond).Sub(w.clock.Now()))
 					w.mic.say(corpus.second, 2)
 				}()
 			}
@@ -349,8 +332,8 @@ func TestLoop_StopInEachState(t *testing.T) {
 						close(stopped)
 						go func() {
 							// While speaking, stop once the first sentence plays.
-							for st == voice.Speaking && len(w.sink.startedTimes()) == 0 {
-								time.Sleep(100 * time.Microsecond)
+							if st == voice.Speaking {
+								<-w.sink.clipsStarted(1)
 							}
 							w.loop.Stop()
 						}()
@@ -446,6 +429,34 @@ func TestLoop_RecoversFromErrorsAndStopsAfterRepeatedOnes(t *testing.T) {
 			t.Errorf("no spoken notice; speech asked for %q", asked)
 		}
 	})
+	t.Run("the caller phrases the spoken notices", func(t *testing.T) {
+		w := newWorld(t, func(c *voice.Config) {
+			c.Turns = 1
+			c.SpeakErrors = true
+			c.SpokenNotice = func(k voice.NoticeKind) string { return "Notice: " + k.String() + "." }
+		})
+		w.svc.failSTT = []error{&client.Error{StatusCode: 503}}
+		w.svc.failChat = []error{&client.Error{StatusCode: 502}}
+		w.onStatus = func(s voice.Status) {
+			if s.State == voice.Listening {
+				go w.mic.say(corpus.question, 1)
+			}
+		}
+		if err := w.wait(w.run()); err != nil {
+			t.Fatal(err)
+		}
+		w.svc.mu.Lock()
+		asked := strings.Join(w.svc.ttsAsked, "|")
+		w.svc.mu.Unlock()
+		for _, want := range []string{"Notice: transcription failed.", "Notice: chat failed."} {
+			if !strings.Contains(asked, want) {
+				t.Errorf("%q was not spoken; speech asked for %q", want, asked)
+			}
+		}
+		if strings.Contains(asked, "Sorry") {
+			t.Errorf("the loop's own English was spoken: %q", asked)
+		}
+	})
 	t.Run("three in a row stop the loop", func(t *testing.T) {
 		w := newWorld(t, nil)
 		boom := &client.Error{StatusCode: 503}
@@ -487,9 +498,7 @@ func TestLoop_MuteDropsWhatIsHeard(t *testing.T) {
 			phase = 1
 			go func() {
 				w.mic.say(corpus.second, 1) // muted: dropped
-				for w.mic.speaking() {
-					time.Sleep(time.Millisecond)
-				}
+				<-w.mic.quiet()
 				w.loop.SetMuted(false)
 			}()
 		case s.State == voice.Listening && phase == 1:
@@ -566,10 +575,7 @@ func TestLoop_SpokenNoticeIsNotHeardAsAQuestion(t *testing.T) {
 	w.run()
 	w.waitFor(2, voice.Listening)
 	// Let the room be heard for 3 s of the fake clock after the loop listens again.
-	start := w.clock.Now()
-	for w.clock.Now().Sub(start) < 3*time.Second {
-		time.Sleep(time.Millisecond)
-	}
+	<-w.clock.After(3 * time.Second)
 	tr, chats, tts := w.svc.count()
 	if tr != 1 || chats != 0 || tts == 0 {
 		t.Errorf("%d transcriptions, %d chats, %d sentences spoken; want the notice spoken and nothing heard of it; states %s", tr, chats, tts, w.states())

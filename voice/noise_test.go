@@ -8,6 +8,17 @@ import (
 	"parley/voice"
 )
 
+func TestIsNoise(t *testing.T) {
+	for text, want := range map[string]bool{
+		"": true, " ": true, "[noise]": true, "(music) [applause]": true, "++NOISE++": true, "hmm um": true, "?!": true,
+		"What time is it?": false, "Paris (France)": false, "ok": false, "42": false, "héllo": false, "东京": false,
+	} {
+		if got := voice.IsNoise(text); got != want {
+			t.Errorf("IsNoise(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 // FuzzIsNoise: the transcripts the service returns are outside data. IsNoise never panics, a
 // recognizer's annotation added to a transcript never changes the verdict, and a transcript
 // with a plain word in it is never noise.

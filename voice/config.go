@@ -1,0 +1,133 @@
+package voice
+
+import (
+	"context"
+	"time"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/client"
+)
+
+// Source delivers microphone audio: 20 ms frames of 16 kHz mono, one after another, in real
+// time. *audio.Capture is one.
+type Source interface {
+	ReadFrame(ctx context.Context, frame []int16) error
+}
+
+// Transcriber turns speech into text; *client.Client is one.
+type Transcriber interface {
+	Transcribe(ctx context.Context, req client.TranscribeRequest) (*client.Transcript, error)
+}
+
+// Chatter sends one question in the current conversation and returns the reply. The loop
+// never cancels a chat call that has been sent (it is charged, and its reply is stored): the
+// Chatter's own timeout bounds it.
+type Chatter interface {
+	Chat(ctx context.Context, question string) (reply string, err error)
+}
+
+// Clock tells the time for the loop's trace and timers; nil in Config means the real clock.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Defaults of Config.
+const (
+	DefaultMaxFailures  = 3
+	DefaultBargeInDB    = 10.0
+	DefaultBargeInAfter = 80 * time.Millisecond
+	DefaultErrorPause   = 1500 * time.Millisecond
+	// DefaultEchoGuard is how long after playback ends the microphone is still ignored: what
+	// the output device and a sound server still hold (playback.DrainTime), and the room's echo.
+	DefaultEchoGuard = playback.DrainTime + 250*time.Millisecond
+)
+
+// Config sets up a Loop. Source, Transcriber, Chat, Synth and Player are required.
+type Config struct {
+	Source      Source
+	Transcriber Transcriber
+	Chat        Chatter
+	Synth       Synthesizer
+	// Player plays the reply's clips; tell the loop its events through Loop.PlaybackEvent.
+	Player Queue
+	// Clock is nil for the real clock.
+	Clock Clock
+
+	// Voice is the speech voice ("" for the service's default).
+	Voice string
+	// Hold is the silence that ends a question (vad.Config.Hold; 0 means its default).
+	Hold time.Duration
+	// Encoding of the takes sent for transcription; the zero value is WebM/Opus. A question is
+	// sent when its speech has gone on for audio.MaxTakeLength.
+	Encoding audio.Encoding
+
+	// BargeIn lets the person interrupt a spoken reply by talking: sustained speech clearly
+	// louder than the playback's echo stops it and starts a new turn. Off, everything the
+	// microphone hears while the reply is spoken is ignored.
+	BargeIn bool
+	// BargeInDB is how much louder than the expected echo speech must be; 0 means 10 dB.
+	BargeInDB float64
+	// BargeInAfter is how long such speech must last; 0 means 80 ms.
+	BargeInAfter time.Duration
+	// EchoGuard is how long after playback ends the microphone is still ignored; 0 means
+	// DefaultEchoGuard.
+	EchoGuard time.Duration
+
+	// ListenTimeout ends Run with ErrNoSpeech when no speech starts within it, counted from each
+	// time the loop starts listening; 0 listens for ever.
+	ListenTimeout time.Duration
+	// Turns ends Run after that many completed turns; 0 runs until Stop.
+	Turns int
+	// MaxFailures ends Run after that many failed turns in a row; 0 means 3.
+	MaxFailures int
+	// ErrorPause is how long the Error state lasts before listening again; 0 means 1.5 s.
+	ErrorPause time.Duration
+	// SpeakErrors speaks a short notice when a turn fails, when speech still works.
+	SpeakErrors bool
+	// SpokenNotice phrases the notice SpeakErrors speaks (NoticeTranscribeFailed,
+	// NoticeChatFailed or NoticeStepFailed); nil means EnglishNotice.
+	SpokenNotice func(NoticeKind) string
+
+	// Observers, called on the loop's goroutine: they must return quickly.
+	OnStatus func(Status)
+	// OnLevel gets the microphone's level in dBFS, 25 times a second.
+	OnLevel func(dbfs float64)
+	// OnTrace gets each event of the latency trace.
+	OnTrace func(TraceEvent)
+	// OnHeard gets the question as transcribed, before it is sent; OnReply gets the reply.
+	OnHeard func(turn int, question string)
+	OnReply func(turn int, reply string)
+}
+
+// withDefaults fills in the zero fields of c that have defaults.
+func (c Config) withDefaults() Config {
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
+	if c.MaxFailures <= 0 {
+		c.MaxFailures = DefaultMaxFailures
+	}
+	if c.BargeInDB == 0 {
+		c.BargeInDB = DefaultBargeInDB
+	}
+	if c.BargeInAfter <= 0 {
+		c.BargeInAfter = DefaultBargeInAfter
+	}
+	if c.EchoGuard <= 0 {
+		c.EchoGuard = DefaultEchoGuard
+	}
+	if c.ErrorPause <= 0 {
+		c.ErrorPause = DefaultErrorPause
+	}
+	if c.SpokenNotice == nil {
+		c.SpokenNotice = EnglishNotice
+	}
+	return c
+}
