@@ -47,7 +47,7 @@ type globals struct {
 	timeout time.Duration
 
 	// What a run takes from the process besides its streams. Main gives the process's; tests
-	// give their own (through runWith), so that runs sharing one test process share none of it.
+	// give their own (cli.RunInProcess), so that runs sharing one test process share none of it.
 	getenv        func(string) string    // reads the environment
 	userConfigDir func() (string, error) // the user's config directory, as os.UserConfigDir
 	dataDir       func() string          // the service's default --data directory
@@ -78,8 +78,9 @@ func newGlobals(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) s
 	}
 }
 
-// EnableTraverseRunHooks is cobra's only global setting Parley needs; set once, before any run,
-// so that runs in parallel (tests) never write it.
+// init turns on cobra's EnableTraverseRunHooks (the persistent pre-run hooks of every parent run,
+// not only the nearest one's), the one global setting of cobra's the CLI needs: set once, before
+// any run, so that runs in parallel (in tests) never write it.
 func init() { cobra.EnableTraverseRunHooks = true }
 
 // signalError is the cause of a run cancelled by a signal.
@@ -109,7 +110,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // run executes one command line with the given globals; it is Main without the process wiring
 // (signals, the environment, the user's directories, the keyring), which g carries instead.
-// A signal's cause on ctx (a *signalError) ends it as that signal ends the process.
+// When ctx is cancelled with a *signalError as its cause, run ends as that signal ends the
+// process: "interrupted", and 128 + the signal's number.
 func run(ctx context.Context, g *globals, args []string) int {
 	if len(args) == 0 {
 		args = []string{"--help"}
