@@ -16,7 +16,7 @@ import (
 // newAdminCmd is the reference service's back office: keys, points and the price, on the
 // database in --data.
 func newAdminCmd(g *globals) *cobra.Command {
-	a := &server.Admin{DataDir: server.DefaultDataDir()}
+	a := &server.Admin{DataDir: g.dataDir()}
 	cmd := &cobra.Command{
 		Use:   "admin <command>",
 		Short: "Manage keys, points and the price of the reference service",

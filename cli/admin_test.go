@@ -29,6 +29,7 @@ func assertOneLineError(t *testing.T, args []string, stderr string) {
 }
 
 func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	dir := filepath.Join(h.dir, "service data") // created by key create
 	r := h.run(t, "", "admin", "--data", dir, "key", "create", "--points", "1")
@@ -73,6 +74,7 @@ func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
 }
 
 func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	dir := filepath.Join(h.dir, "data")
 	key := adminKey(t, h, dir, "5")
@@ -145,6 +147,7 @@ func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 }
 
 func TestAdmin_HelpListsEveryCommand(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	r := h.run(t, "", "admin", "--help")
 	if r.Code != 0 || r.Stderr != "" {

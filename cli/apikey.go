@@ -12,9 +12,6 @@ import (
 	"parley/keystore"
 )
 
-// keyring is the secret store the CLI uses; tests may replace it.
-var keyring = keystore.New()
-
 // keySource says where the API key of this run came from, for messages that must fit it.
 type keySource int
 
@@ -71,7 +68,7 @@ func (g *globals) resolveKey(baseURL string) (client.APIKey, error) {
 		key, from = strings.TrimSpace(g.getenv("PARLEY_API_KEY")), fromEnv
 	}
 	if key == "" {
-		k, err := keyring.Get(baseURL)
+		k, err := g.keyring.Get(baseURL)
 		if errors.Is(err, keystore.ErrNotFound) {
 			return "", g.storedWithoutV1(baseURL, err)
 		}
@@ -104,7 +101,7 @@ func (g *globals) storedWithoutV1(baseURL string, notFound error) error {
 	}
 	u.Path, u.RawPath = strings.TrimSuffix(path, "/v1"), ""
 	without := u.String()
-	if k, err := keyring.Get(without); err == nil {
+	if k, err := g.keyring.Get(without); err == nil {
 		g.printer.addSecret(k, false)
 		return &doubledV1Error{base: baseURL, without: without}
 	}

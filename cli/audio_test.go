@@ -2,16 +2,12 @@ package cli_test
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"parley/internal/testenv"
 	"parley/media"
 )
 
@@ -19,6 +15,7 @@ import (
 var crashMP3 = append([]byte("\xff\xf2 000000000\xd0"), bytes.Repeat([]byte("0"), 40)...)
 
 func TestDevices_ListsInputsAndOutputs(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	r := h.run(t, "", "devices")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "Inputs:") || !strings.Contains(r.Stdout, "Outputs:") {
@@ -31,6 +28,7 @@ func TestDevices_ListsInputsAndOutputs(t *testing.T) {
 }
 
 func TestRecord_WritesWebMAndWAV(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	for _, name := range []string{"take.webm", "take.wav"} {
 		out := filepath.Join(h.dir, name)
@@ -56,13 +54,15 @@ func TestRecord_WritesWebMAndWAV(t *testing.T) {
 }
 
 func TestRecord_UsageAndNoSpeech(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
+	x := filepath.Join(h.dir, "x.webm") // the home was the working directory of the binary's runs
 	for _, args := range [][]string{
 		{"record", "--seconds", "1"},
-		{"record", "--seconds", "1", "--vad", "-o", "x.webm"},
-		{"record", "--seconds", "-1", "-o", "x.webm"},
-		{"record", "--vad", "--hold", "10s", "-o", "x.webm"},
-		{"record", "--hold", "1s", "-o", "x.webm"},
+		{"record", "--seconds", "1", "--vad", "-o", x},
+		{"record", "--seconds", "-1", "-o", x},
+		{"record", "--vad", "--hold", "10s", "-o", x},
+		{"record", "--hold", "1s", "-o", x},
 	} {
 		if r := h.run(t, "", args...); r.Code != 2 {
 			t.Errorf("parley %v: %s; want exit 2", args, r)
@@ -79,77 +79,6 @@ func TestRecord_UsageAndNoSpeech(t *testing.T) {
 	}
 }
 
-func TestPlay_PlaysMP3AndDataURIAndRefusesMalformed(t *testing.T) {
-	testenv.RequireCommands(t, "pulseaudio", "espeak-ng", "lame")
-	p := testenv.StartPulse(t)
-	h := newHome(t, p.Env...)
-	dir := t.TempDir()
-	wav, mp3 := filepath.Join(dir, "hi.wav"), filepath.Join(dir, "hi.mp3")
-	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", wav, "Hello there.").CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v: %s", err, out)
-	}
-	if out, err := exec.Command("lame", "--quiet", wav, mp3).CombinedOutput(); err != nil {
-		t.Fatalf("lame: %v: %s", err, out)
-	}
-	if r := h.run(t, "", "play", mp3); r.Code != 0 {
-		t.Fatalf("play mp3: %s", r)
-	}
-	b, _ := os.ReadFile(mp3)
-	uri := filepath.Join(dir, "hi.txt")
-	os.WriteFile(uri, []byte("data:audio/mpeg;base64,"+base64.StdEncoding.EncodeToString(b)+"\n"), 0o600)
-	if r := h.run(t, "", "play", uri); r.Code != 0 {
-		t.Fatalf("play data URI: %s", r)
-	}
-	if r := h.run(t, string(b), "play", "-"); r.Code != 0 {
-		t.Fatalf("play stdin: %s", r)
-	}
-
-	for name, data := range map[string][]byte{
-		"crash.mp3": crashMP3,
-		"text.mp3":  []byte("this is not an mp3 at all"),
-		"bad.txt":   []byte("data:audio/mpeg;base64,%%%not-base64%%%"),
-	} {
-		f := filepath.Join(dir, name)
-		os.WriteFile(f, data, 0o600)
-		r := h.run(t, "", "play", f)
-		if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "mp3") {
-			t.Errorf("play %s: %s; want exit 1 saying it is not a playable MP3", name, r)
-		}
-	}
-}
-
-// noSoundServer returns the environment of a machine with no sound card and no sound server,
-// the same on every machine: ALSA reads only a configuration whose default device is on a card
-// that is not there, beside a JACK plugin and a rate converter (plugins ALSA lists among its
-// PCMs); PulseAudio's socket and JACK's server do not exist.
-func noSoundServer(t *testing.T) []string {
-	t.Helper()
-	conf := filepath.Join(t.TempDir(), "asound.conf")
-	err := os.WriteFile(conf, []byte(`pcm.!default { type hw card 99 }
-pcm.jack {
-	type jack
-	playback_ports { 0 system:playback_1 1 system:playback_2 }
-	capture_ports { 0 system:capture_1 1 system:capture_2 }
-	hint { show on description "JACK Audio Connection Kit" }
-}
-pcm.lavrate {
-	type rate
-	slave { pcm "default" rate 48000 }
-	converter "lavrate"
-	hint { show on description "Rate Converter Plugin Using Libav/FFmpeg Library" }
-}
-`), 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []string{
-		"ALSA_CONFIG_PATH=" + conf,
-		"PULSE_SERVER=unix:" + filepath.Join(t.TempDir(), "no-pulse"),
-		"JACK_NO_START_SERVER=1",
-		"JACK_DEFAULT_SERVER=parley-test-no-such-server",
-	}
-}
-
 // oneLine fails the test unless s is exactly one line of text.
 func oneLine(t *testing.T, what string, r result) {
 	t.Helper()
@@ -158,36 +87,13 @@ func oneLine(t *testing.T, what string, r result) {
 	}
 }
 
-func TestPlay_NoSoundServerIsOneLine(t *testing.T) {
-	h := newHome(t, noSoundServer(t)...)
-	mp3, err := filepath.Abs("../media/testdata/hello.mp3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := h.run(t, "", "play", mp3)
-	if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "no audio output device") {
-		t.Errorf("play with no sound server: %s; want exit 1 saying there is no audio output", r)
-	}
-	oneLine(t, "play with no sound server", r)
-}
-
-func TestPlay_NotAudioFailsBeforeOpeningTheDevice(t *testing.T) {
-	// With PARLEY_AUDIO_DEBUG set, libasound and libjack print their diagnostics: opening the
-	// device here would add lines of theirs to parley's one.
-	h := newHome(t, append(noSoundServer(t), "PARLEY_AUDIO_DEBUG=1")...)
-	txt := filepath.Join(h.dir, "notaudio.txt")
-	if err := os.WriteFile(txt, []byte("These are notes, not audio.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := h.run(t, "", "play", txt)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "notaudio.txt is not an MP3 file") {
-		t.Errorf("play notaudio.txt: %s; want exit 1 saying it is not an MP3 file", r)
-	}
-	oneLine(t, "play notaudio.txt", r)
-}
-
+// TestPlay_SaysWhatTheFileIs names the files as a person in their folder would, so it runs in
+// the home (t.Chdir), which the process shares: not in parallel. Every file fails before the
+// audio output is opened; e2e's TestCLI_PlayNotAudioFailsBeforeOpeningTheDevice shows that on a
+// process with no sound server.
 func TestPlay_SaysWhatTheFileIs(t *testing.T) {
-	h := newHome(t, noSoundServer(t)...)
+	h := newHome(t)
+	t.Chdir(h.dir)
 	files := map[string][]byte{
 		"notaudio.txt": []byte("These are notes, not audio.\n"),
 		"empty.wav":    nil,
@@ -214,60 +120,5 @@ func TestPlay_SaysWhatTheFileIs(t *testing.T) {
 			t.Errorf("play %s: %s; want exit 1 and %q, without the decoder's words", name, r, want)
 		}
 		oneLine(t, "play "+name, r)
-	}
-}
-
-func TestDevices_NoSoundServerListsNoPlugins(t *testing.T) {
-	r := newHome(t, noSoundServer(t)...).run(t, "", "devices")
-	if r.Code != 1 || r.Stdout != "" || !strings.Contains(strings.ToLower(r.Stderr), "no audio device found") {
-		t.Errorf("devices with no sound card or server: %s; want exit 1 saying no devices were found", r)
-	}
-	oneLine(t, "devices with no sound card or server", r)
-}
-
-// alsaPlugins are PCMs that Debian's libasound2-plugins and alsa.conf list beside devices.
-var alsaPlugins = []string{"null", "lavrate", "samplerate", "speexrate", "jack", "oss", "pulse", "speex", "upmix", "vdownmix"}
-
-func TestDevices_ListsDevicesAndMarksTheDefault(t *testing.T) {
-	testenv.RequireCommands(t, "pulseaudio")
-	p := testenv.StartPulse(t)
-	for _, backend := range []string{"pulse", "alsa"} {
-		t.Run(backend, func(t *testing.T) {
-			h := newHome(t, append(p.Env, "PARLEY_AUDIO_BACKEND="+backend)...)
-			r := h.run(t, "", "devices", "--json")
-			var got struct {
-				Backend         string
-				Inputs, Outputs []struct {
-					ID, Name string
-					Default  bool
-				}
-			}
-			if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &got) != nil {
-				t.Fatalf("devices --json: %s", r)
-			}
-			for kind, devs := range map[string][]struct {
-				ID, Name string
-				Default  bool
-			}{"inputs": got.Inputs, "outputs": got.Outputs} {
-				defaults := 0
-				for _, d := range devs {
-					for _, plugin := range alsaPlugins {
-						if backend == "alsa" && d.ID == plugin {
-							t.Errorf("%s lists the ALSA plugin %q (%s)", kind, d.ID, d.Name)
-						}
-					}
-					if d.Default {
-						defaults++
-					}
-				}
-				if len(devs) == 0 || defaults != 1 {
-					t.Errorf("%s: %d devices, %d marked default; want one default:\n%s", kind, len(devs), defaults, r.Stdout)
-				}
-			}
-			r = h.run(t, "", "devices")
-			if r.Code != 0 || strings.Count(r.Stdout, "\n* ") != 2 {
-				t.Errorf("devices: %s; want one input and one output marked with '*'", r)
-			}
-		})
 	}
 }

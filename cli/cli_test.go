@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -11,29 +12,40 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"parley/internal/testenv"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"parley/cli"
+	"parley/internal/testenv"
 )
 
 // canary is the API key every test uses; it must never appear in any output or file.
 const canary = "pk_CANARY_7f3a9c2e5b1d4f6a8c0e2b4d6f8a0c2e"
 
-var bin string
-
+// TestMain runs the tests, each command line in this process through cli.RunInProcess (e2e/
+// runs the built binary), and fails the run if a test left a file in the package's directory,
+// the working directory that relative names in a command line resolve against.
 func TestMain(m *testing.M) {
-	b, cleanup, err := testenv.BuildParley()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = b
+	before := dirListing()
 	code := m.Run()
-	cleanup()
+	if after := dirListing(); code == 0 && after != before {
+		fmt.Fprintf(os.Stderr, "the tests changed the files in cli/:\nbefore: %s\nafter:  %s\n", before, after)
+		code = 1
+	}
 	os.Exit(code)
+}
+
+// dirListing names the entries of the working directory.
+func dirListing() string {
+	entries, _ := os.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
 }
 
 // seen is one request as the fake service received it.
@@ -104,37 +116,74 @@ func (f *fake) requests() []seen {
 
 type result = testenv.Result
 
-// home is a private HOME with config directories, and no keyring reachable.
+// home is a private HOME with config directories, and no keyring reachable: all that a run in
+// it takes from its surroundings, none of it the test process's.
 type home struct {
 	dir string
-	env []string
+	env map[string]string // the environment of a run: only what the test gives
 }
 
+// newHome makes a home whose environment holds HOME, the XDG directories, a D-Bus address
+// where no bus listens, and extra (NAME=value).
 func newHome(t *testing.T, extra ...string) *home {
 	t.Helper()
 	h := &home{dir: t.TempDir()}
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "PARLEY_") || strings.HasPrefix(kv, "DBUS_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_") {
-			continue
-		}
-		h.env = append(h.env, kv)
+	h.env = map[string]string{
+		"HOME":                     h.dir,
+		"XDG_CONFIG_HOME":          filepath.Join(h.dir, "config"),
+		"XDG_DATA_HOME":            filepath.Join(h.dir, "data"),
+		"DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(h.dir, "no-bus"),
 	}
-	h.env = append(h.env, "HOME="+h.dir, "XDG_CONFIG_HOME="+filepath.Join(h.dir, "config"),
-		"XDG_DATA_HOME="+filepath.Join(h.dir, "data"), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(h.dir, "no-bus"))
-	h.env = append(h.env, extra...)
+	for _, kv := range extra {
+		name, value, _ := strings.Cut(kv, "=")
+		h.env[name] = value
+	}
 	return h
 }
 
-// run runs the binary, checks that the canary key appears nowhere in what it printed or wrote,
-// and returns what happened.
+// surroundings is what a run in h takes instead of the process's environment, directories and
+// keyring.
+func (h *home) surroundings() cli.Surroundings {
+	return cli.Surroundings{
+		Env:       h.env,
+		ConfigDir: h.env["XDG_CONFIG_HOME"],
+		DataDir:   filepath.Join(h.env["XDG_DATA_HOME"], "parley"),
+		Keyring:   cli.NoKeyring{Bus: strings.TrimPrefix(h.env["DBUS_SESSION_BUS_ADDRESS"], "unix:path=")},
+	}
+}
+
+// run runs parley's command line in this process, checks that the canary key appears nowhere
+// in what it printed or wrote, and returns what happened.
 func (h *home) run(t *testing.T, input string, args ...string) result {
 	t.Helper()
-	r := testenv.Run(t, testenv.Cmd{Bin: bin, Env: h.env, Dir: h.dir, Stdin: input, Timeout: time.Minute}, args...)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	code := cli.RunInProcess(ctx, args, strings.NewReader(input), &stdout, &stderr, h.surroundings())
+	r := result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
 	if strings.Contains(r.Stdout+r.Stderr, canary) || strings.Contains(r.Stdout+r.Stderr, canary[3:]) {
 		t.Errorf("parley %v printed the API key: %s", args, r)
 	}
 	testenv.AssertSecretInNoFile(t, canary, h.dir)
 	return r
+}
+
+// lockedBuffer collects what a run prints, safe for the run's goroutines and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // wavFile writes a second of a 440 Hz tone as 16 kHz mono WAV and returns its path.
@@ -163,6 +212,7 @@ func wavFile(t *testing.T) string {
 }
 
 func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 200, `{"code":0,"msg":"ok","data":{"conversationId":12345,"answer":"Ahoy.","points_charged":1,"balance":41}}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
@@ -201,6 +251,7 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 }
 
 func TestChat_MessageFromStdin(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_1","reply":"ok"}}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
@@ -213,6 +264,7 @@ func TestChat_MessageFromStdin(t *testing.T) {
 }
 
 func TestConversationsHistoryConfigDelete(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans","updated_at":1763800000}]}`)
 	f.on("GET /v1/chat/conversations/7/messages", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3},"messages":[
@@ -260,6 +312,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 }
 
 func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/transcribe", 200, `{"text":"hello world","language":"en"}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
@@ -302,6 +355,7 @@ func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 }
 
 func TestTranscribe_RefusesOversizedAudioBeforeUpload(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 	big := filepath.Join(t.TempDir(), "big.webm")
@@ -315,6 +369,7 @@ func TestTranscribe_RefusesOversizedAudioBeforeUpload(t *testing.T) {
 }
 
 func TestSpeak_WritesMP3(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	mp3 := []byte("\xff\xfb\x90\x00fake-mp3-frame-bytes")
 	f.on("POST /v1/chat/speech", 200, `{"data":{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}}`)
@@ -335,6 +390,7 @@ func TestSpeak_WritesMP3(t *testing.T) {
 }
 
 func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		status int
@@ -353,6 +409,7 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t)
 			f.on("GET /v1/chat/conversations", tc.status, tc.body)
 			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
@@ -368,6 +425,7 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 }
 
 func TestErrors_Transport(t *testing.T) {
+	t.Parallel()
 	// A redirect is refused, and the other host never sees the key.
 	other := newFake(t)
 	other.on("GET /v1/chat/conversations", 200, `[]`)
@@ -417,6 +475,7 @@ func TestErrors_Transport(t *testing.T) {
 }
 
 func TestUsageErrors_ExitTwo(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 	for _, args := range [][]string{
@@ -444,6 +503,7 @@ func TestUsageErrors_ExitTwo(t *testing.T) {
 }
 
 func TestKey_PrecedenceAndMissing(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 200, `[]`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_from_env_0000000000")

@@ -1,24 +1,20 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestRedaction_KeyInEveryPosition gives the key where a person might mistype it, including the
 // positions cobra reports as usage errors, and checks (through h.run) that no output holds it.
 func TestRedaction_KeyInEveryPosition(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
@@ -54,6 +50,7 @@ func TestRedaction_KeyInEveryPosition(t *testing.T) {
 }
 
 func TestLogin_APIKeyFlagWarnsAboutHistory(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 200, `[]`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
@@ -68,6 +65,7 @@ func TestLogin_APIKeyFlagWarnsAboutHistory(t *testing.T) {
 }
 
 func TestBaseURL_MalformedIsUsageError(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_API_KEY="+canary)
 	for _, tc := range []struct{ url, want string }{
 		{"127.0.0.1:8780", `"http://127.0.0.1:8780"`},
@@ -87,6 +85,7 @@ func TestBaseURL_MalformedIsUsageError(t *testing.T) {
 }
 
 func TestBaseURL_DoubledV1IsNamed(t *testing.T) {
+	t.Parallel()
 	f := newFake(t) // answers 404 to /v1/v1/...
 	h := newHome(t, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--base-url", f.srv.URL+"/v1", "conversations")
@@ -96,6 +95,7 @@ func TestBaseURL_DoubledV1IsNamed(t *testing.T) {
 }
 
 func TestKey_WithSpaceIsUsageError(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_abc def0123456789")
 	if r := h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "space") || !strings.Contains(r.Stderr, "PARLEY_API_KEY") {
@@ -107,6 +107,7 @@ func TestKey_WithSpaceIsUsageError(t *testing.T) {
 }
 
 func TestChat_EmptyConversationIsUsageError(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 200, `{"conversation_id":"c1","reply":"hi"}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
@@ -133,6 +134,7 @@ func hang(t *testing.T) *fake {
 }
 
 func TestTimeout_FlagAndEnvironment(t *testing.T) {
+	t.Parallel()
 	f := hang(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--timeout", "300ms", "conversations")
@@ -150,43 +152,8 @@ func TestTimeout_FlagAndEnvironment(t *testing.T) {
 	}
 }
 
-func TestInterrupt_ExitsWith130(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGINT on Windows")
-	}
-	var arrived atomic.Bool
-	f := newFake(t)
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	waiting := make(chan struct{})
-	f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
-		if arrived.CompareAndSwap(false, true) {
-			close(waiting)
-		}
-		<-stop
-	})
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
-	cmd := exec.Command(bin, "conversations")
-	cmd.Env = h.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-waiting:
-	case <-time.After(time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("the request never arrived")
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if cmd.ProcessState.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("after Ctrl-C: %v, exit %d, stderr %q; want 130 and 'interrupted'", err, cmd.ProcessState.ExitCode(), stderr.String())
-	}
-}
-
 func TestVersionCompletionAndSuggestions(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	r := h.run(t, "", "--version")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "parley ") || !strings.Contains(r.Stdout, "commit ") || !strings.Contains(r.Stdout, runtime.Version()) {
@@ -204,6 +171,7 @@ func TestVersionCompletionAndSuggestions(t *testing.T) {
 }
 
 func TestVoices(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/voices", 200, `{"data":{"voices":[{"name":"en-us","language":"en-US","description":"English (American)","default":true},{"name":"fr","language":"fr-FR"}]}}`)
 	f.on("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"klingon\"."}}`)
@@ -230,6 +198,7 @@ func TestVoices(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 200, `[]`)
 	f.on("GET /v1/account", 200, `{"data":{"balance":41,"price":1}}`)
@@ -280,6 +249,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestCI_RunSetsCI(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +260,7 @@ func TestCI_RunSetsCI(t *testing.T) {
 }
 
 func TestChatJSON_KeepsIDTypesAndDocumentsFields(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_9","reply":"ok","user_message_id":5,"reply_message_id":"m6","points_charged":1,"balance":9}}`)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)

@@ -271,7 +271,7 @@ func runUsage(t *testing.T, args []string) string {
 func runLine(t *testing.T, args []string, want int) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	g := newGlobals(strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	g := isolatedGlobals(t, strings.NewReader(""), &stdout, &stderr)
 	if code := run(t.Context(), g, args); code != want {
 		t.Errorf("parley %q exited %d, want %d; stderr: %s", args, code, want, stderr.String())
 	}

@@ -79,7 +79,7 @@ service, stores it in the system keyring under the service's address, and rememb
 			if err != nil {
 				return err
 			}
-			if err := keyring.Set(base, key); err != nil {
+			if err := g.keyring.Set(base, key); err != nil {
 				var ue *keystore.UnavailableError
 				if errors.As(err, &ue) {
 					return &storeFailedError{reason: ue.Reason}
@@ -152,7 +152,7 @@ func newLogoutCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = keyring.Delete(base)
+			err = g.keyring.Delete(base)
 			removed := err == nil
 			if err != nil && !errors.Is(err, keystore.ErrNotFound) {
 				return err

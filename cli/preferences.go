@@ -28,7 +28,7 @@ func (g *globals) configDir() (string, error) {
 	if d := g.getenv("PARLEY_CONFIG_DIR"); d != "" {
 		return d, nil
 	}
-	d, err := os.UserConfigDir()
+	d, err := g.userConfigDir()
 	if err != nil {
 		return "", &configFileError{op: "find", err: err}
 	}

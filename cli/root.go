@@ -18,6 +18,8 @@ import (
 
 	"parley/client"
 	"parley/internal/version"
+	"parley/keystore"
+	"parley/server"
 )
 
 // Exit codes of every command.
@@ -44,8 +46,13 @@ type globals struct {
 	apiKey  string
 	timeout time.Duration
 
-	// getenv reads the environment; tests replace it.
-	getenv func(string) string
+	// What a run takes from the process besides its streams. Main gives the process's; tests
+	// give their own (cli.RunInProcess), so that runs sharing one test process share none of it.
+	getenv        func(string) string    // reads the environment
+	userConfigDir func() (string, error) // the user's config directory, as os.UserConfigDir
+	dataDir       func() string          // the service's default --data directory
+	keyring       *keystore.Store        // where 'parley login' keeps API keys
+	spinnerDelay  time.Duration          // how long a call may take before the spinner shows
 
 	// Resolved during the run.
 	base        string        // the service address in use
@@ -58,11 +65,23 @@ type globals struct {
 
 // newGlobals wires the streams; every line on stderr goes through one redacting printer, which
 // run tells of the keys in the command line and the environment before anything is printed.
+// The user's directories and the keyring are the process's; a test replaces them.
 func newGlobals(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *globals {
 	p := &stderrPrinter{w: stderr}
-	g := &globals{stdin: stdin, stdout: stdout, stderr: p, printer: p, stderrTTY: isTerminal(stderr), getenv: getenv}
-	return g
+	return &globals{
+		stdin: stdin, stdout: stdout, stderr: p, printer: p, stderrTTY: isTerminal(stderr),
+		getenv:        getenv,
+		userConfigDir: os.UserConfigDir,
+		dataDir:       server.DefaultDataDir,
+		keyring:       keystore.New(),
+		spinnerDelay:  time.Second,
+	}
 }
+
+// init turns on cobra's EnableTraverseRunHooks (the persistent pre-run hooks of every parent run,
+// not only the nearest one's), the one global setting of cobra's the CLI needs: set once, before
+// any run, so that runs in parallel (in tests) never write it.
+func init() { cobra.EnableTraverseRunHooks = true }
 
 // signalError is the cause of a run cancelled by a signal.
 type signalError struct{ sig os.Signal }
@@ -73,9 +92,6 @@ func (e *signalError) Error() string { return "interrupted by " + e.sig.String()
 // With no arguments it prints the help: `parley` alone opens the desktop app, which main starts
 // before the command line is read.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		args = []string{"--help"}
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 1)
@@ -92,9 +108,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(ctx, newGlobals(stdin, stdout, stderr, os.Getenv), args)
 }
 
-// run executes one command line with the given globals; it is Main without the process wiring.
+// run executes one command line with the given globals; it is Main without the process wiring
+// (signals, the environment, the user's directories, the keyring), which g carries instead.
+// When ctx is cancelled with a *signalError as its cause, run ends as that signal ends the
+// process: "interrupted", and 128 + the signal's number.
 func run(ctx context.Context, g *globals, args []string) int {
-	cobra.EnableTraverseRunHooks = true
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	var started bool

@@ -29,6 +29,7 @@ func assertNotShown(t *testing.T, h *home, args []string, r result, secrets ...s
 }
 
 func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 200, `[]`)
 	h := newHome(t)
@@ -72,6 +73,7 @@ func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 }
 
 func TestRedaction_BareKeyInTheWrongPlace(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("POST /v1/chat/messages", 404, `{"error":{"code":"not_found","message":"No conversation `+bare+`."}}`)
 	f.on("GET /v1/chat/conversations/"+bare+"/messages", 404, `{"error":{"message":"No conversation `+bare+`."}}`)
@@ -86,7 +88,7 @@ func TestRedaction_BareKeyInTheWrongPlace(t *testing.T) {
 		{"--timeout", bare, "conversations"},
 		{"history", bare},
 		{"chat", "-c", bare, "hello"},
-		{"speak", "--voice", bare, "-o", "out.mp3", "hello"},
+		{"speak", "--voice", bare, "-o", filepath.Join(h.dir, "out.mp3"), "hello"},
 		{"help", bare},
 		{"admin", bare},
 		{"-" + bare},
@@ -122,6 +124,7 @@ func TestRedaction_BareKeyInTheWrongPlace(t *testing.T) {
 }
 
 func TestHelp_UnknownTopicIsNotEchoed(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	for _, args := range [][]string{{"help", canary}, {"help", "admin", canary}} {
 		r := h.run(t, "", args...)
@@ -139,6 +142,7 @@ func TestHelp_UnknownTopicIsNotEchoed(t *testing.T) {
 }
 
 func TestRedaction_PiecesOfTheKeyFromTheService(t *testing.T) {
+	t.Parallel()
 	for _, piece := range []string{canary[:20] + "…", "…" + canary[len(canary)-16:], canary[8:28]} {
 		f := newFake(t)
 		f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+piece+`"}}`)
@@ -153,6 +157,7 @@ func TestRedaction_PiecesOfTheKeyFromTheService(t *testing.T) {
 }
 
 func TestRedaction_InnocentWordsStay(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.on("GET /v1/chat/conversations", 401, `{"error":{"message":"Unknown API key."}}`)
 	// A short PARLEY_API_KEY that --api-key overrides is not the key in use: its word stays.

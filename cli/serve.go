@@ -12,6 +12,7 @@ import (
 // newServeCmd runs the reference Chat and Voice Service until interrupted.
 func newServeCmd(g *globals) *cobra.Command {
 	o := server.DefaultServeOptions()
+	o.Data = g.dataDir()
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "Run the reference Chat and Voice Service",

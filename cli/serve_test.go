@@ -1,18 +1,14 @@
 package cli_test
 
 import (
-	"bufio"
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestServe_HelpListsEveryOption(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	r := h.run(t, "", "serve", "--help")
 	if r.Code != 0 || r.Stderr != "" {
@@ -33,6 +29,7 @@ func TestServe_HelpListsEveryOption(t *testing.T) {
 }
 
 func TestServe_RefusesBadCommandLinesOnOneLine(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	for _, c := range []struct {
 		args []string
@@ -61,59 +58,5 @@ func TestServe_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 		if _, err := os.Stat(data); err == nil {
 			t.Errorf("serve %v created its data directory before refusing", c.args)
 		}
-	}
-}
-
-func TestServe_RunsUntilInterrupted(t *testing.T) {
-	h := newHome(t)
-	data := filepath.Join(h.dir, "service")
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--demo")
-	cmd.Env = h.env
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	keys := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		demo := regexp.MustCompile(`^Demo key: (pk_\S+)`)
-		for sc.Scan() {
-			if m := demo.FindStringSubmatch(sc.Text()); m != nil {
-				keys <- m[1]
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	t.Cleanup(func() { cmd.Process.Kill() })
-
-	var key string
-	select {
-	case key = <-keys:
-	case err := <-exited:
-		t.Fatalf("serve exited at start (%v):\n%s", err, errb.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve printed no demo key within 30 s:\n%s", errb.String())
-	}
-	r := h.run(t, "", "admin", "--data", data, "balance", "--key", key)
-	if r.Code != 0 || r.Stdout != "1000000\n" {
-		t.Errorf("admin balance of the demo key while serve runs: %s", r)
-	}
-
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil || !strings.Contains(errb.String(), "Parley service stopped.") {
-			t.Errorf("serve after an interrupt: %v\n%s", err, errb.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not stop within 30 s of an interrupt:\n%s", errb.String())
 	}
 }

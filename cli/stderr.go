@@ -234,14 +234,10 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// spinnerDelay is how long a call may take before the spinner shows what Parley waits for; a
-// variable so that tests need not wait.
-var spinnerDelay = time.Second
-
 // spinnerFrames are drawn one after another while a call is under way.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// waitFor shows, on a terminal and after spinnerDelay, a spinner on standard error saying what
+// waitFor shows, on a terminal and after g.spinnerDelay, a spinner on standard error saying what
 // Parley waits for ("the reply"), with the seconds elapsed. The returned stop erases it; call it
 // before printing anything else. Off a terminal it does nothing.
 func (g *globals) waitFor(what string) (stop func()) {
@@ -253,7 +249,7 @@ func (g *globals) waitFor(what string) (stop func()) {
 	go func() {
 		defer close(finished)
 		start := time.Now()
-		timer := time.NewTimer(spinnerDelay)
+		timer := time.NewTimer(g.spinnerDelay)
 		defer timer.Stop()
 		select {
 		case <-done:

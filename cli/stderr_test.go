@@ -76,12 +76,9 @@ func TestStderrPrinter_ShortKeyInUseIsRedactedAsAWord(t *testing.T) {
 }
 
 func TestWaitFor_SpinnerOnlyOnATerminal(t *testing.T) {
-	old := spinnerDelay
-	spinnerDelay = 0
-	t.Cleanup(func() { spinnerDelay = old })
-
+	t.Parallel()
 	var out lockedBuffer
-	g := &globals{stderr: &out, stderrTTY: true}
+	g := &globals{stderr: &out, stderrTTY: true, spinnerDelay: 0}
 	stop := g.waitFor("the reply")
 	for !strings.Contains(out.String(), "Waiting for the reply") {
 		// With no delay the spinner draws at once; wait for its first frame.

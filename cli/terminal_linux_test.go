@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"parley/cli"
 )
 
 // terminal is a pseudo-terminal: the program under test gets tty as its terminal, and the test
@@ -85,100 +87,13 @@ func (term *terminal) waitFor(t *testing.T, want string) {
 	}
 }
 
-// echoes reports whether the terminal echoes what is typed.
-func (term *terminal) echoes(t *testing.T) bool {
-	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(term.tty.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tio.Lflag&unix.ECHO != 0
-}
-
-// waitExit waits for cmd to end and returns its exit code, killing it after a while.
-func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) int {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-		return cmd.ProcessState.ExitCode()
-	case <-time.After(within):
-		cmd.Process.Kill()
-		<-done
-		t.Errorf("parley did not end within %v of the signal", within)
-		return -1
-	}
-}
-
-func TestLogin_CtrlCAtTheHiddenPromptEndsAtOnce(t *testing.T) {
-	f := newFake(t)
-	term := openTerminal(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
-	cmd := exec.Command(bin, "login")
-	cmd.Env, cmd.Dir = h.env, h.dir
-	cmd.Stdin, cmd.Stderr = term.tty, term.tty
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	term.waitFor(t, "API key: ")
-	for deadline := time.Now().Add(20 * time.Second); term.echoes(t); {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the prompt never turned echo off")
-		}
-		time.Sleep(10 * time.Millisecond) // the terminal's state has no event to wait on
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, cmd, 5*time.Second); code != 130 {
-		t.Errorf("Ctrl-C at the API key prompt: exit %d, want 130 at once", code)
-	}
-	term.waitFor(t, "interrupted")
-	if !term.echoes(t) {
-		t.Error("after Ctrl-C at the prompt the terminal no longer echoes")
-	}
-	if n := len(f.requests()); n != 0 {
-		t.Errorf("the interrupted login sent %d requests", n)
-	}
-}
-
-func TestStatus_InterruptedExitsLikeEveryCommand(t *testing.T) {
-	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
-		t.Run(sig.String(), func(t *testing.T) {
-			arrived := make(chan struct{}, 1)
-			release := make(chan struct{})
-			f := newFake(t)
-			t.Cleanup(func() { close(release) }) // before the fake closes, which waits for its handlers
-			f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
-				arrived <- struct{}{}
-				<-release
-			})
-			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
-			cmd := exec.Command(bin, "status")
-			cmd.Env = h.env
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-arrived:
-			case <-time.After(time.Minute):
-				cmd.Process.Kill()
-				t.Fatal("status never asked the service")
-			}
-			cmd.Process.Signal(sig)
-			if code := waitExit(t, cmd, 10*time.Second); code != want || !strings.Contains(stderr.String(), "interrupted") {
-				t.Errorf("status stopped by %v: exit %d, stdout %q, stderr %q; want %d and 'interrupted'", sig, code, stdout.String(), stderr.String(), want)
-			}
-		})
-	}
-}
-
 // TestSpinner_ShowsForEveryServiceCall runs each command that calls the service against a
-// service that answers only once the terminal shows the spinner.
+// service that answers only once the terminal shows the spinner: the run's standard error is a
+// pseudo-terminal.
 func TestSpinner_ShowsForEveryServiceCall(t *testing.T) {
+	t.Parallel()
 	wav := wavFile(t)
+	out := t.TempDir()
 	mp3 := base64.StdEncoding.EncodeToString([]byte("\xff\xfb\x90\x00fake-mp3-frame-bytes"))
 	for _, tc := range []struct {
 		name, route, body string
@@ -189,7 +104,7 @@ func TestSpinner_ShowsForEveryServiceCall(t *testing.T) {
 		{"config shown", "GET /v1/chat/conversations/7/messages", `{"config":{}}`, []string{"config", "7"}},
 		{"config saved", "PATCH /v1/chat/conversations/7/config", `{"config":{"max_tokens":5}}`, []string{"config", "7", "--max-tokens", "5"}},
 		{"delete", "DELETE /v1/chat/conversations/7", `{}`, []string{"delete", "7"}},
-		{"speak", "POST /v1/chat/speech", `{"audio":"data:audio/mpeg;base64,` + mp3 + `"}`, []string{"speak", "-o", "hi.mp3", "Hi"}},
+		{"speak", "POST /v1/chat/speech", `{"audio":"data:audio/mpeg;base64,` + mp3 + `"}`, []string{"speak", "-o", filepath.Join(out, "hi.mp3"), "Hi"}},
 		{"transcribe", "POST /v1/chat/transcribe", `{"text":"hello"}`, []string{"transcribe", wav}},
 		{"chat", "POST /v1/chat/messages", `{"conversation_id":"c_1","reply":"ok"}`, []string{"chat", "hi"}},
 	} {
@@ -206,17 +121,22 @@ func TestSpinner_ShowsForEveryServiceCall(t *testing.T) {
 			})
 			term := openTerminal(t)
 			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
-			cmd := exec.Command(bin, tc.args...)
-			cmd.Env, cmd.Dir = h.env, h.dir
-			var stdout bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, term.tty
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			var stdout lockedBuffer
+			exited := make(chan int, 1)
+			go func() {
+				s := h.surroundings()
+				s.SpinnerDelay = time.Millisecond // what is tested is that it shows, not after how long
+				exited <- cli.RunInProcess(t.Context(), tc.args, strings.NewReader(""), &stdout, term.tty, s)
+			}()
 			term.waitFor(t, "Waiting for")
 			once.Do(func() { close(release) })
-			if code := waitExit(t, cmd, time.Minute); code != 0 {
-				t.Errorf("parley %v: exit %d", tc.args, code)
+			select {
+			case code := <-exited:
+				if code != 0 {
+					t.Errorf("parley %v: exit %d", tc.args, code)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("parley %v did not end within a minute of the answer", tc.args)
 			}
 			term.mu.Lock()
 			shown := term.seen.String()

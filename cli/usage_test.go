@@ -10,6 +10,7 @@ import (
 )
 
 func TestBaseURL_MisspeltSchemeAndMissingHost(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_API_KEY="+canary)
 	for _, tc := range []struct{ url, want string }{
 		{"http:/127.0.0.1:35729", `did you mean "http://127.0.0.1:35729"?`},
@@ -27,6 +28,7 @@ func TestBaseURL_MisspeltSchemeAndMissingHost(t *testing.T) {
 
 // TestUsage_RawErrorsBecomeSentences checks that no command line gets Go's or cobra's own words.
 func TestUsage_RawErrorsBecomeSentences(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
 	for _, tc := range []struct {
@@ -70,10 +72,13 @@ func TestUsage_RawErrorsBecomeSentences(t *testing.T) {
 	}
 }
 
+// TestFiles_DirectoriesAndMissingFilesAreSentences gives paths relative to the home, where
+// parley runs (t.Chdir), so that the lines need not shorten them. The working directory is the
+// process's, which the commands resolve file names against: this test cannot run in parallel.
 func TestFiles_DirectoriesAndMissingFilesAreSentences(t *testing.T) {
 	f := newFake(t)
 	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
-	// Paths relative to h.dir, where parley runs, so that the lines need not shorten them.
+	t.Chdir(h.dir)
 	for _, d := range []string{"recordings", "take.webm"} {
 		if err := os.Mkdir(filepath.Join(h.dir, d), 0o700); err != nil {
 			t.Fatal(err)
@@ -103,6 +108,7 @@ func TestFiles_DirectoriesAndMissingFilesAreSentences(t *testing.T) {
 }
 
 func TestSpeak_JSONDescribesTheFile(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	mp3 := []byte("\xff\xfb\x90\x00fake-mp3-frame-bytes")
 	f.on("POST /v1/chat/speech", 200, `{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}`)
@@ -125,6 +131,7 @@ func TestSpeak_JSONDescribesTheFile(t *testing.T) {
 }
 
 func TestRecord_RefusesExtensionsItDoesNotWrite(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	for _, name := range []string{"rec.mp3", "rec.ogg", "rec"} {
 		out := filepath.Join(h.dir, name)
@@ -139,6 +146,7 @@ func TestRecord_RefusesExtensionsItDoesNotWrite(t *testing.T) {
 }
 
 func TestRecord_DeviceThatMatchesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	r := h.run(t, "", "record", "--device", "nonexist", "--seconds", "1", "-o", filepath.Join(h.dir, "x.webm"))
 	if r.Code != 1 || !strings.Contains(r.Stderr, `No audio input matches "nonexist"`) || !strings.Contains(r.Stderr, "parley devices") || strings.Contains(r.Stderr, "sound server") {
@@ -147,6 +155,7 @@ func TestRecord_DeviceThatMatchesNothing(t *testing.T) {
 }
 
 func TestAdmin_RevokeAnUnknownKeyAdvisesOnTheKey(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	dir := filepath.Join(h.dir, "data")
 	adminKey(t, h, dir, "1")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestVoice_Usage(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, "PARLEY_AUDIO_BACKEND=null")
 	for _, args := range [][]string{
 		{"voice", "--hold", "10s"},
