@@ -574,7 +574,7 @@ func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
 		t.Fatalf("picking Tutor filled %q (temperature set %v)", s.persona.Text, s.tempOn.Checked)
 	}
 	s.persona.SetText("You are a sailing instructor.")
-	book := presetBook{h.u.app.Preferences()}
+	book := presetBook{h.u.prefs}
 	if err := book.save(Preset{Name: "Sailing", Persona: s.persona.Text}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,17 +10,6 @@ import (
 	"parley/keystore"
 )
 
-// Preference keys (fyne.Preferences).
-const (
-	prefService    = "service"  // serviceLocal or serviceRemote; unset before the first choice
-	prefBaseURL    = "base_url" // the remote service's address
-	prefWidth      = "window.width"
-	prefHeight     = "window.height"
-	serviceLocal   = "local"
-	serviceRemote  = "remote"
-	defaultBaseURL = "http://127.0.0.1:8780"
-)
-
 // connection is the service in use and how it was reached.
 type connection struct {
 	svc     Service
@@ -46,7 +35,7 @@ func (u *UI) connectFromEnvironment() {
 	env := u.deps.Getenv
 	base := strings.TrimSpace(env("PARLEY_BASE_URL"))
 	if base == "" {
-		base = u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+		base = u.prefs.baseURL()
 	}
 	key := strings.TrimSpace(env("PARLEY_API_KEY"))
 	u.showConnecting(base)
@@ -65,7 +54,7 @@ func (u *UI) connectFromEnvironment() {
 
 // connectStored reaches the remote service chosen before, with its key from the keyring.
 func (u *UI) connectStored() {
-	base := u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+	base := u.prefs.baseURL()
 	u.showConnecting(base)
 	go func() {
 		key, err := u.deps.Secrets.Get(base)
@@ -86,7 +75,7 @@ func (u *UI) useLocal() {
 			u.do(func() { u.showWelcomeAfter(err) })
 			return
 		}
-		u.app.Preferences().SetString(prefService, serviceLocal)
+		u.prefs.useLocal()
 		u.connect(base, key, &connection{local: true})
 	}()
 }

@@ -138,7 +138,7 @@ func TestSettings_SaveAsPresetThroughTheDialog(t *testing.T) {
 	}
 	test.Type(name, "Keeper")
 	test.Tap(findButton(top, "Save"))
-	p, ok := (presetBook{h.u.app.Preferences()}).find("Keeper")
+	p, ok := (presetBook{h.u.prefs}).find("Keeper")
 	if !ok || p.Persona != "You are a lighthouse keeper." || s.preset.Selected != "Keeper" || s.rename.Disabled() {
 		t.Errorf("saved preset %+v (%v), selected %q, rename enabled %v", p, ok, s.preset.Selected, !s.rename.Disabled())
 	}

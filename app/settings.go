@@ -112,7 +112,7 @@ func (u *UI) showSettings() {
 		return
 	}
 	v := u.sess.Snapshot(u.current)
-	s := &settingsDialog{u: u, th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.app.Preferences()}}
+	s := &settingsDialog{u: u, th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}}
 	s.build(formOf(v.Config, v.Voice))
 	u.lastSettings = s
 	u.showDialog(s.d, s.save)

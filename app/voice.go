@@ -16,15 +16,6 @@ import (
 	"parley/voice"
 )
 
-// Voice preferences.
-const (
-	prefInputDevice = "input_device"
-	prefVolume      = "output_volume"
-	prefAutoSpeak   = "auto_speak"
-	prefHold        = "vad_hold_ms"
-	prefSendSpoken  = "send_transcripts"
-)
-
 // maxTake bounds one push-to-talk recording.
 const maxTake = 5 * time.Minute
 
@@ -105,13 +96,11 @@ func (v *voiceControl) startRecording() {
 		return
 	}
 	v.stopSpeaking() // starting a recording stops playback
-	prefs := u.app.Preferences()
 	rec := u.deps.NewRecorder()
 	ctx, cancel := context.WithCancel(u.ctx)
 	v.recorder, v.recCancel, v.recording, v.started = rec, cancel, true, time.Now()
 	levels := make(chan audio.Level, 8)
-	hold := time.Duration(prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond
-	opts := audio.TakeOptions{Device: prefs.String(prefInputDevice), VAD: true, VADConfig: vad.Config{Hold: hold}, MaxDuration: maxTake, Levels: levels}
+	opts := audio.TakeOptions{Device: u.prefs.inputDevice(), VAD: true, VADConfig: vad.Config{Hold: u.prefs.hold()}, MaxDuration: maxTake, Levels: levels}
 	u.composer.showRecording(true)
 	u.composer.setLevel(0, 0, "Listening…")
 	v.state("Recording 0:00")
@@ -218,7 +207,7 @@ func (v *voiceControl) transcribed(th *conversation.Thread, take *audio.Take, tr
 		u.composer.showNotice("Didn't catch that: the service heard no words.", actionRetry.label(), u.toggleRecording)
 		return
 	}
-	if u.app.Preferences().Bool(prefSendSpoken) && th == u.current {
+	if u.prefs.sendSpoken() && th == u.current {
 		u.send(text)
 		return
 	}
@@ -256,7 +245,7 @@ func (v *voiceControl) threadChanged(th *conversation.Thread, snap conversation.
 		delete(v.waiting, th)
 	}
 	last := snap.Messages[len(snap.Messages)-1]
-	if last.Role == conversation.Assistant && v.u.app.Preferences().BoolWithFallback(prefAutoSpeak, false) {
+	if last.Role == conversation.Assistant && v.u.prefs.autoSpeak() {
 		v.speakWith(last.Text, snap.Voice)
 	}
 }
@@ -277,7 +266,7 @@ func (v *voiceControl) speakWith(text, voiceName string) {
 		return
 	}
 	if voiceName == "" {
-		voiceName = u.app.Preferences().String(prefDefaultVoice)
+		voiceName = u.prefs.defaultVoice()
 	}
 	v.speaker.Stop()
 	v.speaking = true
@@ -320,7 +309,7 @@ func (v *voiceControl) openPlayer() bool {
 				v.u.do(func() { v.outputFailed(ev.Err) })
 			}
 		})
-		v.player.SetVolume(u.app.Preferences().FloatWithFallback(prefVolume, 1))
+		v.player.SetVolume(u.prefs.volume())
 	}
 	v.speaker = voice.NewSpeaker(u.conn.svc, v.player)
 	return true

@@ -16,15 +16,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/audio"
-	"parley/audio/vad"
 	"parley/conversation"
 	"parley/voice"
-)
-
-// Voice-mode preferences.
-const (
-	prefBargeIn     = "barge_in"
-	prefSpeakErrors = "speak_errors"
 )
 
 // scVoiceMode toggles hands-free voice mode.
@@ -123,8 +116,7 @@ func (m *voiceMode) start() {
 	if !u.voice.openPlayer() {
 		return
 	}
-	prefs := u.app.Preferences()
-	mic, err := u.deps.OpenMic(prefs.String(prefInputDevice))
+	mic, err := u.deps.OpenMic(u.prefs.inputDevice())
 	if err != nil {
 		u.voice.problem("Voice mode needs a microphone.", err, m.start)
 		return
@@ -133,7 +125,7 @@ func (m *voiceMode) start() {
 	snap := u.sess.Snapshot(th)
 	voiceName := snap.Voice
 	if voiceName == "" {
-		voiceName = prefs.String(prefDefaultVoice)
+		voiceName = u.prefs.defaultVoice()
 	}
 	loop := voice.New(voice.Config{
 		Source:      mic,
@@ -142,9 +134,9 @@ func (m *voiceMode) start() {
 		Player:      u.voice.player,
 		Chat:        &appChatter{m: m, th: th},
 		Voice:       voiceName,
-		Hold:        time.Duration(prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond,
-		BargeIn:     prefs.BoolWithFallback(prefBargeIn, false),
-		SpeakErrors: prefs.BoolWithFallback(prefSpeakErrors, false),
+		Hold:        u.prefs.hold(),
+		BargeIn:     u.prefs.bargeIn(),
+		SpeakErrors: u.prefs.speakErrors(),
 		OnStatus:    func(s voice.Status) { u.do(func() { m.show(s) }) },
 		OnLevel:     func(db float64) { u.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
 	})

@@ -235,7 +235,7 @@ func (u *UI) offerAccountFor(v conversation.ThreadView) {
 func (u *UI) presetMenu() *fyne.MenuItem {
 	it := fyne.NewMenuItem("New from preset", nil)
 	var items []*fyne.MenuItem
-	for _, p := range (presetBook{u.app.Preferences()}).all() {
+	for _, p := range (presetBook{u.prefs}).all() {
 		items = append(items, fyne.NewMenuItem(p.Name, func() { u.newFromPreset(p) }))
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)
