@@ -13,6 +13,7 @@ import (
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
+	"parley/conversation/conversationtest"
 )
 
 // failingRecorder fails every take with err, as a real device does.
@@ -65,7 +66,7 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			if h.u.status.message.Text != "" {
 				t.Errorf("the status bar says %q too", h.u.status.message.Text)
 			}
-			if _, _, n := svc.recorded(); n != 0 {
+			if _, _, n := svc.Recorded(); n != 0 {
 				t.Errorf("%d transcribe calls after a failed take", n)
 			}
 
@@ -107,7 +108,7 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 
 // transcribeFailing is the fake service with a transcription that fails once.
 type transcribeFailing struct {
-	*fakeService
+	*conversationtest.Service
 	err error
 }
 
@@ -116,13 +117,13 @@ func (s *transcribeFailing) Transcribe(ctx context.Context, req client.Transcrib
 		s.err = nil
 		return nil, err
 	}
-	return s.fakeService.Transcribe(ctx, req)
+	return s.Service.Transcribe(ctx, req)
 }
 
 func TestApp_FailedTranscriptionKeepsTheTakeForTryAgain(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
-	h.u.conn.svc = &transcribeFailing{fakeService: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}
+	h.u.conn.svc = &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
