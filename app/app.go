@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -103,8 +104,11 @@ type UI struct {
 	composer *composer
 	status   *statusBar
 	header   *header
-	voice    *voiceControl
+	ptt      *pushToTalk
 	vmode    *voiceMode
+	// voiceLoop is voice mode's loop while it runs; the audio output's events, which arrive on
+	// the player's goroutine, go to it.
+	voiceLoop atomic.Pointer[voice.Loop]
 
 	// closeDialog hides the dialog on top (Escape), when one is open.
 	closeDialog func()
@@ -170,8 +174,8 @@ func (u *UI) start() {
 // shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
 	u.savePlacement()
-	if u.voice != nil {
-		u.voice.stopAll()
+	if u.ptt != nil {
+		u.ptt.stopAll()
 	}
 	if u.sess != nil {
 		u.sess.Close()

@@ -453,7 +453,7 @@ func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
 	if len(svc.ChatRequests()) != 0 {
 		t.Error("the transcript was sent without review")
 	}
-	if h.u.voice.recording || !h.u.composer.recording.Hidden {
+	if h.u.ptt.recording || !h.u.composer.recording.Hidden {
 		t.Error("still shown as recording")
 	}
 }
@@ -464,7 +464,7 @@ func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
 	h.rec.take = &audio.Take{Speech: false, Duration: 2 * time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
-	h.waitFor(func() bool { return !h.u.voice.recording })
+	h.waitFor(func() bool { return !h.u.ptt.recording })
 	if _, _, n := svc.Recorded(); n != 0 || len(svc.ChatRequests()) != 0 {
 		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.ChatRequests()))
 	}

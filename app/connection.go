@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -99,23 +100,24 @@ func (u *UI) attach(c *connection) {
 	}
 	u.conn = c
 	u.onEnter = nil
-	if u.voice != nil {
-		u.voice.stopAll()
-		u.voice.speaker = nil // it speaks through the service in use
-	}
 	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
 	u.sess.SetClock(u.deps.Now)
+	if u.ptt == nil {
+		u.ptt = newPushToTalk(u, &u.deps, u.prefs, u.ctx, u.do, &u.voiceLoop)
+	}
+	u.ptt.attach(c, u.sess)
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
 	u.sess.LoadMore()
 	u.newConversation()
-	go u.refreshAccount()
+	go refreshAccount(u.ctx, c.svc, u.sess)
 }
 
-// refreshAccount reads the balance, where the service reports it.
-func (u *UI) refreshAccount() {
-	sess, svc := u.sess, u.conn.svc
-	a, err := svc.Account(u.ctx)
+// refreshAccount reads the balance from svc, where the service reports it, into sess. It runs
+// on a goroutine of its own, so it is given what it works with rather than reading the window's
+// state, which another service attached meanwhile may change.
+func refreshAccount(ctx context.Context, svc Service, sess *conversation.Session) {
+	a, err := svc.Account(ctx)
 	if err == nil && a.Balance != nil {
 		sess.SetBalance(*a.Balance)
 	}

@@ -60,9 +60,9 @@ func TestGolden_RecordingAndSettings(t *testing.T) {
 	h.u.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
 	h.u.status.setVoice("Recording 0:03")
 	test.AssertRendersToMarkup(t, "recording.xml", h.u.win.Canvas())
-	h.u.voice.cancelRecording()
+	h.u.ptt.cancelRecording()
 	close(blocked)
-	h.waitFor(func() bool { return !h.u.voice.recording })
+	h.waitFor(func() bool { return !h.u.ptt.recording })
 
 	h.u.showSettings()
 	test.AssertRendersToMarkup(t, "settings.xml", h.u.win.Canvas())

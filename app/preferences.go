@@ -97,20 +97,20 @@ func (u *UI) showPreferences() {
 	voiceName := widget.NewSelectEntry(nil)
 	voiceName.SetPlaceHolder("the service's default")
 	voiceName.SetText(prefs.defaultVoice())
-	go func() {
-		if u.conn == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
-		defer cancel()
-		if vs, err := u.conn.svc.Voices(ctx); err == nil {
-			var names []string
-			for _, v := range vs {
-				names = append(names, v.Name)
+	if u.conn != nil {
+		svc := u.conn.svc // read here: the goroutine must not read the window's state
+		go func() {
+			ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+			defer cancel()
+			if vs, err := svc.Voices(ctx); err == nil {
+				var names []string
+				for _, v := range vs {
+					names = append(names, v.Name)
+				}
+				u.do(func() { voiceName.SetOptions(names) })
 			}
-			u.do(func() { voiceName.SetOptions(names) })
-		}
-	}()
+		}()
+	}
 	var presetNames []string
 	for _, p := range (presetBook{prefs}).all() {
 		presetNames = append(presetNames, p.Name)
@@ -163,8 +163,8 @@ func (u *UI) showPreferences() {
 		prefs.setSendSpoken(sendSpoken.Selected == sendSpoken.Options[1])
 		prefs.setBargeIn(bargeIn.Checked)
 		prefs.setSpeakErrors(speakErrors.Checked)
-		if u.voice != nil && u.voice.player != nil {
-			u.voice.player.SetVolume(volume.Value)
+		if u.ptt != nil {
+			u.ptt.setVolume(volume.Value)
 		}
 	}
 	var d *dialog.CustomDialog

@@ -117,7 +117,7 @@ func (u *UI) showSettings() {
 	u.lastSettings = s
 	u.showDialog(s.d, s.save)
 	u.win.Canvas().Focus(s.persona)
-	go s.loadVoices()
+	go s.loadVoices(u.conn.svc)
 }
 
 func (s *settingsDialog) build(f settingsForm) {
@@ -282,7 +282,7 @@ func (s *settingsDialog) save() {
 			if !s.isNew {
 				u.status.flash("Saved: " + describeConfig(saved))
 			}
-			u.header.refresh()
+			u.refreshHeader()
 		})
 	})
 }
@@ -293,11 +293,12 @@ func (s *settingsDialog) close() {
 	s.d.Hide()
 }
 
-// loadVoices offers the service's voices, where it lists them.
-func (s *settingsDialog) loadVoices() {
+// loadVoices offers svc's voices, where it lists them. It runs on a goroutine of its own, so it
+// is given the service rather than reading the window's state.
+func (s *settingsDialog) loadVoices(svc Service) {
 	ctx, cancel := context.WithTimeout(s.u.ctx, defaultCallTimeout)
 	defer cancel()
-	voices, err := s.u.conn.svc.Voices(ctx)
+	voices, err := svc.Voices(ctx)
 	if err != nil || len(voices) == 0 {
 		return
 	}

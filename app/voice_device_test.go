@@ -74,7 +74,7 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			switch tt.action {
 			case "Try again": // records again
 				<-rec.calls
-				h.waitFor(func() bool { return !h.u.voice.recording && h.noticeShown(tt.says) })
+				h.waitFor(func() bool { return !h.u.ptt.recording && h.noticeShown(tt.says) })
 			case "Preferences…":
 				if h.u.closeDialog == nil || !strings.Contains(test.RenderToMarkup(h.u.win.Canvas()), "Preferences") {
 					t.Error("the notice's Preferences… did not open the preferences")
@@ -96,8 +96,8 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.deps.NewRecorder = nil
 	h.u.toggleRecording()
-	if !h.noticeShown("No microphone was found") || h.u.voice.recording {
-		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.voice.recording)
+	if !h.noticeShown("No microphone was found") || h.u.ptt.recording {
+		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.ptt.recording)
 	}
 	h.typeAndSend("typed instead")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
@@ -151,12 +151,12 @@ func TestApp_NoAudioOutputStopsSpeakingAndSaysSo(t *testing.T) {
 	}
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	h.typeAndSend("Where to")
-	h.waitFor(func() bool { return h.u.voice.speaking && len(h.player.added) > 0 })
+	h.waitFor(func() bool { return h.u.ptt.speaking && len(h.player.added) > 0 })
 	onEvent := <-events
 	test.Type(h.u.composer.entry, "next question")
 	onEvent(playback.Event{Kind: playback.ClipEnded, Clip: 1, Err: fmt.Errorf("%w (no card)", playback.ErrNoDevice)})
 	h.waitFor(func() bool { return h.noticeShown("No audio output was found") })
-	if h.u.voice.speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
+	if h.u.ptt.speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
 		t.Errorf("still speaking after the output failed: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
 	}
 	if h.u.composer.text() != "next question" {

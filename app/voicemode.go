@@ -32,10 +32,11 @@ type Mic interface {
 // voiceMode is the hands-free conversation in the window: the loop of package voice, shown in
 // a panel that takes the composer's place while it runs.
 type voiceMode struct {
-	u *UI
+	u   *UI
+	ptt speechControl
 
-	loop   atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
-	th     *conversation.Thread       // the conversation it talks in
+	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	th     *conversation.Thread        // the conversation it talks in
 	active bool
 	muted  bool
 
@@ -62,8 +63,18 @@ type voiceAnswer struct {
 	err   error
 }
 
-func newVoiceMode(u *UI) *voiceMode {
-	m := &voiceMode{u: u}
+// speechControl is what voice mode needs from push-to-talk: that it gives way, its audio output,
+// and its notices in the composer.
+type speechControl interface {
+	stopAll()
+	forgetAwaited()
+	openPlayer() bool
+	output() Player
+	problem(lead string, err error, retry func())
+}
+
+func newVoiceMode(u *UI, ptt speechControl, loop *atomic.Pointer[voice.Loop]) *voiceMode {
+	m := &voiceMode{u: u, ptt: ptt, loop: loop}
 	m.state = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	m.state.TextSize = 2 * theme.TextSize()
 	m.state.TextStyle = fyne.TextStyle{Bold: true}
@@ -107,18 +118,18 @@ func (m *voiceMode) start() {
 	if u.current == nil || u.conn == nil || m.active {
 		return
 	}
-	u.voice.stopAll()      // push-to-talk and spoken replies give way
-	clear(u.voice.waiting) // and replies awaited are not spoken over the loop's
+	m.ptt.stopAll()       // push-to-talk and spoken replies give way
+	m.ptt.forgetAwaited() // and replies awaited are not spoken over the loop's
 	if u.deps.OpenMic == nil {
-		u.voice.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
+		m.ptt.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
 		return
 	}
-	if !u.voice.openPlayer() {
+	if !m.ptt.openPlayer() {
 		return
 	}
 	mic, err := u.deps.OpenMic(u.prefs.inputDevice())
 	if err != nil {
-		u.voice.problem("Voice mode needs a microphone.", err, m.start)
+		m.ptt.problem("Voice mode needs a microphone.", err, m.start)
 		return
 	}
 	th := u.current
@@ -131,7 +142,7 @@ func (m *voiceMode) start() {
 		Source:      mic,
 		Transcriber: u.conn.svc,
 		Synth:       u.conn.svc,
-		Player:      u.voice.player,
+		Player:      m.ptt.output(),
 		Chat:        &appChatter{m: m, th: th},
 		Voice:       voiceName,
 		Hold:        u.prefs.hold(),
@@ -179,7 +190,7 @@ func (m *voiceMode) ended(l *voice.Loop, err error) {
 			lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", fe.N)
 			err = voice.Cause(fe.Last)
 		}
-		u.voice.problem(lead, err, m.start)
+		m.ptt.problem(lead, err, m.start)
 	}
 	u.focusComposer()
 }
