@@ -61,13 +61,13 @@ type takeControl interface {
 	stopSpeaking()
 }
 
-func newComposer(host composerHost, voice takeControl) *composer {
+func newComposer(host composerHost, ptt takeControl) *composer {
 	c := &composer{host: host}
 	c.entry = newComposerEntry(c)
 	c.send = widget.NewButtonWithIcon("", theme.MailSendIcon(), c.submit)
 	c.send.Importance = widget.HighImportance
-	c.mic = widget.NewButtonWithIcon("", micIcon, voice.toggle)
-	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), voice.stopSpeaking)
+	c.mic = widget.NewButtonWithIcon("", micIcon, ptt.toggle)
+	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), ptt.stopSpeaking)
 	c.stop.Hide()
 	c.noticeText = widget.NewLabel("")
 	c.noticeText.Wrapping = fyne.TextWrapWord
@@ -88,9 +88,9 @@ func newComposer(host composerHost, voice takeControl) *composer {
 	meter := container.NewStack(c.levelBack, container.New(&levelLayout{c: c}, c.level))
 	c.elapsed = widget.NewLabel("0:00")
 	c.recState = widget.NewLabel("Listening…")
-	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), voice.finishRecording)
+	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.finishRecording)
 	done.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), voice.cancelRecording)
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.cancelRecording)
 	c.recording = container.NewBorder(nil, nil,
 		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
 		container.NewHBox(c.elapsed, cancel, done),

@@ -103,7 +103,7 @@ func (u *UI) attach(c *connection) {
 	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
 	u.sess.SetClock(u.deps.Now)
 	if u.ptt == nil {
-		u.ptt = newPushToTalk(u, &u.deps, u.prefs, u.ctx, u.do, &u.voiceLoop)
+		u.ptt = newPushToTalk(u.ctx, u, &u.deps, u.prefs, u.do, &u.voiceLoop)
 	}
 	u.ptt.attach(c, u.sess)
 	u.drafts = map[*conversation.Thread]string{}

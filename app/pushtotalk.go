@@ -77,7 +77,7 @@ type pushToTalk struct {
 	waiting  map[*conversation.Thread]int // messages seen while a reply was awaited
 }
 
-func newPushToTalk(host pushToTalkHost, deps *Deps, p prefs, ctx context.Context, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
+func newPushToTalk(ctx context.Context, host pushToTalkHost, deps *Deps, p prefs, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
 	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[*conversation.Thread]int{}}
 }
 

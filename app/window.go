@@ -104,6 +104,12 @@ func (u *UI) escape() {
 	}
 }
 
+// refreshMenu builds the main menu again, after the presets changed.
+func (u *UI) refreshMenu() { u.win.SetMainMenu(u.mainMenu()) }
+
+// flash shows msg in the status bar for a while.
+func (u *UI) flash(msg string) { u.status.flash(msg) }
+
 // quit closes the window, which ends the app.
 func (u *UI) quit() { u.win.Close() }
 
