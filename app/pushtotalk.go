@@ -44,8 +44,8 @@ type takeView interface {
 	showStop(on bool)
 }
 
-// voiceLine is where push-to-talk says what it is doing: the status bar.
-type voiceLine interface {
+// stateLine is where push-to-talk says what it is doing: the status bar.
+type stateLine interface {
 	setVoice(state string)
 }
 
@@ -60,7 +60,7 @@ type pushToTalk struct {
 	do     func(func())
 	loop   *atomic.Pointer[voice.Loop] // voice mode's loop, told of the playback's events
 	view   takeView                    // nil until the main window is built
-	status voiceLine                   // nil until the main window is built
+	status stateLine                   // nil until the main window is built
 	conn   *connection
 	sess   *conversation.Session
 
@@ -90,7 +90,7 @@ func (v *pushToTalk) attach(c *connection, sess *conversation.Session) {
 }
 
 // show makes push-to-talk show itself in the composer and status bar of the main window.
-func (v *pushToTalk) show(view takeView, status voiceLine) { v.view, v.status = view, status }
+func (v *pushToTalk) show(view takeView, status stateLine) { v.view, v.status = view, status }
 
 // problem shows, in the composer, what went wrong with push-to-talk or a spoken reply: lead
 // (when not empty), the sentence for err, and the button that helps. retry is what Try again
@@ -117,7 +117,7 @@ func (v *pushToTalk) problem(lead string, err error, retry func()) {
 	v.view.showNotice(text, label, act)
 }
 
-// state shows the voice state in the status bar.
+// state shows what push-to-talk is doing in the status bar.
 func (v *pushToTalk) state(s string) {
 	if v.status != nil {
 		v.status.setVoice(s)
