@@ -44,12 +44,12 @@ type Service struct {
 	VoiceList []client.Voice
 
 	// What the service was asked.
-	Chats      []client.SendMessageRequest
-	Patches    []client.Config
-	Deletes    []string
-	Cursors    []string // the list pages asked for
-	Speech     []string // the texts spoken
-	Transcribs int      // transcriptions made
+	Chats          []client.SendMessageRequest
+	Patches        []client.Config
+	Deletes        []string
+	Cursors        []string // the list pages asked for
+	Speech         []string // the texts spoken
+	Transcriptions int      // the transcriptions made
 
 	nextID int
 }
@@ -189,7 +189,7 @@ func (f *Service) DeleteConversation(_ context.Context, id client.ConversationID
 func (f *Service) Transcribe(context.Context, client.TranscribeRequest) (*client.Transcript, error) {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	f.Transcribs++
+	f.Transcriptions++
 	return &client.Transcript{Text: f.Heard, Language: "en"}, nil
 }
 
@@ -220,7 +220,7 @@ func (f *Service) Account(context.Context) (*client.Account, error) {
 func (f *Service) Recorded() (patches []client.Config, deletes []string, transcriptions int) {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	return append([]client.Config(nil), f.Patches...), append([]string(nil), f.Deletes...), f.Transcribs
+	return append([]client.Config(nil), f.Patches...), append([]string(nil), f.Deletes...), f.Transcriptions
 }
 
 // ChatRequests returns a copy of the chat calls made.
