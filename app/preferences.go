@@ -118,12 +118,11 @@ func (u *UI) showPreferences() {
 	preset := widget.NewSelect(presetNames, nil)
 	preset.SetSelected(prefs.defaultPreset())
 
-	holdMS := prefs.hold() / time.Millisecond
 	holdLabel := widget.NewLabel("")
 	hold := widget.NewSlider(float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
 	hold.Step = 100
 	hold.OnChanged = func(v float64) { holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
-	hold.SetValue(float64(holdMS))
+	hold.SetValue(float64(prefs.hold() / time.Millisecond))
 	sendSpoken := widget.NewRadioGroup([]string{"Put it in the message box to review", "Send it at once"}, nil)
 	sendSpoken.SetSelected(sendSpoken.Options[0])
 	if prefs.sendSpoken() {

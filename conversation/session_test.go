@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +22,6 @@ func newFake() *conversationtest.Service {
 
 // watcher waits for the session's changes.
 type watcher struct {
-	mu sync.Mutex
 	ch chan conversation.Change
 }
 
