@@ -30,6 +30,7 @@ func (u *UI) buildMain() {
 	u.status = newStatusBar(u.conn, u.sess, u.do)
 	u.header = newHeader(u, canvas)
 	u.ptt.show(u.composer, u.status)
+	u.voiceLoop.Store(nil) // the new panel starts with no loop, as the old one's is no longer shown
 	u.vmode = newVoiceMode(u, u.ptt, &u.voiceLoop)
 
 	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
