@@ -49,7 +49,7 @@ func (u *UI) showAccountWith(message string) {
 	env := u.deps.Getenv
 	a.base = widget.NewEntry()
 	a.base.SetPlaceHolder("https://api.example.com")
-	a.base.SetText(u.app.Preferences().StringWithFallback(prefBaseURL, ""))
+	a.base.SetText(u.prefs.savedBaseURL())
 	if u.conn != nil && !u.conn.local {
 		a.base.SetText(u.conn.baseURL)
 	}
@@ -219,8 +219,7 @@ func (a *accountDialog) save() {
 
 // rememberRemote makes base the service Parley opens next time.
 func (u *UI) rememberRemote(base string) {
-	u.app.Preferences().SetString(prefService, serviceRemote)
-	u.app.Preferences().SetString(prefBaseURL, base)
+	u.prefs.useRemote(base)
 }
 
 // reasonOf says why the keyring is unavailable.

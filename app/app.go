@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -89,9 +90,10 @@ type Deps struct {
 
 // UI is the desktop app: one main window over one session at a time.
 type UI struct {
-	app  fyne.App
-	win  fyne.Window
-	deps Deps
+	app   fyne.App
+	prefs prefs
+	win   fyne.Window
+	deps  Deps
 
 	conn     *connection // the service in use and how it was reached
 	sess     *conversation.Session
@@ -102,8 +104,11 @@ type UI struct {
 	composer *composer
 	status   *statusBar
 	header   *header
-	voice    *voiceControl
+	ptt      *pushToTalk
 	vmode    *voiceMode
+	// voiceLoop is voice mode's loop while it runs; the audio output's events, which arrive on
+	// the player's goroutine, go to it.
+	voiceLoop atomic.Pointer[voice.Loop]
 
 	// closeDialog hides the dialog on top (Escape), when one is open.
 	closeDialog func()
@@ -128,13 +133,11 @@ func New(a fyne.App, d Deps) *UI {
 		d.Now = time.Now
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &UI{app: a, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
+	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)
 	u.win.SetMaster()
-	w := float32(a.Preferences().FloatWithFallback(prefWidth, 1000))
-	h := float32(a.Preferences().FloatWithFallback(prefHeight, 700))
-	u.win.Resize(fyne.NewSize(w, h))
+	u.win.Resize(u.prefs.windowSize())
 	u.win.SetOnClosed(u.shutdown)
 	u.watchPlacement()
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
@@ -159,9 +162,9 @@ func (u *UI) start() {
 	switch {
 	case strings.TrimSpace(env("PARLEY_BASE_URL")) != "" || strings.TrimSpace(env("PARLEY_API_KEY")) != "":
 		u.connectFromEnvironment()
-	case u.app.Preferences().String(prefService) == serviceLocal && u.deps.Local != nil:
+	case u.prefs.service() == serviceLocal && u.deps.Local != nil:
 		u.useLocal()
-	case u.app.Preferences().String(prefService) == serviceRemote:
+	case u.prefs.service() == serviceRemote:
 		u.connectStored()
 	default:
 		u.showWelcome()
@@ -171,8 +174,8 @@ func (u *UI) start() {
 // shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
 	u.savePlacement()
-	if u.voice != nil {
-		u.voice.stopAll()
+	if u.ptt != nil {
+		u.ptt.stopAll()
 	}
 	if u.sess != nil {
 		u.sess.Close()

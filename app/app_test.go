@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -18,165 +17,11 @@ import (
 	"parley/audio/playback"
 	"parley/client"
 	"parley/conversation"
+	"parley/conversation/conversationtest"
 )
 
-// fakeService is a scripted Chat and Voice Service.
-type fakeService struct {
-	mu        sync.Mutex
-	chats     []client.SendMessageRequest
-	patches   []client.Config
-	deletes   []string
-	speech    []string
-	transcr   int
-	history   map[string]*client.History
-	list      []client.Conversation
-	nextID    int
-	chatErrs  []error
-	chatGate  chan struct{} // when set, chat calls wait for a value
-	chatEnter chan string   // receives each chat message as its call starts
-	voices    []client.Voice
-	heard     string // what transcribe hears
-}
-
-func newFakeService() *fakeService {
-	return &fakeService{history: map[string]*client.History{}, chatEnter: make(chan string, 100), heard: "what is the weather like"}
-}
-
-func parseID(s string) client.ConversationID {
-	id, err := client.ParseConversationID(s)
-	if err != nil {
-		panic(err)
-	}
-	return id
-}
-
-func (f *fakeService) BaseURL() string { return "http://127.0.0.1:8780" }
-
-func (f *fakeService) SendMessage(ctx context.Context, req client.SendMessageRequest) (*client.SendMessageResult, error) {
-	f.mu.Lock()
-	f.chats = append(f.chats, req)
-	gate := f.chatGate
-	var err error
-	if len(f.chatErrs) > 0 {
-		err, f.chatErrs = f.chatErrs[0], f.chatErrs[1:]
-	}
-	id := req.ConversationID
-	if id.IsZero() && err == nil {
-		f.nextID++
-		id = parseID(fmt.Sprintf("c%d", f.nextID))
-		f.history[id.String()] = &client.History{ConversationID: id}
-		f.list = append([]client.Conversation{{ID: id, Title: req.Message}}, f.list...)
-	}
-	f.mu.Unlock()
-	f.chatEnter <- req.Message
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	reply := "Re: " + req.Message + ". The tide turns at six. Hold course west."
-	f.mu.Lock()
-	h := f.history[id.String()]
-	h.Messages = append(h.Messages, client.Message{Role: "user", Content: req.Message}, client.Message{Role: "assistant", Content: reply})
-	if req.Persona != nil {
-		h.Config.Persona = req.Persona
-	}
-	f.mu.Unlock()
-	charged, balance := int64(1), int64(99)
-	return &client.SendMessageResult{ConversationID: id, Reply: reply, PointsCharged: &charged, Balance: &balance}, nil
-}
-
-func (f *fakeService) ListConversations(context.Context, client.ListConversationsRequest) (*client.ConversationList, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return &client.ConversationList{Conversations: append([]client.Conversation(nil), f.list...)}, nil
-}
-
-func (f *fakeService) History(_ context.Context, id client.ConversationID) (*client.History, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	h := f.history[id.String()]
-	if h == nil {
-		return nil, &client.Error{StatusCode: 404}
-	}
-	cp := *h
-	cp.Messages = append([]client.Message(nil), h.Messages...)
-	return &cp, nil
-}
-
-func (f *fakeService) SaveConfig(_ context.Context, id client.ConversationID, cfg client.Config) (*client.Config, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.patches = append(f.patches, cfg)
-	h := f.history[id.String()]
-	if cfg.Persona != nil {
-		h.Config.Persona = cfg.Persona
-	}
-	if cfg.Temperature != nil {
-		h.Config.Temperature = cfg.Temperature
-	}
-	if cfg.TopP != nil {
-		h.Config.TopP = cfg.TopP
-	}
-	if cfg.MaxTokens != nil {
-		h.Config.MaxTokens = cfg.MaxTokens
-	}
-	saved := h.Config
-	return &saved, nil
-}
-
-func (f *fakeService) DeleteConversation(_ context.Context, id client.ConversationID) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.deletes = append(f.deletes, id.String())
-	delete(f.history, id.String())
-	for i, c := range f.list {
-		if c.ID == id {
-			f.list = append(f.list[:i], f.list[i+1:]...)
-			break
-		}
-	}
-	return nil
-}
-
-func (f *fakeService) Transcribe(context.Context, client.TranscribeRequest) (*client.Transcript, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.transcr++
-	return &client.Transcript{Text: f.heard, Language: "en"}, nil
-}
-
-func (f *fakeService) Speak(_ context.Context, req client.SpeechRequest) (*client.Speech, error) {
-	f.mu.Lock()
-	f.speech = append(f.speech, req.Text)
-	f.mu.Unlock()
-	return &client.Speech{MIMEType: "audio/mpeg", Audio: []byte(req.Text)}, nil
-}
-
-func (f *fakeService) Voices(context.Context) ([]client.Voice, error) { return f.voices, nil }
-
-func (f *fakeService) Account(context.Context) (*client.Account, error) {
-	b := int64(100)
-	return &client.Account{Balance: &b}, nil
-}
-
-// snapshot returns copies of what the fake recorded.
-func (f *fakeService) recorded() (patches []client.Config, deletes []string, transcribes int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]client.Config(nil), f.patches...), append([]string(nil), f.deletes...), f.transcr
-}
-
-func (f *fakeService) chatRequests() []client.SendMessageRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]client.SendMessageRequest(nil), f.chats...)
-}
+// newFakeService is the scripted service the window's tests talk to.
+func newFakeService() *conversationtest.Service { return conversationtest.New() }
 
 // fakeRecorder returns a scripted take.
 type fakeRecorder struct {
@@ -255,14 +100,14 @@ func (m *memSecrets) Delete(string) error { return nil }
 type harness struct {
 	t      testing.TB
 	u      *UI
-	svc    *fakeService
+	svc    *conversationtest.Service
 	rec    *fakeRecorder
 	player *fakePlayer
 	queue  chan func() // updates from background work, run by waitFor on the test goroutine
 }
 
 // start builds the app on the fake service, as if PARLEY_BASE_URL and PARLEY_API_KEY were set.
-func start(t testing.TB, svc *fakeService) *harness {
+func start(t testing.TB, svc *conversationtest.Service) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)
 	h := &harness{t: t, svc: svc, queue: make(chan func(), 1000),
@@ -355,7 +200,7 @@ func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
 	}
 	h.typeAndSend("And again")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
-	reqs := h.svc.chatRequests()
+	reqs := h.svc.ChatRequests()
 	if len(reqs) != 2 || reqs[1].ConversationID.String() != "c1" {
 		t.Errorf("requests %+v", reqs)
 	}
@@ -375,19 +220,19 @@ func TestApp_ShiftEnterAddsALine(t *testing.T) {
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	e.KeyUp(&fyne.KeyEvent{Name: "LeftShift"})
 	test.Type(e, "line two")
-	if e.Text != "line one\nline two" || len(h.svc.chatRequests()) != 0 {
-		t.Errorf("composer %q after Shift+Enter, %d calls", e.Text, len(h.svc.chatRequests()))
+	if e.Text != "line one\nline two" || len(h.svc.ChatRequests()) != 0 {
+		t.Errorf("composer %q after Shift+Enter, %d calls", e.Text, len(h.svc.ChatRequests()))
 	}
 }
 
 func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 	svc := newFakeService()
-	svc.history["old"] = &client.History{ConversationID: parseID("old"), Messages: []client.Message{{Role: "user", Content: "earlier"}}}
-	svc.list = []client.Conversation{{ID: parseID("old"), Title: "Earlier talk"}}
-	svc.chatGate = make(chan struct{})
+	svc.Histories["old"] = &client.History{ConversationID: conversationtest.ID("old"), Messages: []client.Message{{Role: "user", Content: "earlier"}}}
+	svc.List = []client.Conversation{{ID: conversationtest.ID("old"), Title: "Earlier talk"}}
+	svc.Gate = make(chan struct{})
 	h := start(t, svc)
 	h.typeAndSend("Question")
-	<-svc.chatEnter
+	<-svc.Entered
 	pending := h.u.current
 	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
 	if rows := h.u.chat.rows; len(rows) != 2 || rows[1].kind != rowThinking {
@@ -403,12 +248,12 @@ func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 		}
 		return false
 	})
-	h.u.open(parseID("old"))
+	h.u.open(conversationtest.ID("old"))
 	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
 	if h.u.composer.text() != "" {
 		t.Errorf("the draft followed to the other conversation: %q", h.u.composer.text())
 	}
-	svc.chatGate <- struct{}{}
+	svc.Gate <- struct{}{}
 	h.waitFor(func() bool { return len(h.u.sess.Snapshot(pending).Messages) == 2 && len(h.u.sidebar.items) == 2 })
 	if len(h.view().Messages) != 1 {
 		t.Errorf("the reply landed in the conversation on screen: %+v", h.view().Messages)
@@ -421,7 +266,7 @@ func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 
 func TestApp_ErrorThenRetryKeepsTheText(t *testing.T) {
 	svc := newFakeService()
-	svc.chatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
+	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
 	h := start(t, svc)
 	h.typeAndSend("Do not lose me")
 	h.waitFor(h.failedShown)
@@ -443,7 +288,7 @@ func TestApp_ErrorThenRetryKeepsTheText(t *testing.T) {
 
 func TestApp_401OpensAccount(t *testing.T) {
 	svc := newFakeService()
-	svc.chatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key."}}
+	svc.ChatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key."}}
 	h := start(t, svc)
 	h.typeAndSend("hi")
 	h.waitFor(h.failedShown)
@@ -465,24 +310,24 @@ func TestApp_DeleteAsksAndRemoves(t *testing.T) {
 	if !strings.Contains(markup, "Delete “Plan a trip”?") {
 		t.Fatalf("the confirmation does not name the conversation:\n%s", markup)
 	}
-	if _, d, _ := svc.recorded(); len(d) != 0 {
+	if _, d, _ := svc.Recorded(); len(d) != 0 {
 		t.Fatal("deleted before confirming")
 	}
 	confirm := findButton(h.u.win.Canvas().Overlays().Top(), "Delete")
 	test.Tap(confirm)
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 0 && h.view().ID.IsZero() })
-	if _, d, _ := svc.recorded(); len(d) != 1 || d[0] != "c1" {
+	if _, d, _ := svc.Recorded(); len(d) != 1 || d[0] != "c1" {
 		t.Errorf("deletes %v", d)
 	}
 }
 
 func TestApp_SearchFilters(t *testing.T) {
 	svc := newFakeService()
-	svc.list = []client.Conversation{{ID: parseID("a"), Title: "Lisbon trip"}, {ID: parseID("b"), Title: "Sourdough"}}
-	svc.history["b"] = &client.History{ConversationID: parseID("b"), Messages: []client.Message{{Role: "user", Content: "How long to proof the lighthouse loaf?"}}}
+	svc.List = []client.Conversation{{ID: conversationtest.ID("a"), Title: "Lisbon trip"}, {ID: conversationtest.ID("b"), Title: "Sourdough"}}
+	svc.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "How long to proof the lighthouse loaf?"}}}
 	h := start(t, svc)
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 2 })
-	h.u.open(parseID("b"))
+	h.u.open(conversationtest.ID("b"))
 	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
 	test.Type(h.u.sidebar.search, "lighthouse")
 	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "b" {
@@ -521,11 +366,11 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	h.waitFor(func() bool { return h.u.closeDialog == nil })
 	h.typeAndSend("Where are we?")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	first := h.svc.chatRequests()[0]
+	first := h.svc.ChatRequests()[0]
 	if first.Persona == nil || *first.Persona != "a ship's navigator" || first.Temperature == nil || *first.Temperature != 0.4 {
 		t.Errorf("first call %+v: want the persona and temperature", first)
 	}
-	if p, _, _ := svc.recorded(); len(p) != 0 {
+	if p, _, _ := svc.Recorded(); len(p) != 0 {
 		t.Error("a new conversation's settings were PATCHed")
 	}
 
@@ -536,8 +381,8 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	s = h.openSettings()
 	s.maxTok.SetText("64")
 	test.Tap(s.saveBtn)
-	h.waitFor(func() bool { p, _, _ := svc.recorded(); return len(p) == 1 && h.u.closeDialog == nil })
-	patches, _, _ := svc.recorded()
+	h.waitFor(func() bool { p, _, _ := svc.Recorded(); return len(p) == 1 && h.u.closeDialog == nil })
+	patches, _, _ := svc.Recorded()
 	p := patches[0]
 	if p.MaxTokens == nil || *p.MaxTokens != 64 || p.Persona != nil || p.Temperature != nil || p.TopP != nil {
 		t.Errorf("PATCH sent %+v; want only max_tokens", p)
@@ -574,7 +419,7 @@ func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
 		t.Fatalf("picking Tutor filled %q (temperature set %v)", s.persona.Text, s.tempOn.Checked)
 	}
 	s.persona.SetText("You are a sailing instructor.")
-	book := presetBook{h.u.app.Preferences()}
+	book := presetBook{h.u.prefs}
 	if err := book.save(Preset{Name: "Sailing", Persona: s.persona.Text}); err != nil {
 		t.Fatal(err)
 	}
@@ -605,10 +450,10 @@ func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
 	h.u.toggleRecording()
 	<-h.rec.calls
 	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
-	if len(svc.chatRequests()) != 0 {
+	if len(svc.ChatRequests()) != 0 {
 		t.Error("the transcript was sent without review")
 	}
-	if h.u.voice.recording || !h.u.composer.recording.Hidden {
+	if h.u.ptt.recording || !h.u.composer.recording.Hidden {
 		t.Error("still shown as recording")
 	}
 }
@@ -619,9 +464,9 @@ func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
 	h.rec.take = &audio.Take{Speech: false, Duration: 2 * time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
-	h.waitFor(func() bool { return !h.u.voice.recording })
-	if _, _, n := svc.recorded(); n != 0 || len(svc.chatRequests()) != 0 {
-		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.chatRequests()))
+	h.waitFor(func() bool { return !h.u.ptt.recording })
+	if _, _, n := svc.Recorded(); n != 0 || len(svc.ChatRequests()) != 0 {
+		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.ChatRequests()))
 	}
 	if c := h.u.composer; c.notice.Hidden || !strings.Contains(c.noticeText.Text, "Didn't catch that") {
 		t.Errorf("composer notice %q (hidden %v)", c.noticeText.Text, c.notice.Hidden)
@@ -640,10 +485,10 @@ func TestApp_AutoSpeakRequestsFirstSentenceFirst(t *testing.T) {
 	if h.u.status.voice.Text != "Speaking" || h.u.composer.stop.Hidden {
 		t.Errorf("while speaking: status %q, stop hidden %v", h.u.status.voice.Text, h.u.composer.stop.Hidden)
 	}
-	svc.mu.Lock()
-	defer svc.mu.Unlock()
-	if len(svc.speech) != 3 || !contains(svc.speech, "Re: Where to.") {
-		t.Errorf("speech asked for %q", svc.speech)
+	svc.Mu.Lock()
+	defer svc.Mu.Unlock()
+	if len(svc.Speech) != 3 || !contains(svc.Speech, "Re: Where to.") {
+		t.Errorf("speech asked for %q", svc.Speech)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/conversation/conversationtest"
 )
 
 // longConversation is n messages of varied length, some with Markdown.
@@ -43,8 +44,8 @@ func longConversation(n int) []client.Message {
 // by the test driver's software painter.
 func BenchmarkOpenConversation5000(b *testing.B) {
 	svc := newFakeService()
-	id := parseID("long")
-	svc.history["long"] = &client.History{ConversationID: id, Messages: longConversation(5000)}
+	id := conversationtest.ID("long")
+	svc.Histories["long"] = &client.History{ConversationID: id, Messages: longConversation(5000)}
 	h := start(b, svc)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -61,14 +62,14 @@ func BenchmarkOpenConversation5000(b *testing.B) {
 func BenchmarkSidebar10000(b *testing.B) {
 	svc := newFakeService()
 	for i := 0; i < 10000; i++ {
-		svc.list = append(svc.list, client.Conversation{ID: parseID(fmt.Sprintf("c%05d", i)), Title: fmt.Sprintf("Conversation number %d about the sea", i),
+		svc.List = append(svc.List, client.Conversation{ID: conversationtest.ID(fmt.Sprintf("c%05d", i)), Title: fmt.Sprintf("Conversation number %d about the sea", i),
 			UpdatedAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Minute)})
 	}
 	h := start(b, svc)
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 10000 })
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := newSidebar(h.u)
+		s := newSidebar(h.u, h.u.sess, h.u.win.Canvas(), h.u.deps.Now)
 		s.refresh()
 		w := test.NewWindow(s.object())
 		w.Resize(fyne.NewSize(270, 700))

@@ -65,10 +65,10 @@ func newBubbleRow(c *chatView) *bubbleRow {
 		btn.Importance = widget.LowImportance
 		return btn
 	}
-	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.u.copyText(b.r.text) })
-	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.u.voice.speak(b.r.text) })
-	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.u.sess.Retry(c.u.current, b.r.turn.Key) })
-	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.u.editTurn(b.r.turn.Key) })
+	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.host.copyText(b.r.text) })
+	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.host.speak(b.r.text) })
+	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.host.retry(b.r.turn.Key) })
+	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.editTurn(b.r.turn.Key) })
 	b.retryBtn.Importance = widget.LowImportance
 	b.editBtn.Importance = widget.LowImportance
 	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.retryBtn, b.editBtn)
@@ -146,7 +146,7 @@ func (b *bubbleRow) metaText() string {
 	at := ""
 	if !r.at.IsZero() {
 		at = r.at.Local().Format("15:04")
-		if conversation.RelativeTime(r.at, b.c.u.deps.Now()) == "Yesterday" || b.c.u.deps.Now().Sub(r.at).Hours() > 20 {
+		if now := b.c.now(); conversation.RelativeTime(r.at, now) == "Yesterday" || now.Sub(r.at).Hours() > 20 {
 			at = r.at.Local().Format("2 Jan 15:04")
 		}
 	}

@@ -43,7 +43,9 @@ const (
 // chatView shows the messages of the conversation on screen in a virtualized list. Row heights
 // start as estimates and are corrected as rows are shown, so a long conversation opens at once.
 type chatView struct {
-	u       *UI
+	host    chatHost
+	do      func(func()) // runs a correction after the list's update
+	now     func() time.Time
 	list    *widget.List
 	rows    []row
 	heights []float32 // the height the list has for each row
@@ -59,8 +61,18 @@ type chatView struct {
 	metrics  textMetrics
 }
 
-func newChatView(u *UI) *chatView {
-	c := &chatView{u: u, toBottom: true}
+// chatHost is what the chat view's rows need from the window: the actions of their buttons.
+type chatHost interface {
+	copyText(text string)
+	// speak says a reply aloud.
+	speak(text string)
+	// retry sends a failed message again; editTurn takes it back into the composer.
+	retry(key int64)
+	editTurn(key int64)
+}
+
+func newChatView(host chatHost, do func(func()), now func() time.Time) *chatView {
+	c := &chatView{host: host, do: do, now: now, toBottom: true}
 	c.list = c.newList()
 	c.measure = newBubbleRow(c)
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -90,11 +102,11 @@ func (c *chatView) newList() *widget.List {
 // updated: a list on screen redraws itself for every height it is given, a new one does not.
 const swapThreshold = 64
 
-// setThread shows another conversation, at its newest message.
-func (c *chatView) setThread(*conversation.Thread) {
+// showThread shows another conversation, v, at its newest message.
+func (c *chatView) showThread(v conversation.ThreadView) {
 	c.toBottom = true
 	c.rows = nil
-	c.render()
+	c.renderView(v)
 }
 
 // stickToBottom makes the next render show the newest message (after the person sent one).
@@ -102,9 +114,6 @@ func (c *chatView) stickToBottom() {
 	c.toBottom = true
 	c.list.ScrollToBottom()
 }
-
-// render takes the conversation's rows from the session again.
-func (c *chatView) render() { c.renderView(c.u.sess.Snapshot(c.u.current)) }
 
 // renderView shows v, the conversation on screen.
 func (c *chatView) renderView(v conversation.ThreadView) {
@@ -207,7 +216,7 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 		c.exact[id] = true
 		h := r.heightFor(c.width)
 		if abs32(h-c.heights[id]) > 0.5 {
-			c.u.do(func() { c.correct(id, h) })
+			c.do(func() { c.correct(id, h) })
 		}
 	}
 }

@@ -22,7 +22,7 @@ const maxComposerRows = 8
 // push-to-talk or a spoken reply (no microphone, a silent one, no speakers…) and offers what
 // helps; the text typed stays where it is.
 type composer struct {
-	u       *UI
+	host    composerHost
 	entry   *composerEntry
 	send    *widget.Button
 	mic     *widget.Button
@@ -46,13 +46,28 @@ type composer struct {
 	box *fyne.Container
 }
 
-func newComposer(u *UI) *composer {
-	c := &composer{u: u}
+// composerHost is what the composer needs from the window.
+type composerHost interface {
+	send(text string)
+	focusComposer()
+	escape()
+}
+
+// takeControl is what the composer's voice buttons drive: push-to-talk and the speech.
+type takeControl interface {
+	toggle()
+	finishRecording()
+	cancelRecording()
+	stopSpeaking()
+}
+
+func newComposer(host composerHost, ptt takeControl) *composer {
+	c := &composer{host: host}
 	c.entry = newComposerEntry(c)
 	c.send = widget.NewButtonWithIcon("", theme.MailSendIcon(), c.submit)
 	c.send.Importance = widget.HighImportance
-	c.mic = widget.NewButtonWithIcon("", micIcon, u.toggleRecording)
-	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { u.voice.stopSpeaking() })
+	c.mic = widget.NewButtonWithIcon("", micIcon, ptt.toggle)
+	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), ptt.stopSpeaking)
 	c.stop.Hide()
 	c.noticeText = widget.NewLabel("")
 	c.noticeText.Wrapping = fyne.TextWrapWord
@@ -73,9 +88,9 @@ func newComposer(u *UI) *composer {
 	meter := container.NewStack(c.levelBack, container.New(&levelLayout{c: c}, c.level))
 	c.elapsed = widget.NewLabel("0:00")
 	c.recState = widget.NewLabel("Listening…")
-	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), func() { u.voice.finishRecording() })
+	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.finishRecording)
 	done.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { u.voice.cancelRecording() })
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.cancelRecording)
 	c.recording = container.NewBorder(nil, nil,
 		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
 		container.NewHBox(c.elapsed, cancel, done),
@@ -111,7 +126,7 @@ func (c *composer) hideNotice() bool {
 	}
 	c.notice.Hide()
 	c.box.Refresh()
-	c.u.focusComposer()
+	c.host.focusComposer()
 	return true
 }
 
@@ -134,8 +149,8 @@ func (c *composer) submit() {
 	c.entry.SetText("")
 	c.fit()
 	c.hideNotice()
-	c.u.send(text)
-	c.u.focusComposer()
+	c.host.send(text)
+	c.host.focusComposer()
 }
 
 // fit grows the entry with its text, up to maxComposerRows lines. It does nothing while the
@@ -149,6 +164,15 @@ func (c *composer) fit() {
 	c.rows = rows
 	c.entry.SetMinRowsVisible(rows)
 	c.box.Refresh()
+}
+
+// showStop shows or hides the button that stops a spoken reply.
+func (c *composer) showStop(on bool) {
+	if on {
+		c.stop.Show()
+	} else {
+		c.stop.Hide()
+	}
 }
 
 // showRecording switches between writing and recording.
@@ -225,7 +249,7 @@ func (e *composerEntry) TypedKey(ev *fyne.KeyEvent) {
 			return
 		}
 	case fyne.KeyEscape:
-		e.c.u.escape()
+		e.c.host.escape()
 		return
 	}
 	e.Entry.TypedKey(ev)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -8,17 +9,6 @@ import (
 	"parley/client"
 	"parley/conversation"
 	"parley/keystore"
-)
-
-// Preference keys (fyne.Preferences).
-const (
-	prefService    = "service"  // serviceLocal or serviceRemote; unset before the first choice
-	prefBaseURL    = "base_url" // the remote service's address
-	prefWidth      = "window.width"
-	prefHeight     = "window.height"
-	serviceLocal   = "local"
-	serviceRemote  = "remote"
-	defaultBaseURL = "http://127.0.0.1:8780"
 )
 
 // connection is the service in use and how it was reached.
@@ -46,7 +36,7 @@ func (u *UI) connectFromEnvironment() {
 	env := u.deps.Getenv
 	base := strings.TrimSpace(env("PARLEY_BASE_URL"))
 	if base == "" {
-		base = u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+		base = u.prefs.baseURL()
 	}
 	key := strings.TrimSpace(env("PARLEY_API_KEY"))
 	u.showConnecting(base)
@@ -65,7 +55,7 @@ func (u *UI) connectFromEnvironment() {
 
 // connectStored reaches the remote service chosen before, with its key from the keyring.
 func (u *UI) connectStored() {
-	base := u.app.Preferences().StringWithFallback(prefBaseURL, defaultBaseURL)
+	base := u.prefs.baseURL()
 	u.showConnecting(base)
 	go func() {
 		key, err := u.deps.Secrets.Get(base)
@@ -86,7 +76,7 @@ func (u *UI) useLocal() {
 			u.do(func() { u.showWelcomeAfter(err) })
 			return
 		}
-		u.app.Preferences().SetString(prefService, serviceLocal)
+		u.prefs.useLocal()
 		u.connect(base, key, &connection{local: true})
 	}()
 }
@@ -110,23 +100,24 @@ func (u *UI) attach(c *connection) {
 	}
 	u.conn = c
 	u.onEnter = nil
-	if u.voice != nil {
-		u.voice.stopAll()
-		u.voice.speaker = nil // it speaks through the service in use
-	}
 	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
 	u.sess.SetClock(u.deps.Now)
+	if u.ptt == nil {
+		u.ptt = newPushToTalk(u.ctx, u, &u.deps, u.prefs, u.do, &u.voiceLoop)
+	}
+	u.ptt.attach(c, u.sess)
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
 	u.sess.LoadMore()
 	u.newConversation()
-	go u.refreshAccount()
+	go refreshAccount(u.ctx, c.svc, u.sess)
 }
 
-// refreshAccount reads the balance, where the service reports it.
-func (u *UI) refreshAccount() {
-	sess, svc := u.sess, u.conn.svc
-	a, err := svc.Account(u.ctx)
+// refreshAccount reads the balance from svc, where the service reports it, into sess. It runs
+// on a goroutine of its own, so it is given what it works with rather than reading the window's
+// state, which another service attached meanwhile may change.
+func refreshAccount(ctx context.Context, svc Service, sess *conversation.Session) {
+	a, err := svc.Account(ctx)
 	if err == nil && a.Balance != nil {
 		sess.SetBalance(*a.Balance)
 	}

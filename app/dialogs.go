@@ -15,12 +15,6 @@ import (
 // defaultCallTimeout bounds the small calls the window makes on its own (voices, account).
 const defaultCallTimeout = 15 * time.Second
 
-// Preferences of the app.
-const (
-	prefDefaultPreset = "default_preset"
-	prefDefaultVoice  = "default_voice"
-)
-
 // scSubmit is Ctrl+Enter, which saves a dialog.
 var scSubmit = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
 
@@ -45,9 +39,8 @@ func (u *UI) showDialog(d dialog.Dialog, submit func()) {
 
 // defaultSettings are the settings a new conversation starts with: the default preset's.
 func (u *UI) defaultSettings() (client.Config, string) {
-	prefs := u.app.Preferences()
-	voice := prefs.String(prefDefaultVoice)
-	if p, ok := (presetBook{prefs}).find(prefs.String(prefDefaultPreset)); ok {
+	voice := u.prefs.defaultVoice()
+	if p, ok := (presetBook{u.prefs}).find(u.prefs.defaultPreset()); ok {
 		return p.Config(), voice
 	}
 	return client.Config{}, voice

@@ -30,22 +30,22 @@ func TestGolden_EmptyConversation(t *testing.T) {
 
 func TestGolden_ConversationWaitingAndError(t *testing.T) {
 	svc := newFakeService()
-	svc.chatGate = make(chan struct{})
+	svc.Gate = make(chan struct{})
 	h := start(t, svc)
 	h.typeAndSend("What is the tallest lighthouse?")
-	<-svc.chatEnter
+	<-svc.Entered
 	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
 	restartSpinners(h.u.win.Content())
 	test.AssertRendersToMarkup(t, "waiting.xml", h.u.win.Canvas())
 
-	svc.chatGate <- struct{}{}
+	svc.Gate <- struct{}{}
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && len(h.u.sidebar.items) == 1 })
 	test.AssertRendersToMarkup(t, "conversation.xml", h.u.win.Canvas())
 
-	svc.mu.Lock()
-	svc.chatGate = nil
-	svc.chatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
-	svc.mu.Unlock()
+	svc.Mu.Lock()
+	svc.Gate = nil
+	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "overloaded"}}
+	svc.Mu.Unlock()
 	h.typeAndSend("And the second tallest?")
 	h.waitFor(h.failedShown)
 	test.AssertRendersToMarkup(t, "error.xml", h.u.win.Canvas())
@@ -60,9 +60,9 @@ func TestGolden_RecordingAndSettings(t *testing.T) {
 	h.u.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
 	h.u.status.setVoice("Recording 0:03")
 	test.AssertRendersToMarkup(t, "recording.xml", h.u.win.Canvas())
-	h.u.voice.cancelRecording()
+	h.u.ptt.cancelRecording()
 	close(blocked)
-	h.waitFor(func() bool { return !h.u.voice.recording })
+	h.waitFor(func() bool { return !h.u.ptt.recording })
 
 	h.u.showSettings()
 	test.AssertRendersToMarkup(t, "settings.xml", h.u.win.Canvas())

@@ -14,15 +14,25 @@ import (
 // header is the top of the conversation: its title, the persona chip that opens the settings,
 // and the conversation's menu.
 type header struct {
-	u       *UI
+	host    headerHost
 	title   *widget.Label
 	persona *widget.Button
 	voice   *widget.Button
 	box     *fyne.Container
 }
 
-func newHeader(u *UI) *header {
-	h := &header{u: u}
+// headerHost is what the header's buttons and menu need from the window.
+type headerHost interface {
+	showSettings()
+	export(f exportFormat)
+	confirmDelete(e conversation.Entry)
+	// currentEntry is the entry of the conversation on screen (zero for a new one).
+	currentEntry() conversation.Entry
+	toggleVoiceMode()
+}
+
+func newHeader(u headerHost, canvas fyne.Canvas) *header {
+	h := &header{host: u}
 	h.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	h.title.Truncation = fyne.TextTruncateEllipsis
 	h.persona = widget.NewButtonWithIcon("", theme.AccountIcon(), u.showSettings)
@@ -37,7 +47,7 @@ func newHeader(u *UI) *header {
 			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
 		)
 		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(menuBtn)
-		widget.ShowPopUpMenuAtPosition(menu, u.win.Canvas(), pos.Add(fyne.NewPos(0, menuBtn.Size().Height)))
+		widget.ShowPopUpMenuAtPosition(menu, canvas, pos.Add(fyne.NewPos(0, menuBtn.Size().Height)))
 	})
 	menuBtn.Importance = widget.LowImportance
 	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
@@ -62,19 +72,11 @@ func (h *header) voiceOn(on bool) {
 	h.voice.Refresh()
 }
 
-// refresh shows the conversation's title and persona.
-func (h *header) refresh() {
-	if h.u.current != nil {
-		h.refreshFrom(h.u.sess.Snapshot(h.u.current))
-	}
-}
-
 // refreshFrom shows v's title and persona (v is the conversation on screen).
 func (h *header) refreshFrom(v conversation.ThreadView) {
-	u := h.u
 	title := conversation.DefaultTitle
 	if !v.ID.IsZero() {
-		title = u.currentEntry().DisplayTitle()
+		title = h.host.currentEntry().DisplayTitle()
 		if title == conversation.DefaultTitle && len(v.Messages) > 0 {
 			title = conversation.TitleFrom(v.Messages[0].Text)
 		}

@@ -13,14 +13,15 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/conversation/conversationtest"
 	"parley/keystore"
 )
 
 func TestSidebar_UpDownEnterOpens(t *testing.T) {
 	svc := newFakeService()
-	svc.list = []client.Conversation{{ID: parseID("a"), Title: "First"}, {ID: parseID("b"), Title: "Second"}}
-	svc.history["a"] = &client.History{ConversationID: parseID("a"), Messages: []client.Message{{Role: "user", Content: "in a"}}}
-	svc.history["b"] = &client.History{ConversationID: parseID("b"), Messages: []client.Message{{Role: "user", Content: "in b"}}}
+	svc.List = []client.Conversation{{ID: conversationtest.ID("a"), Title: "First"}, {ID: conversationtest.ID("b"), Title: "Second"}}
+	svc.Histories["a"] = &client.History{ConversationID: conversationtest.ID("a"), Messages: []client.Message{{Role: "user", Content: "in a"}}}
+	svc.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "in b"}}}
 	h := start(t, svc)
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 2 })
 	l := h.u.sidebar.list
@@ -90,7 +91,7 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 func TestExport_MarkdownAndJSON(t *testing.T) {
 	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
 	persona := "a ship's navigator"
-	v := conversation.ThreadView{ID: parseID("c1"), Config: client.Config{Persona: &persona}, Messages: []conversation.Message{
+	v := conversation.ThreadView{ID: conversationtest.ID("c1"), Config: client.Config{Persona: &persona}, Messages: []conversation.Message{
 		{Role: conversation.User, Text: "Where to?", At: at},
 		{Role: conversation.Assistant, Text: "West, to the **lighthouse**.", At: at},
 	}}
@@ -138,7 +139,7 @@ func TestSettings_SaveAsPresetThroughTheDialog(t *testing.T) {
 	}
 	test.Type(name, "Keeper")
 	test.Tap(findButton(top, "Save"))
-	p, ok := (presetBook{h.u.app.Preferences()}).find("Keeper")
+	p, ok := (presetBook{h.u.prefs}).find("Keeper")
 	if !ok || p.Persona != "You are a lighthouse keeper." || s.preset.Selected != "Keeper" || s.rename.Disabled() {
 		t.Errorf("saved preset %+v (%v), selected %q, rename enabled %v", p, ok, s.preset.Selected, !s.rename.Disabled())
 	}

@@ -1,21 +1,10 @@
 package app
 
-import "fyne.io/fyne/v2"
-
 // Window position. Fyne 2.7 remembers nothing about a window and has no API for its position,
 // so the app reads and sets it through the windowing system itself, where it can (X11, in
 // position_x11.go). Elsewhere (Wayland, where a client may not place its windows; Windows and
 // macOS, not written yet) nativeWindowFrame and nativeMoveWindow report false and the window opens
 // where the system puts it; its size is remembered everywhere.
-
-// Preferences of the window's position: the top-left corner of its content, in screen pixels.
-const (
-	prefX = "window.x"
-	prefY = "window.y"
-)
-
-// unsetPosition stands for a position never saved.
-const unsetPosition = -1 << 30
 
 // screenRect is a rectangle of the screen, in pixels.
 type screenRect struct{ X, Y, W, H int }
@@ -77,55 +66,16 @@ func placeOnScreen(f frame, monitors []screenRect) (x, y int) {
 // window closes and when the app leaves the foreground, which is also the last thing Fyne does
 // when it quits on SIGTERM (a session ending) without closing the window first.
 func (u *UI) savePlacement() {
-	prefs := u.app.Preferences()
-	changed := map[string]any{}
-	if size := u.win.Canvas().Size(); size.Width > 100 && size.Height > 100 {
-		if w := float64(size.Width); prefs.Float(prefWidth) != w {
-			changed[prefWidth] = w
-		}
-		if h := float64(size.Height); prefs.Float(prefHeight) != h {
-			changed[prefHeight] = h
-		}
-	}
-	if f, ok := nativeWindowFrame(u.win); ok && f.content.W > 100 && f.content.H > 100 {
-		if prefs.IntWithFallback(prefX, unsetPosition) != f.content.X || prefs.IntWithFallback(prefY, unsetPosition) != f.content.Y {
-			changed[prefX], changed[prefY] = f.content.X, f.content.Y
-		}
-	}
-	if len(changed) > 0 { // no write to disk each time the app leaves the foreground
-		setPreferences(prefs, changed)
-	}
-}
-
-// setPreferences sets several preferences as one change. Fyne writes its preferences file at
-// once on a change, then holds later changes for 100 ms; when the app quits within them, as it
-// does right after the window closes, they may never reach the disk (seen under Xvfb: the next
-// start had the first of four values). Fyne's preferences take a batch through WriteValues; any
-// other implementation gets the values one by one.
-func setPreferences(prefs fyne.Preferences, values map[string]any) {
-	if batch, ok := prefs.(interface{ WriteValues(func(map[string]any)) }); ok {
-		batch.WriteValues(func(all map[string]any) {
-			for k, v := range values {
-				all[k] = v
-			}
-		})
-		return
-	}
-	for k, v := range values {
-		switch v := v.(type) {
-		case int:
-			prefs.SetInt(k, v)
-		case float64:
-			prefs.SetFloat(k, v)
-		}
-	}
+	size := u.win.Canvas().Size()
+	f, ok := nativeWindowFrame(u.win)
+	placed := ok && f.content.W > 100 && f.content.H > 100
+	u.prefs.savePlacement(size, size.Width > 100 && size.Height > 100, f.content.X, f.content.Y, placed)
 }
 
 // restorePosition moves the window, just shown, to where it was, kept on the screen.
 func (u *UI) restorePosition() {
-	prefs := u.app.Preferences()
-	x, y := prefs.IntWithFallback(prefX, unsetPosition), prefs.IntWithFallback(prefY, unsetPosition)
-	if x == unsetPosition || y == unsetPosition {
+	x, y, saved := u.prefs.windowPosition()
+	if !saved {
 		return
 	}
 	f, ok := nativeWindowFrame(u.win)

@@ -24,11 +24,11 @@ const defaultDevice = "System default"
 // output volume, spoken replies, the default voice and preset, the silence that ends a
 // recording, and what happens to a transcript.
 func (u *UI) showPreferences() {
-	prefs := u.app.Preferences()
+	prefs := u.prefs
 
 	device := widget.NewSelect([]string{defaultDevice}, nil)
 	device.SetSelected(defaultDevice)
-	if d := prefs.String(prefInputDevice); d != "" {
+	if d := prefs.inputDevice(); d != "" {
 		device.Options = append(device.Options, d)
 		device.SetSelected(d)
 	}
@@ -91,49 +91,48 @@ func (u *UI) showPreferences() {
 
 	volume := widget.NewSlider(0, 1)
 	volume.Step = 0.05
-	volume.SetValue(prefs.FloatWithFallback(prefVolume, 1))
+	volume.SetValue(prefs.volume())
 	autoSpeak := widget.NewCheck("Speak replies aloud", nil)
-	autoSpeak.SetChecked(prefs.BoolWithFallback(prefAutoSpeak, false))
+	autoSpeak.SetChecked(prefs.autoSpeak())
 	voiceName := widget.NewSelectEntry(nil)
 	voiceName.SetPlaceHolder("the service's default")
-	voiceName.SetText(prefs.String(prefDefaultVoice))
-	go func() {
-		if u.conn == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
-		defer cancel()
-		if vs, err := u.conn.svc.Voices(ctx); err == nil {
-			var names []string
-			for _, v := range vs {
-				names = append(names, v.Name)
+	voiceName.SetText(prefs.defaultVoice())
+	if u.conn != nil {
+		svc := u.conn.svc // read here: the goroutine must not read the window's state
+		go func() {
+			ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+			defer cancel()
+			if vs, err := svc.Voices(ctx); err == nil {
+				var names []string
+				for _, v := range vs {
+					names = append(names, v.Name)
+				}
+				u.do(func() { voiceName.SetOptions(names) })
 			}
-			u.do(func() { voiceName.SetOptions(names) })
-		}
-	}()
+		}()
+	}
 	var presetNames []string
 	for _, p := range (presetBook{prefs}).all() {
 		presetNames = append(presetNames, p.Name)
 	}
 	preset := widget.NewSelect(presetNames, nil)
-	preset.SetSelected(prefs.StringWithFallback(prefDefaultPreset, builtInPresets[0].Name))
+	preset.SetSelected(prefs.defaultPreset())
 
-	holdMS := prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))
 	holdLabel := widget.NewLabel("")
 	hold := widget.NewSlider(float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
 	hold.Step = 100
 	hold.OnChanged = func(v float64) { holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
-	hold.SetValue(float64(holdMS))
+	hold.SetValue(float64(prefs.hold() / time.Millisecond))
 	sendSpoken := widget.NewRadioGroup([]string{"Put it in the message box to review", "Send it at once"}, nil)
 	sendSpoken.SetSelected(sendSpoken.Options[0])
-	if prefs.Bool(prefSendSpoken) {
+	if prefs.sendSpoken() {
 		sendSpoken.SetSelected(sendSpoken.Options[1])
 	}
 
 	bargeIn := widget.NewCheck("Speaking over a reply interrupts it (barge-in)", nil)
-	bargeIn.SetChecked(prefs.BoolWithFallback(prefBargeIn, false))
+	bargeIn.SetChecked(prefs.bargeIn())
 	speakErrors := widget.NewCheck("Say aloud when something goes wrong", nil)
-	speakErrors.SetChecked(prefs.BoolWithFallback(prefSpeakErrors, false))
+	speakErrors.SetChecked(prefs.speakErrors())
 
 	form := widget.NewForm(
 		widget.NewFormItem("Microphone", container.NewBorder(nil, nil, nil, testBtn, device)),
@@ -154,17 +153,17 @@ func (u *UI) showPreferences() {
 		} else if id := ids[dev]; id != "" {
 			dev = id
 		}
-		prefs.SetString(prefInputDevice, dev)
-		prefs.SetFloat(prefVolume, volume.Value)
-		prefs.SetBool(prefAutoSpeak, autoSpeak.Checked)
-		prefs.SetString(prefDefaultVoice, voiceName.Text)
-		prefs.SetString(prefDefaultPreset, preset.Selected)
-		prefs.SetInt(prefHold, int(hold.Value))
-		prefs.SetBool(prefSendSpoken, sendSpoken.Selected == sendSpoken.Options[1])
-		prefs.SetBool(prefBargeIn, bargeIn.Checked)
-		prefs.SetBool(prefSpeakErrors, speakErrors.Checked)
-		if u.voice != nil && u.voice.player != nil {
-			u.voice.player.SetVolume(volume.Value)
+		prefs.setInputDevice(dev)
+		prefs.setVolume(volume.Value)
+		prefs.setAutoSpeak(autoSpeak.Checked)
+		prefs.setDefaultVoice(voiceName.Text)
+		prefs.setDefaultPreset(preset.Selected)
+		prefs.setHold(time.Duration(hold.Value) * time.Millisecond)
+		prefs.setSendSpoken(sendSpoken.Selected == sendSpoken.Options[1])
+		prefs.setBargeIn(bargeIn.Checked)
+		prefs.setSpeakErrors(speakErrors.Checked)
+		if u.ptt != nil {
+			u.ptt.setVolume(volume.Value)
 		}
 	}
 	var d *dialog.CustomDialog

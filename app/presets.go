@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"fyne.io/fyne/v2"
-
 	"parley/client"
 )
 
@@ -42,12 +40,9 @@ var builtInPresets = []Preset{
 	{Name: "Ship's navigator", Persona: "You are the navigator of a sailing ship: practical, calm and precise. Answer with bearings, distances and weather in mind, and a sailor's turn of phrase.", Temperature: f64(0.8), BuiltIn: true},
 }
 
-// prefPresets holds the person's own presets as JSON.
-const prefPresets = "presets"
-
 // presetBook is the built-in presets and the person's own, kept in the app's preferences.
 type presetBook struct {
-	prefs fyne.Preferences
+	prefs prefs
 }
 
 // all returns the built-in presets, then the person's own.
@@ -58,7 +53,7 @@ func (b presetBook) all() []Preset {
 // own returns the person's presets.
 func (b presetBook) own() []Preset {
 	var ps []Preset
-	if s := b.prefs.String(prefPresets); s != "" {
+	if s := b.prefs.presets(); s != "" {
 		if json.Unmarshal([]byte(s), &ps) != nil {
 			return nil
 		}
@@ -148,6 +143,6 @@ func (b presetBook) store(ps []Preset) error {
 	if err != nil {
 		return err
 	}
-	b.prefs.SetString(prefPresets, string(data))
+	b.prefs.setPresets(string(data))
 	return nil
 }

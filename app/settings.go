@@ -82,9 +82,27 @@ func (f settingsForm) config() (client.Config, error) {
 	return c, nil
 }
 
+// settingsHost is what the settings dialog needs from the window.
+type settingsHost interface {
+	// flash shows a short message in the status bar.
+	flash(msg string)
+	refreshHeader()
+	// refreshMenu builds the main menu again (it lists the presets).
+	refreshMenu()
+}
+
+// settingsStore saves a conversation's settings; *conversation.Session is one.
+type settingsStore interface {
+	SaveSettings(th *conversation.Thread, cfg client.Config, voice string, done func(client.Config, error))
+}
+
 // settingsDialog edits the settings of the conversation on screen.
 type settingsDialog struct {
-	u       *UI
+	host    settingsHost
+	store   settingsStore
+	win     fyne.Window
+	ctx     context.Context
+	do      func(func())
 	th      *conversation.Thread
 	isNew   bool
 	saved   client.Config
@@ -112,16 +130,16 @@ func (u *UI) showSettings() {
 		return
 	}
 	v := u.sess.Snapshot(u.current)
-	s := &settingsDialog{u: u, th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.app.Preferences()}}
+	s := &settingsDialog{host: u, store: u.sess, win: u.win, ctx: u.ctx, do: u.do,
+		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}}
 	s.build(formOf(v.Config, v.Voice))
 	u.lastSettings = s
 	u.showDialog(s.d, s.save)
 	u.win.Canvas().Focus(s.persona)
-	go s.loadVoices()
+	go s.loadVoices(u.conn.svc)
 }
 
 func (s *settingsDialog) build(f settingsForm) {
-	u := s.u
 	s.persona = newShortcutEntry(true, s.save, s.cancel)
 	s.persona.SetPlaceHolder("Who the assistant is, e.g. “a patient maths tutor”")
 	s.persona.SetMinRowsVisible(4)
@@ -191,7 +209,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	if s.isNew {
 		title = "Settings for the new conversation"
 	}
-	s.d = dialog.NewCustomWithoutButtons(title, content, u.win)
+	s.d = dialog.NewCustomWithoutButtons(title, content, s.win)
 	s.d.Resize(fyne.NewSize(640, 0))
 	s.check()
 }
@@ -269,9 +287,8 @@ func (s *settingsDialog) save() {
 		return
 	}
 	s.saveBtn.Disable()
-	u := s.u
-	u.sess.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
-		s.u.do(func() {
+	s.store.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
+		s.do(func() {
 			if err != nil {
 				s.errText.SetText("Not saved. " + phrase(err).text)
 				s.errText.Show()
@@ -280,9 +297,9 @@ func (s *settingsDialog) save() {
 			}
 			s.close()
 			if !s.isNew {
-				u.status.flash("Saved: " + describeConfig(saved))
+				s.host.flash("Saved: " + describeConfig(saved))
 			}
-			u.header.refresh()
+			s.host.refreshHeader()
 		})
 	})
 }
@@ -293,11 +310,12 @@ func (s *settingsDialog) close() {
 	s.d.Hide()
 }
 
-// loadVoices offers the service's voices, where it lists them.
-func (s *settingsDialog) loadVoices() {
-	ctx, cancel := context.WithTimeout(s.u.ctx, defaultCallTimeout)
+// loadVoices offers svc's voices, where it lists them. It runs on a goroutine of its own, so it
+// is given the service rather than reading the window's state.
+func (s *settingsDialog) loadVoices(svc Service) {
+	ctx, cancel := context.WithTimeout(s.ctx, defaultCallTimeout)
 	defer cancel()
-	voices, err := s.u.conn.svc.Voices(ctx)
+	voices, err := svc.Voices(ctx)
 	if err != nil || len(voices) == 0 {
 		return
 	}
@@ -305,7 +323,7 @@ func (s *settingsDialog) loadVoices() {
 	for _, v := range voices {
 		names = append(names, v.Name)
 	}
-	s.u.do(func() { s.voice.SetOptions(names) })
+	s.do(func() { s.voice.SetOptions(names) })
 }
 
 // askPresetName asks for a preset's name, starting from initial, and runs apply with it; a
@@ -325,7 +343,7 @@ func (s *settingsDialog) askPresetName(title, confirm, verb, initial string, app
 			return
 		}
 		s.refreshPresets(strings.TrimSpace(name.Text))
-	}, s.u.win)
+	}, s.win)
 }
 
 // saveAsPreset asks for a name and saves the form as the person's preset.
@@ -364,7 +382,7 @@ func (s *settingsDialog) removePreset() {
 		if ok && s.book.remove(name) == nil {
 			s.refreshPresets("")
 		}
-	}, s.u.win)
+	}, s.win)
 }
 
 func (s *settingsDialog) builtIn(name string) (Preset, bool) {
@@ -379,7 +397,7 @@ func (s *settingsDialog) builtIn(name string) (Preset, bool) {
 // refreshPresets lists the presets again (here and in the menu), selecting name without
 // applying it.
 func (s *settingsDialog) refreshPresets(name string) {
-	s.u.win.SetMainMenu(s.u.mainMenu())
+	s.host.refreshMenu()
 	var names []string
 	for _, p := range s.book.all() {
 		names = append(names, p.Name)

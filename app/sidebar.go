@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/client"
 	"parley/conversation"
 )
 
@@ -18,7 +20,10 @@ const loadAhead = 30
 
 // sidebar is the conversation list: a search box, a New button and a virtualized list.
 type sidebar struct {
-	u         *UI
+	host      sidebarHost
+	index     conversationIndex
+	canvas    fyne.Canvas
+	now       func() time.Time
 	search    *widget.Entry
 	list      *conversationList
 	items     []conversation.Entry // what the list shows: the search's result
@@ -29,22 +34,41 @@ type sidebar struct {
 	box       fyne.CanvasObject
 }
 
-func newSidebar(u *UI) *sidebar {
-	s := &sidebar{u: u}
+// sidebarHost is what the conversation list needs from the window.
+type sidebarHost interface {
+	open(id client.ConversationID)
+	newConversation()
+	confirmDelete(e conversation.Entry)
+	// currentEntry is the entry of the conversation on screen (zero for a new one).
+	currentEntry() conversation.Entry
+	focusComposer()
+}
+
+// conversationIndex is the list of conversations as the sidebar reads it; *conversation.Session
+// is one.
+type conversationIndex interface {
+	Search(query string) []conversation.Entry
+	Entries() (entries []conversation.Entry, more bool)
+	ListErr() error
+	LoadMore()
+}
+
+func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, now func() time.Time) *sidebar {
+	s := &sidebar{host: host, index: index, canvas: canvas, now: now}
 	s.search = widget.NewEntry()
 	s.search.SetPlaceHolder("Search conversations")
 	s.search.OnChanged = func(string) { s.refresh() }
 	s.search.OnSubmitted = func(string) {
 		// Enter in the search opens the first conversation found.
 		if len(s.items) > 0 {
-			u.open(s.items[0].ID)
+			host.open(s.items[0].ID)
 		}
 	}
 	s.search.ActionItem = widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
 		s.search.SetText("")
-		u.focusComposer()
+		host.focusComposer()
 	})
-	newBtn := widget.NewButtonWithIcon("New conversation", theme.ContentAddIcon(), u.newConversation)
+	newBtn := widget.NewButtonWithIcon("New conversation", theme.ContentAddIcon(), host.newConversation)
 	newBtn.Importance = widget.HighImportance
 
 	s.list = newConversationList(s)
@@ -52,7 +76,7 @@ func newSidebar(u *UI) *sidebar {
 	s.errLine.Wrapping = fyne.TextWrapWord
 	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() {
 		s.errBox.Hide()
-		u.sess.LoadMore()
+		index.LoadMore()
 	})
 	s.errBox = container.NewVBox(s.errLine, retry)
 	s.errBox.Hide()
@@ -69,10 +93,10 @@ func (s *sidebar) object() fyne.CanvasObject { return s.box }
 
 // refresh takes the list and the search result from the session again.
 func (s *sidebar) refresh() {
-	s.items = s.u.sess.Search(s.search.Text)
+	s.items = s.index.Search(s.search.Text)
 	s.noMatch.Hidden = len(s.items) > 0 || strings.TrimSpace(s.search.Text) == ""
 	s.noMatch.Refresh()
-	if s.u.sess.ListErr() == nil {
+	if s.index.ListErr() == nil {
 		s.errBox.Hide()
 	}
 	s.list.Refresh()
@@ -87,7 +111,7 @@ func (s *sidebar) showError(err error) {
 
 // selectCurrent highlights the conversation on screen, or nothing for a new one.
 func (s *sidebar) selectCurrent() {
-	e := s.u.currentEntry()
+	e := s.host.currentEntry()
 	s.selecting = true
 	defer func() { s.selecting = false }()
 	if e.ID.IsZero() {
@@ -104,7 +128,7 @@ func (s *sidebar) selectCurrent() {
 }
 
 // focusSearch puts the keyboard in the search box.
-func (s *sidebar) focusSearch() { s.u.win.Canvas().Focus(s.search) }
+func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 
 // conversationList is the virtualized list; Enter opens the conversation with the focus.
 type conversationList struct {
@@ -121,15 +145,15 @@ func newConversationList(s *sidebar) *conversationList {
 			return
 		}
 		o.(*conversationRow).set(id, s.items[id])
-		if _, more := s.u.sess.Entries(); more && id >= len(s.items)-loadAhead && s.search.Text == "" {
-			s.u.sess.LoadMore()
+		if _, more := s.index.Entries(); more && id >= len(s.items)-loadAhead && s.search.Text == "" {
+			s.index.LoadMore()
 		}
 	}
 	l.OnSelected = func(id widget.ListItemID) {
 		if s.selecting || id >= len(s.items) {
 			return
 		}
-		s.u.open(s.items[id].ID)
+		s.host.open(s.items[id].ID)
 	}
 	l.ExtendBaseWidget(l)
 	return l
@@ -141,7 +165,7 @@ func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
 	case fyne.KeyReturn, fyne.KeyEnter:
 		l.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
 	case fyne.KeyEscape:
-		l.s.u.focusComposer()
+		l.s.host.focusComposer()
 	default:
 		l.List.TypedKey(ev)
 	}
@@ -173,7 +197,7 @@ func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 	if t := e.DisplayTitle(); t != r.title.Text {
 		r.title.SetText(t)
 	}
-	if w := conversation.RelativeTime(e.UpdatedAt, r.s.u.deps.Now()); w != r.when.Text {
+	if w := conversation.RelativeTime(e.UpdatedAt, r.s.now()); w != r.when.Text {
 		r.when.SetText(w)
 	}
 }
@@ -193,10 +217,10 @@ func (r *conversationRow) Tapped(*fyne.PointEvent) {
 func (r *conversationRow) TappedSecondary(ev *fyne.PointEvent) {
 	e := r.entry
 	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("Open", func() { r.s.u.open(e.ID) }),
-		fyne.NewMenuItem("Delete…", func() { r.s.u.confirmDelete(e) }),
+		fyne.NewMenuItem("Open", func() { r.s.host.open(e.ID) }),
+		fyne.NewMenuItem("Delete…", func() { r.s.host.confirmDelete(e) }),
 	)
-	widget.ShowPopUpMenuAtPosition(menu, r.s.u.win.Canvas(), ev.AbsolutePosition)
+	widget.ShowPopUpMenuAtPosition(menu, r.s.canvas, ev.AbsolutePosition)
 }
 
 // rowStack lays out a title over a caption with little space between.

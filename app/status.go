@@ -19,7 +19,9 @@ const flashFor = 8 * time.Second
 // statusBar is the line at the bottom: the service and whether it is the local one, the points
 // of the last call and the balance, and the voice state; it also shows short messages.
 type statusBar struct {
-	u       *UI
+	conn    *connection
+	usage   pointsSource
+	do      func(func()) // runs the end of a flash
 	service *widget.Label
 	points  *widget.Label
 	voice   *widget.Label
@@ -28,8 +30,13 @@ type statusBar struct {
 	box     *fyne.Container
 }
 
-func newStatusBar(u *UI) *statusBar {
-	s := &statusBar{u: u}
+// pointsSource reports the points of the last call and the balance; *conversation.Session is one.
+type pointsSource interface {
+	Usage() (charged, balance *int64)
+}
+
+func newStatusBar(conn *connection, usage pointsSource, do func(func())) *statusBar {
+	s := &statusBar{conn: conn, usage: usage, do: do}
 	caption := func() *widget.Label {
 		l := widget.NewLabel("")
 		l.SizeName = theme.SizeNameCaptionText
@@ -48,7 +55,7 @@ func (s *statusBar) object() fyne.CanvasObject { return s.box }
 
 // refresh shows the service and the points.
 func (s *statusBar) refresh() {
-	c := s.u.conn
+	c := s.conn
 	if c == nil {
 		return
 	}
@@ -64,8 +71,8 @@ func (s *statusBar) refresh() {
 	}
 	s.service.SetText(where)
 	text := ""
-	if s.u.sess != nil {
-		charged, balance := s.u.sess.Usage()
+	if s.usage != nil {
+		charged, balance := s.usage.Usage()
 		if charged != nil {
 			text = "Last message: " + points(*charged)
 		}
@@ -88,7 +95,7 @@ func (s *statusBar) flash(msg string) {
 	id := s.flashID
 	s.message.SetText(msg)
 	time.AfterFunc(flashFor, func() {
-		s.u.do(func() {
+		s.do(func() {
 			if s.flashID == id {
 				s.message.SetText("")
 			}

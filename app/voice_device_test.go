@@ -13,6 +13,7 @@ import (
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
+	"parley/conversation/conversationtest"
 )
 
 // failingRecorder fails every take with err, as a real device does.
@@ -65,7 +66,7 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			if h.u.status.message.Text != "" {
 				t.Errorf("the status bar says %q too", h.u.status.message.Text)
 			}
-			if _, _, n := svc.recorded(); n != 0 {
+			if _, _, n := svc.Recorded(); n != 0 {
 				t.Errorf("%d transcribe calls after a failed take", n)
 			}
 
@@ -73,7 +74,7 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			switch tt.action {
 			case "Try again": // records again
 				<-rec.calls
-				h.waitFor(func() bool { return !h.u.voice.recording && h.noticeShown(tt.says) })
+				h.waitFor(func() bool { return !h.u.ptt.recording && h.noticeShown(tt.says) })
 			case "Preferences…":
 				if h.u.closeDialog == nil || !strings.Contains(test.RenderToMarkup(h.u.win.Canvas()), "Preferences") {
 					t.Error("the notice's Preferences… did not open the preferences")
@@ -95,8 +96,8 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.deps.NewRecorder = nil
 	h.u.toggleRecording()
-	if !h.noticeShown("No microphone was found") || h.u.voice.recording {
-		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.voice.recording)
+	if !h.noticeShown("No microphone was found") || h.u.ptt.recording {
+		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.ptt.recording)
 	}
 	h.typeAndSend("typed instead")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
@@ -107,7 +108,7 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 
 // transcribeFailing is the fake service with a transcription that fails once.
 type transcribeFailing struct {
-	*fakeService
+	*conversationtest.Service
 	err error
 }
 
@@ -116,13 +117,13 @@ func (s *transcribeFailing) Transcribe(ctx context.Context, req client.Transcrib
 		s.err = nil
 		return nil, err
 	}
-	return s.fakeService.Transcribe(ctx, req)
+	return s.Service.Transcribe(ctx, req)
 }
 
 func TestApp_FailedTranscriptionKeepsTheTakeForTryAgain(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
-	h.u.conn.svc = &transcribeFailing{fakeService: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}
+	h.u.conn.svc = &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
@@ -150,12 +151,12 @@ func TestApp_NoAudioOutputStopsSpeakingAndSaysSo(t *testing.T) {
 	}
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	h.typeAndSend("Where to")
-	h.waitFor(func() bool { return h.u.voice.speaking && len(h.player.added) > 0 })
+	h.waitFor(func() bool { return h.u.ptt.speaking && len(h.player.added) > 0 })
 	onEvent := <-events
 	test.Type(h.u.composer.entry, "next question")
 	onEvent(playback.Event{Kind: playback.ClipEnded, Clip: 1, Err: fmt.Errorf("%w (no card)", playback.ErrNoDevice)})
 	h.waitFor(func() bool { return h.noticeShown("No audio output was found") })
-	if h.u.voice.speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
+	if h.u.ptt.speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
 		t.Errorf("still speaking after the output failed: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
 	}
 	if h.u.composer.text() != "next question" {

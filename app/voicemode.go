@@ -16,15 +16,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/audio"
-	"parley/audio/vad"
 	"parley/conversation"
 	"parley/voice"
-)
-
-// Voice-mode preferences.
-const (
-	prefBargeIn     = "barge_in"
-	prefSpeakErrors = "speak_errors"
 )
 
 // scVoiceMode toggles hands-free voice mode.
@@ -39,10 +32,11 @@ type Mic interface {
 // voiceMode is the hands-free conversation in the window: the loop of package voice, shown in
 // a panel that takes the composer's place while it runs.
 type voiceMode struct {
-	u *UI
+	u   *UI
+	ptt speechControl
 
-	loop   atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
-	th     *conversation.Thread       // the conversation it talks in
+	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	th     *conversation.Thread        // the conversation it talks in
 	active bool
 	muted  bool
 
@@ -69,8 +63,18 @@ type voiceAnswer struct {
 	err   error
 }
 
-func newVoiceMode(u *UI) *voiceMode {
-	m := &voiceMode{u: u}
+// speechControl is what voice mode needs from push-to-talk: that it gives way, its audio output,
+// and its notices in the composer.
+type speechControl interface {
+	stopAll()
+	forgetAwaited()
+	openPlayer() bool
+	output() Player
+	problem(lead string, err error, retry func())
+}
+
+func newVoiceMode(u *UI, ptt speechControl, loop *atomic.Pointer[voice.Loop]) *voiceMode {
+	m := &voiceMode{u: u, ptt: ptt, loop: loop}
 	m.state = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	m.state.TextSize = 2 * theme.TextSize()
 	m.state.TextStyle = fyne.TextStyle{Bold: true}
@@ -114,37 +118,36 @@ func (m *voiceMode) start() {
 	if u.current == nil || u.conn == nil || m.active {
 		return
 	}
-	u.voice.stopAll()      // push-to-talk and spoken replies give way
-	clear(u.voice.waiting) // and replies awaited are not spoken over the loop's
+	m.ptt.stopAll()       // push-to-talk and spoken replies give way
+	m.ptt.forgetAwaited() // and replies awaited are not spoken over the loop's
 	if u.deps.OpenMic == nil {
-		u.voice.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
+		m.ptt.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
 		return
 	}
-	if !u.voice.openPlayer() {
+	if !m.ptt.openPlayer() {
 		return
 	}
-	prefs := u.app.Preferences()
-	mic, err := u.deps.OpenMic(prefs.String(prefInputDevice))
+	mic, err := u.deps.OpenMic(u.prefs.inputDevice())
 	if err != nil {
-		u.voice.problem("Voice mode needs a microphone.", err, m.start)
+		m.ptt.problem("Voice mode needs a microphone.", err, m.start)
 		return
 	}
 	th := u.current
 	snap := u.sess.Snapshot(th)
 	voiceName := snap.Voice
 	if voiceName == "" {
-		voiceName = prefs.String(prefDefaultVoice)
+		voiceName = u.prefs.defaultVoice()
 	}
 	loop := voice.New(voice.Config{
 		Source:      mic,
 		Transcriber: u.conn.svc,
 		Synth:       u.conn.svc,
-		Player:      u.voice.player,
+		Player:      m.ptt.output(),
 		Chat:        &appChatter{m: m, th: th},
 		Voice:       voiceName,
-		Hold:        time.Duration(prefs.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond,
-		BargeIn:     prefs.BoolWithFallback(prefBargeIn, false),
-		SpeakErrors: prefs.BoolWithFallback(prefSpeakErrors, false),
+		Hold:        u.prefs.hold(),
+		BargeIn:     u.prefs.bargeIn(),
+		SpeakErrors: u.prefs.speakErrors(),
 		OnStatus:    func(s voice.Status) { u.do(func() { m.show(s) }) },
 		OnLevel:     func(db float64) { u.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
 	})
@@ -187,7 +190,7 @@ func (m *voiceMode) ended(l *voice.Loop, err error) {
 			lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", fe.N)
 			err = voice.Cause(fe.Last)
 		}
-		u.voice.problem(lead, err, m.start)
+		m.ptt.problem(lead, err, m.start)
 	}
 	u.focusComposer()
 }

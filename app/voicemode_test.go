@@ -64,7 +64,7 @@ func (m *speechMic) Close() error {
 
 func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	svc := newFakeService()
-	svc.heard = "What is the capital of France?"
+	svc.Heard = "What is the capital of France?"
 	h := start(t, svc)
 	mic := &speechMic{}
 	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
@@ -79,14 +79,14 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 		t.Errorf("status bar says %q", h.u.status.voice.Text)
 	}
 	mic.say(1500 * time.Millisecond)
-	h.waitFor(func() bool { return len(svc.chatRequests()) == 1 })
-	if got := svc.chatRequests()[0].Message; got != svc.heard {
+	h.waitFor(func() bool { return len(svc.ChatRequests()) == 1 })
+	if got := svc.ChatRequests()[0].Message; got != svc.Heard {
 		t.Errorf("chat got %q", got)
 	}
 	// The question and the reply show in the chat view, and the reply is spoken.
 	h.waitFor(func() bool {
 		v := h.u.sess.Snapshot(h.u.current)
-		return len(v.Messages) == 2 && v.Messages[0].Text == svc.heard && v.Messages[1].Role == conversation.Assistant
+		return len(v.Messages) == 2 && v.Messages[0].Text == svc.Heard && v.Messages[1].Role == conversation.Assistant
 	})
 	reply := h.u.sess.Snapshot(h.u.current).Messages[1].Text
 	h.waitFor(func() bool { return len(h.player.added) > 0 })
@@ -112,7 +112,7 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	if !closed {
 		t.Error("the microphone was left open")
 	}
-	if _, _, n := svc.recorded(); n != 1 {
+	if _, _, n := svc.Recorded(); n != 1 {
 		t.Errorf("%d transcriptions; want 1", n)
 	}
 }
@@ -132,8 +132,8 @@ func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
 // Leaving the conversation while its question is answered ends voice mode once the reply is in.
 func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 	svc := newFakeService()
-	svc.heard = "What is the capital of France?"
-	svc.chatGate = make(chan struct{})
+	svc.Heard = "What is the capital of France?"
+	svc.Gate = make(chan struct{})
 	h := start(t, svc)
 	mic := &speechMic{}
 	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
@@ -143,7 +143,7 @@ func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 	mic.say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return h.u.vmode.state.Text == "Thinking…" })
 	h.u.newConversation()
-	close(svc.chatGate)
+	close(svc.Gate)
 	h.waitFor(func() bool { return !h.u.vmode.active })
 	if !h.u.composer.box.Visible() {
 		t.Error("the composer did not come back")
@@ -156,21 +156,21 @@ func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 // A typed message's reply is not auto-spoken over voice mode's listening.
 func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 	svc := newFakeService()
-	svc.chatGate = make(chan struct{})
+	svc.Gate = make(chan struct{})
 	h := start(t, svc)
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	mic := &speechMic{}
 	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
 	h.player.emit = true
 	h.typeAndSend("hello there")
-	h.waitFor(func() bool { return len(svc.chatRequests()) == 1 })
+	h.waitFor(func() bool { return len(svc.ChatRequests()) == 1 })
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
-	close(svc.chatGate)
+	close(svc.Gate)
 	// The window has rendered the reply, so it has decided whether to speak it: speaking starts
 	// then, before any speech is asked for.
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	if h.u.voice.speaking {
+	if h.u.ptt.speaking {
 		t.Error("the reply is being spoken while voice mode listens")
 	}
 	if n := len(h.player.added); n != 0 {

@@ -23,15 +23,15 @@ var (
 // buildMain puts the main window together: the menu, the sidebar, the conversation (header,
 // messages, composer) and the status bar.
 func (u *UI) buildMain() {
-	u.sidebar = newSidebar(u)
-	u.chat = newChatView(u)
-	u.composer = newComposer(u)
-	u.status = newStatusBar(u)
-	u.header = newHeader(u)
-	if u.voice == nil {
-		u.voice = newVoiceControl(u)
-	}
-	u.vmode = newVoiceMode(u)
+	canvas := u.win.Canvas()
+	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now)
+	u.chat = newChatView(u, u.do, u.deps.Now)
+	u.composer = newComposer(u, u.ptt)
+	u.status = newStatusBar(u.conn, u.sess, u.do)
+	u.header = newHeader(u, canvas)
+	u.ptt.show(u.composer, u.status)
+	u.voiceLoop.Store(nil) // the new panel starts with no loop, as the old one's is no longer shown
+	u.vmode = newVoiceMode(u, u.ptt, &u.voiceLoop)
 
 	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
 	conv := container.NewBorder(u.header.object(), bottom, nil, nil, u.chat.object())
@@ -73,7 +73,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
 			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
-			fyne.NewMenuItem("Stop speaking", func() { u.voice.stopSpeaking() }),
+			fyne.NewMenuItem("Stop speaking", func() { u.ptt.stopSpeaking() }),
 		),
 		fyne.NewMenu("Help",
 			fyne.NewMenuItem("Keyboard shortcuts", u.showShortcuts),
@@ -100,10 +100,16 @@ func (u *UI) escape() {
 		u.closeDialog()
 		return
 	}
-	if u.voice != nil {
-		u.voice.escape()
+	if u.ptt != nil {
+		u.ptt.escape()
 	}
 }
+
+// refreshMenu builds the main menu again, after the presets changed.
+func (u *UI) refreshMenu() { u.win.SetMainMenu(u.mainMenu()) }
+
+// flash shows msg in the status bar for a while.
+func (u *UI) flash(msg string) { u.status.flash(msg) }
 
 // quit closes the window, which ends the app.
 func (u *UI) quit() { u.win.Close() }
@@ -126,7 +132,7 @@ func (u *UI) apply(ch conversation.Change) {
 		u.chat.renderView(v)
 		u.header.refreshFrom(v)
 		u.sidebar.selectCurrent()
-		u.voice.threadChanged(ch.Thread, v)
+		u.ptt.threadChanged(ch.Thread, v)
 		u.vmode.threadChanged(ch.Thread, v)
 	} else if ch.Thread != nil && u.vmode != nil && u.vmode.waitsFor(ch.Thread) {
 		// Voice mode's question, in a conversation left while it was answered.
@@ -162,11 +168,38 @@ func (u *UI) show(th *conversation.Thread) {
 	}
 	u.current = th
 	u.composer.setText(u.drafts[th])
-	u.chat.setThread(th)
-	u.header.refresh()
+	v := u.sess.Snapshot(th)
+	u.chat.showThread(v)
+	u.header.refreshFrom(v)
 	u.sidebar.selectCurrent()
 	u.focusComposer()
 }
+
+// toggleRecording starts push-to-talk, or finishes the recording under way.
+func (u *UI) toggleRecording() {
+	if u.ptt != nil {
+		u.ptt.toggle()
+	}
+}
+
+// onScreen is the conversation on screen (nil before the main window is built).
+func (u *UI) onScreen() *conversation.Thread { return u.current }
+
+// voiceModeActive reports whether hands-free voice mode runs.
+func (u *UI) voiceModeActive() bool { return u.vmode != nil && u.vmode.active }
+
+// refreshHeader shows the title and persona of the conversation on screen again.
+func (u *UI) refreshHeader() {
+	if u.current != nil {
+		u.header.refreshFrom(u.sess.Snapshot(u.current))
+	}
+}
+
+// speak says text with the voice of the conversation on screen (a reply's Speak button).
+func (u *UI) speak(text string) { u.ptt.speak(text) }
+
+// retry sends a failed message of the conversation on screen again.
+func (u *UI) retry(key int64) { u.sess.Retry(u.current, key) }
 
 // focusComposer gives the composer the keyboard.
 func (u *UI) focusComposer() {
@@ -198,7 +231,7 @@ func (u *UI) send(text string) {
 	if u.current == nil || u.sess == nil {
 		return
 	}
-	u.voice.expectReply(u.current)
+	u.ptt.expectReply(u.current)
 	u.sess.Send(u.current, text)
 	u.chat.stickToBottom()
 }
@@ -235,7 +268,7 @@ func (u *UI) offerAccountFor(v conversation.ThreadView) {
 func (u *UI) presetMenu() *fyne.MenuItem {
 	it := fyne.NewMenuItem("New from preset", nil)
 	var items []*fyne.MenuItem
-	for _, p := range (presetBook{u.app.Preferences()}).all() {
+	for _, p := range (presetBook{u.prefs}).all() {
 		items = append(items, fyne.NewMenuItem(p.Name, func() { u.newFromPreset(p) }))
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)

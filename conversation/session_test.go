@@ -1,132 +1,27 @@
 package conversation_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"parley/client"
 	"parley/conversation"
+	"parley/conversation/conversationtest"
 )
 
-// fakeService is a scripted Chat and Voice Service. Chat calls block until the test releases
-// them (when gate is set), so a test can look at the state while a reply is pending.
-type fakeService struct {
-	mu      sync.Mutex
-	chats   []client.SendMessageRequest
-	patches []client.Config
-	lists   []string // cursors asked for
-	history map[string]*client.History
-	pages   map[string]*client.ConversationList // by cursor
-	deleted []string
-	nextID  int
-	chatErr []error // errors for the next chat calls, in order
-	gate    chan struct{}
-	entered chan struct{} // receives when a chat call starts
-}
-
-func newFake() *fakeService {
-	return &fakeService{history: map[string]*client.History{}, pages: map[string]*client.ConversationList{}, entered: make(chan struct{}, 100)}
-}
-
-func id(s string) client.ConversationID {
-	v, err := client.ParseConversationID(s)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-func (f *fakeService) SendMessage(ctx context.Context, req client.SendMessageRequest) (*client.SendMessageResult, error) {
-	f.mu.Lock()
-	f.chats = append(f.chats, req)
-	gate := f.gate
-	var err error
-	if len(f.chatErr) > 0 {
-		err, f.chatErr = f.chatErr[0], f.chatErr[1:]
-	}
-	conv := req.ConversationID
-	if conv.IsZero() {
-		f.nextID++
-		conv = id(fmt.Sprintf("c%d", f.nextID))
-	}
-	f.mu.Unlock()
-	f.entered <- struct{}{}
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	charged, balance := int64(1), int64(41)
-	return &client.SendMessageResult{ConversationID: conv, Reply: "re: " + req.Message, PointsCharged: &charged, Balance: &balance}, nil
-}
-
-func (f *fakeService) ListConversations(_ context.Context, req client.ListConversationsRequest) (*client.ConversationList, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.lists = append(f.lists, req.Cursor)
-	if p := f.pages[req.Cursor]; p != nil {
-		return p, nil
-	}
-	return &client.ConversationList{}, nil
-}
-
-func (f *fakeService) History(_ context.Context, cid client.ConversationID) (*client.History, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if h := f.history[cid.String()]; h != nil {
-		return h, nil
-	}
-	return nil, &client.Error{StatusCode: 404, Message: "no such conversation"}
-}
-
-func (f *fakeService) SaveConfig(_ context.Context, cid client.ConversationID, cfg client.Config) (*client.Config, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.patches = append(f.patches, cfg)
-	h := f.history[cid.String()]
-	merged := h.Config
-	if cfg.Persona != nil {
-		merged.Persona = cfg.Persona
-	}
-	if cfg.Temperature != nil {
-		merged.Temperature = cfg.Temperature
-	}
-	if cfg.TopP != nil {
-		merged.TopP = cfg.TopP
-	}
-	if cfg.MaxTokens != nil {
-		merged.MaxTokens = cfg.MaxTokens
-	}
-	h.Config = merged
-	return &merged, nil
-}
-
-func (f *fakeService) DeleteConversation(_ context.Context, cid client.ConversationID) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.deleted = append(f.deleted, cid.String())
-	return nil
-}
-
-func (f *fakeService) chatRequests() []client.SendMessageRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]client.SendMessageRequest(nil), f.chats...)
+// newFake is the scripted service, replying "re: <message>" with a balance of 41.
+func newFake() *conversationtest.Service {
+	f := conversationtest.New()
+	f.Reply = func(m string) string { return "re: " + m }
+	f.Balance = 41
+	return f
 }
 
 // watcher waits for the session's changes.
 type watcher struct {
-	mu sync.Mutex
 	ch chan conversation.Change
 }
 
@@ -174,7 +69,7 @@ func TestSession_FirstSendCreatesThenContinues(t *testing.T) {
 
 	s.Send(th, "Again")
 	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
-	reqs := f.chatRequests()
+	reqs := f.ChatRequests()
 	if reqs[0].Persona == nil || *reqs[0].Persona != "a pirate" || reqs[0].MaxTokens == nil || !reqs[0].ConversationID.IsZero() {
 		t.Errorf("the first call did not carry the new conversation's settings: %+v", reqs[0])
 	}
@@ -185,24 +80,24 @@ func TestSession_FirstSendCreatesThenContinues(t *testing.T) {
 
 func TestSession_SecondMessageBeforeFirstReplyContinuesTheSameConversation(t *testing.T) {
 	f := newFake()
-	f.gate = make(chan struct{})
+	f.Gate = make(chan struct{})
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
 
 	th := s.NewThread(client.Config{}, "")
 	s.Send(th, "one")
-	<-f.entered
+	<-f.Entered
 	s.Send(th, "two")
 	v := s.Snapshot(th)
 	if len(v.Turns) != 2 || v.Turns[0].State != conversation.Sending || v.Turns[1].State != conversation.Queued || !v.Waiting() {
 		t.Fatalf("while the first reply is pending: %+v", v.Turns)
 	}
-	f.gate <- struct{}{}
-	<-f.entered
-	f.gate <- struct{}{}
+	f.Gate <- struct{}{}
+	<-f.Entered
+	f.Gate <- struct{}{}
 	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
-	reqs := f.chatRequests()
+	reqs := f.ChatRequests()
 	if len(reqs) != 2 || !reqs[0].ConversationID.IsZero() || reqs[1].ConversationID.String() != "c1" {
 		t.Errorf("requests %+v: want the second to continue c1, not start a conversation", reqs)
 	}
@@ -213,18 +108,18 @@ func TestSession_SecondMessageBeforeFirstReplyContinuesTheSameConversation(t *te
 
 func TestSession_ReplyLandsInItsOwnConversation(t *testing.T) {
 	f := newFake()
-	f.history["c9"] = &client.History{ConversationID: id("c9"), Messages: []client.Message{{Role: "user", Content: "old"}}}
-	f.gate = make(chan struct{})
+	f.Histories["c9"] = &client.History{ConversationID: conversationtest.ID("c9"), Messages: []client.Message{{Role: "user", Content: "old"}}}
+	f.Gate = make(chan struct{})
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
 
 	first := s.NewThread(client.Config{}, "")
 	s.Send(first, "question")
-	<-f.entered
-	other := s.Open(id("c9")) // the person switches while the reply is pending
+	<-f.Entered
+	other := s.Open(conversationtest.ID("c9")) // the person switches while the reply is pending
 	until(t, w, func() bool { return len(s.Snapshot(other).Messages) == 1 })
-	f.gate <- struct{}{}
+	f.Gate <- struct{}{}
 	until(t, w, func() bool { return len(s.Snapshot(first).Messages) == 2 })
 	if got := s.Snapshot(other); len(got.Messages) != 1 || len(got.Turns) != 0 {
 		t.Errorf("the other conversation changed: %+v", got)
@@ -236,7 +131,7 @@ func TestSession_ReplyLandsInItsOwnConversation(t *testing.T) {
 
 func TestSession_FailureKeepsTextRetryAndDismiss(t *testing.T) {
 	f := newFake()
-	f.chatErr = []error{&client.Error{StatusCode: 503}}
+	f.ChatErrs = []error{&client.Error{StatusCode: 503}}
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
@@ -250,19 +145,19 @@ func TestSession_FailureKeepsTextRetryAndDismiss(t *testing.T) {
 	}
 	// A later message waits behind the failed one, so replies stay in order.
 	s.Send(th, "after")
-	if v := s.Snapshot(th); len(v.Turns) != 2 || v.Turns[1].State != conversation.Queued || len(f.chatRequests()) != 1 {
-		t.Fatalf("a message after a failure: %+v, %d calls", v.Turns, len(f.chatRequests()))
+	if v := s.Snapshot(th); len(v.Turns) != 2 || v.Turns[1].State != conversation.Queued || len(f.ChatRequests()) != 1 {
+		t.Fatalf("a message after a failure: %+v, %d calls", v.Turns, len(f.ChatRequests()))
 	}
 	s.Retry(th, v.Turns[0].Key)
 	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
-	if n := len(f.chatRequests()); n != 3 {
+	if n := len(f.ChatRequests()); n != 3 {
 		t.Errorf("%d chat calls, want 3 (failed, retried, the next)", n)
 	}
 
 	// Dismiss gives the text back for the composer.
-	f.mu.Lock()
-	f.chatErr = []error{errors.New("network down")}
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.ChatErrs = []error{errors.New("network down")}
+	f.Mu.Unlock()
 	s.Send(th, "draft text")
 	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed })
 	if got := s.Dismiss(th, s.Snapshot(th).Turns[0].Key); got != "draft text" || len(s.Snapshot(th).Turns) != 0 {
@@ -272,8 +167,8 @@ func TestSession_FailureKeepsTextRetryAndDismiss(t *testing.T) {
 
 func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
 	f := newFake()
-	f.history["c1"] = &client.History{ConversationID: id("c1")}
-	f.chatErr = []error{nil, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+	f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
+	f.ChatErrs = []error{nil, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
@@ -281,16 +176,16 @@ func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
 	th := s.NewThread(client.Config{}, "")
 	s.Send(th, "first")
 	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
-	f.mu.Lock()
-	f.history["c1"].Messages = []client.Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "re: first"},
+	f.Mu.Lock()
+	f.Histories["c1"].Messages = []client.Message{{Role: "user", Content: "first"}, {Role: "assistant", Content: "re: first"},
 		{Role: "user", Content: "second"}, {Role: "assistant", Content: "stored reply"}}
-	f.mu.Unlock()
+	f.Mu.Unlock()
 	s.Send(th, "second")
 	until(t, w, func() bool {
 		v := s.Snapshot(th)
 		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && len(v.Messages) == 4 && !v.Loading
 	})
-	if n := len(f.chatRequests()); n != 2 {
+	if n := len(f.ChatRequests()); n != 2 {
 		t.Errorf("%d chat calls, want 2: a lost reply must not be re-sent", n)
 	}
 	if v := s.Snapshot(th); v.Messages[3].Text != "stored reply" || v.Turns[0].Text != "second" {
@@ -300,11 +195,11 @@ func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
 
 func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 	f := newFake()
-	f.history["c5"] = &client.History{ConversationID: id("c5"), Config: client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3)}}
+	f.Histories["c5"] = &client.History{ConversationID: conversationtest.ID("c5"), Config: client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3)}}
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
-	th := s.Open(id("c5"))
+	th := s.Open(conversationtest.ID("c5"))
 	until(t, w, func() bool { v := s.Snapshot(th); return !v.Loading && v.Config.Persona != nil })
 
 	done := make(chan client.Config, 1)
@@ -316,8 +211,8 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 			done <- c
 		})
 	saved := <-done
-	if len(f.patches) != 1 || fmt.Sprint(f.patches[0].MaxTokens != nil, f.patches[0].Persona, f.patches[0].Temperature) != "true <nil> <nil>" {
-		t.Errorf("PATCH sent %+v; want only max_tokens", f.patches)
+	if len(f.Patches) != 1 || fmt.Sprint(f.Patches[0].MaxTokens != nil, f.Patches[0].Persona, f.Patches[0].Temperature) != "true <nil> <nil>" {
+		t.Errorf("PATCH sent %+v; want only max_tokens", f.Patches)
 	}
 	if saved.MaxTokens == nil || *saved.MaxTokens != 64 || *saved.Persona != "a guide" {
 		t.Errorf("saved %+v", saved)
@@ -328,7 +223,7 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 	// Nothing changed: no call at all.
 	s.SaveSettings(th, saved, "en-gb", func(client.Config, error) { done <- client.Config{} })
 	<-done
-	if len(f.patches) != 1 {
+	if len(f.Patches) != 1 {
 		t.Errorf("an unchanged save sent a PATCH")
 	}
 }
@@ -336,15 +231,15 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 func TestSession_ListPagesSearchAndDelete(t *testing.T) {
 	f := newFake()
 	now := time.Now()
-	f.pages[""] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
-		{ID: id("a"), Title: "Trip to Lisbon", UpdatedAt: now},
-		{ID: id("b"), UpdatedAt: now.Add(-time.Hour)},
+	f.Pages[""] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
+		{ID: conversationtest.ID("a"), Title: "Trip to Lisbon", UpdatedAt: now},
+		{ID: conversationtest.ID("b"), UpdatedAt: now.Add(-time.Hour)},
 	}}
-	f.pages["p2"] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
-		{ID: id("c"), Title: "Recipes", UpdatedAt: now.Add(-48 * time.Hour)},
-		{ID: id("a"), Title: "duplicate"},
+	f.Pages["p2"] = &client.ConversationList{NextCursor: "p2", Conversations: []client.Conversation{
+		{ID: conversationtest.ID("c"), Title: "Recipes", UpdatedAt: now.Add(-48 * time.Hour)},
+		{ID: conversationtest.ID("a"), Title: "duplicate"},
 	}}
-	f.history["b"] = &client.History{ConversationID: id("b"), Messages: []client.Message{{Role: "user", Content: "How do lighthouses work?"}}}
+	f.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "How do lighthouses work?"}}}
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
@@ -362,7 +257,7 @@ func TestSession_ListPagesSearchAndDelete(t *testing.T) {
 	}
 
 	// Opening b reads its history; its first message becomes its title and is searchable.
-	s.Open(id("b"))
+	s.Open(conversationtest.ID("b"))
 	until(t, w, func() bool { e, _ := s.Entries(); return e[1].Title != "" })
 	for q, want := range map[string]string{"lisbon": "a", "LIGHTHOUSES work": "b", "recipes": "c", "nothing here": ""} {
 		got := s.Search(q)
@@ -375,12 +270,12 @@ func TestSession_ListPagesSearchAndDelete(t *testing.T) {
 	}
 
 	done := make(chan error, 1)
-	s.Delete(id("b"), func(err error) { done <- err })
+	s.Delete(conversationtest.ID("b"), func(err error) { done <- err })
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := s.Entries(); len(e) != 2 || strings.Contains(fmt.Sprint(e), " b ") || f.deleted[0] != "b" {
-		t.Errorf("after delete: %+v, deleted %v", e, f.deleted)
+	if e, _ := s.Entries(); len(e) != 2 || strings.Contains(fmt.Sprint(e), " b ") || f.Deletes[0] != "b" {
+		t.Errorf("after delete: %+v, deleted %v", e, f.Deletes)
 	}
 }
 

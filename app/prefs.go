@@ -1,0 +1,183 @@
+package app
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"parley/audio/vad"
+)
+
+// The keys of the app's preferences. They are what earlier versions saved, so they never
+// change: a person's settings must carry over.
+const (
+	prefService       = "service"  // serviceLocal or serviceRemote; unset before the first choice
+	prefBaseURL       = "base_url" // the remote service's address
+	prefWidth         = "window.width"
+	prefHeight        = "window.height"
+	prefX             = "window.x" // the top-left corner of the window's content, in screen pixels
+	prefY             = "window.y"
+	prefInputDevice   = "input_device"
+	prefVolume        = "output_volume"
+	prefAutoSpeak     = "auto_speak"
+	prefHold          = "vad_hold_ms"
+	prefSendSpoken    = "send_transcripts"
+	prefBargeIn       = "barge_in"
+	prefSpeakErrors   = "speak_errors"
+	prefDefaultPreset = "default_preset"
+	prefDefaultVoice  = "default_voice"
+	prefPresets       = "presets" // the person's own presets, as JSON
+)
+
+// The values of prefService, and the address used before any was chosen.
+const (
+	serviceLocal   = "local"
+	serviceRemote  = "remote"
+	defaultBaseURL = "http://127.0.0.1:8780"
+)
+
+// Defaults of the preferences that have one other than the zero value.
+const (
+	defaultWidth  = 1000
+	defaultHeight = 700
+	defaultVolume = 1.0
+)
+
+// unsetPosition stands for a window position never saved.
+const unsetPosition = -1 << 30
+
+// prefs are the app's preferences, typed and with their defaults: every preference the app
+// reads or writes goes through here. They are kept in Fyne's preferences, which are safe to
+// use from any goroutine.
+type prefs struct{ p fyne.Preferences }
+
+// service is how Parley reached its service last: serviceLocal, serviceRemote, or "".
+func (p prefs) service() string { return p.p.String(prefService) }
+
+// useLocal makes the built-in service the one Parley opens next time.
+func (p prefs) useLocal() { p.p.SetString(prefService, serviceLocal) }
+
+// useRemote makes the service at base the one Parley opens next time.
+func (p prefs) useRemote(base string) {
+	p.p.SetString(prefService, serviceRemote)
+	p.p.SetString(prefBaseURL, base)
+}
+
+// baseURL is the remote service's address, else the reference service's default one.
+func (p prefs) baseURL() string { return p.p.StringWithFallback(prefBaseURL, defaultBaseURL) }
+
+// savedBaseURL is the remote service's address, "" when none was saved.
+func (p prefs) savedBaseURL() string { return p.p.StringWithFallback(prefBaseURL, "") }
+
+// windowSize is the size the window had when it last closed.
+func (p prefs) windowSize() fyne.Size {
+	return fyne.NewSize(float32(p.p.FloatWithFallback(prefWidth, defaultWidth)), float32(p.p.FloatWithFallback(prefHeight, defaultHeight)))
+}
+
+// windowPosition is where the window's content was, when it was saved.
+func (p prefs) windowPosition() (x, y int, ok bool) {
+	x, y = p.p.IntWithFallback(prefX, unsetPosition), p.p.IntWithFallback(prefY, unsetPosition)
+	return x, y, x != unsetPosition && y != unsetPosition
+}
+
+// savePlacement keeps the window's size (when sized) and position (when placed) as one change,
+// and writes nothing when they did not change (it runs each time the app leaves the foreground).
+func (p prefs) savePlacement(size fyne.Size, sized bool, x, y int, placed bool) {
+	changed := map[string]any{}
+	if sized {
+		if w := float64(size.Width); p.p.Float(prefWidth) != w {
+			changed[prefWidth] = w
+		}
+		if h := float64(size.Height); p.p.Float(prefHeight) != h {
+			changed[prefHeight] = h
+		}
+	}
+	if placed {
+		if p.p.IntWithFallback(prefX, unsetPosition) != x || p.p.IntWithFallback(prefY, unsetPosition) != y {
+			changed[prefX], changed[prefY] = x, y
+		}
+	}
+	if len(changed) > 0 {
+		p.setAll(changed)
+	}
+}
+
+// setAll sets several preferences as one change. Fyne writes its preferences file at once on a
+// change, then holds later changes for 100 ms; when the app quits within them, as it does right
+// after the window closes, they may never reach the disk (seen under Xvfb: the next start had
+// the first of four values). Fyne's preferences take a batch through WriteValues; any other
+// implementation gets the values one by one.
+func (p prefs) setAll(values map[string]any) {
+	if batch, ok := p.p.(interface{ WriteValues(func(map[string]any)) }); ok {
+		batch.WriteValues(func(all map[string]any) {
+			for k, v := range values {
+				all[k] = v
+			}
+		})
+		return
+	}
+	for k, v := range values {
+		switch v := v.(type) {
+		case int:
+			p.p.SetInt(k, v)
+		case float64:
+			p.p.SetFloat(k, v)
+		}
+	}
+}
+
+// inputDevice is the microphone's ID, "" for the system's default input.
+func (p prefs) inputDevice() string { return p.p.String(prefInputDevice) }
+
+func (p prefs) setInputDevice(id string) { p.p.SetString(prefInputDevice, id) }
+
+// volume is the volume of spoken replies, 0 to 1.
+func (p prefs) volume() float64 { return p.p.FloatWithFallback(prefVolume, defaultVolume) }
+
+func (p prefs) setVolume(v float64) { p.p.SetFloat(prefVolume, v) }
+
+// autoSpeak reports whether replies to what the person sent are spoken aloud.
+func (p prefs) autoSpeak() bool { return p.p.BoolWithFallback(prefAutoSpeak, false) }
+
+func (p prefs) setAutoSpeak(on bool) { p.p.SetBool(prefAutoSpeak, on) }
+
+// hold is the silence that ends a recording, or a question in voice mode.
+func (p prefs) hold() time.Duration {
+	return time.Duration(p.p.IntWithFallback(prefHold, int(vad.DefaultHold/time.Millisecond))) * time.Millisecond
+}
+
+func (p prefs) setHold(d time.Duration) { p.p.SetInt(prefHold, int(d/time.Millisecond)) }
+
+// sendSpoken reports whether a transcript is sent at once, rather than put in the composer.
+func (p prefs) sendSpoken() bool { return p.p.Bool(prefSendSpoken) }
+
+func (p prefs) setSendSpoken(on bool) { p.p.SetBool(prefSendSpoken, on) }
+
+// bargeIn reports whether speaking over a reply in voice mode interrupts it.
+func (p prefs) bargeIn() bool { return p.p.BoolWithFallback(prefBargeIn, false) }
+
+func (p prefs) setBargeIn(on bool) { p.p.SetBool(prefBargeIn, on) }
+
+// speakErrors reports whether voice mode says aloud what went wrong.
+func (p prefs) speakErrors() bool { return p.p.BoolWithFallback(prefSpeakErrors, false) }
+
+func (p prefs) setSpeakErrors(on bool) { p.p.SetBool(prefSpeakErrors, on) }
+
+// defaultVoice is the voice replies are spoken with when a conversation names none ("": the
+// service's default).
+func (p prefs) defaultVoice() string { return p.p.String(prefDefaultVoice) }
+
+func (p prefs) setDefaultVoice(name string) { p.p.SetString(prefDefaultVoice, name) }
+
+// defaultPreset names the preset new conversations start from (the first built-in one until
+// the person picks another).
+func (p prefs) defaultPreset() string {
+	return p.p.StringWithFallback(prefDefaultPreset, builtInPresets[0].Name)
+}
+
+func (p prefs) setDefaultPreset(name string) { p.p.SetString(prefDefaultPreset, name) }
+
+// presets is the person's own presets as JSON ("" for none).
+func (p prefs) presets() string { return p.p.String(prefPresets) }
+
+func (p prefs) setPresets(js string) { p.p.SetString(prefPresets, js) }

@@ -1,0 +1,425 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"parley/audio"
+	"parley/audio/playback"
+	"parley/audio/vad"
+	"parley/client"
+	"parley/conversation"
+	"parley/voice"
+)
+
+// maxTake bounds one push-to-talk recording.
+const maxTake = audio.MaxTakeLength
+
+// pushToTalkHost is what push-to-talk needs from the window.
+type pushToTalkHost interface {
+	// onScreen is the conversation on screen (nil before there is one).
+	onScreen() *conversation.Thread
+	send(text string)
+	focusComposer()
+	showPreferences()
+	showAccount()
+	// voiceModeActive reports whether hands-free voice mode runs: it then has the microphone
+	// and the speakers.
+	voiceModeActive() bool
+}
+
+// takeView is where push-to-talk shows a take and its problems: the composer.
+type takeView interface {
+	showNotice(text, label string, act func())
+	hideNotice() bool
+	showRecording(on bool)
+	setLevel(level float64, elapsed time.Duration, state string)
+	text() string
+	setText(s string)
+	showStop(on bool)
+}
+
+// stateLine is where push-to-talk says what it is doing: the status bar.
+type stateLine interface {
+	setVoice(state string)
+}
+
+// pushToTalk is push-to-talk and spoken replies in the window. It lives as long as the app
+// (the audio output is opened once); attach gives it each new service and session, and the
+// main window, each time it is built, its composer and status bar.
+type pushToTalk struct {
+	host   pushToTalkHost
+	deps   *Deps
+	prefs  prefs
+	ctx    context.Context
+	do     func(func())
+	loop   *atomic.Pointer[voice.Loop] // voice mode's loop, told of the playback's events
+	view   takeView                    // nil until the main window is built
+	status stateLine                   // nil until the main window is built
+	conn   *connection
+	sess   *conversation.Session
+
+	// Recording.
+	recorder  Recorder
+	recCancel context.CancelFunc
+	recording bool
+	started   time.Time
+
+	// Speaking.
+	player   Player
+	speaker  *voice.Speaker
+	speaking bool
+	waiting  map[*conversation.Thread]int // messages seen while a reply was awaited
+}
+
+func newPushToTalk(ctx context.Context, host pushToTalkHost, deps *Deps, p prefs, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
+	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[*conversation.Thread]int{}}
+}
+
+// attach makes push-to-talk use the service c and its session: what was recorded or spoken
+// through the one before stops.
+func (v *pushToTalk) attach(c *connection, sess *conversation.Session) {
+	v.stopAll()
+	v.conn, v.sess = c, sess
+	v.speaker = nil // it speaks through the service in use
+}
+
+// show makes push-to-talk show itself in the composer and status bar of the main window.
+func (v *pushToTalk) show(view takeView, status stateLine) { v.view, v.status = view, status }
+
+// problem shows, in the composer, what went wrong with push-to-talk or a spoken reply: lead
+// (when not empty), the sentence for err, and the button that helps. retry is what Try again
+// does (nil: no such button).
+func (v *pushToTalk) problem(lead string, err error, retry func()) {
+	p := phrase(err)
+	text := p.text
+	if lead != "" {
+		text = lead + " " + text
+	}
+	var act func()
+	switch p.action {
+	case actionPreferences:
+		act = v.host.showPreferences
+	case actionAccount:
+		act = v.host.showAccount
+	case actionRetry:
+		act = retry
+	}
+	label := ""
+	if act != nil {
+		label = p.action.label()
+	}
+	v.view.showNotice(text, label, act)
+}
+
+// state shows what push-to-talk is doing in the status bar.
+func (v *pushToTalk) state(s string) {
+	if v.status != nil {
+		v.status.setVoice(s)
+	}
+}
+
+// toggle starts push-to-talk, or finishes the recording under way.
+func (v *pushToTalk) toggle() {
+	if v.sess == nil {
+		return
+	}
+	if v.host.voiceModeActive() {
+		return // voice mode is listening already
+	}
+	if v.recording {
+		v.finishRecording()
+		return
+	}
+	v.startRecording()
+}
+
+// startRecording records until the person stops or the voice detector hears the end of speech.
+func (v *pushToTalk) startRecording() {
+	v.view.hideNotice() // it was about the take before
+	if v.deps.NewRecorder == nil {
+		v.problem("", audio.ErrNoDevice, nil)
+		return
+	}
+	v.stopSpeaking() // starting a recording stops playback
+	rec := v.deps.NewRecorder()
+	ctx, cancel := context.WithCancel(v.ctx)
+	v.recorder, v.recCancel, v.recording, v.started = rec, cancel, true, time.Now()
+	levels := make(chan audio.Level, 8)
+	opts := audio.TakeOptions{Device: v.prefs.inputDevice(), VAD: true, VADConfig: vad.Config{Hold: v.prefs.hold()}, MaxDuration: maxTake, Levels: levels}
+	v.view.showRecording(true)
+	v.view.setLevel(0, 0, "Listening…")
+	v.state("Recording 0:00")
+	go v.showLevels(ctx, levels, v.started)
+	go func() {
+		take, err := rec.Record(ctx, opts)
+		cancelled := ctx.Err() != nil
+		cancel()
+		v.do(func() { v.tookTake(take, err, cancelled) })
+	}()
+}
+
+// showLevels moves the level meter and the clock while recording the take started at started.
+// It runs on its own goroutine: it touches the recording's state only through v.do.
+func (v *pushToTalk) showLevels(ctx context.Context, levels <-chan audio.Level, started time.Time) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last audio.Level
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case l := <-levels:
+			last = l
+		case <-tick.C:
+		}
+		level := (last.RMS + 60) / 60 // -60 dBFS … 0 dBFS
+		elapsed := time.Since(started)
+		state := "Listening…"
+		if last.RMS > -40 {
+			state = "Hearing you…"
+		}
+		v.do(func() {
+			if v.recording {
+				v.view.setLevel(math.Max(level, 0), elapsed, state)
+				v.state(fmt.Sprintf("Recording %d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60))
+			}
+		})
+	}
+}
+
+// finishRecording ends the take and transcribes it.
+func (v *pushToTalk) finishRecording() {
+	if v.recording && v.recorder != nil {
+		v.recorder.Stop()
+	}
+}
+
+// cancelRecording throws the take away.
+func (v *pushToTalk) cancelRecording() {
+	if v.recording && v.recCancel != nil {
+		v.recCancel()
+	}
+}
+
+// tookTake handles the end of a recording: an empty take is never uploaded.
+func (v *pushToTalk) tookTake(take *audio.Take, err error, cancelled bool) {
+	v.recording = false
+	v.view.showRecording(false)
+	v.host.focusComposer()
+	switch {
+	case cancelled:
+		v.state("")
+		return
+	case take == nil || take.Empty():
+		v.state("")
+		if err != nil && !errors.Is(err, context.Canceled) {
+			v.problem("", err, v.toggle)
+			return
+		}
+		v.view.showNotice("Didn't catch that: no speech was heard.", actionRetry.label(), v.toggle)
+		return
+	case err != nil && !errors.Is(err, context.Canceled):
+		// The device failed after some speech: what was said is transcribed all the same.
+		v.problem("", err, v.toggle)
+	}
+	v.transcribe(v.host.onScreen(), take)
+}
+
+// transcribe sends a take to the service; its text goes to th's composer.
+func (v *pushToTalk) transcribe(th *conversation.Thread, take *audio.Take) {
+	v.state("Transcribing…")
+	svc, ctx := v.conn.svc, v.ctx
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
+		v.do(func() { v.transcribed(th, take, tr, err) })
+	}()
+}
+
+// transcribed puts the transcript in the composer, or sends it when the preference says so.
+// A take that failed to transcribe is kept for Try again, so what was said is not lost.
+func (v *pushToTalk) transcribed(th *conversation.Thread, take *audio.Take, tr *client.Transcript, err error) {
+	v.state("")
+	if err != nil {
+		v.problem("The recording was not transcribed.", err, func() { v.transcribe(th, take) })
+		return
+	}
+	text := strings.TrimSpace(tr.Text)
+	if text == "" {
+		v.view.showNotice("Didn't catch that: the service heard no words.", actionRetry.label(), v.toggle)
+		return
+	}
+	if v.prefs.sendSpoken() && th == v.host.onScreen() {
+		v.host.send(text)
+		return
+	}
+	cur := strings.TrimSpace(v.view.text())
+	if cur != "" {
+		text = cur + " " + text
+	}
+	v.view.setText(text)
+	v.host.focusComposer()
+}
+
+// expectReply notes that the person sent a message in th, so that its reply is spoken.
+func (v *pushToTalk) expectReply(th *conversation.Thread) {
+	if _, ok := v.waiting[th]; !ok {
+		v.waiting[th] = len(v.sess.Snapshot(th).Messages)
+	}
+}
+
+// threadChanged speaks a reply that has just arrived in the conversation on screen, when
+// auto-speak is on: the newest assistant message after the ones there when the person sent.
+func (v *pushToTalk) threadChanged(th *conversation.Thread, snap conversation.ThreadView) {
+	if v.host.voiceModeActive() {
+		return // voice mode speaks its own replies; nothing else may play while it listens
+	}
+	seen, ok := v.waiting[th]
+	if !ok {
+		return
+	}
+	if len(snap.Messages) <= seen {
+		return
+	}
+	if snap.Waiting() {
+		v.waiting[th] = len(snap.Messages)
+	} else {
+		delete(v.waiting, th)
+	}
+	last := snap.Messages[len(snap.Messages)-1]
+	if last.Role == conversation.Assistant && v.prefs.autoSpeak() {
+		v.speakWith(last.Text, snap.Voice)
+	}
+}
+
+// speak says text with the conversation's voice (the Speak action of a bubble).
+func (v *pushToTalk) speak(text string) {
+	voiceName := ""
+	if th := v.host.onScreen(); th != nil {
+		voiceName = v.sess.Snapshot(th).Voice
+	}
+	v.speakWith(text, voiceName)
+}
+
+// speakWith says text sentence by sentence.
+func (v *pushToTalk) speakWith(text, voiceName string) {
+	if !v.openPlayer() {
+		return
+	}
+	if voiceName == "" {
+		voiceName = v.prefs.defaultVoice()
+	}
+	v.speaker.Stop()
+	v.speaking = true
+	v.view.showStop(true)
+	v.state("Speaking")
+	sp, ctx := v.speaker, v.ctx
+	go func() {
+		err := sp.Say(ctx, text, voiceName, nil)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, voice.ErrNothingToSay) {
+			v.do(func() {
+				v.spoken()
+				v.problem("The reply could not be spoken.", err, func() { v.speakWith(text, voiceName) })
+			})
+		}
+	}()
+}
+
+// openPlayer opens the audio output on first use.
+func (v *pushToTalk) openPlayer() bool {
+	if v.speaker != nil {
+		return true
+	}
+	if v.deps.NewPlayer == nil || v.conn == nil {
+		v.problem("", playback.ErrNoDevice, nil)
+		return false
+	}
+	if v.player == nil {
+		// One audio output for the life of the app. Its events arrive on the player's own
+		// goroutine: they reach the window's state only through v.do.
+		loop, do := v.loop, v.do
+		v.player = v.deps.NewPlayer(func(ev playback.Event) {
+			if l := loop.Load(); l != nil {
+				l.PlaybackEvent(ev) // voice mode follows its replies' playback
+			}
+			switch {
+			case ev.Kind == playback.QueueDrained:
+				do(v.spoken)
+			case ev.Kind == playback.ClipEnded && errors.Is(ev.Err, playback.ErrNoDevice):
+				do(func() { v.outputFailed(ev.Err) })
+			}
+		})
+		v.player.SetVolume(v.prefs.volume())
+	}
+	v.speaker = voice.NewSpeaker(v.conn.svc, v.player)
+	return true
+}
+
+// output is the audio output, once openPlayer opened it (voice mode plays its replies there).
+func (v *pushToTalk) output() Player { return v.player }
+
+// setVolume sets the volume of spoken replies, when the output is open.
+func (v *pushToTalk) setVolume(vol float64) {
+	if v.player != nil {
+		v.player.SetVolume(vol)
+	}
+}
+
+// forgetAwaited stops waiting for replies to speak: voice mode speaks its own.
+func (v *pushToTalk) forgetAwaited() { clear(v.waiting) }
+
+// outputFailed stops the speech when the audio output cannot play it, and says so (once: the
+// clips after it end with the same error).
+func (v *pushToTalk) outputFailed(err error) {
+	if !v.speaking {
+		return
+	}
+	v.stopSpeaking()
+	v.problem("", err, nil)
+}
+
+// spoken marks the end of speech.
+func (v *pushToTalk) spoken() {
+	v.speaking = false
+	if v.view != nil {
+		v.view.showStop(false)
+	}
+	if !v.recording {
+		v.state("")
+	}
+}
+
+// stopSpeaking stops the speech.
+func (v *pushToTalk) stopSpeaking() {
+	if v.speaker != nil {
+		v.speaker.Stop()
+	}
+	v.spoken()
+}
+
+// escape stops a recording or speech, else dismisses the composer's notice; it reports whether
+// there was one.
+func (v *pushToTalk) escape() bool {
+	switch {
+	case v.recording:
+		v.cancelRecording()
+		return true
+	case v.speaking:
+		v.stopSpeaking()
+		return true
+	}
+	return v.view != nil && v.view.hideNotice()
+}
+
+// stopAll ends recording and speech, when the window closes.
+func (v *pushToTalk) stopAll() {
+	v.cancelRecording()
+	v.stopSpeaking()
+}
