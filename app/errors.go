@@ -75,12 +75,15 @@ func phraseIn(err error, s explain.Scene, where place) phrased {
 		return phrased{capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
 	}
 	then, act := next(f, where)
-	text := f.String() + "."
+	text := f.Clipped(maxServiceWords) + "."
 	if then != "" {
 		text += " " + then
 	}
 	return phrased{text, act}
 }
+
+// maxServiceWords is the most of the service's own words a sentence quotes, in characters.
+const maxServiceWords = 120
 
 // next is what the window says to do about f, shown where, and the button that does it.
 func next(f explain.Fact, where place) (string, action) {

@@ -119,6 +119,9 @@ func (g *globals) scene() explain.Scene {
 	return s
 }
 
+// maxServiceWords is the most of the service's own words a line quotes, in characters.
+const maxServiceWords = 72 // ": " and 70
+
 // sentence is the fact, then the advice (a format for more) after a colon, as one line that
 // fits: the variable parts are what gets shortened.
 func (g *globals) sentence(f explain.Fact, advice string, more ...any) string {
@@ -128,7 +131,7 @@ func (g *globals) sentence(f explain.Fact, advice string, more ...any) string {
 		case explain.Name:
 			args[i] = elastic(v)
 		case explain.Words:
-			args[i] = clippable(v)
+			args[i] = clippable(v.Clip(maxServiceWords))
 		default:
 			args[i] = a
 		}

@@ -120,6 +120,26 @@ type Fact struct {
 // String is the sentence, without its final stop.
 func (f Fact) String() string { return fmt.Sprintf(f.Format, f.Args...) }
 
+// Clipped is the sentence with the service's words cut to at most n characters.
+func (f Fact) Clipped(n int) string {
+	args := make([]any, len(f.Args))
+	for i, a := range f.Args {
+		if w, ok := a.(Words); ok {
+			a = w.Clip(n)
+		}
+		args[i] = a
+	}
+	return fmt.Sprintf(f.Format, args...)
+}
+
+// Clip cuts w to at most n characters, ending in an ellipsis when it was longer.
+func (w Words) Clip(n int) Words {
+	if r := []rune(string(w)); len(r) > n {
+		return Words(string(r[:n-1]) + "…")
+	}
+	return w
+}
+
 // fact makes a Fact.
 func fact(k Kind, format string, args ...any) Fact {
 	return Fact{Kind: k, Format: format, Args: args}
@@ -184,7 +204,7 @@ func Error(err error, s Scene) Fact {
 	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return fact(ConnectionFailed, "The connection to %s failed", Name(host(err, s)))
 	}
-	return fact(Unknown, "%s", Words(Capitalize(strings.TrimSuffix(err.Error(), "."))))
+	return fact(Unknown, "%s", Capitalize(strings.TrimSuffix(err.Error(), ".")))
 }
 
 // status says what a refusal by the service means.
@@ -278,8 +298,9 @@ func work(e *client.Error, s Scene) Work {
 	return WorkUnknown
 }
 
-// ServiceWords is the service's own words for a refusal, as ": words", clipped to 70
-// characters; "" when it gave none beyond the status text (then its code, if any).
+// ServiceWords is the service's own words for a refusal, as ": words"; "" when it gave none
+// beyond the status text (then its code, if any). The client keeps at most 300 characters of
+// them; Fact.Clipped shortens them further.
 func ServiceWords(e *client.Error) Words {
 	m := strings.Join(strings.Fields(e.Message), " ")
 	if m == "" || strings.EqualFold(m, http.StatusText(e.StatusCode)) {
@@ -288,12 +309,7 @@ func ServiceWords(e *client.Error) Words {
 		}
 		return ""
 	}
-	m = strings.TrimRight(m, ". ")
-	const maxWords = 70
-	if utf8.RuneCountInString(m) > maxWords {
-		m = string([]rune(m)[:maxWords-1]) + "…"
-	}
-	return Words(": " + m)
+	return Words(": " + strings.TrimRight(m, ". "))
 }
 
 // mentions reports whether the service's message or code names any of words.
