@@ -115,6 +115,9 @@ func next(f explain.Fact, where place) (string, action) {
 	case explain.Insecure:
 		return account("Use an https:// address in Account.", "Use an https:// address."), actionAccount
 	case explain.Certificate:
+		if f.OtherHost {
+			return account("Check the address in Account.", "Check the address."), actionAccount
+		}
 		return account("Check the address in Account, or install the certificate's authority.", "Check the address, or install the certificate's authority."), actionAccount
 	case explain.NotListening:
 		return account("Check that it is running, or change the address in Account.", "Check that it is running, or change the address."), actionRetry

@@ -222,6 +222,9 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 	case explain.HostNotFound:
 		return "check the address in --base-url, and your connection"
 	case explain.Certificate:
+		if f.OtherHost {
+			return "check the address"
+		}
 		return "check the address, or install the certificate's authority"
 	case explain.ConnectionFailed:
 		return "check your connection and try again"

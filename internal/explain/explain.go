@@ -115,6 +115,8 @@ type Fact struct {
 	Args []any
 	// RetryAfter is the wait the service asked for, for Busy.
 	RetryAfter time.Duration
+	// OtherHost is true for a Certificate made out to another host, which no authority fixes.
+	OtherHost bool
 }
 
 // String is the sentence, without its final stop.
@@ -200,7 +202,10 @@ func Error(err error, s Scene) Fact {
 	case errors.As(err, &dns):
 		return fact(HostNotFound, "The host %s was not found", Name(dns.Name))
 	case isCertificate(err):
-		return fact(Certificate, "The TLS certificate of %s is not trusted%s", Name(host(err, s)), certificateProblem(err))
+		f := fact(Certificate, "The TLS certificate of %s is not trusted%s", Name(host(err, s)), certificateProblem(err))
+		var he x509.HostnameError
+		f.OtherHost = errors.As(err, &he)
+		return f
 	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return fact(ConnectionFailed, "The connection to %s failed", Name(host(err, s)))
 	}

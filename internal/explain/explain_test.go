@@ -170,6 +170,25 @@ func TestError_RealClientErrors(t *testing.T) {
 	}
 }
 
+// TestError_CertificateForAnotherHost tells a trusted certificate made out to another host from
+// one no authority vouches for.
+func TestError_CertificateForAnotherHost(t *testing.T) {
+	ts := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(ts.Close)
+	// The test certificate names 127.0.0.1 and example.com, not localhost.
+	base := strings.Replace(ts.URL, "127.0.0.1", "localhost", 1)
+	c, err := client.New(client.Options{BaseURL: base, APIKey: key, MaxRetries: -1, HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = list(t.Context(), c)
+	f := explain.Error(err, explain.Scene{BaseURL: base})
+	want := "The TLS certificate of " + strings.TrimPrefix(base, "https://") + " is not trusted (it is made out to another host)"
+	if f.Kind != explain.Certificate || !f.OtherHost || f.String() != want {
+		t.Errorf("for %v:\n got %v (other host %v) %q\nwant %q", err, f.Kind, f.OtherHost, f, want)
+	}
+}
+
 // TestError_Busy keeps the wait the service asked for, for the caller's action.
 func TestError_Busy(t *testing.T) {
 	err := clientError(t, serve(t, answer(429, "rate_limited", "", "Retry-After", "40")), 0, list)
