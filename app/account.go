@@ -14,12 +14,16 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
+	"parley/internal/explain"
 	"parley/keystore"
 )
 
 // accountDialog sets the service's address and API key.
 type accountDialog struct {
-	u       *UI
+	u *UI
+	// keyring is the first keyring failure the dialog met, or nil: the dialog says it once,
+	// and in the same words each time, however the keyring fails next.
+	keyring *keystore.UnavailableError
 	d       *dialog.CustomDialog
 	base    *widget.Entry
 	key     *widget.Entry
@@ -36,11 +40,28 @@ func (u *UI) showAccountAfter(err error, base string) {
 	if u.conn == nil && u.sidebar == nil {
 		u.showWelcomeAfter(err)
 	}
-	msg := phrase(err).text
+	msg := phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyStored}, inAccount).text
 	if errors.Is(err, keystore.ErrNotFound) {
 		msg = "Enter the API key for " + base + "."
 	}
 	u.showAccountWith(msg)
+	u.lastAccount.noteKeyring(err)
+}
+
+// showAccountFor opens the account dialog saying what went wrong with the service in use, in
+// words that fit the dialog.
+func (u *UI) showAccountFor(err error) {
+	s := explain.Scene{}
+	if c := u.conn; c != nil {
+		s.BaseURL = c.baseURL
+		switch {
+		case c.fromEnv && strings.TrimSpace(u.deps.Getenv("PARLEY_API_KEY")) != "":
+			s.Key = explain.KeyEnv
+		case !c.local && !c.sessionKey:
+			s.Key = explain.KeyStored
+		}
+	}
+	u.showAccountWith(phraseIn(err, s, inAccount).text)
 }
 
 // showAccountWith opens the account dialog with a message at its top.
@@ -54,7 +75,7 @@ func (u *UI) showAccountWith(message string) {
 		a.base.SetText(u.conn.baseURL)
 	}
 	a.key = widget.NewPasswordEntry()
-	a.key.SetPlaceHolder("API key (kept in the system keyring, never shown)")
+	a.key.SetPlaceHolder(a.keyPlaceholder())
 	a.result = widget.NewLabel(message)
 	a.result.Wrapping = fyne.TextWrapWord
 	if message != "" {
@@ -112,7 +133,7 @@ func (a *accountDialog) values() (string, string, error) {
 	key := strings.TrimSpace(a.key.Text)
 	if key != "" {
 		if err := keystore.ValidateKey(key); err != nil {
-			return "", "", fmt.Errorf("That is not a usable API key: %v.", err)
+			return "", "", errors.New(phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyTyped}, inAccount).text)
 		}
 	}
 	return base, key, nil
@@ -131,14 +152,14 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 	a.testBtn.Disable()
 	u := a.u
 	go func() {
-		k := key
+		k, scene := key, explain.Scene{BaseURL: base, Key: explain.KeyTyped}
 		if k == "" {
 			stored, err := u.deps.Secrets.Get(base)
 			if err != nil {
-				a.u.do(func() { done(nil, "", "Enter the API key: "+phrase(err).text, err) })
+				a.u.do(func() { done(nil, "", a.enterKey(err, base), err) })
 				return
 			}
-			k = stored
+			k, scene.Key = stored, explain.KeyStored
 		}
 		svc, err := u.deps.Connect(base, client.APIKey(k))
 		if err == nil {
@@ -147,7 +168,7 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 			cancel()
 		}
 		if err != nil {
-			a.u.do(func() { done(nil, "", phrase(err).text, err) })
+			a.u.do(func() { done(nil, "", phraseIn(err, scene, inAccount).text, err) })
 			return
 		}
 		msg := "Connected to " + svc.BaseURL() + "."
@@ -194,8 +215,10 @@ func (a *accountDialog) save() {
 			serr := u.deps.Secrets.Set(base, key)
 			a.u.do(func() {
 				if serr != nil && keyringMissing(serr) {
+					a.noteKeyring(serr)
+					a.warn(a.keyringSentence())
 					dialog.ShowConfirm("Keep the key for this session?",
-						fmt.Sprintf("The system keyring is not available (%s), so the key cannot be stored. Keep it for this session only? You will be asked again next time.", reasonOf(serr)),
+						"The key works, but it cannot be stored without the system keyring. Keep it for this session only? You will be asked again next time.",
 						func(ok bool) {
 							if ok {
 								a.d.Hide()
@@ -206,7 +229,7 @@ func (a *accountDialog) save() {
 					return
 				}
 				if serr != nil {
-					a.show("The key works but was not stored: "+phrase(serr).text, true)
+					a.show("The key works but was not stored. "+phraseIn(serr, explain.Scene{BaseURL: base}, inAccount).text, true)
 					return
 				}
 				a.d.Hide()
@@ -222,11 +245,46 @@ func (u *UI) rememberRemote(base string) {
 	u.prefs.useRemote(base)
 }
 
-// reasonOf says why the keyring is unavailable.
-func reasonOf(err error) string {
+// noteKeyring remembers err when it is the dialog's first keyring failure, and makes the key
+// field say where the key will be kept.
+func (a *accountDialog) noteKeyring(err error) {
 	var ue *keystore.UnavailableError
-	if errors.As(err, &ue) {
-		return ue.Reason.String()
+	if a.keyring != nil || !errors.As(err, &ue) {
+		return
 	}
-	return "it failed"
+	a.keyring = ue
+	a.key.SetPlaceHolder(a.keyPlaceholder())
+}
+
+// keyringSentence says, in the same words each time, that the keyring is not available.
+func (a *accountDialog) keyringSentence() string {
+	return phraseIn(a.keyring, explain.Scene{}, inAccount).text
+}
+
+// keyPlaceholder says where the key will be kept: the system keyring, or this session only
+// when the dialog or the connection found no keyring.
+func (a *accountDialog) keyPlaceholder() string {
+	if a.keyring != nil || (a.u.conn != nil && a.u.conn.sessionKey) {
+		return "API key (kept for this session only, never shown)"
+	}
+	return "API key (kept in the system keyring, never shown)"
+}
+
+// enterKey is the sentence for a key that could not be read from the keyring for base.
+func (a *accountDialog) enterKey(err error, base string) string {
+	switch {
+	case errors.Is(err, keystore.ErrNotFound):
+		return "Enter the API key for " + base + "."
+	case keyringMissing(err):
+		a.noteKeyring(err)
+		return "Enter the API key. " + a.keyringSentence()
+	}
+	return phraseIn(err, explain.Scene{BaseURL: base}, inAccount).text
+}
+
+// warn puts a sentence under the fields that is a warning, not a failure.
+func (a *accountDialog) warn(msg string) {
+	a.result.SetText(msg)
+	a.result.Importance = widget.WarningImportance
+	a.result.Refresh()
 }

@@ -1,23 +1,17 @@
 package app
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"syscall"
 
 	"parley/audio"
 	"parley/audio/playback"
-	"parley/client"
-	"parley/keystore"
+	"parley/internal/explain"
 )
 
-// This file is where the window phrases errors: each kind the lower layers return becomes one
-// short sentence and, where there is one, the action that helps (the CLI phrases the same kinds
-// for a terminal, in package cli).
+// This file is where the window phrases errors: package explain says what happened, in the
+// words the CLI uses too, and the window adds the action that helps where the sentence is
+// shown (the CLI adds its own for a terminal, in package cli).
 
 // action is what the window offers beside an error.
 type action int
@@ -51,32 +45,22 @@ type phrased struct {
 	action action
 }
 
-// phrase turns an error into a sentence and an action.
-func phrase(err error) phrased {
-	var (
-		ce *client.Error
-		re *client.RedirectError
-		de *client.DecodeError
-		ue *keystore.UnavailableError
-		op *net.OpError
-	)
+// place is where a sentence is shown, which decides what its action may say: the Account
+// dialog does not send the person to the Account dialog.
+type place int
+
+const (
+	inWindow  place = iota // the status bar, a failed message, the sidebar, the welcome screen
+	inAccount              // the Account dialog
+)
+
+// phrase turns an error into a sentence and an action, for the window.
+func phrase(err error) phrased { return phraseIn(err, explain.Scene{}, inWindow) }
+
+// phraseIn turns an error into a sentence and an action for where it is shown; the facts come
+// from package explain, in the words the CLI uses, and the action is the window's.
+func phraseIn(err error, s explain.Scene, where place) phrased {
 	switch {
-	case errors.Is(err, client.ErrReplyLost):
-		return phrased{"The reply was lost after the message was sent, so you may have been charged. The conversation was read again to show what the service kept.", actionReload}
-	case errors.As(err, &ce):
-		return phraseStatus(ce)
-	case errors.As(err, &re):
-		return phrased{"The service redirected elsewhere; Parley does not follow redirects, so your key stays put. Use the final address in Account.", actionAccount}
-	case errors.As(err, &de):
-		return phrased{fmt.Sprintf("The service answered in a form Parley does not understand (no %s). Check the address in Account.", de.Field), actionAccount}
-	case errors.Is(err, client.ErrInsecureURL):
-		return phrased{"Parley sends your key only over https to another machine. Use an https:// address in Account.", actionAccount}
-	case errors.Is(err, client.ErrAudioTooLarge):
-		return phrased{"The recording is larger than the service's limit of 10 MB. Record a shorter message.", actionNone}
-	case errors.Is(err, keystore.ErrNotFound):
-		return phrased{"No API key is stored for this service. Enter it in Account.", actionAccount}
-	case errors.As(err, &ue):
-		return phrased{fmt.Sprintf("The system keyring is not available (%s). You can keep the key for this session only.", ue.Reason), actionAccount}
 	case errors.Is(err, audio.ErrSilentDevice):
 		return phrased{"The microphone delivers only silence. Check that it is not muted, or pick another in Preferences.", actionPreferences}
 	case errors.Is(err, audio.ErrDeviceFailed):
@@ -85,59 +69,86 @@ func phrase(err error) phrased {
 		return phrased{"No microphone was found. Connect one, or pick another in Preferences; you can still type.", actionPreferences}
 	case errors.Is(err, playback.ErrNoDevice):
 		return phrased{"No audio output was found, so replies cannot be spoken. Connect speakers or headphones, or turn spoken replies off in Preferences.", actionPreferences}
-	case errors.Is(err, context.DeadlineExceeded):
-		return phrased{"The service did not answer in time. Try again.", actionRetry}
-	case errors.Is(err, context.Canceled):
-		return phrased{"Cancelled.", actionNone}
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return phrased{"The service is not reachable (connection refused). Check that it is running, or change the address in Account.", actionRetry}
-	case errors.As(err, &op):
-		return phrased{"The network connection to the service failed. Check your connection and try again.", actionRetry}
 	}
-	return phrased{capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
+	f := explain.Error(err, s)
+	if f.Kind == explain.Unknown {
+		return phrased{capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
+	}
+	then, act := next(f, where)
+	text := f.Clipped(maxServiceWords) + "."
+	if then != "" {
+		text += " " + then
+	}
+	return phrased{text, act}
 }
 
-// phraseStatus says what a refusal by the service means in the window.
-func phraseStatus(e *client.Error) phrased {
-	what := ""
-	if m := strings.TrimRight(strings.Join(strings.Fields(e.Message), " "), ". "); m != "" && !strings.EqualFold(m, http.StatusText(e.StatusCode)) {
-		what = ": " + clip(m, 80)
-	}
-	switch e.StatusCode {
-	case http.StatusUnauthorized:
-		return phrased{"The service refused the API key" + what + ". Open Account to change it.", actionAccount}
-	case http.StatusPaymentRequired:
-		return phrased{"Not enough points for this message" + what + ". Ask the service's operator for more.", actionNone}
-	case http.StatusForbidden:
-		return phrased{"The service does not let this key do that" + what + ".", actionNone}
-	case http.StatusNotFound:
-		return phrased{"The service has no such conversation" + what + ". It may have been deleted elsewhere.", actionNone}
-	case http.StatusRequestEntityTooLarge:
-		return phrased{"Too large for the service" + what + ". Send something shorter.", actionNone}
-	case http.StatusUnsupportedMediaType:
-		return phrased{"The service cannot read this audio" + what + ".", actionNone}
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return phrased{"The service refused the request" + what + ". Check the conversation's settings.", actionNone}
-	case http.StatusTooManyRequests:
-		return phrased{"The service is busy" + what + ". Try again in a moment.", actionRetry}
-	case http.StatusBadGateway:
-		return phrased{"The service's model failed" + what + ". A failed message is refunded; try again.", actionRetry}
-	case http.StatusServiceUnavailable:
-		return phrased{"The service is unavailable" + what + ". Try again later.", actionRetry}
-	}
-	if e.StatusCode >= 500 {
-		return phrased{fmt.Sprintf("The service failed (%d%s). Try again later.", e.StatusCode, what), actionRetry}
-	}
-	return phrased{fmt.Sprintf("The service refused the request (%d%s).", e.StatusCode, what), actionNone}
-}
+// maxServiceWords is the most of the service's own words a sentence quotes, in characters.
+const maxServiceWords = 120
 
-// clip cuts s to n characters with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// next is what the window says to do about f, shown where, and the button that does it.
+func next(f explain.Fact, where place) (string, action) {
+	// account is the sentence that sends the person to the Account dialog, or the one to say
+	// inside it.
+	account := func(window, dialog string) string {
+		if where == inAccount {
+			return dialog
+		}
+		return window
 	}
-	return string(r[:n-1]) + "…"
+	switch f.Kind {
+	case explain.ReplyLost:
+		return "The conversation was read again to show what the service kept.", actionReload
+	case explain.KeyRefused:
+		return account("Open Account to change it.", "Check the key."), actionAccount
+	case explain.NoKey:
+		return account("Enter it in Account.", "Enter it above."), actionAccount
+	case explain.InvalidKey:
+		return "Check the key.", actionAccount
+	case explain.KeyringUnavailable:
+		return "You can keep the key for this session only.", actionAccount
+	case explain.Redirect:
+		return account("Use the final address in Account.", "Use the final address."), actionAccount
+	case explain.Undecodable, explain.NoEndpoint:
+		return account("Check the address in Account.", "Check the address."), actionAccount
+	case explain.DoubledV1:
+		return account("Parley adds /v1 itself, so drop it from the address in Account.", "Parley adds /v1 itself, so drop it from the address."), actionAccount
+	case explain.Insecure:
+		return account("Use an https:// address in Account.", "Use an https:// address."), actionAccount
+	case explain.Certificate:
+		if f.OtherHost {
+			return account("Check the address in Account.", "Check the address."), actionAccount
+		}
+		return account("Check the address in Account, or install the certificate's authority.", "Check the address, or install the certificate's authority."), actionAccount
+	case explain.NotListening:
+		return account("Check that it is running, or change the address in Account.", "Check that it is running, or change the address."), actionRetry
+	case explain.HostNotFound:
+		return account("Check the address in Account, and your connection.", "Check the address, and your connection."), actionRetry
+	case explain.ConnectionFailed:
+		return "Check your connection and try again.", actionRetry
+	case explain.Timeout, explain.UpstreamFailed:
+		return "Try again.", actionRetry
+	case explain.ServiceDown:
+		return "Try again later.", actionRetry
+	case explain.Busy:
+		if f.RetryAfter > 0 {
+			return "Try again in " + explain.Round(f.RetryAfter) + ".", actionRetry
+		}
+		return "Try again in a moment.", actionRetry
+	case explain.NoPoints:
+		return "Ask the service's operator for more.", actionNone
+	case explain.NoConversation:
+		return "It may have been deleted elsewhere.", actionNone
+	case explain.TooLarge:
+		if strings.HasPrefix(f.Format, "The audio") {
+			return "Record a shorter message.", actionNone
+		}
+		return "Send something shorter.", actionNone
+	case explain.BadRequest:
+		return "Check the conversation's settings.", actionNone
+	case explain.VoiceRefused:
+		return "Pick another voice.", actionNone
+	}
+	return "", actionNone
 }
 
 // capitalize upper-cases the first letter.

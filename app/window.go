@@ -243,7 +243,7 @@ func (u *UI) showError(err error) {
 	}
 	p := phrase(err)
 	if p.action == actionAccount {
-		u.showAccountWith(p.text)
+		u.showAccountFor(err)
 		return
 	}
 	u.status.flash(p.text)
@@ -258,7 +258,7 @@ func (u *UI) offerAccountFor(v conversation.ThreadView) {
 		}
 		if p := phrase(t.Err); p.action == actionAccount {
 			u.accountOffered[t.Key] = true
-			u.showAccountWith(p.text)
+			u.showAccountFor(t.Err)
 			return
 		}
 	}

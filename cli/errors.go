@@ -1,13 +1,8 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -18,15 +13,16 @@ import (
 
 	"parley/audio"
 	"parley/audio/playback"
-	"parley/client"
+	"parley/internal/explain"
 	"parley/keystore"
 	"parley/server"
 )
 
 // This file is where the CLI phrases errors. The packages below it (client, keystore, audio,
 // media, server) return short typed errors that state facts; here each kind becomes one line
-// that says what happened and what to do at a terminal. The desktop app phrases the same kinds
-// its own way.
+// that says what happened and what to do at a terminal. What happened, for the client's and the
+// keystore's kinds, comes from package explain, which the desktop app uses too: the two say the
+// same facts in the same words, and each adds its own action.
 
 // maxLine is the longest error line Parley prints, in characters.
 const maxLine = 160
@@ -36,51 +32,21 @@ func (g *globals) describe(err error) string {
 	return clipLine(g.phrase(err))
 }
 
-// phrase picks the sentence for err's kind.
+// phrase picks the sentence for err's kind: the CLI's own kinds here, the client's and the
+// keystore's through package explain, which states the facts the app states too; the CLI adds
+// what to do at a terminal.
 func (g *globals) phrase(err error) string {
 	var (
-		pe  *phrasedError
-		dv  *doubledV1Error
-		ni  *noSuchInputError
-		ce  *client.Error
-		re  *client.RedirectError
-		de  *client.DecodeError
-		ue  *keystore.UnavailableError
-		fe  *configFileError
-		dns *net.DNSError
-		cv  *tls.CertificateVerificationError
-		ua  x509.UnknownAuthorityError
-		op  *net.OpError
-		nd  *server.NoDatabaseError
-		dl  *server.DataDirLockedError
+		pe *phrasedError
+		dv *doubledV1Error
+		ni *noSuchInputError
+		fe *configFileError
+		nd *server.NoDatabaseError
+		dl *server.DataDirLockedError
 	)
 	switch {
 	case errors.As(err, &pe):
 		return fit(pe.format, pe.args...)
-	case errors.Is(err, client.ErrReplyLost):
-		line := fmt.Sprintf("The message was sent but the reply was lost, so you may have been charged: check 'parley history %s' before sending it again.", g.conv)
-		switch {
-		case g.conv == "":
-			return "The message was sent but the reply was lost, so you may have been charged: check 'parley conversations' before sending it again."
-		case utf8.RuneCountInString(line) <= maxLine:
-			return line
-		}
-		// A command cut short could not be run; the person gave the ID, so it is left out.
-		return "The message was sent but the reply was lost, so you may have been charged: check 'parley history' with the conversation's ID before sending it again."
-	case errors.As(err, &ce):
-		return g.phraseStatus(ce)
-	case errors.As(err, &re):
-		to := "another address"
-		if re.Location != "" {
-			to = re.Location
-		}
-		return fit("The service redirected to %s (%d); Parley does not follow redirects, so the key stays put: use the final address as --base-url.", elastic(to), re.StatusCode)
-	case errors.As(err, &de):
-		return fit("The service's answer has no %s that Parley can find: check that %s is a Chat and Voice Service.", de.Field, elastic(g.hostOrBase()))
-	case errors.Is(err, client.ErrInsecureURL):
-		return fit("Parley sends the API key only over https to %s (plain http is for this machine only): use https://.", elastic(g.hostOrBase()))
-	case errors.Is(err, client.ErrAudioTooLarge):
-		return "The audio is larger than the service's limit of 10,000,000 bytes: send a shorter recording."
 	case errors.Is(err, audio.ErrSilentDevice):
 		return "The microphone delivers only silence: check that it is not muted, or pick another input with --device (see 'parley devices')."
 	case errors.Is(err, audio.ErrDeviceFailed):
@@ -109,12 +75,6 @@ func (g *globals) phrase(err error) string {
 		return "The address is already in use, perhaps by another 'parley serve': stop it, or give another --addr (127.0.0.1:0 picks a free port)."
 	case errors.As(err, &dv):
 		return fit("No API key is stored for %s, but there is one without the /v1: drop it from the base URL (Parley adds /v1 itself).", elastic(dv.base))
-	case errors.Is(err, keystore.ErrNotFound):
-		return fit("No API key is stored for %s: run 'parley login', or set PARLEY_API_KEY.", elastic(g.base))
-	case errors.As(err, &ue):
-		return fmt.Sprintf("The system keyring is not available (%s): %s, or set PARLEY_API_KEY.", ue.Reason, keyringAdvice(ue.Reason))
-	case errors.Is(err, keystore.ErrInvalidKey):
-		return fmt.Sprintf("That is not a usable API key: %v.", err)
 	case errors.As(err, &fe):
 		switch {
 		case fe.op == "parse":
@@ -123,130 +83,171 @@ func (g *globals) phrase(err error) string {
 			return fit("Cannot %s the config directory: %s.", fe.op, clippable(fe.err.Error()))
 		}
 		return fit("Cannot %s the config file %s: %s.", fe.op, elastic(fe.path), clippable(fe.err.Error()))
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("The service did not answer within %s: try again, or allow longer with --timeout.", roundDuration(g.timeoutUsed))
-	case errors.Is(err, context.Canceled):
-		return "Cancelled."
-	case errors.Is(err, syscall.ECONNREFUSED):
-		if g.isLocal() {
-			return fit("Nothing is listening at %s: start the reference service with 'parley serve', or set --base-url.", elastic(g.base))
-		}
-		return fit("%s refused the connection: check the address, or try again later.", elastic(g.hostOrBase()))
-	case errors.As(err, &dns):
-		return fit("The host %s was not found: check the address in --base-url, and your connection.", elastic(dns.Name))
-	case errors.As(err, &cv), errors.As(err, &ua):
-		return fit("The TLS certificate of %s is not trusted: check the address, or install the certificate's authority.", elastic(g.hostOrBase()))
-	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return fit("The connection to %s failed: check your connection and try again.", elastic(g.hostOrBase()))
 	}
-	return capitalize(err.Error()) + "."
+	f := explain.Error(err, g.scene())
+	if f.Kind == explain.Unknown {
+		return capitalize(err.Error()) + "."
+	}
+	advice, args := g.advice(f, err)
+	return g.sentence(f, advice, args...)
 }
 
-// phraseStatus says what a refusal by the service means for the command that got it.
-func (g *globals) phraseStatus(e *client.Error) string {
-	what := serviceMessage(e)
-	switch e.StatusCode {
-	case http.StatusUnauthorized:
+// scene is what the CLI knows about the call that failed.
+func (g *globals) scene() explain.Scene {
+	s := explain.Scene{BaseURL: g.base, Conversation: g.conv, Timeout: g.timeoutUsed}
+	switch g.keySource {
+	case fromNone:
+		s.Key = explain.KeyNone
+	case fromFlag:
+		s.Key = explain.KeyFlag
+	case fromEnv:
+		s.Key = explain.KeyEnv
+	case fromKeyring:
+		s.Key = explain.KeyStored
+	case fromStdin:
+		s.Key = explain.KeyTyped
+	}
+	if g.command == "parley login" {
+		s.Key = explain.KeyTyped
+	}
+	switch g.command {
+	case "parley chat":
+		s.Work = explain.WorkChat
+	case "parley speak", "parley transcribe":
+		s.Work = explain.WorkSpeech
+	}
+	return s
+}
+
+// maxServiceWords is the most of the service's own words a line quotes, in characters.
+const maxServiceWords = 72 // ": " and 70
+
+// sentence is the fact, then the advice (a format for more) after a colon, as one line that
+// fits: the variable parts are what gets shortened.
+func (g *globals) sentence(f explain.Fact, advice string, more ...any) string {
+	args := make([]any, len(f.Args), len(f.Args)+len(more))
+	for i, a := range f.Args {
+		switch v := a.(type) {
+		case explain.Name:
+			args[i] = elastic(v)
+		case explain.Words:
+			args[i] = clippable(v.Clip(maxServiceWords))
+		default:
+			args[i] = a
+		}
+	}
+	format := f.Format + "."
+	if advice != "" {
+		format = f.Format + ": " + advice + "."
+	}
+	return fit(format, append(args, more...)...)
+}
+
+// advice is what to do at a terminal about f, as a format and its arguments.
+func (g *globals) advice(f explain.Fact, err error) (string, []any) {
+	switch f.Kind {
+	case explain.Undecodable:
+		return "check that %s is a Chat and Voice Service", []any{elastic(g.hostOrBase())}
+	case explain.KeyringUnavailable:
+		var ue *keystore.UnavailableError
+		if errors.As(err, &ue) {
+			return keyringAdvice(ue.Reason) + ", or set PARLEY_API_KEY", nil
+		}
+	}
+	return strings.ReplaceAll(g.plainAdvice(f), "%", "%%"), nil
+}
+
+// plainAdvice is what to do at a terminal about f.
+func (g *globals) plainAdvice(f explain.Fact) string {
+	switch f.Kind {
+	case explain.ReplyLost:
+		return g.replyLostAdvice(f)
+	case explain.KeyRefused:
 		switch {
 		case g.command == "parley login":
-			return fit("The service refused this API key (401%s): check the key; nothing was stored.", what)
+			return "check the key; nothing was stored"
 		case g.keySource == fromNone:
-			return fit("The service wants an API key (401%s): run 'parley login', or set PARLEY_API_KEY.", what)
+			return "run 'parley login', or set PARLEY_API_KEY"
 		case g.keySource == fromFlag:
-			return fit("The service refused the API key given with --api-key (401%s): check the key.", what)
+			return "check the key"
 		case g.keySource == fromEnv:
-			return fit("The service refused the API key in PARLEY_API_KEY (401%s): fix it, or unset it to use the keyring.", what)
+			return "fix it, or unset it to use the keyring"
 		}
-		return fit("The service refused the stored API key (401%s): run 'parley login' with a valid key.", what)
-	case http.StatusPaymentRequired:
-		return fit("Not enough points for this call (402%s): ask the service's operator for more.", what)
-	case http.StatusForbidden:
-		return fit("The service does not let this API key do that (403%s): ask its operator for a key that may.", what)
-	case http.StatusNotFound:
-		return g.phraseNotFound(e, what)
-	case http.StatusRequestEntityTooLarge:
-		return fit("Too large for the service (413%s): send a shorter text or recording.", what)
-	case http.StatusUnsupportedMediaType:
-		return fit("The service cannot read this audio (415%s): try another format, such as WAV.", what)
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		if g.command == "parley speak" && mentions(e, "voice") {
-			return fit("The service refused the voice (%d%s): list its voices with 'parley voices'.", e.StatusCode, what)
+		return "run 'parley login' with a valid key"
+	case explain.NoPoints:
+		return "ask the service's operator for more"
+	case explain.Forbidden:
+		return "ask its operator for a key that may"
+	case explain.DoubledV1:
+		return "Parley adds /v1 itself, so drop the /v1 from the base URL"
+	case explain.NoConversation:
+		return "list yours with 'parley conversations'"
+	case explain.NoEndpoint:
+		return "check the base URL"
+	case explain.TooLarge:
+		if strings.HasPrefix(f.Format, "The audio") {
+			return "send a shorter recording"
 		}
-		return fit("The service refused the request (%d%s): check the values you gave.", e.StatusCode, what)
-	case http.StatusTooManyRequests:
-		if e.RetryAfter > 0 {
-			return fit("The service is busy (429%s): try again in %s.", what, roundDuration(e.RetryAfter))
+		return "send a shorter text or recording"
+	case explain.UnreadableAudio:
+		return "try another format, such as WAV"
+	case explain.VoiceRefused:
+		return "list its voices with 'parley voices'"
+	case explain.BadRequest:
+		return "check the values you gave"
+	case explain.Busy:
+		if f.RetryAfter > 0 {
+			return "try again in " + explain.Round(f.RetryAfter)
 		}
-		return fit("The service is busy (429%s): try again in a moment.", what)
-	case http.StatusBadGateway:
-		if g.command == "parley chat" && !mentions(e, "charge", "refund") {
-			return fit("The service's model failed (502%s); a failed chat call is refunded: try again.", what)
+		return "try again in a moment"
+	case explain.UpstreamFailed:
+		return "try again"
+	case explain.ServiceDown:
+		return "try again later"
+	case explain.Redirect:
+		return "use the final address as --base-url"
+	case explain.Insecure:
+		return "use https://"
+	case explain.NoKey:
+		return "run 'parley login', or set PARLEY_API_KEY"
+	case explain.KeyringUnavailable:
+		return "check your keyring, or set PARLEY_API_KEY"
+	case explain.Timeout:
+		return "try again, or allow longer with --timeout"
+	case explain.NotListening:
+		if g.isLocal() {
+			return "start the reference service with 'parley serve', or set --base-url"
 		}
-		if g.command == "parley speak" || g.command == "parley transcribe" {
-			return fit("The service's speech engine failed (502%s): try again.", what)
+		return "check the address, or try again later"
+	case explain.HostNotFound:
+		return "check the address in --base-url, and your connection"
+	case explain.Certificate:
+		if f.OtherHost {
+			return "check the address"
 		}
-		return fit("The service's model failed (502%s): try again.", what)
-	case http.StatusServiceUnavailable:
-		return fit("The service is unavailable (503%s): try again later.", what)
+		return "check the address, or install the certificate's authority"
+	case explain.ConnectionFailed:
+		return "check your connection and try again"
 	}
-	if e.StatusCode >= 500 {
-		return fit("The service failed (%d%s): try again later.", e.StatusCode, what)
-	}
-	if e.StatusCode >= 200 && e.StatusCode < 300 {
-		return fit("The service answered with an error%s.", what)
-	}
-	return fit("The service refused the request (%d%s).", e.StatusCode, what)
+	return ""
 }
 
-// phraseNotFound tells a wrong address from a conversation that does not exist.
-func (g *globals) phraseNotFound(e *client.Error, what clippable) string {
-	if g.endsInV1() {
-		return fit("Not found (404) at %s: Parley adds /v1 itself, so drop the /v1 from the base URL.", elastic(g.base))
+// replyLostAdvice says where to look before sending again: the conversation's history when its
+// ID is known and the line can hold it whole.
+func (g *globals) replyLostAdvice(f explain.Fact) string {
+	if g.conv == "" {
+		return "check 'parley conversations' before sending it again"
 	}
-	if strings.Contains(e.Path, "/conversations/") || (g.conv != "" && strings.HasSuffix(e.Path, "/messages")) {
-		conv := elastic(g.conv)
-		if conv == "" {
-			conv = "with that ID"
-		}
-		return fit("No conversation %s on this service (404%s): list yours with 'parley conversations'.", conv, what)
+	advice := fmt.Sprintf("check 'parley history %s' before sending it again", g.conv)
+	if utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
+		return advice
 	}
-	return fit("The service at %s has no %s (404%s): check the base URL.", elastic(g.base), elastic(e.Method+" "+e.Path), what)
+	// A command cut short could not be run; the person gave the ID, so it is left out.
+	return "check 'parley history' with the conversation's ID before sending it again"
 }
 
 // endsInV1 reports whether the base URL ends in /v1, which Parley adds itself.
-func (g *globals) endsInV1() bool {
-	u, err := url.Parse(g.base)
-	return err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1")
-}
-
-// serviceMessage is the service's own words for a refusal, as ": words", clipped; "" when it
-// gave none beyond the status text. fit may clip it further.
-func serviceMessage(e *client.Error) clippable {
-	m := strings.Join(strings.Fields(e.Message), " ")
-	if m == "" || strings.EqualFold(m, http.StatusText(e.StatusCode)) {
-		if e.Code != "" {
-			return clippable(": " + e.Code)
-		}
-		return ""
-	}
-	m = strings.TrimRight(m, ". ")
-	const maxWords = 70
-	if utf8.RuneCountInString(m) > maxWords {
-		m = string([]rune(m)[:maxWords-1]) + "…"
-	}
-	return clippable(": " + m)
-}
-
-// mentions reports whether the service's message or code names any of words.
-func mentions(e *client.Error, words ...string) bool {
-	s := strings.ToLower(e.Message + " " + e.Code)
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
+func (g *globals) endsInV1() bool { return explain.EndsInV1(g.base) }
 
 // keyringAdvice says how to make a keyring usable again.
 func keyringAdvice(r keystore.Reason) string {

@@ -3,10 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +23,7 @@ import (
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
+	"parley/internal/explain"
 	"parley/keystore"
 	"parley/server"
 )
@@ -88,6 +93,9 @@ var failureMatrix = []struct {
 	{"200 with an error code", local, &client.Error{StatusCode: 200, Code: "40001", Message: "quota exceeded"}},
 	{"long service message", chat, status(400, "temperature must be a number between zero and two inclusive, top_p a number between zero and one, and max_tokens a whole number")},
 	{"redirect", remote, &client.RedirectError{StatusCode: 307, Location: "evil.example.net", Method: "GET", Path: "/v1/chat/conversations"}},
+	{"redirect to no named place", remote, &client.RedirectError{StatusCode: 302, Method: "GET", Path: "/v1/chat/conversations"}},
+	{"certificate signed by an unknown authority", remote, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}},
+	{"certificate for another host", remote, &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "api.example.com"}}},
 	{"answer without the field", remote, &client.DecodeError{Field: "reply", BodyStart: "{}"}},
 	{"plain http to another host", situation{command: "parley chat", base: "http://example.com"}, fmt.Errorf("%w: http://example.com", client.ErrInsecureURL)},
 	{"audio too large", local, fmt.Errorf("POST /v1/chat/transcribe: %w", client.ErrAudioTooLarge)},
@@ -383,5 +391,51 @@ func TestRepeated_FindsRepetition(t *testing.T) {
 	}
 	if r := repeated("The service is busy (429): try again in 5s."); r != "" {
 		t.Errorf("repeated = %q, want none", r)
+	}
+}
+
+// TestErrors_RealClientSaysWhatTheAppSays checks the line for errors a real client gets from
+// real servers, and that it states the fact package explain states, which the app shows too.
+func TestErrors_RealClientSaysWhatTheAppSays(t *testing.T) {
+	tlsServer := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsServer.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://evil.example.net/v1/chat/messages", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, `{"error":{"code":"upstream_error","message":"The model failed; refunded."}}`)
+	}))
+	t.Cleanup(upstream.Close)
+	cases := []struct {
+		name, base, want string
+	}{
+		{"self-signed certificate", tlsServer.URL, "The TLS certificate of " + strings.TrimPrefix(tlsServer.URL, "https://") +
+			" is not trusted (an unknown authority signed it): check the address, or install the certificate's authority."},
+		{"redirect", redirecting.URL, "The service redirected to evil.example.net (307); Parley does not follow redirects, so the key stays put: use the final address as --base-url."},
+		{"502 the service says is refunded", upstream.URL, "The service's model failed (502: The model failed; refunded): try again."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := client.New(client.Options{BaseURL: tc.base, APIKey: "pk_test_0123456789abcdef", MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.SendMessage(t.Context(), client.SendMessageRequest{Message: "Hello"})
+			if err == nil {
+				t.Fatal("the call did not fail")
+			}
+			g := situation{command: "parley chat", base: tc.base, key: fromKeyring}.globals()
+			got := g.describe(err)
+			if got != tc.want {
+				t.Errorf("got\n\t%s\nwant\n\t%s", got, tc.want)
+			}
+			fact := explain.Error(err, g.scene()).String()
+			if !strings.HasPrefix(got, fact+": ") {
+				t.Errorf("the line %q does not state the app's fact %q", got, fact)
+			}
+		})
 	}
 }

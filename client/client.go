@@ -245,6 +245,7 @@ func (c *Client) decodeError(res *response, field string) error {
 // connError is a failure to reach the service or to read its answer; it may be retried when the call allows it.
 type connError struct {
 	method, path string
+	host         string // the service's host, for the sentence that names it
 	err          error
 }
 
@@ -253,6 +254,9 @@ func (e *connError) Error() string {
 }
 
 func (e *connError) Unwrap() error { return e.err }
+
+// Host is the host the connection was to, so a sentence about the failure can name it.
+func (e *connError) Host() string { return e.host }
 
 // do sends r, retrying as its kind allows, and returns the successful answer.
 func (c *Client) do(ctx context.Context, r *request) (*response, error) {
@@ -438,7 +442,7 @@ func (c *Client) transportError(ctx context.Context, r *request, err error, reac
 	if r.chat && reached {
 		return &replyLostError{method: r.method, path: r.path, cause: err}
 	}
-	return &connError{method: r.method, path: r.path, err: err}
+	return &connError{method: r.method, path: r.path, host: hostOf(c.baseURL), err: err}
 }
 
 // readResponse reads and classifies an answer: 3xx, error status, over-size, or success.
@@ -587,6 +591,14 @@ func redirectHost(resp *http.Response) string {
 		return "an unreadable location"
 	}
 	return u.Host
+}
+
+// hostOf is the host of a base URL, or "" when it has none.
+func hostOf(base string) string {
+	if u, err := url.Parse(base); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // pathID escapes a conversation ID for use in a path, refusing an empty one.

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
+
+	"parley/client"
+	"parley/internal/explain"
+	"parley/keystore"
+)
+
+// accountUI is the app with no service yet, its updates queued for the test to run, connecting
+// with connect and keeping keys in secrets.
+func accountUI(t *testing.T, connect func(string, client.APIKey) (Service, error), secrets SecretStore) (*UI, chan func()) {
+	t.Helper()
+	queue := make(chan func(), 100)
+	u := New(test.NewTempApp(t), Deps{Connect: connect, Secrets: secrets,
+		Getenv: func(string) string { return "" }, Now: fixedNow,
+		run: func(fn func()) { queue <- fn }})
+	u.win.Resize(fyne.NewSize(1000, 700))
+	t.Cleanup(u.shutdown)
+	return u, queue
+}
+
+// runUntil runs the window's queued updates until cond holds.
+func runUntil(t *testing.T, queue chan func(), cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case fn := <-queue:
+			fn()
+		case <-deadline:
+			t.Fatal("the window did not get there")
+		}
+	}
+}
+
+// realClient connects through the real client, as the app does.
+func realClient(base string, key client.APIKey) (Service, error) {
+	return client.New(client.Options{BaseURL: base, APIKey: key, MaxRetries: -1})
+}
+
+// testedIn types base and a key into a new Account dialog, presses Test connection, and returns
+// what the dialog says.
+func testedIn(t *testing.T, base string) string {
+	t.Helper()
+	u, queue := accountUI(t, realClient, &memSecrets{keys: map[string]string{}})
+	u.showAccount()
+	a := u.lastAccount
+	a.base.SetText(base)
+	test.Type(a.key, "pk_test_0123456789abcdef")
+	a.test()
+	runUntil(t, queue, func() bool { return !a.testBtn.Disabled() })
+	return a.result.Text
+}
+
+// factOf is what package explain says of the error a real client gets from base, the sentence
+// the CLI prints too.
+func factOf(t *testing.T, base string) string {
+	t.Helper()
+	c, err := client.New(client.Options{BaseURL: base, APIKey: "pk_test_0123456789abcdef", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListConversations(t.Context(), client.ListConversationsRequest{Limit: 1})
+	return explain.Error(err, explain.Scene{BaseURL: base}).String()
+}
+
+// TestAccount_SaysWhatTheCLISays checks that the Account dialog says what happened in the CLI's
+// words, with an action that fits the dialog, for a self-signed certificate and a redirect.
+func TestAccount_SaysWhatTheCLISays(t *testing.T) {
+	tlsServer := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsServer.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://evil.example.net/v1/chat/conversations", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	cases := []struct {
+		name, base, want string
+	}{
+		{"self-signed certificate", tlsServer.URL, "The TLS certificate of " + strings.TrimPrefix(tlsServer.URL, "https://") +
+			" is not trusted (an unknown authority signed it). Check the address, or install the certificate's authority."},
+		{"redirect", redirecting.URL, "The service redirected to evil.example.net (307); Parley does not follow redirects, so the key stays put. Use the final address."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := testedIn(t, tc.base)
+			if got != tc.want {
+				t.Errorf("the dialog says\n\t%q\nwant\n\t%q", got, tc.want)
+			}
+			if fact := factOf(t, tc.base); !strings.HasPrefix(got, fact+". ") {
+				t.Errorf("the dialog says %q, not the CLI's %q", got, fact)
+			}
+			for _, raw := range []string{"x509", "tls:", "Open Account", "in Account"} {
+				if strings.Contains(got, raw) {
+					t.Errorf("the dialog says %q: %q", raw, got)
+				}
+			}
+		})
+	}
+}
+
+// TestPhrase_RefundSaidOnce checks that a failed chat call whose service says it refunded the
+// points is not told a second time that it is refunded, and that one whose service does not
+// say so is told once.
+func TestPhrase_RefundSaidOnce(t *testing.T) {
+	for _, msg := range []string{"The chat model failed to answer; the points for this call were refunded.", "upstream timeout"} {
+		got := phrase(&client.Error{StatusCode: 502, Code: "upstream_error", Message: msg, Method: "POST", Path: "/v1/chat/messages"})
+		if n := strings.Count(strings.ToLower(got.text), "refund"); n != 1 || got.action != actionRetry {
+			t.Errorf("%q: says refund %d times (action %v): %q", msg, n, got.action, got.text)
+		}
+	}
+}
+
+// TestAccount_RefusedKeyDoesNotSendToAccount checks that the dialog a refused key opens does not
+// tell the person to open the dialog they are in.
+func TestAccount_RefusedKeyDoesNotSendToAccount(t *testing.T) {
+	svc := newFakeService()
+	svc.chatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key.", Method: "POST", Path: "/v1/chat/messages"}}
+	h := start(t, svc)
+	h.typeAndSend("hi")
+	h.waitFor(func() bool { return h.u.lastAccount != nil })
+	got := h.u.lastAccount.result.Text
+	if want := "The service refused the API key in PARLEY_API_KEY (401: Unknown API key). Check the key."; got != want {
+		t.Errorf("the dialog says\n\t%q\nwant\n\t%q", got, want)
+	}
+}
+
+// flakyKeyring fails every read and store, each time for a different reason, as a desktop
+// whose session bus appears after the first call does.
+type flakyKeyring struct {
+	mu      sync.Mutex
+	reasons []keystore.Reason
+}
+
+func (k *flakyKeyring) fail(op string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r := k.reasons[0]
+	if len(k.reasons) > 1 {
+		k.reasons = k.reasons[1:]
+	}
+	return &keystore.UnavailableError{Op: op, BaseURL: "https://api.example.com", Reason: r, Err: errors.New("dbus says no")}
+}
+
+func (k *flakyKeyring) Get(string) (string, error) { return "", k.fail("read") }
+func (k *flakyKeyring) Set(string, string) error   { return k.fail("store") }
+func (k *flakyKeyring) Delete(string) error        { return k.fail("delete") }
+
+// dialogText is the text the dialogs over the window show, their wrapped lines joined.
+func dialogText(u *UI) string {
+	var lines []string
+	for _, o := range u.win.Canvas().Overlays().List() {
+		for _, obj := range test.LaidOutObjects(o) {
+			if txt, ok := obj.(*canvas.Text); ok && txt.Visible() && txt.Text != "" {
+				lines = append(lines, txt.Text)
+			}
+		}
+	}
+	return strings.Join(lines, " ")
+}
+
+// TestAccount_NoKeyringSaidOnce checks that without a keyring the Account dialog says so in one
+// sentence, the same after the keyring fails again another way, and that the key field does not
+// promise the keyring.
+func TestAccount_NoKeyringSaidOnce(t *testing.T) {
+	keyring := &flakyKeyring{reasons: []keystore.Reason{keystore.ReasonNoSessionBus, keystore.ReasonTimeout}}
+	svc := newFakeService()
+	u, queue := accountUI(t, func(string, client.APIKey) (Service, error) { return svc, nil }, keyring)
+	const base = "https://api.example.com"
+	u.app.Preferences().SetString(prefBaseURL, base)
+	u.connectStored()
+	runUntil(t, queue, func() bool { return u.lastAccount != nil })
+	a := u.lastAccount
+	const said = "The system keyring is not available (no D-Bus session bus is running). You can keep the key for this session only."
+	if a.result.Text != said {
+		t.Errorf("the dialog opens saying\n\t%q\nwant\n\t%q", a.result.Text, said)
+	}
+	if !strings.Contains(a.key.PlaceHolder, "this session only") || strings.Contains(a.key.PlaceHolder, "keyring") {
+		t.Errorf("the key field says %q", a.key.PlaceHolder)
+	}
+	test.Type(a.key, "pk_test_0123456789abcdef")
+	a.save()
+	runUntil(t, queue, func() bool { return strings.Contains(dialogText(u), "Keep it for this session only?") })
+	markup := dialogText(u)
+	if a.result.Text != said {
+		t.Errorf("after the keyring failed again the dialog says\n\t%q\nwant still\n\t%q", a.result.Text, said)
+	}
+	for _, other := range []string{"did not answer", "kept in the system keyring"} {
+		if strings.Contains(markup, other) {
+			t.Errorf("the dialog says %q", other)
+		}
+	}
+	if n := strings.Count(markup, "keyring is not available"); n != 1 {
+		t.Errorf("the dialog says the keyring is not available %d times, want once", n)
+	}
+}

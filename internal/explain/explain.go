@@ -1,0 +1,415 @@
+// Package explain says what went wrong, as one sentence of facts, for the errors the client and
+// the keystore return (and the network and TLS errors under them). It gives no advice: the CLI
+// and the app each add the action that fits where the sentence is shown ("run 'parley login'",
+// "Open Account…"), so both tell a person the same facts in the same words.
+//
+// A sentence never holds the API key: it is made of the error's kind, the service's address and
+// the service's own words, which the client has already cleaned of the key.
+package explain
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"parley/client"
+	"parley/keystore"
+)
+
+// Kind is the kind of failure a Fact reports; the CLI and the app pick their action by it.
+type Kind int
+
+// The kinds of failure.
+const (
+	Unknown            Kind = iota // none of those below; the sentence is the error's own text
+	ReplyLost                      // a chat call failed after it may have reached the service
+	KeyRefused                     // 401: the service refused the API key, or wants one
+	NoPoints                       // 402: not enough points for the call
+	Forbidden                      // 403: the key may not do that
+	NoConversation                 // 404 for a conversation
+	NoEndpoint                     // 404 for anything else
+	DoubledV1                      // 404 at a base URL that ends in /v1, which Parley adds itself
+	TooLarge                       // 413, or audio over the service's limit
+	UnreadableAudio                // 415: the service cannot read the audio
+	BadRequest                     // 400 or 422: the service refused the values
+	VoiceRefused                   // 400 or 422 about the voice of a speech call
+	Busy                           // 429: the service asks to wait
+	UpstreamFailed                 // 502: the service's model or speech engine failed
+	ServiceDown                    // 503, or another 5xx
+	ErrorAnswer                    // a 2xx whose body carries an error, or another status
+	Redirect                       // a 3xx, which the client refuses to follow
+	Undecodable                    // a successful answer without a field the client needs
+	Insecure                       // a base URL that would send the key without TLS
+	Certificate                    // the service's TLS certificate is not trusted
+	Timeout                        // the service did not answer in time
+	Cancelled                      // the call was cancelled
+	NotListening                   // connection refused
+	HostNotFound                   // the host name did not resolve
+	ConnectionFailed               // any other network failure
+	NoKey                          // no API key is stored for the service
+	KeyringUnavailable             // the system keyring cannot be used
+	InvalidKey                     // a key that cannot be used or stored (never shown)
+)
+
+// KeySource says where the API key of a call came from, when the caller knows.
+type KeySource int
+
+// Where a key came from.
+const (
+	KeyUnknown KeySource = iota // not said
+	KeyNone                     // no key was sent
+	KeyStored                   // the system keyring
+	KeyTyped                    // typed or piped in just now, to be stored
+	KeyFlag                     // the --api-key flag
+	KeyEnv                      // the PARLEY_API_KEY environment variable
+)
+
+// Work is what the failed call was for, when the caller knows; else the request path tells.
+type Work int
+
+// What a call was for.
+const (
+	WorkUnknown Work = iota // not said: the request path decides
+	WorkChat                // a chat message
+	WorkSpeech              // speech or transcription
+)
+
+// Scene is what the caller knows about where an error happened; every field may be left empty.
+type Scene struct {
+	// BaseURL is the service's address.
+	BaseURL string
+	// Conversation is the ID of the conversation the call was about.
+	Conversation string
+	// Timeout is the time limit of the call.
+	Timeout time.Duration
+	// Key is where the call's API key came from.
+	Key KeySource
+	// Work is what the call was for.
+	Work Work
+}
+
+// Name is a variable part of a sentence, such as an address or an ID, that a caller fitting a
+// line may shorten by cutting out its middle.
+type Name string
+
+// Words is a variable part of a sentence, the service's own words, that a caller fitting a line
+// may shorten by cutting off its end.
+type Words string
+
+// Fact is what happened, as a sentence without its final stop and without advice.
+type Fact struct {
+	// Kind is the kind of failure.
+	Kind Kind
+	// Format and Args make the sentence with fmt.Sprintf; the variable parts are Name or Words.
+	Format string
+	// Args are the values Format refers to.
+	Args []any
+	// RetryAfter is the wait the service asked for, for Busy.
+	RetryAfter time.Duration
+	// OtherHost is true for a Certificate made out to another host, which no authority fixes.
+	OtherHost bool
+}
+
+// String is the sentence, without its final stop.
+func (f Fact) String() string { return fmt.Sprintf(f.Format, f.Args...) }
+
+// Clipped is the sentence with the service's words cut to at most n characters.
+func (f Fact) Clipped(n int) string {
+	args := make([]any, len(f.Args))
+	for i, a := range f.Args {
+		if w, ok := a.(Words); ok {
+			a = w.Clip(n)
+		}
+		args[i] = a
+	}
+	return fmt.Sprintf(f.Format, args...)
+}
+
+// Clip cuts w to at most n characters, ending in an ellipsis when it was longer.
+func (w Words) Clip(n int) Words {
+	if r := []rune(string(w)); len(r) > n {
+		return Words(string(r[:n-1]) + "…")
+	}
+	return w
+}
+
+// fact makes a Fact.
+func fact(k Kind, format string, args ...any) Fact {
+	return Fact{Kind: k, Format: format, Args: args}
+}
+
+// Error says what err means, as a Fact; an error of no kind named here comes back as Unknown
+// with its own text, capitalized.
+func Error(err error, s Scene) Fact {
+	var (
+		ce  *client.Error
+		re  *client.RedirectError
+		de  *client.DecodeError
+		ue  *keystore.UnavailableError
+		dns *net.DNSError
+		op  *net.OpError
+	)
+	switch {
+	case err == nil:
+		return fact(Unknown, "No error")
+	case errors.Is(err, client.ErrReplyLost):
+		return fact(ReplyLost, "The message was sent but the reply was lost, so you may have been charged")
+	case errors.As(err, &ce):
+		return status(ce, s)
+	case errors.As(err, &re):
+		to := Name("another address")
+		if re.Location != "" {
+			to = Name(re.Location)
+		}
+		return fact(Redirect, "The service redirected to %s (%d); Parley does not follow redirects, so the key stays put", to, re.StatusCode)
+	case errors.As(err, &de):
+		return fact(Undecodable, "The service's answer has no %s that Parley can find", de.Field)
+	case errors.Is(err, client.ErrInsecureURL):
+		return fact(Insecure, "Parley sends the API key only over https to %s (plain http is for this machine only)", Name(host(err, s)))
+	case errors.Is(err, client.ErrAudioTooLarge):
+		return fact(TooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
+	case errors.Is(err, keystore.ErrNotFound):
+		if s.BaseURL == "" {
+			return fact(NoKey, "No API key is stored for this service")
+		}
+		return fact(NoKey, "No API key is stored for %s", Name(s.BaseURL))
+	case errors.As(err, &ue):
+		return fact(KeyringUnavailable, "The system keyring is not available (%s)", ue.Reason.String())
+	case errors.Is(err, keystore.ErrInvalidKey):
+		// The keystore's reasons name what is wrong with the key, never the key.
+		return fact(InvalidKey, "That is not a usable API key: %s", invalidReason(err))
+	case errors.Is(err, context.DeadlineExceeded):
+		if s.Timeout > 0 {
+			return fact(Timeout, "The service did not answer within %s", Round(s.Timeout))
+		}
+		return fact(Timeout, "The service did not answer in time")
+	case errors.Is(err, context.Canceled):
+		return fact(Cancelled, "Cancelled")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		if isLocal(s.BaseURL) {
+			return fact(NotListening, "Nothing is listening at %s", Name(s.BaseURL))
+		}
+		return fact(NotListening, "%s refused the connection", Name(host(err, s)))
+	case errors.As(err, &dns):
+		return fact(HostNotFound, "The host %s was not found", Name(dns.Name))
+	case isCertificate(err):
+		f := fact(Certificate, "The TLS certificate of %s is not trusted%s", Name(host(err, s)), certificateProblem(err))
+		var he x509.HostnameError
+		f.OtherHost = errors.As(err, &he)
+		return f
+	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return fact(ConnectionFailed, "The connection to %s failed", Name(host(err, s)))
+	}
+	return fact(Unknown, "%s", Capitalize(strings.TrimSuffix(err.Error(), ".")))
+}
+
+// status says what a refusal by the service means.
+func status(e *client.Error, s Scene) Fact {
+	what := ServiceWords(e)
+	switch e.StatusCode {
+	case http.StatusUnauthorized:
+		switch s.Key {
+		case KeyNone:
+			return fact(KeyRefused, "The service wants an API key (401%s)", what)
+		case KeyTyped:
+			return fact(KeyRefused, "The service refused this API key (401%s)", what)
+		case KeyFlag:
+			return fact(KeyRefused, "The service refused the API key given with --api-key (401%s)", what)
+		case KeyEnv:
+			return fact(KeyRefused, "The service refused the API key in PARLEY_API_KEY (401%s)", what)
+		case KeyStored:
+			return fact(KeyRefused, "The service refused the stored API key (401%s)", what)
+		}
+		return fact(KeyRefused, "The service refused the API key (401%s)", what)
+	case http.StatusPaymentRequired:
+		return fact(NoPoints, "Not enough points for this call (402%s)", what)
+	case http.StatusForbidden:
+		return fact(Forbidden, "The service does not let this API key do that (403%s)", what)
+	case http.StatusNotFound:
+		return notFound(e, s, what)
+	case http.StatusRequestEntityTooLarge:
+		return fact(TooLarge, "Too large for the service (413%s)", what)
+	case http.StatusUnsupportedMediaType:
+		return fact(UnreadableAudio, "The service cannot read this audio (415%s)", what)
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		if work(e, s) == WorkSpeech && mentions(e, "voice") {
+			return fact(VoiceRefused, "The service refused the voice (%d%s)", e.StatusCode, what)
+		}
+		return fact(BadRequest, "The service refused the request (%d%s)", e.StatusCode, what)
+	case http.StatusTooManyRequests:
+		f := fact(Busy, "The service is busy (429%s)", what)
+		f.RetryAfter = e.RetryAfter
+		return f
+	case http.StatusBadGateway:
+		switch work(e, s) {
+		case WorkChat:
+			if mentions(e, "charge", "refund") {
+				return fact(UpstreamFailed, "The service's model failed (502%s)", what)
+			}
+			return fact(UpstreamFailed, "The service's model failed (502%s); a failed chat call is refunded", what)
+		case WorkSpeech:
+			return fact(UpstreamFailed, "The service's speech engine failed (502%s)", what)
+		}
+		return fact(UpstreamFailed, "The service's model failed (502%s)", what)
+	case http.StatusServiceUnavailable:
+		return fact(ServiceDown, "The service is unavailable (503%s)", what)
+	}
+	if e.StatusCode >= 500 {
+		return fact(ServiceDown, "The service failed (%d%s)", e.StatusCode, what)
+	}
+	if e.StatusCode >= 200 && e.StatusCode < 300 {
+		return fact(ErrorAnswer, "The service answered with an error%s", what)
+	}
+	return fact(ErrorAnswer, "The service refused the request (%d%s)", e.StatusCode, what)
+}
+
+// notFound tells a wrong address from a conversation that does not exist.
+func notFound(e *client.Error, s Scene, what Words) Fact {
+	if EndsInV1(s.BaseURL) {
+		return fact(DoubledV1, "Not found (404) at %s", Name(s.BaseURL))
+	}
+	if strings.Contains(e.Path, "/conversations/") || (strings.HasSuffix(e.Path, "/messages") && (s.Conversation != "" || mentions(e, "conversation"))) {
+		conv := Name(s.Conversation)
+		if conv == "" {
+			conv = "with that ID"
+		}
+		return fact(NoConversation, "No conversation %s on this service (404%s)", conv, what)
+	}
+	if s.BaseURL == "" {
+		return fact(NoEndpoint, "The service has no %s (404%s)", Name(e.Method+" "+e.Path), what)
+	}
+	return fact(NoEndpoint, "The service at %s has no %s (404%s)", Name(s.BaseURL), Name(e.Method+" "+e.Path), what)
+}
+
+// work is what the call was for: as the scene says, else as the request path shows.
+func work(e *client.Error, s Scene) Work {
+	switch {
+	case s.Work != WorkUnknown:
+		return s.Work
+	case strings.HasSuffix(e.Path, "/chat/messages"):
+		return WorkChat
+	case strings.HasSuffix(e.Path, "/speech"), strings.HasSuffix(e.Path, "/transcribe"):
+		return WorkSpeech
+	}
+	return WorkUnknown
+}
+
+// ServiceWords is the service's own words for a refusal, as ": words"; "" when it gave none
+// beyond the status text (then its code, if any). The client keeps at most 300 characters of
+// them; Fact.Clipped shortens them further.
+func ServiceWords(e *client.Error) Words {
+	m := strings.Join(strings.Fields(e.Message), " ")
+	if m == "" || strings.EqualFold(m, http.StatusText(e.StatusCode)) {
+		if e.Code != "" {
+			return Words(": " + e.Code)
+		}
+		return ""
+	}
+	return Words(": " + strings.TrimRight(m, ". "))
+}
+
+// mentions reports whether the service's message or code names any of words.
+func mentions(e *client.Error, words ...string) bool {
+	s := strings.ToLower(e.Message + " " + e.Code)
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// invalidReason is why a key cannot be used, without its "the API key is not valid" wrapper.
+func invalidReason(err error) string {
+	return strings.TrimSuffix(err.Error(), ".")
+}
+
+// isCertificate reports whether err is a TLS certificate the client did not trust.
+func isCertificate(err error) bool {
+	var (
+		cv *tls.CertificateVerificationError
+		ua x509.UnknownAuthorityError
+		he x509.HostnameError
+		ci x509.CertificateInvalidError
+	)
+	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
+}
+
+// certificateProblem names what is wrong with a certificate, as " (...)", or "".
+func certificateProblem(err error) string {
+	var (
+		ua x509.UnknownAuthorityError
+		he x509.HostnameError
+		ci x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &ua):
+		return " (an unknown authority signed it)"
+	case errors.As(err, &he):
+		return " (it is made out to another host)"
+	case errors.As(err, &ci) && ci.Reason == x509.Expired:
+		return " (it has expired, or is not valid yet)"
+	}
+	return ""
+}
+
+// host names the service briefly: its host from the scene, else from the error, else "the service".
+func host(err error, s Scene) string {
+	if u, perr := url.Parse(s.BaseURL); perr == nil && u.Host != "" {
+		return u.Host
+	}
+	if s.BaseURL != "" {
+		return s.BaseURL
+	}
+	var h interface{ Host() string }
+	if errors.As(err, &h) && h.Host() != "" {
+		return h.Host()
+	}
+	return "the service"
+}
+
+// isLocal reports whether base is on this machine.
+func isLocal(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	return client.IsLoopbackHost(u.Hostname())
+}
+
+// EndsInV1 reports whether base ends in /v1, which Parley adds itself.
+func EndsInV1(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && base != "" && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+}
+
+// Round prints d in whole seconds (or as given when shorter than a second).
+func Round(d time.Duration) string {
+	if d >= time.Second {
+		return d.Round(time.Second).String()
+	}
+	return d.String()
+}
+
+// Capitalize upper-cases the first letter of s, unless s starts with a file name or an address,
+// which keep their case.
+func Capitalize(s string) string {
+	first, _, _ := strings.Cut(s, " ")
+	if strings.ContainsAny(first, "./\\:") {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return strings.ToUpper(string(r)) + s[n:]
+}
