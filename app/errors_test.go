@@ -126,7 +126,7 @@ func TestPhrase_RefundSaidOnce(t *testing.T) {
 // tell the person to open the dialog they are in.
 func TestAccount_RefusedKeyDoesNotSendToAccount(t *testing.T) {
 	svc := newFakeService()
-	svc.chatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key.", Method: "POST", Path: "/v1/chat/messages"}}
+	svc.ChatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key.", Method: "POST", Path: "/v1/chat/messages"}}
 	h := start(t, svc)
 	h.typeAndSend("hi")
 	h.waitFor(func() bool { return h.u.lastAccount != nil })
