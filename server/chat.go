@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
+	"parley/internal/backoff"
 	"parley/server/store"
+	"parley/settings"
 )
 
 // messageJSON is a message on the wire.
@@ -83,7 +84,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	if res.Conversation != nil {
 		saved = res.Conversation.Config
 	}
-	eff := mergeSettings(saved, body.Settings)
+	eff := saved.Apply(settings.Patch{Set: body.Settings}) // a field sent with the call wins, for that call only
 	if eff.Persona != nil {
 		req.Persona = *eff.Persona
 	}
@@ -141,10 +142,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 // again while SQLite reports it busy, and the void until it succeeds, with
 // backoff between tries, for as long as the process runs (or its store is
 // open). The client hears the outcome only once it is committed.
-const (
-	settleFirstWait = 100 * time.Millisecond
-	settleMaxWait   = 5 * time.Second
-)
+var settlePace = backoff.Policy{Base: 100 * time.Millisecond, Max: 5 * time.Second}
 
 // commit posts the call's charge and stores its turn, trying again while the
 // database is busy.
@@ -175,20 +173,11 @@ func (s *Server) void(ctx context.Context, callID string) (int64, error) {
 }
 
 // settleWait logs a failed attempt to settle a call and waits before the
-// next one: exponential backoff with jitter, capped at settleMaxWait.
+// next one, at settlePace.
 func (s *Server) settleWait(ctx context.Context, op, callID string, attempt int, err error) error {
-	d := settleFirstWait << min(attempt-1, 10)
-	d = min(d, settleMaxWait)
-	d = d/2 + rand.N(d/2+1)
+	d := settlePace.Delay(attempt-1, 0)
 	s.log.Warn("chat settle retry", "op", op, "call", callID, "attempt", attempt, "wait_ms", d.Milliseconds(), "err", err)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return backoff.Sleep(ctx, d)
 }
 
 // refund voids the call's charge and returns the error the client is told:
@@ -256,31 +245,12 @@ func errNoConversation() *apiError {
 	return errorf(http.StatusNotFound, codeNotFound, "There is no such conversation.")
 }
 
-// mergeSettings lays the settings of one call over a conversation's saved
-// config: a field sent with the call wins, for that call only.
-func mergeSettings(saved store.Config, call settings) store.Config {
-	out := saved
-	if call.Persona != nil {
-		out.Persona = call.Persona
-	}
-	if call.Temperature != nil {
-		out.Temperature = call.Temperature
-	}
-	if call.TopP != nil {
-		out.TopP = call.TopP
-	}
-	if call.MaxTokens != nil {
-		out.MaxTokens = call.MaxTokens
-	}
-	return out
-}
-
 // toStoreConfig is the config a first call saves. An empty persona is not
 // saved.
-func toStoreConfig(s settings) store.Config {
-	c := store.Config{Temperature: s.Temperature, TopP: s.TopP, MaxTokens: s.MaxTokens}
-	if s.Persona != nil && *s.Persona != "" {
-		c.Persona = s.Persona
+func toStoreConfig(s settings.Config) store.Config {
+	c := s
+	if c.Persona != nil && *c.Persona == "" {
+		c.Persona = nil
 	}
 	return c
 }

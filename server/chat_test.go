@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/server/store"
+	"parley/settings"
 )
 
 func TestChat_RoundTripKeepsContext(t *testing.T) {
@@ -129,7 +130,7 @@ func TestChat_Statuses(t *testing.T) {
 		{"max_tokens zero", `{"message": "hi", "max_tokens": 0}`, 422, codeOutOfRange},
 		{"max_tokens high", `{"message": "hi", "max_tokens": 32769}`, 422, codeOutOfRange},
 		{"max_tokens huge", `{"message": "hi", "max_tokens": 1e300}`, 422, codeOutOfRange},
-		{"persona long", `{"message": "hi", "persona": "` + strings.Repeat("a", maxPersonaRunes+1) + `"}`, 422, codeOutOfRange},
+		{"persona long", `{"message": "hi", "persona": "` + strings.Repeat("a", settings.MaxPersonaRunes+1) + `"}`, 422, codeOutOfRange},
 		{"unknown conversation", `{"message": "hi", "conversation_id": "c_nope"}`, 404, codeNotFound},
 		{"unknown fields ignored", `{"message": "hi", "colour": "blue"}`, 200, ""},
 		{"edge values", `{"message": "hi", "temperature": 2, "top_p": 0, "max_tokens": 32768, "persona": ""}`, 200, ""},
