@@ -430,7 +430,7 @@ func TestServe_SecondServiceOnOneDataDirFails(t *testing.T) {
 	if !errors.As(err, &le) || le.PID != os.Getpid() {
 		t.Fatalf("a second Serve on the directory: %v; want a DataDirLockedError", err)
 	}
-	// It voided nothing: the first service's call is still pending.
+	// It refunded nothing: the first service's call is still pending.
 	entries, err := st.Ledger(t.Context(), acct.ID)
 	if err != nil || entries[len(entries)-1].Status != "pending" || strings.Contains(errb.String(), "Refunded") {
 		t.Errorf("the first service's pending charge after a second start: %+v %v %s", entries, err, errb)

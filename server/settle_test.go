@@ -211,7 +211,7 @@ func TestChat_ConversationDeletedDuringTheCallIsRefunded(t *testing.T) {
 	if b := e.balance(); b != 9 {
 		t.Errorf("balance %d, want 9 (the first call only)", b)
 	}
-	if got := e.lastCharge(); got != "voided" {
+	if got := e.lastCharge(); got != store.StatusRefunded {
 		t.Errorf("the second call's charge is %q, want voided", got)
 	}
 	if h := e.do("GET", "/v1/chat/conversations/"+id+"/messages", nil); h.Status != 404 {
@@ -223,10 +223,10 @@ func TestChat_ConversationDeletedDuringTheCallIsRefunded(t *testing.T) {
 	e.verify()
 }
 
-// TestChat_CommitThatFailsIsVoidedAndSaidSo: storing the reply fails (a
+// TestChat_CommitThatFailsIsRefundedAndSaidSo: storing the reply fails (a
 // trigger makes the insert fail, as a full disk or a corrupt page would);
 // the charge is refunded, and the client is told the truth.
-func TestChat_CommitThatFailsIsVoidedAndSaidSo(t *testing.T) {
+func TestChat_CommitThatFailsIsRefundedAndSaidSo(t *testing.T) {
 	e, path := newEnvFile(t, 10, nil)
 	db := openRaw(t, path)
 	if _, err := db.ExecContext(t.Context(),
@@ -238,7 +238,7 @@ func TestChat_CommitThatFailsIsVoidedAndSaidSo(t *testing.T) {
 	if b := e.balance(); b != 10 {
 		t.Errorf("balance %d, want 10", b)
 	}
-	if got := e.lastCharge(); got != "voided" {
+	if got := e.lastCharge(); got != store.StatusRefunded {
 		t.Errorf("charge %q, want voided", got)
 	}
 	if l := e.do("GET", "/v1/chat/conversations", nil); len(l.data()["conversations"].([]any)) != 0 {
@@ -314,7 +314,7 @@ func lockDB(t *testing.T, path string) (unlock func()) {
 
 // TestChat_LockedDatabaseIsWaitedOut: another process holds the database's
 // write lock for longer than the busy timeout while a call is to be settled.
-// The commit (or, when the model failed, the void) is tried again until the
+// The commit (or, when the model failed, the refund) is tried again until the
 // lock is gone, and the client hears the outcome that was committed: never a
 // 500, never a charge left pending.
 func TestChat_LockedDatabaseIsWaitedOut(t *testing.T) {

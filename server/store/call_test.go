@@ -200,7 +200,7 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 	verify(t, s)
 }
 
-func TestVoid_RefundsExactlyOnce(t *testing.T) {
+func TestRefund_RefundsExactlyOnce(t *testing.T) {
 	s, _ := openStore(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 3)
@@ -214,17 +214,17 @@ func TestVoid_RefundsExactlyOnce(t *testing.T) {
 	if got := balance(t, s, key); got != 2 {
 		t.Errorf("balance while pending = %d, want 2", got)
 	}
-	if b, err := s.Void(ctx, r.CallID); err != nil || b != 3 {
-		t.Fatalf("Void = %d, %v; want 3", b, err)
+	if b, err := s.Refund(ctx, r.CallID); err != nil || b != 3 {
+		t.Fatalf("Refund = %d, %v; want 3", b, err)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("second Void error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("second Refund error = %v, want ErrCallSettled", err)
 	}
 	if _, err := s.Commit(ctx, store.CommitParams{CallID: r.CallID, UserText: "x", Reply: "y"}); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Commit after Void error = %v, want ErrCallSettled", err)
+		t.Errorf("Commit after Refund error = %v, want ErrCallSettled", err)
 	}
-	if _, err := s.Void(ctx, "call_unknown"); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void(unknown call) error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, "call_unknown"); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund(unknown call) error = %v, want ErrCallSettled", err)
 	}
 	if got := balance(t, s, key); got != 3 {
 		t.Errorf("balance = %d, want 3", got)
@@ -255,8 +255,8 @@ func TestCommit_Twice(t *testing.T) {
 	if _, err := s.Commit(ctx, p); !errors.Is(err, store.ErrCallSettled) {
 		t.Errorf("second Commit error = %v, want ErrCallSettled", err)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void after Commit error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund after Commit error = %v, want ErrCallSettled", err)
 	}
 	convs, _, _ := s.ListConversations(ctx, acct, 0, "")
 	if len(convs) != 1 || convs[0].MessageCount != 2 {
@@ -265,7 +265,7 @@ func TestCommit_Twice(t *testing.T) {
 	verify(t, s)
 }
 
-func TestCommit_ConversationDeletedDuringCallVoids(t *testing.T) {
+func TestCommit_ConversationDeletedDuringCallRefunds(t *testing.T) {
 	s, _ := openStore(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)
@@ -286,8 +286,8 @@ func TestCommit_ConversationDeletedDuringCallVoids(t *testing.T) {
 	if got := balance(t, s, key); got != 4 {
 		t.Errorf("balance = %d, want 4 (only the first call charged)", got)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void after the refund error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund after the refund error = %v, want ErrCallSettled", err)
 	}
 	verify(t, s)
 }
@@ -303,12 +303,12 @@ func TestCommit_OtherConversationThanReservedIsRefused(t *testing.T) {
 	if _, err := s.Commit(ctx, store.CommitParams{CallID: r.CallID, ConversationID: "c_00000000000000000000", UserText: "x"}); err == nil {
 		t.Fatal("Commit into a conversation other than the reserved one succeeded")
 	}
-	if _, err := s.Void(ctx, r.CallID); err != nil {
-		t.Errorf("Void after the refused Commit: %v", err)
+	if _, err := s.Refund(ctx, r.CallID); err != nil {
+		t.Errorf("Refund after the refused Commit: %v", err)
 	}
 }
 
-func TestRecoverPending_VoidsLeftovers(t *testing.T) {
+func TestRecoverPending_RefundsLeftovers(t *testing.T) {
 	s, path := openStore(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)

@@ -86,7 +86,7 @@ func TestOpen_RefusesANewerSchema(t *testing.T) {
 }
 
 // TestOpen_LeavesPendingChargesToTheOwner checks that opening the database (as
-// `parley admin` does beside a running service) voids nothing, however old a
+// `parley admin` does beside a running service) refunds nothing, however old a
 // pending charge is: only the owner of the data directory recovers.
 func TestOpen_LeavesPendingChargesToTheOwner(t *testing.T) {
 	s, path := openInternal(t)
@@ -119,7 +119,7 @@ func TestOpen_LeavesPendingChargesToTheOwner(t *testing.T) {
 		t.Errorf("after another Open the day-old charge is %s, want pending", got)
 	}
 	if n, err := s.RecoverPending(ctx, 0); err != nil || n != 1 || status() != "voided" {
-		t.Errorf("the owner's RecoverPending voided %d (%v); charge %s", n, err, status())
+		t.Errorf("the owner's RecoverPending refunded %d (%v); charge %s", n, err, status())
 	}
 	if err := s.Verify(ctx); err != nil {
 		t.Error(err)
@@ -145,7 +145,7 @@ func TestVerify_DetectsTampering(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Void(ctx, r.CallID); err != nil {
+			if _, err := s.Refund(ctx, r.CallID); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Verify(ctx); err != nil {

@@ -127,7 +127,7 @@ func TestReserve_ConcurrentProcessesNeverOverdraw(t *testing.T) {
 }
 
 // TestCommit_SurvivesKill checks that a process killed mid-call loses none of
-// the turns it had acknowledged and leaves a charge that RecoverPending voids.
+// the turns it had acknowledged and leaves a charge that RecoverPending refunds.
 func TestCommit_SurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
