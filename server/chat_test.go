@@ -103,7 +103,7 @@ func TestChat_MaxTokensCutsOfflineReply(t *testing.T) {
 func TestChat_Statuses(t *testing.T) {
 	e := newEnv(t, 100, nil)
 	conv := e.chat(map[string]any{"message": "hello"})["conversation_id"].(string)
-	other := newEnvSameStore(t, e, 10)
+	other := e.newAccount(10)
 	long := strings.Repeat("é", maxMessageRunes+1)
 	cases := []struct {
 		name, body string
@@ -154,18 +154,6 @@ func TestChat_Statuses(t *testing.T) {
 		}
 	})
 	e.verify()
-}
-
-// newEnvSameStore is a second account on e's service.
-func newEnvSameStore(t *testing.T, e *env, points int64) *env {
-	t.Helper()
-	key, acct, err := e.store.CreateKey(t.Context(), points)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := *e
-	o.key, o.acct = key, acct
-	return &o
 }
 
 func TestChat_InsufficientPoints(t *testing.T) {

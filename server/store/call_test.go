@@ -61,12 +61,12 @@ func raceReserveCommit(t *testing.T, handles ...*store.Store) {
 }
 
 func TestReserve_ConcurrentCallsNeverOverdraw(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	raceReserveCommit(t, s)
 }
 
 func TestReserve_ConcurrentCallsFromTwoHandlesNeverOverdraw(t *testing.T) {
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	s2, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestReserve_ConcurrentCallsFromTwoHandlesNeverOverdraw(t *testing.T) {
 }
 
 func TestReserve_InsufficientPointsChargesNothing(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 2)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestReserve_InsufficientPointsChargesNothing(t *testing.T) {
 }
 
 func TestReserve_PriceZeroIsFree(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 0)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestReserve_PriceZeroIsFree(t *testing.T) {
 }
 
 func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 10)
 	if err != nil {
@@ -201,7 +201,7 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 }
 
 func TestRefund_RefundsExactlyOnce(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 3)
 	if err != nil {
@@ -241,7 +241,7 @@ func TestRefund_RefundsExactlyOnce(t *testing.T) {
 }
 
 func TestCommit_Twice(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 3)
 	r, err := s.Reserve(ctx, acct, "")
@@ -266,7 +266,7 @@ func TestCommit_Twice(t *testing.T) {
 }
 
 func TestCommit_ConversationDeletedDuringCallRefunds(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)
 	if err != nil {
@@ -293,7 +293,7 @@ func TestCommit_ConversationDeletedDuringCallRefunds(t *testing.T) {
 }
 
 func TestCommit_OtherConversationThanReservedIsRefused(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	r, err := s.Reserve(ctx, acct, "")
@@ -309,7 +309,7 @@ func TestCommit_OtherConversationThanReservedIsRefused(t *testing.T) {
 }
 
 func TestRecoverPending_RefundsLeftovers(t *testing.T) {
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)
 	if err != nil {

@@ -37,7 +37,7 @@ func deref[T any](p *T) any {
 func ptr[T any](v T) *T { return &v }
 
 func TestConversations_OtherAccountIsNotFound(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	owner, stranger := newAccount(t, s, 5), newAccount(t, s, 5)
 	conv := chat(t, s, owner, "", "secret").ConversationID
@@ -74,7 +74,7 @@ func TestConversations_OtherAccountIsNotFound(t *testing.T) {
 }
 
 func TestDeleteConversation_DeletesMessages(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	conv := chat(t, s, acct, "", "one").ConversationID
@@ -92,7 +92,7 @@ func TestDeleteConversation_DeletesMessages(t *testing.T) {
 }
 
 func TestListConversations_Pages(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 100)
 	newAccount(t, s, 0) // another account's conversations never show
@@ -155,7 +155,7 @@ func TestListConversations_Pages(t *testing.T) {
 }
 
 func TestListConversations_BadCursor(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	acct := newAccount(t, s, 0)
 	for _, cursor := range []string{"!!!", "bm9wZQ", "MTIzOmFiYw"} { // bad base64, "nope", "123:abc"
 		if _, _, err := s.ListConversations(t.Context(), acct, 0, cursor); !errors.Is(err, store.ErrBadCursor) {
@@ -165,7 +165,7 @@ func TestListConversations_BadCursor(t *testing.T) {
 }
 
 func TestSaveConfig_Patch(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	r, err := s.Reserve(ctx, acct, "")
@@ -217,7 +217,7 @@ func TestSaveConfig_Patch(t *testing.T) {
 }
 
 func TestTitle_LongFirstMessageIsCut(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	acct := newAccount(t, s, 5)
 	text := strings.Repeat("ünïcödé ", 20)
 	conv := chat(t, s, acct, "", text).ConversationID

@@ -86,7 +86,7 @@ func TestReserve_ConcurrentProcessesNeverOverdraw(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	key, acct, err := s.CreateKey(t.Context(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestCommit_SurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	key, acct, err := s.CreateKey(t.Context(), 10)
 	if err != nil {
 		t.Fatal(err)
