@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"parley/client"
+	"parley/settings"
 )
 
 // modelFlags are a conversation's model settings (client.Config) a command may set; a setting
@@ -35,33 +37,39 @@ func (s *modelFlags) modelConfig(cmd *cobra.Command) (client.Config, error) {
 	f := cmd.Flags()
 	if f.Changed("persona") {
 		p := s.persona
-		if utf8.RuneCountInString(p) > 8000 {
-			return c, usageErrorf("--persona is %d characters long; at most 8000 are allowed", utf8.RuneCountInString(p))
-		}
 		c.Persona = &p
 	}
 	if f.Changed("temperature") {
 		t := s.temperature
-		if !(t >= 0 && t <= 2) {
-			return c, usageErrorf("--temperature must be between 0 and 2, not %v", t)
-		}
 		c.Temperature = &t
 	}
 	if f.Changed("top-p") {
 		p := s.topP
-		if !(p >= 0 && p <= 1) {
-			return c, usageErrorf("--top-p must be between 0 and 1, not %v", p)
-		}
 		c.TopP = &p
 	}
 	if f.Changed("max-tokens") {
 		n := s.maxTokens
-		if n < 1 {
-			return c, usageErrorf("--max-tokens must be at least 1, not %d", n)
-		}
 		c.MaxTokens = &n
 	}
+	var re *settings.RangeError
+	if err := c.Check(); errors.As(err, &re) {
+		return client.Config{}, rangeUsageError(re)
+	} else if err != nil {
+		return client.Config{}, err
+	}
 	return c, nil
+}
+
+// rangeUsageError phrases a setting out of range for the flag that gave it.
+func rangeUsageError(e *settings.RangeError) error {
+	flag := "--" + strings.ReplaceAll(string(e.Field), "_", "-")
+	switch e.Field {
+	case settings.FieldPersona:
+		return usageErrorf("%s is %d characters long; at most %d are allowed", flag, int(e.Value), int(e.Max))
+	case settings.FieldMaxTokens:
+		return usageErrorf("%s must be at least %d, not %d", flag, int(e.Min), int(e.Value))
+	}
+	return usageErrorf("%s must be between %v and %v, not %v", flag, e.Min, e.Max, e.Value)
 }
 
 // textArg joins the words of a message; a lone "-" reads it from standard input.

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -23,6 +22,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"parley/internal/backoff"
 )
 
 // DefaultTimeout bounds a whole call, retries included, when Options.Timeout is zero.
@@ -67,9 +68,8 @@ type Client struct {
 	timeout    time.Duration
 
 	// Retry pacing; tests replace them.
-	backoffBase time.Duration
-	backoffMax  time.Duration
-	sleep       func(ctx context.Context, d time.Duration) error
+	pace  backoff.Policy
+	sleep func(ctx context.Context, d time.Duration) error
 
 	idForm        atomic.Uint32 // the idForm of the service's conversation IDs, once one has been seen
 	listedForForm atomic.Bool   // the list was read once to learn idForm
@@ -88,15 +88,14 @@ func New(opts Options) (*Client, error) {
 		}
 	}
 	c := &Client{
-		baseURL:     base,
-		key:         key,
-		userAgent:   opts.UserAgent,
-		log:         opts.Logger,
-		maxRetries:  opts.MaxRetries,
-		timeout:     opts.Timeout,
-		backoffBase: 500 * time.Millisecond,
-		backoffMax:  8 * time.Second,
-		sleep:       sleepCtx,
+		baseURL:    base,
+		key:        key,
+		userAgent:  opts.UserAgent,
+		log:        opts.Logger,
+		maxRetries: opts.MaxRetries,
+		timeout:    opts.Timeout,
+		pace:       backoff.Policy{Base: 500 * time.Millisecond, Max: 8 * time.Second},
+		sleep:      backoff.Sleep,
 	}
 	if c.userAgent == "" {
 		c.userAgent = defaultUserAgent
@@ -312,34 +311,11 @@ func (c *Client) retryWait(ctx context.Context, r *request, attempt int, reached
 		}
 		wait = e.RetryAfter
 	}
-	if wait == 0 {
-		wait = c.backoff(attempt)
-	}
+	wait = c.pace.Delay(attempt, wait)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		return 0, false
 	}
 	return wait, true
-}
-
-// backoff is exponential with jitter: between half and all of base·2^attempt, capped.
-func (c *Client) backoff(attempt int) time.Duration {
-	d := c.backoffBase << min(attempt, 16)
-	if d > c.backoffMax || d <= 0 {
-		d = c.backoffMax
-	}
-	half := d / 2
-	return half + rand.N(half+1)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // attempt sends r once. reached reports whether a connection to the service was made,

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"parley/internal/backoff"
 )
 
 func TestNew_BaseURL(t *testing.T) {
@@ -620,7 +622,7 @@ func TestCancellation(t *testing.T) {
 			ts = newStreamServer(t, tt.handler(&ts, arrived))
 			c := newTestClient(t, ts.URL)
 			if tt.retries {
-				c.sleep = sleepCtx
+				c.sleep = backoff.Sleep
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -751,13 +753,8 @@ func TestBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for attempt := range 10 {
-		full := min(c.backoffBase<<attempt, c.backoffMax)
-		for range 20 {
-			if d := c.backoff(attempt); d < full/2 || d > full {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", attempt, d, full/2, full)
-			}
-		}
+	if c.pace != (backoff.Policy{Base: 500 * time.Millisecond, Max: 8 * time.Second}) {
+		t.Errorf("retry pace %+v, want 0.5 s doubling to at most 8 s", c.pace)
 	}
 }
 

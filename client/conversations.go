@@ -10,24 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"parley/settings"
 )
 
-// Config is a conversation's saved settings; a nil field is not set (and not sent), which differs from zero.
-type Config struct {
-	// Persona is the system-style instruction describing the assistant's role.
-	Persona *string `json:"persona,omitempty"`
-	// Temperature is the sampling temperature.
-	Temperature *float64 `json:"temperature,omitempty"`
-	// TopP is the nucleus-sampling parameter.
-	TopP *float64 `json:"top_p,omitempty"`
-	// MaxTokens is the upper limit for generated tokens.
-	MaxTokens *int `json:"max_tokens,omitempty"`
-}
-
-// IsZero reports whether no field of the config is set.
-func (cfg Config) IsZero() bool {
-	return cfg.Persona == nil && cfg.Temperature == nil && cfg.TopP == nil && cfg.MaxTokens == nil
-}
+// Config is a conversation's saved settings; a nil field is not set (and not sent), which differs
+// from zero. The settings package holds its ranges and how configs combine.
+type Config = settings.Config
 
 // Message is one message of a conversation's history.
 type Message struct {

@@ -147,7 +147,7 @@ func newTestClient(t *testing.T, baseURL string, opts ...func(*Options)) *testCl
 		tc.mu.Unlock()
 		return ctx.Err()
 	}
-	c.backoffBase = time.Millisecond
+	c.pace.Base = time.Millisecond
 	t.Cleanup(func() {
 		c.CloseIdleConnections()
 		if strings.Contains(logs.String(), canaryKey) {

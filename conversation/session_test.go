@@ -314,14 +314,3 @@ func TestRelativeTime(t *testing.T) {
 		}
 	}
 }
-
-func TestChanged(t *testing.T) {
-	saved := client.Config{Persona: ptr("p"), Temperature: ptr(0.7)}
-	got := conversation.Changed(saved, client.Config{Persona: ptr("p"), Temperature: ptr(0.7000001), TopP: ptr(0.9)})
-	if got.Persona != nil || got.Temperature != nil || got.TopP == nil || got.MaxTokens != nil {
-		t.Errorf("Changed = %+v, want only top_p", got)
-	}
-	if got := conversation.Changed(saved, client.Config{}); !got.IsZero() {
-		t.Errorf("unsetting is not a change: %+v", got)
-	}
-}

@@ -70,7 +70,7 @@ func TestCrash_KillNineLosesNothingAcknowledged(t *testing.T) {
 		t.Fatalf("only %d chats were acknowledged across %d rounds; the load did not run", len(acked), rounds)
 	}
 
-	// A last clean start voids what the crashes left pending; then check the file itself.
+	// A last clean start refunds what the crashes left pending; then check the file itself.
 	cmd := startRaw(t, s, freeAddr(t))
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()

@@ -302,7 +302,7 @@ func goChat(url, key, text string) <-chan chatResult {
 }
 
 // TestHostile_SecondServeRefusesTheDataDir: a second `parley serve` on the same --data fails
-// at once naming the PID of the first, and voids nothing: the first one's call in flight is
+// at once naming the PID of the first, and refunds nothing: the first one's call in flight is
 // answered and charged. `parley admin` works beside it.
 func TestHostile_SecondServeRefusesTheDataDir(t *testing.T) {
 	model := newSlowModel(t)

@@ -53,7 +53,7 @@ func TestAdmin_KeyLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Void(ctx, res.CallID); err != nil {
+	if _, err := st.Refund(ctx, res.CallID); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
+	"parley/internal/backoff"
 	"parley/server/store"
+	"parley/settings"
 )
 
 // messageJSON is a message on the wire.
@@ -35,9 +36,9 @@ type chatResponse struct {
 }
 
 // handleChat is POST /v1/chat/messages: read the model's context, reserve
-// the price, ask the model, then commit the turn with the charge, or void the
-// charge if the model failed. Only the reserve, the commit and the void write
-// to the database. The commit and the void wait out a locked database rather
+// the price, ask the model, then commit the turn with the charge, or refund the
+// charge if the model failed. Only the reserve, the commit and the refund write
+// to the database. The commit and the refund wait out a locked database rather
 // than fail (a reserve that cannot write fails, and has charged nothing).
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError {
 	f, e := readObject(r)
@@ -83,7 +84,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	if res.Conversation != nil {
 		saved = res.Conversation.Config
 	}
-	eff := mergeSettings(saved, body.Settings)
+	eff := saved.Apply(settings.Patch{Set: body.Settings}) // a field sent with the call wins, for that call only
 	if eff.Persona != nil {
 		req.Persona = *eff.Persona
 	}
@@ -113,7 +114,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		e.Balance = &out.Balance
 		return e
 	case errors.Is(err, store.ErrCallSettled):
-		// Settled meanwhile by someone else: voided as left behind by another
+		// Settled meanwhile by someone else: refunded as left behind by another
 		// process's crash recovery (a very slow call), or posted.
 		s.log.Warn("chat call settled before commit", "account", acct.ID, "call", res.CallID)
 		return s.settledElsewhere(ctx, r, res.CallID)
@@ -138,13 +139,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 }
 
 // Settling a charged call waits out a locked database: the commit is tried
-// again while SQLite reports it busy, and the void until it succeeds, with
+// again while SQLite reports it busy, and the refund until it succeeds, with
 // backoff between tries, for as long as the process runs (or its store is
 // open). The client hears the outcome only once it is committed.
-const (
-	settleFirstWait = 100 * time.Millisecond
-	settleMaxWait   = 5 * time.Second
-)
+var settlePace = backoff.Policy{Base: 100 * time.Millisecond, Max: 5 * time.Second}
 
 // commit posts the call's charge and stores its turn, trying again while the
 // database is busy.
@@ -160,43 +158,34 @@ func (s *Server) commit(ctx context.Context, p store.CommitParams) (store.Commit
 	}
 }
 
-// void refunds the call's charge, trying again until it succeeds, the call
+// refundCharge refunds the call's charge, trying again until it succeeds, the call
 // turns out settled already (ErrCallSettled) or the store is closed.
-func (s *Server) void(ctx context.Context, callID string) (int64, error) {
+func (s *Server) refundCharge(ctx context.Context, callID string) (int64, error) {
 	for attempt := 1; ; attempt++ {
-		balance, err := s.store.Void(ctx, callID)
+		balance, err := s.store.Refund(ctx, callID)
 		if err == nil || errors.Is(err, store.ErrCallSettled) || errors.Is(err, store.ErrClosed) {
 			return balance, err
 		}
-		if err := s.settleWait(ctx, "void", callID, attempt, err); err != nil {
+		if err := s.settleWait(ctx, "refund", callID, attempt, err); err != nil {
 			return balance, err
 		}
 	}
 }
 
 // settleWait logs a failed attempt to settle a call and waits before the
-// next one: exponential backoff with jitter, capped at settleMaxWait.
+// next one, at settlePace.
 func (s *Server) settleWait(ctx context.Context, op, callID string, attempt int, err error) error {
-	d := settleFirstWait << min(attempt-1, 10)
-	d = min(d, settleMaxWait)
-	d = d/2 + rand.N(d/2+1)
+	d := settlePace.Delay(attempt-1, 0)
 	s.log.Warn("chat settle retry", "op", op, "call", callID, "attempt", attempt, "wait_ms", d.Milliseconds(), "err", err)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return backoff.Sleep(ctx, d)
 }
 
-// refund voids the call's charge and returns the error the client is told:
+// refund refunds the call's charge and returns the error the client is told:
 // status, code and message (which says the points were refunded) with the
 // balance after the refund, once the refund is committed. If the call turned
 // out settled already, the client is told what happened instead.
 func (s *Server) refund(ctx context.Context, r *http.Request, callID string, status int, code, message string) *apiError {
-	balance, err := s.void(ctx, callID)
+	balance, err := s.refundCharge(ctx, callID)
 	switch {
 	case err == nil:
 		e := errorf(status, code, "%s", message)
@@ -207,7 +196,7 @@ func (s *Server) refund(ctx context.Context, r *http.Request, callID string, sta
 	case errors.Is(err, store.ErrClosed):
 		return s.stopping(r, callID, err)
 	}
-	return s.internal(r, "void", err)
+	return s.internal(r, "refund", err)
 }
 
 // settledElsewhere tells the client the outcome of a call that another
@@ -218,7 +207,7 @@ func (s *Server) settledElsewhere(ctx context.Context, r *http.Request, callID s
 	switch {
 	case err != nil:
 		return s.internal(r, "call status", err)
-	case status == "voided":
+	case status == store.StatusRefunded:
 		e := errorf(http.StatusBadGateway, codeUpstream,
 			"The chat call took too long and was given up; the points for this call were refunded.")
 		e.Balance = &balance
@@ -240,7 +229,7 @@ func (s *Server) stopping(r *http.Request, callID string, err error) *apiError {
 }
 
 // complete asks the model under the chat timeout; a panic in the model is a
-// failure of the call like any other, so that its charge is voided.
+// failure of the call like any other, so that its charge is refunded.
 func (s *Server) complete(ctx context.Context, req ChatRequest) (reply string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -256,31 +245,12 @@ func errNoConversation() *apiError {
 	return errorf(http.StatusNotFound, codeNotFound, "There is no such conversation.")
 }
 
-// mergeSettings lays the settings of one call over a conversation's saved
-// config: a field sent with the call wins, for that call only.
-func mergeSettings(saved store.Config, call settings) store.Config {
-	out := saved
-	if call.Persona != nil {
-		out.Persona = call.Persona
-	}
-	if call.Temperature != nil {
-		out.Temperature = call.Temperature
-	}
-	if call.TopP != nil {
-		out.TopP = call.TopP
-	}
-	if call.MaxTokens != nil {
-		out.MaxTokens = call.MaxTokens
-	}
-	return out
-}
-
 // toStoreConfig is the config a first call saves. An empty persona is not
 // saved.
-func toStoreConfig(s settings) store.Config {
-	c := store.Config{Temperature: s.Temperature, TopP: s.TopP, MaxTokens: s.MaxTokens}
-	if s.Persona != nil && *s.Persona != "" {
-		c.Persona = s.Persona
+func toStoreConfig(s settings.Config) store.Config {
+	c := s
+	if c.Persona != nil && *c.Persona == "" {
+		c.Persona = nil
 	}
 	return c
 }

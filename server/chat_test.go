@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/server/store"
+	"parley/settings"
 )
 
 func TestChat_RoundTripKeepsContext(t *testing.T) {
@@ -102,7 +103,7 @@ func TestChat_MaxTokensCutsOfflineReply(t *testing.T) {
 func TestChat_Statuses(t *testing.T) {
 	e := newEnv(t, 100, nil)
 	conv := e.chat(map[string]any{"message": "hello"})["conversation_id"].(string)
-	other := newEnvSameStore(t, e, 10)
+	other := e.newAccount(10)
 	long := strings.Repeat("é", maxMessageRunes+1)
 	cases := []struct {
 		name, body string
@@ -129,7 +130,7 @@ func TestChat_Statuses(t *testing.T) {
 		{"max_tokens zero", `{"message": "hi", "max_tokens": 0}`, 422, codeOutOfRange},
 		{"max_tokens high", `{"message": "hi", "max_tokens": 32769}`, 422, codeOutOfRange},
 		{"max_tokens huge", `{"message": "hi", "max_tokens": 1e300}`, 422, codeOutOfRange},
-		{"persona long", `{"message": "hi", "persona": "` + strings.Repeat("a", maxPersonaRunes+1) + `"}`, 422, codeOutOfRange},
+		{"persona long", `{"message": "hi", "persona": "` + strings.Repeat("a", settings.MaxPersonaRunes+1) + `"}`, 422, codeOutOfRange},
 		{"unknown conversation", `{"message": "hi", "conversation_id": "c_nope"}`, 404, codeNotFound},
 		{"unknown fields ignored", `{"message": "hi", "colour": "blue"}`, 200, ""},
 		{"edge values", `{"message": "hi", "temperature": 2, "top_p": 0, "max_tokens": 32768, "persona": ""}`, 200, ""},
@@ -153,18 +154,6 @@ func TestChat_Statuses(t *testing.T) {
 		}
 	})
 	e.verify()
-}
-
-// newEnvSameStore is a second account on e's service.
-func newEnvSameStore(t *testing.T, e *env, points int64) *env {
-	t.Helper()
-	key, acct, err := e.store.CreateKey(t.Context(), points)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := *e
-	o.key, o.acct = key, acct
-	return &o
 }
 
 func TestChat_InsufficientPoints(t *testing.T) {

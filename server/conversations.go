@@ -162,16 +162,7 @@ func (s *Server) handlePatchConfig(w http.ResponseWriter, r *http.Request, acct 
 	if e != nil {
 		return e
 	}
-	patch := store.ConfigPatch{
-		Persona: p.Set.Persona, Temperature: p.Set.Temperature, TopP: p.Set.TopP, MaxTokens: p.Set.MaxTokens,
-		ClearPersona: p.Clear["persona"], ClearTemperature: p.Clear["temperature"],
-		ClearTopP: p.Clear["top_p"], ClearMaxTokens: p.Clear["max_tokens"],
-	}
-	if patch.Persona != nil && *patch.Persona == "" {
-		// An empty persona is no persona.
-		patch.Persona, patch.ClearPersona = nil, true
-	}
-	conv, err := s.store.SaveConfig(r.Context(), acct.ID, r.PathValue("id"), patch)
+	conv, err := s.store.SaveConfig(r.Context(), acct.ID, r.PathValue("id"), p)
 	if errors.Is(err, store.ErrNotFound) {
 		return errNoConversation()
 	}

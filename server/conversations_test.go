@@ -59,7 +59,7 @@ func TestConversations_ListPagesNewestFirst(t *testing.T) {
 		t.Errorf("listed %v in %d pages, want %v in 3", got, pages, want)
 	}
 
-	other := newEnvSameStore(t, e, 10)
+	other := e.newAccount(10)
 	if r := other.do("GET", "/v1/chat/conversations", nil); len(r.data()["conversations"].([]any)) != 0 {
 		t.Errorf("another account sees conversations: %s", r.Raw)
 	}
@@ -122,7 +122,7 @@ func TestConversations_ConfigPatch(t *testing.T) {
 	if r := e.do("PATCH", "/v1/chat/conversations/c_missing/config", `{"top_p": 0.5}`); r.Status != 404 {
 		t.Errorf("missing conversation: %d", r.Status)
 	}
-	other := newEnvSameStore(t, e, 10)
+	other := e.newAccount(10)
 	if r := other.do("PATCH", path, `{"top_p": 0.5}`); r.Status != 404 {
 		t.Errorf("another account's conversation: %d", r.Status)
 	}
@@ -131,7 +131,7 @@ func TestConversations_ConfigPatch(t *testing.T) {
 func TestConversations_Delete(t *testing.T) {
 	e := newEnv(t, 100, nil)
 	id := e.chat(map[string]any{"message": "forget me"})["conversation_id"].(string)
-	other := newEnvSameStore(t, e, 10)
+	other := e.newAccount(10)
 	if r := other.do("DELETE", "/v1/chat/conversations/"+id, nil); r.Status != 404 {
 		t.Errorf("another account deleted it: %d", r.Status)
 	}

@@ -14,7 +14,7 @@ import (
 const lockFileName = "parley.lock"
 
 // DataDirLockedError means another `parley serve` runs on the data directory: only one may,
-// because a service voids the pending charges it finds when it starts. PID is that process's,
+// because a service refunds the pending charges it finds when it starts. PID is that process's,
 // 0 when it could not be read.
 type DataDirLockedError struct {
 	Dir string

@@ -10,12 +10,13 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"parley/settings"
 )
 
 // Limits on what a request may carry. docs/API.md lists them.
 const (
 	maxMessageRunes = 32000
-	maxPersonaRunes = 8000
 	maxSpeechRunes  = 4096
 	maxTokensLimit  = 32768
 	// DefaultMaxBodyBytes caps a request body: a transcribe body with 10 MB
@@ -168,18 +169,10 @@ func (f fields) integer(name string) (*int, *apiError) {
 	return &n, nil
 }
 
-// settings are the generation settings a request may carry.
-type settings struct {
-	Persona     *string
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   *int
-}
-
 // readSettings decodes and range-checks persona, temperature, top_p and
 // max_tokens; absent and null both leave a field nil.
-func (f fields) readSettings() (settings, *apiError) {
-	var s settings
+func (f fields) readSettings() (settings.Config, *apiError) {
+	var s settings.Config
 	if p, ok, e := f.str("persona"); e != nil {
 		return s, e
 	} else if ok {
@@ -195,24 +188,28 @@ func (f fields) readSettings() (settings, *apiError) {
 	if s.MaxTokens, e = f.integer("max_tokens"); e != nil {
 		return s, e
 	}
-	return s, s.check()
+	return s, checkSettings(s)
 }
 
-// check enforces the ranges of the settings that are set.
-func (s settings) check() *apiError {
-	if s.Persona != nil && utf8.RuneCountInString(*s.Persona) > maxPersonaRunes {
+// checkSettings enforces the ranges of the settings that are set: the
+// settings package's, and the service's own bound on max_tokens.
+func checkSettings(s settings.Config) *apiError {
+	var re *settings.RangeError
+	if err := s.Check(); errors.As(err, &re) {
+		switch re.Field {
+		case settings.FieldPersona:
+			return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+				"The persona is longer than %d characters.", settings.MaxPersonaRunes)
+		case settings.FieldMaxTokens:
+			// The range the service tells is its own, below.
+		default:
+			return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
+				"The %s must be between %v and %v.", re.Field, re.Min, re.Max)
+		}
+	}
+	if s.MaxTokens != nil && (*s.MaxTokens < settings.MinMaxTokens || *s.MaxTokens > maxTokensLimit) {
 		return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
-			"The persona is longer than %d characters.", maxPersonaRunes)
-	}
-	if s.Temperature != nil && (*s.Temperature < 0 || *s.Temperature > 2) {
-		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The temperature must be between 0 and 2.")
-	}
-	if s.TopP != nil && (*s.TopP < 0 || *s.TopP > 1) {
-		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The top_p must be between 0 and 1.")
-	}
-	if s.MaxTokens != nil && (*s.MaxTokens < 1 || *s.MaxTokens > maxTokensLimit) {
-		return errorf(http.StatusUnprocessableEntity, codeOutOfRange,
-			"The max_tokens must be between 1 and %d.", maxTokensLimit)
+			"The max_tokens must be between %d and %d.", settings.MinMaxTokens, maxTokensLimit)
 	}
 	return nil
 }
@@ -221,7 +218,7 @@ func (s settings) check() *apiError {
 type chatBody struct {
 	Message        string
 	ConversationID string // "" starts a new conversation
-	Settings       settings
+	Settings       settings.Config
 }
 
 func decodeChat(f fields) (chatBody, *apiError) {
@@ -250,23 +247,24 @@ func checkText(text, what string, max int) *apiError {
 	return nil
 }
 
-// configPatch is a decoded PATCH .../config body: set fields change, null
-// fields clear, absent fields stay.
-type configPatch struct {
-	Set   settings
-	Clear map[string]bool
-}
-
-func decodeConfigPatch(f fields) (configPatch, *apiError) {
-	p := configPatch{Clear: map[string]bool{}}
-	for _, name := range []string{"persona", "temperature", "top_p", "max_tokens"} {
-		if raw, ok := f[name]; ok && isNull(raw) {
-			p.Clear[name] = true
+// decodeConfigPatch decodes a PATCH .../config body: set fields change, null
+// fields clear, absent fields stay. An empty persona is no persona.
+func decodeConfigPatch(f fields) (settings.Patch, *apiError) {
+	var p settings.Patch
+	for _, name := range []settings.Field{settings.FieldPersona, settings.FieldTemperature, settings.FieldTopP, settings.FieldMaxTokens} {
+		if raw, ok := f[string(name)]; ok && isNull(raw) {
+			p.Clear = append(p.Clear, name)
 		}
 	}
 	var e *apiError
-	p.Set, e = f.readSettings()
-	return p, e
+	if p.Set, e = f.readSettings(); e != nil {
+		return p, e
+	}
+	if p.Set.Persona != nil && *p.Set.Persona == "" {
+		p.Set.Persona = nil
+		p.Clear = append(p.Clear, settings.FieldPersona)
+	}
+	return p, nil
 }
 
 // speechBody is a decoded POST /v1/chat/speech body.

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -27,6 +29,7 @@ type env struct {
 	key    string
 	acct   store.Account
 	logs   *syncBuffer
+	dbPath string // the database file, for tests that open it themselves
 }
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -50,7 +53,8 @@ func (b *syncBuffer) String() string {
 // newEnv starts a service; mutate adjusts its Config first.
 func newEnv(t *testing.T, points int64, mutate func(*Config)) *env {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "parley.db"))
+	path := filepath.Join(t.TempDir(), "parley.db")
+	st, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,32 @@ func newEnv(t *testing.T, points int64, mutate func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, store: st, srv: s, base: hs.URL, client: hs.Client(), key: key, acct: acct, logs: logs}
+	return &env{t: t, store: st, srv: s, base: hs.URL, client: hs.Client(), key: key, acct: acct, logs: logs, dbPath: path}
+}
+
+// newAccount is another funded account on e's service: the same service and
+// store, its own key.
+func (e *env) newAccount(points int64) *env {
+	e.t.Helper()
+	key, acct, err := e.store.CreateKey(e.t.Context(), points)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o := *e
+	o.key, o.acct = key, acct
+	return &o
+}
+
+// openRaw opens the database file as another program would, waiting up to
+// busy for a lock.
+func openRaw(t testing.TB, path string, busy time.Duration) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)", path, busy.Milliseconds()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // reply is a decoded response.
@@ -187,10 +216,10 @@ func (e *env) verify() {
 }
 
 // waitFor polls cond until it holds; it fails the test if done delivers
-// (the service stopped) or ten seconds pass.
+// (the service stopped; nil for none) or 30 seconds pass.
 func waitFor(t *testing.T, cond func() bool, done <-chan error) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {

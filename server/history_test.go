@@ -97,7 +97,7 @@ func TestHistory_PagesNewestFirst(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", c.query, r.Status, c.status)
 		}
 	}
-	if r := newEnvSameStore(t, e, 10).do("GET", "/v1/chat/conversations/"+conv+"/messages?limit=1", nil); r.Status != 404 {
+	if r := e.newAccount(10).do("GET", "/v1/chat/conversations/"+conv+"/messages?limit=1", nil); r.Status != 404 {
 		t.Errorf("another account read a page: %d", r.Status)
 	}
 }

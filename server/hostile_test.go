@@ -71,16 +71,6 @@ func (h *heldSTT) mostAtOnce() int {
 	return h.most
 }
 
-// newKey makes another funded account in e's store.
-func (e *env) newKey(points int64) string {
-	e.t.Helper()
-	key, _, err := e.store.CreateKey(e.t.Context(), points)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return key
-}
-
 // transcribeBody is a transcribe request body with a little "audio".
 const transcribeBody = `{"audio":"UklGRi4uLi5XQVZFZm10"}`
 
@@ -115,11 +105,11 @@ func TestTranscribe_DecodesOnlyInASlotAndQueuesTheRest(t *testing.T) {
 	})
 	first := e.goTranscribe(t.Context(), e.key)
 	<-stt.started
-	second := e.goTranscribe(t.Context(), e.newKey(0))
+	second := e.goTranscribe(t.Context(), e.newAccount(0).key)
 	waitFor(t, func() bool { return e.admitted() == 2 }, nil)
 
 	// One running, one waiting: the queue is full.
-	r := e.doKey(e.newKey(0), "POST", "/v1/chat/transcribe", transcribeBody)
+	r := e.doKey(e.newAccount(0).key, "POST", "/v1/chat/transcribe", transcribeBody)
 	if r.Status != http.StatusServiceUnavailable || r.code() != codeBusy || r.Header.Get("Retry-After") == "" {
 		t.Errorf("a third call: %d %s, Retry-After %q; want 503 busy with Retry-After", r.Status, r.Raw, r.Header.Get("Retry-After"))
 	}
@@ -142,7 +132,7 @@ func TestTranscribe_WaitForASlotIsBounded(t *testing.T) {
 	})
 	first := e.goTranscribe(t.Context(), e.key)
 	<-stt.started
-	r := e.doKey(e.newKey(0), "POST", "/v1/chat/transcribe", transcribeBody)
+	r := e.doKey(e.newAccount(0).key, "POST", "/v1/chat/transcribe", transcribeBody)
 	if r.Status != http.StatusServiceUnavailable || r.code() != codeBusy || r.Header.Get("Retry-After") == "" {
 		t.Errorf("a call that waited too long: %d %s; want 503 busy with Retry-After", r.Status, r.Raw)
 	}
@@ -162,7 +152,7 @@ func TestTranscribe_PerKeyLimit(t *testing.T) {
 	if r.Status != http.StatusTooManyRequests || r.code() != codeTooManyRequests || r.Header.Get("Retry-After") == "" {
 		t.Errorf("a second call of one key: %d %s; want 429 too_many_requests with Retry-After", r.Status, r.Raw)
 	}
-	other := e.goTranscribe(t.Context(), e.newKey(0))
+	other := e.goTranscribe(t.Context(), e.newAccount(0).key)
 	waitFor(t, func() bool { return e.admitted() == 2 }, nil)
 	close(stt.release)
 	for _, c := range []<-chan reply{first, other} {
@@ -299,7 +289,7 @@ func TestClientGone_IsLogged499AtInfo(t *testing.T) {
 	held := e.goTranscribe(t.Context(), e.key)
 	<-stt.started
 	ctx, cancel = context.WithCancel(t.Context())
-	waiting := e.goTranscribe(ctx, e.newKey(0))
+	waiting := e.goTranscribe(ctx, e.newAccount(0).key)
 	waitFor(t, func() bool { return e.admitted() == 2 }, nil)
 	cancel()
 	<-waiting
@@ -430,7 +420,7 @@ func TestServe_SecondServiceOnOneDataDirFails(t *testing.T) {
 	if !errors.As(err, &le) || le.PID != os.Getpid() {
 		t.Fatalf("a second Serve on the directory: %v; want a DataDirLockedError", err)
 	}
-	// It voided nothing: the first service's call is still pending.
+	// It refunded nothing: the first service's call is still pending.
 	entries, err := st.Ledger(t.Context(), acct.ID)
 	if err != nil || entries[len(entries)-1].Status != "pending" || strings.Contains(errb.String(), "Refunded") {
 		t.Errorf("the first service's pending charge after a second start: %+v %v %s", entries, err, errb)

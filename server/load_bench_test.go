@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -31,12 +30,8 @@ import (
 // a chat call each; the ledger does not see them.
 func bulkTurns(t testing.TB, path, conv string, turns int, text string) {
 	t.Helper()
-	db, err := rawDB(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = db.ExecContext(t.Context(), `
+	db := openRaw(t, path, 10*time.Second)
+	_, err := db.ExecContext(t.Context(), `
 		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 		INSERT INTO messages (conversation_id, role, content, created_at)
 		SELECT ?, CASE i % 2 WHEN 1 THEN 'user' ELSE 'assistant' END, ?, ? FROM n`,
@@ -371,9 +366,4 @@ func readVmHWM(status string) int64 {
 		}
 	}
 	return 0
-}
-
-// rawDB opens the database file as another program would.
-func rawDB(path string) (*sql.DB, error) {
-	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 }

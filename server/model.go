@@ -11,7 +11,7 @@ import (
 )
 
 // ChatModel produces the assistant's reply to one chat turn. An error from
-// Complete is an upstream failure: the call's charge is voided.
+// Complete is an upstream failure: the call's charge is refunded.
 type ChatModel interface {
 	Complete(ctx context.Context, req ChatRequest) (string, error)
 }

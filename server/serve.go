@@ -27,7 +27,7 @@ const demoPoints = 1_000_000
 const shutdownMargin = 15 * time.Second
 
 // abandonWait is how long a stopping service waits, after closing the connections of calls
-// that outlasted the grace, for their handlers to end before it voids what they left pending.
+// that outlasted the grace, for their handlers to end before it refunds what they left pending.
 const abandonWait = 5 * time.Second
 
 // DefaultDataDir is where the service keeps its database by default:
@@ -149,7 +149,7 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("cannot create the data directory: %w", err)
 	}
 	// One service per data directory: the one that holds the lock owns the pending charges,
-	// and may void those it finds at its start as left behind by a crash.
+	// and may refund those it finds at its start as left behind by a crash.
 	unlock, err := lockDataDir(o.Data)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 
 // drain stops a service: it takes no new calls, lets those in flight finish for up to grace
 // (the chat timeout and a margin, so that a chat call answered at its timeout is still stored
-// and charged), then closes the connections left and voids the charges their calls left
+// and charged), then closes the connections left and refunds the charges their calls left
 // pending, so that nothing stays reserved.
 func drain(ctx context.Context, hs *http.Server, srv *Server, st *store.Store, grace time.Duration, stderr io.Writer) {
 	if n := srv.inFlight.Load(); n > 0 {

@@ -10,7 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -92,7 +94,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.sttGate = newGate("transcriptions", l.SpeechSlots, sttQueue, l.PerKey, l.SpeechWait)
 	s.ttsGate = newGate("syntheses", l.SpeechSlots, ttsQueue, 2*l.PerKey, l.SpeechWait)
-	s.handler = s.middleware(http.HandlerFunc(s.route))
+	s.handler = s.middleware(s.routes())
 	return s, nil
 }
 
@@ -103,83 +105,107 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // error for the middleware to write.
 type handlerFunc func(w http.ResponseWriter, r *http.Request, acct store.Account) *apiError
 
-// route dispatches by path and method; every answer, 404 and 405 included,
-// is JSON.
-func (s *Server) route(w http.ResponseWriter, r *http.Request) {
-	methods, id := s.lookup(r.URL.Path)
-	if methods == nil {
-		writeError(w, errorf(http.StatusNotFound, codeNotFound, "There is no endpoint at %s.", truncate(r.URL.Path, 200)))
-		return
-	}
-	h, ok := methods[r.Method]
-	if !ok {
-		allow := make([]string, 0, len(methods))
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
-			if _, ok := methods[m]; ok {
-				allow = append(allow, m)
-			}
-		}
-		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeError(w, errorf(http.StatusMethodNotAllowed, codeMethod,
-			"This endpoint accepts %s, not %s.", strings.Join(allow, " or "), truncate(r.Method, 20)))
-		return
-	}
-	acct, e := s.authenticate(r)
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
-		info.account.Store(acct.ID)
-	}
-	// The body is judged after the key, as docs/API.md orders the checks; a longer body than
-	// it announced is stopped by the MaxBytesReader the middleware put on it.
-	if r.ContentLength > s.maxBody {
-		writeError(w, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
-			"The request body is larger than the service accepts (%d bytes).", s.maxBody))
-		return
-	}
-	if id != "" {
-		r.SetPathValue("id", id)
-	}
-	if e := h(w, r, acct); e != nil {
-		writeError(w, e)
+// endpoint is one method at one path pattern of the API.
+type endpoint struct {
+	method, path string
+	h            handlerFunc
+}
+
+// endpoints lists the API, in the order Allow headers name methods.
+func (s *Server) endpoints() []endpoint {
+	return []endpoint{
+		{http.MethodPost, "/v1/chat/messages", s.handleChat},
+		{http.MethodGet, "/v1/chat/conversations", s.handleList},
+		{http.MethodDelete, "/v1/chat/conversations/{id}", s.handleDelete},
+		{http.MethodGet, "/v1/chat/conversations/{id}/messages", s.handleHistory},
+		{http.MethodGet, "/v1/chat/conversations/{id}/config", s.handleGetConfig},
+		{http.MethodPatch, "/v1/chat/conversations/{id}/config", s.handlePatchConfig},
+		{http.MethodPost, "/v1/chat/transcribe", s.handleTranscribe},
+		{http.MethodPost, "/v1/chat/speech", s.handleSpeech},
+		{http.MethodGet, "/v1/chat/voices", s.handleVoices},
+		{http.MethodGet, "/v1/account", s.handleAccount},
 	}
 }
 
-// lookup returns the methods served at path and the conversation ID in it.
-func (s *Server) lookup(path string) (map[string]handlerFunc, string) {
-	switch path {
-	case "/v1/chat/messages":
-		return map[string]handlerFunc{http.MethodPost: s.handleChat}, ""
-	case "/v1/chat/conversations":
-		return map[string]handlerFunc{http.MethodGet: s.handleList}, ""
-	case "/v1/chat/transcribe":
-		return map[string]handlerFunc{http.MethodPost: s.handleTranscribe}, ""
-	case "/v1/chat/speech":
-		return map[string]handlerFunc{http.MethodPost: s.handleSpeech}, ""
-	case "/v1/chat/voices":
-		return map[string]handlerFunc{http.MethodGet: s.handleVoices}, ""
-	case "/v1/account":
-		return map[string]handlerFunc{http.MethodGet: s.handleAccount}, ""
+// routes is the API's router. Every answer, 404 and 405 included, is JSON: a
+// path's other methods (HEAD too, which a GET pattern would take) get a 405
+// naming the ones it serves, and any other path a 404.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	var paths []string
+	allowed := map[string][]string{}
+	for _, ep := range s.endpoints() {
+		mux.Handle(ep.method+" "+ep.path, s.serve(ep.h))
+		if allowed[ep.path] == nil {
+			paths = append(paths, ep.path)
+		}
+		allowed[ep.path] = append(allowed[ep.path], ep.method)
 	}
-	rest, ok := strings.CutPrefix(path, "/v1/chat/conversations/")
-	if !ok {
-		return nil, ""
+	for _, p := range paths {
+		methods := allowed[p]
+		mux.Handle(p, methodNotAllowed(methods))
+		if slices.Contains(methods, http.MethodGet) {
+			mux.Handle(http.MethodHead+" "+p, methodNotAllowed(methods))
+		}
 	}
-	parts := strings.Split(rest, "/")
-	if parts[0] == "" {
-		return nil, ""
+	mux.HandleFunc("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// ServeMux would redirect an unclean path (//, /./, /../) to its clean
+		// form; the API has no such paths.
+		if p := r.URL.EscapedPath(); p != cleanPath(p) {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is p as ServeMux cleans it: path.Clean, keeping a trailing slash.
+func cleanPath(p string) string {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
 	}
-	switch {
-	case len(parts) == 1:
-		return map[string]handlerFunc{http.MethodDelete: s.handleDelete}, parts[0]
-	case len(parts) == 2 && parts[1] == "messages":
-		return map[string]handlerFunc{http.MethodGet: s.handleHistory}, parts[0]
-	case len(parts) == 2 && parts[1] == "config":
-		return map[string]handlerFunc{http.MethodGet: s.handleGetConfig, http.MethodPatch: s.handlePatchConfig}, parts[0]
+	return c
+}
+
+// notFound answers a path the API does not have.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, errorf(http.StatusNotFound, codeNotFound, "There is no endpoint at %s.", truncate(r.URL.Path, 200)))
+}
+
+// methodNotAllowed answers a method a path does not serve.
+func methodNotAllowed(methods []string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		writeError(w, errorf(http.StatusMethodNotAllowed, codeMethod,
+			"This endpoint accepts %s, not %s.", strings.Join(methods, " or "), truncate(r.Method, 20)))
 	}
-	return nil, ""
+}
+
+// serve runs an endpoint for the account of the request's key, once the
+// body's announced size is within bounds.
+func (s *Server) serve(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		acct, e := s.authenticate(r)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
+			info.account.Store(acct.ID)
+		}
+		// The body is judged after the key, as docs/API.md orders the checks; a longer body than
+		// it announced is stopped by the MaxBytesReader the middleware put on it.
+		if r.ContentLength > s.maxBody {
+			writeError(w, errorf(http.StatusRequestEntityTooLarge, codeBodyTooLarge,
+				"The request body is larger than the service accepts (%d bytes).", s.maxBody))
+			return
+		}
+		if e := h(w, r, acct); e != nil {
+			writeError(w, e)
+		}
+	}
 }
 
 // authenticate finds the account of the request's bearer key.

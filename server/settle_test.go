@@ -3,13 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,34 +17,6 @@ import (
 
 // The money path of a chat call, through HTTP: every way a call can end is
 // settled in the ledger, and the client is told what the ledger says.
-
-// newEnvFile is newEnv with the path of its database file, for tests that
-// open the file themselves (to lock it, or to change it under the service).
-func newEnvFile(t *testing.T, points int64, mutate func(*Config)) (*env, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "parley.db")
-	st, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	logs := &syncBuffer{}
-	cfg := Config{Store: st, Logger: slog.New(slog.NewTextHandler(logs, nil))}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	key, acct, err := st.CreateKey(t.Context(), points)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{t: t, store: st, srv: s, base: hs.URL, client: hs.Client(), key: key, acct: acct, logs: logs}, path
-}
 
 // gateModel is a chat model that reports each call as it arrives and then
 // waits to be told how to end it: with its reply, or with an error.
@@ -211,7 +180,7 @@ func TestChat_ConversationDeletedDuringTheCallIsRefunded(t *testing.T) {
 	if b := e.balance(); b != 9 {
 		t.Errorf("balance %d, want 9 (the first call only)", b)
 	}
-	if got := e.lastCharge(); got != "voided" {
+	if got := e.lastCharge(); got != store.StatusRefunded {
 		t.Errorf("the second call's charge is %q, want voided", got)
 	}
 	if h := e.do("GET", "/v1/chat/conversations/"+id+"/messages", nil); h.Status != 404 {
@@ -223,12 +192,13 @@ func TestChat_ConversationDeletedDuringTheCallIsRefunded(t *testing.T) {
 	e.verify()
 }
 
-// TestChat_CommitThatFailsIsVoidedAndSaidSo: storing the reply fails (a
+// TestChat_CommitThatFailsIsRefundedAndSaidSo: storing the reply fails (a
 // trigger makes the insert fail, as a full disk or a corrupt page would);
 // the charge is refunded, and the client is told the truth.
-func TestChat_CommitThatFailsIsVoidedAndSaidSo(t *testing.T) {
-	e, path := newEnvFile(t, 10, nil)
-	db := openRaw(t, path)
+func TestChat_CommitThatFailsIsRefundedAndSaidSo(t *testing.T) {
+	e := newEnv(t, 10, nil)
+	path := e.dbPath
+	db := openRaw(t, path, 0)
 	if _, err := db.ExecContext(t.Context(),
 		"CREATE TRIGGER refuse_messages BEFORE INSERT ON messages BEGIN SELECT RAISE(ABORT, 'injected failure'); END"); err != nil {
 		t.Fatal(err)
@@ -238,7 +208,7 @@ func TestChat_CommitThatFailsIsVoidedAndSaidSo(t *testing.T) {
 	if b := e.balance(); b != 10 {
 		t.Errorf("balance %d, want 10", b)
 	}
-	if got := e.lastCharge(); got != "voided" {
+	if got := e.lastCharge(); got != store.StatusRefunded {
 		t.Errorf("charge %q, want voided", got)
 	}
 	if l := e.do("GET", "/v1/chat/conversations", nil); len(l.data()["conversations"].([]any)) != 0 {
@@ -284,22 +254,11 @@ func TestChat_Every502CarriesPointsAndBalance(t *testing.T) {
 	}
 }
 
-// openRaw opens the database file as another program would.
-func openRaw(t *testing.T, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // lockDB takes the database's write lock as another process holding BEGIN
 // IMMEDIATE would, and returns the function that lets it go.
 func lockDB(t *testing.T, path string) (unlock func()) {
 	t.Helper()
-	conn, err := openRaw(t, path).Conn(t.Context())
+	conn, err := openRaw(t, path, 0).Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +273,7 @@ func lockDB(t *testing.T, path string) (unlock func()) {
 
 // TestChat_LockedDatabaseIsWaitedOut: another process holds the database's
 // write lock for longer than the busy timeout while a call is to be settled.
-// The commit (or, when the model failed, the void) is tried again until the
+// The commit (or, when the model failed, the refund) is tried again until the
 // lock is gone, and the client hears the outcome that was committed: never a
 // 500, never a charge left pending.
 func TestChat_LockedDatabaseIsWaitedOut(t *testing.T) {
@@ -333,13 +292,14 @@ func TestChat_LockedDatabaseIsWaitedOut(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			g := newGateModel()
-			e, path := newEnvFile(t, 10, func(cfg *Config) { cfg.LLM = g })
+			e := newEnv(t, 10, func(cfg *Config) { cfg.LLM = g })
+			path := e.dbPath
 			done := e.chatAsync(map[string]any{"message": "hello"})
 			<-g.arrived
 			unlock := lockDB(t, path)
 			g.outcome <- c.outcome
 			// The first try fails once SQLite's busy timeout is over: let go then.
-			waitLong(t, func() bool { return strings.Contains(e.logs.String(), "chat settle retry") })
+			waitFor(t, func() bool { return strings.Contains(e.logs.String(), "chat settle retry") }, nil)
 			unlock()
 			r := <-done
 			if c.status == http.StatusOK {
@@ -354,18 +314,6 @@ func TestChat_LockedDatabaseIsWaitedOut(t *testing.T) {
 			}
 			e.verify()
 		})
-	}
-}
-
-// waitLong polls cond for up to 30 s.
-func waitLong(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 // A chat call is two write transactions: Reserve takes the price from the
 // balance as a pending charge before the model is asked; then Commit posts the
-// charge and stores the turn once the reply is in, or Void refunds the charge
+// charge and stores the turn once the reply is in, or Refund refunds the charge
 // if the call failed. A crash between them leaves the charge pending, and
 // RecoverPending refunds it. The model's context is read before, outside any
 // write (ChatContext), so a long conversation never holds the write lock.
@@ -130,7 +130,7 @@ func loadCharge(ctx context.Context, tx *txn, callID string) (charge, error) {
 // pending charge and stores the user and assistant messages, creating the
 // conversation (titled after the user's text, with p.Config) if
 // p.ConversationID is "". It returns ErrCallSettled if the call is not
-// pending. If the conversation was deleted meanwhile, it voids the charge
+// pending. If the conversation was deleted meanwhile, it refunds the charge
 // instead and returns ErrNotFound with a result whose Balance is the balance
 // after that refund.
 func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error) {
@@ -163,7 +163,7 @@ func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error
 				var n int64
 				if n, err = r.RowsAffected(); err == nil && n == 0 {
 					deleted = true
-					res.Balance, err = void(ctx, tx, p.CallID, c, "conversation deleted during the call")
+					res.Balance, err = refund(ctx, tx, p.CallID, c, "conversation deleted during the call")
 					return err
 				}
 			}
@@ -204,28 +204,35 @@ func addTurn(ctx context.Context, tx *txn, conversationID, userText, reply strin
 	return assistant - 1, assistant, err
 }
 
-// Void ends a chat call that failed: it marks the pending charge "voided" and
+// Refund ends a chat call that failed: it marks the pending charge refunded and
 // refunds it with a "refund" ledger entry, returning the balance. It returns
 // ErrCallSettled if the call is not pending, so a call is refunded once.
-func (s *Store) Void(ctx context.Context, callID string) (int64, error) {
+func (s *Store) Refund(ctx context.Context, callID string) (int64, error) {
 	var balance int64
 	err := s.write(ctx, func(ctx context.Context, tx *txn) error {
 		c, err := loadCharge(ctx, tx, callID)
 		if err != nil {
 			return err
 		}
-		balance, err = void(ctx, tx, callID, c, "")
+		balance, err = refund(ctx, tx, callID, c, "")
 		return err
 	})
 	if err != nil {
-		return 0, wrapUnlessSentinel("void", err)
+		return 0, wrapUnlessSentinel("refund", err)
 	}
 	return balance, nil
 }
 
+// StatusRefunded is the ledger status of a charge that was refunded. The
+// word stored is "voided", from before the code called it a refund: changing
+// it would mean rebuilding the ledger table of every existing database (its
+// CHECK constraint names the word, and SQLite cannot alter a constraint), and
+// `parley admin ledger` shows it to operators as it is stored.
+const StatusRefunded = "voided"
+
 // CallStatus returns the status of a call's charge ("pending", "posted" or
-// "voided") and the current balance of its account, so that a caller whose
-// Commit or Void met ErrCallSettled can tell what happened. A call never
+// StatusRefunded) and the current balance of its account, so that a caller whose
+// Commit or Refund met ErrCallSettled can tell what happened. A call never
 // reserved is ErrCallSettled.
 func (s *Store) CallStatus(ctx context.Context, callID string) (status string, balance int64, err error) {
 	err = s.queryRow(ctx,
@@ -253,9 +260,9 @@ func IsBusy(err error) bool {
 	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
-// void refunds the pending charge c of callID.
-func void(ctx context.Context, tx *txn, callID string, c charge, note string) (int64, error) {
-	if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = 'voided' WHERE call_id = ? AND kind = 'charge'", callID); err != nil {
+// refund refunds the pending charge c of callID.
+func refund(ctx context.Context, tx *txn, callID string, c charge, note string) (int64, error) {
+	if _, err := tx.ExecContext(ctx, "UPDATE ledger SET status = ? WHERE call_id = ? AND kind = 'charge'", StatusRefunded, callID); err != nil {
 		return 0, err
 	}
 	var balance int64
@@ -266,8 +273,8 @@ func void(ctx context.Context, tx *txn, callID string, c charge, note string) (i
 	return balance, addLedger(ctx, tx, c.accountID, callID, "refund", c.price, balance, "", note)
 }
 
-// RecoverPending voids every pending charge older than olderThan and returns
-// how many it voided; RecoverPending(ctx, 0) voids them all. Only the owner of
+// RecoverPending refunds every pending charge older than olderThan and returns
+// how many it refunded; RecoverPending(ctx, 0) refunds them all. Only the owner of
 // the data directory calls it, once it holds the directory's lock (parley serve,
 // or the app's built-in service, when it starts): Open never recovers, so a
 // `parley admin` beside a running service leaves its live calls alone.
@@ -275,7 +282,7 @@ func (s *Store) RecoverPending(ctx context.Context, olderThan time.Duration) (in
 	return s.recoverPending(ctx, olderThan, "")
 }
 
-// recoverPending voids pending charges older than olderThan whose instance (the
+// recoverPending refunds pending charges older than olderThan whose instance (the
 // random token of the process that reserved them) is not skipInstance.
 func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, skipInstance string) (int, error) {
 	n := 0
@@ -303,7 +310,7 @@ func (s *Store) recoverPending(ctx context.Context, olderThan time.Duration, ski
 			return err
 		}
 		for i, id := range calls {
-			if _, err := void(ctx, tx, id, charges[i], "recovered after a crash"); err != nil {
+			if _, err := refund(ctx, tx, id, charges[i], "recovered after a crash"); err != nil {
 				return err
 			}
 		}

@@ -61,12 +61,12 @@ func raceReserveCommit(t *testing.T, handles ...*store.Store) {
 }
 
 func TestReserve_ConcurrentCallsNeverOverdraw(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	raceReserveCommit(t, s)
 }
 
 func TestReserve_ConcurrentCallsFromTwoHandlesNeverOverdraw(t *testing.T) {
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	s2, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestReserve_ConcurrentCallsFromTwoHandlesNeverOverdraw(t *testing.T) {
 }
 
 func TestReserve_InsufficientPointsChargesNothing(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 2)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestReserve_InsufficientPointsChargesNothing(t *testing.T) {
 }
 
 func TestReserve_PriceZeroIsFree(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 0)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestReserve_PriceZeroIsFree(t *testing.T) {
 }
 
 func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 10)
 	if err != nil {
@@ -200,8 +200,8 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 	verify(t, s)
 }
 
-func TestVoid_RefundsExactlyOnce(t *testing.T) {
-	s, _ := openStore(t)
+func TestRefund_RefundsExactlyOnce(t *testing.T) {
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 3)
 	if err != nil {
@@ -214,17 +214,17 @@ func TestVoid_RefundsExactlyOnce(t *testing.T) {
 	if got := balance(t, s, key); got != 2 {
 		t.Errorf("balance while pending = %d, want 2", got)
 	}
-	if b, err := s.Void(ctx, r.CallID); err != nil || b != 3 {
-		t.Fatalf("Void = %d, %v; want 3", b, err)
+	if b, err := s.Refund(ctx, r.CallID); err != nil || b != 3 {
+		t.Fatalf("Refund = %d, %v; want 3", b, err)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("second Void error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("second Refund error = %v, want ErrCallSettled", err)
 	}
 	if _, err := s.Commit(ctx, store.CommitParams{CallID: r.CallID, UserText: "x", Reply: "y"}); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Commit after Void error = %v, want ErrCallSettled", err)
+		t.Errorf("Commit after Refund error = %v, want ErrCallSettled", err)
 	}
-	if _, err := s.Void(ctx, "call_unknown"); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void(unknown call) error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, "call_unknown"); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund(unknown call) error = %v, want ErrCallSettled", err)
 	}
 	if got := balance(t, s, key); got != 3 {
 		t.Errorf("balance = %d, want 3", got)
@@ -241,7 +241,7 @@ func TestVoid_RefundsExactlyOnce(t *testing.T) {
 }
 
 func TestCommit_Twice(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 3)
 	r, err := s.Reserve(ctx, acct, "")
@@ -255,8 +255,8 @@ func TestCommit_Twice(t *testing.T) {
 	if _, err := s.Commit(ctx, p); !errors.Is(err, store.ErrCallSettled) {
 		t.Errorf("second Commit error = %v, want ErrCallSettled", err)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void after Commit error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund after Commit error = %v, want ErrCallSettled", err)
 	}
 	convs, _, _ := s.ListConversations(ctx, acct, 0, "")
 	if len(convs) != 1 || convs[0].MessageCount != 2 {
@@ -265,8 +265,8 @@ func TestCommit_Twice(t *testing.T) {
 	verify(t, s)
 }
 
-func TestCommit_ConversationDeletedDuringCallVoids(t *testing.T) {
-	s, _ := openStore(t)
+func TestCommit_ConversationDeletedDuringCallRefunds(t *testing.T) {
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)
 	if err != nil {
@@ -286,14 +286,14 @@ func TestCommit_ConversationDeletedDuringCallVoids(t *testing.T) {
 	if got := balance(t, s, key); got != 4 {
 		t.Errorf("balance = %d, want 4 (only the first call charged)", got)
 	}
-	if _, err := s.Void(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
-		t.Errorf("Void after the refund error = %v, want ErrCallSettled", err)
+	if _, err := s.Refund(ctx, r.CallID); !errors.Is(err, store.ErrCallSettled) {
+		t.Errorf("Refund after the refund error = %v, want ErrCallSettled", err)
 	}
 	verify(t, s)
 }
 
 func TestCommit_OtherConversationThanReservedIsRefused(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	r, err := s.Reserve(ctx, acct, "")
@@ -303,13 +303,13 @@ func TestCommit_OtherConversationThanReservedIsRefused(t *testing.T) {
 	if _, err := s.Commit(ctx, store.CommitParams{CallID: r.CallID, ConversationID: "c_00000000000000000000", UserText: "x"}); err == nil {
 		t.Fatal("Commit into a conversation other than the reserved one succeeded")
 	}
-	if _, err := s.Void(ctx, r.CallID); err != nil {
-		t.Errorf("Void after the refused Commit: %v", err)
+	if _, err := s.Refund(ctx, r.CallID); err != nil {
+		t.Errorf("Refund after the refused Commit: %v", err)
 	}
 }
 
-func TestRecoverPending_VoidsLeftovers(t *testing.T) {
-	s, path := openStore(t)
+func TestRecoverPending_RefundsLeftovers(t *testing.T) {
+	s, path := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 5)
 	if err != nil {

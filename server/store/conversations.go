@@ -11,16 +11,13 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"parley/settings"
 )
 
 // Config holds a conversation's settings. A nil field is not set, so the
 // service default applies; that differs from a zero value.
-type Config struct {
-	Persona     *string
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   *int
-}
+type Config = settings.Config
 
 // Conversation is one account's chat thread.
 type Conversation struct {
@@ -41,16 +38,9 @@ type Message struct {
 	CreatedAt time.Time
 }
 
-// ConfigPatch changes some of a conversation's settings: non-nil fields are
-// set, and each Clear flag sets its field back to "not set".
-type ConfigPatch struct {
-	Persona     *string
-	Temperature *float64
-	TopP        *float64
-	MaxTokens   *int
-
-	ClearPersona, ClearTemperature, ClearTopP, ClearMaxTokens bool
-}
+// ConfigPatch changes some of a conversation's settings: set fields are
+// given, cleared fields go back to "not set".
+type ConfigPatch = settings.Patch
 
 // titleRunes is the longest title, "…" included.
 const titleRunes = 80
@@ -381,8 +371,8 @@ func (s *Store) SaveConfig(ctx context.Context, accountID int64, id string, patc
 		if err != nil {
 			return err
 		}
-		cfg := patch.apply(cur.Config)
-		if cfg.equal(cur.Config) {
+		cfg := cur.Config.Apply(patch)
+		if cfg.Equal(cur.Config) {
 			c = cur
 			return nil
 		}
@@ -399,45 +389,6 @@ func (s *Store) SaveConfig(ctx context.Context, accountID int64, id string, patc
 		return Conversation{}, wrapUnlessSentinel("save config", err)
 	}
 	return c, nil
-}
-
-// equal reports whether two configs set the same fields to the same values.
-func (c Config) equal(o Config) bool {
-	return samePtr(c.Persona, o.Persona) && samePtr(c.Temperature, o.Temperature) &&
-		samePtr(c.TopP, o.TopP) && samePtr(c.MaxTokens, o.MaxTokens)
-}
-
-func samePtr[T comparable](a, b *T) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-// apply returns cfg changed by the patch.
-func (p ConfigPatch) apply(cfg Config) Config {
-	if p.Persona != nil {
-		cfg.Persona = p.Persona
-	}
-	if p.ClearPersona {
-		cfg.Persona = nil
-	}
-	if p.Temperature != nil {
-		cfg.Temperature = p.Temperature
-	}
-	if p.ClearTemperature {
-		cfg.Temperature = nil
-	}
-	if p.TopP != nil {
-		cfg.TopP = p.TopP
-	}
-	if p.ClearTopP {
-		cfg.TopP = nil
-	}
-	if p.MaxTokens != nil {
-		cfg.MaxTokens = p.MaxTokens
-	}
-	if p.ClearMaxTokens {
-		cfg.MaxTokens = nil
-	}
-	return cfg
 }
 
 // DeleteConversation deletes one of the account's conversations and its

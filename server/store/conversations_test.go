@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"parley/server/store"
+	"parley/settings"
 )
 
 // configString shows a Config with its pointers followed.
@@ -36,7 +37,7 @@ func deref[T any](p *T) any {
 func ptr[T any](v T) *T { return &v }
 
 func TestConversations_OtherAccountIsNotFound(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	owner, stranger := newAccount(t, s, 5), newAccount(t, s, 5)
 	conv := chat(t, s, owner, "", "secret").ConversationID
@@ -50,7 +51,7 @@ func TestConversations_OtherAccountIsNotFound(t *testing.T) {
 	if _, err := s.Messages(ctx, stranger, conv); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Messages error = %v, want ErrNotFound", err)
 	}
-	if _, err := s.SaveConfig(ctx, stranger, conv, store.ConfigPatch{Persona: ptr("x")}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.SaveConfig(ctx, stranger, conv, store.ConfigPatch{Set: store.Config{Persona: ptr("x")}}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("SaveConfig error = %v, want ErrNotFound", err)
 	}
 	if err := s.DeleteConversation(ctx, stranger, conv); !errors.Is(err, store.ErrNotFound) {
@@ -73,7 +74,7 @@ func TestConversations_OtherAccountIsNotFound(t *testing.T) {
 }
 
 func TestDeleteConversation_DeletesMessages(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	conv := chat(t, s, acct, "", "one").ConversationID
@@ -91,7 +92,7 @@ func TestDeleteConversation_DeletesMessages(t *testing.T) {
 }
 
 func TestListConversations_Pages(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 100)
 	newAccount(t, s, 0) // another account's conversations never show
@@ -154,7 +155,7 @@ func TestListConversations_Pages(t *testing.T) {
 }
 
 func TestListConversations_BadCursor(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	acct := newAccount(t, s, 0)
 	for _, cursor := range []string{"!!!", "bm9wZQ", "MTIzOmFiYw"} { // bad base64, "nope", "123:abc"
 		if _, _, err := s.ListConversations(t.Context(), acct, 0, cursor); !errors.Is(err, store.ErrBadCursor) {
@@ -164,7 +165,7 @@ func TestListConversations_BadCursor(t *testing.T) {
 }
 
 func TestSaveConfig_Patch(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 5)
 	r, err := s.Reserve(ctx, acct, "")
@@ -186,13 +187,13 @@ func TestSaveConfig_Patch(t *testing.T) {
 	}{
 		{"empty patch changes nothing", store.ConfigPatch{},
 			"persona=poet temperature=0.7 top_p=0.9 max_tokens=100"},
-		{"one field", store.ConfigPatch{Temperature: ptr(0.0)},
+		{"one field", store.ConfigPatch{Set: store.Config{Temperature: ptr(0.0)}},
 			"persona=poet temperature=0 top_p=0.9 max_tokens=100"},
-		{"clear two", store.ConfigPatch{ClearPersona: true, ClearMaxTokens: true},
+		{"clear two", store.ConfigPatch{Clear: []settings.Field{settings.FieldPersona, settings.FieldMaxTokens}},
 			"persona=unset temperature=0 top_p=0.9 max_tokens=unset"},
-		{"set to zero values", store.ConfigPatch{Persona: ptr(""), MaxTokens: ptr(0)},
+		{"set to zero values", store.ConfigPatch{Set: store.Config{Persona: ptr(""), MaxTokens: ptr(0)}},
 			"persona= temperature=0 top_p=0.9 max_tokens=0"},
-		{"clear the rest", store.ConfigPatch{ClearTemperature: true, ClearTopP: true},
+		{"clear the rest", store.ConfigPatch{Clear: []settings.Field{settings.FieldTemperature, settings.FieldTopP}},
 			"persona= temperature=unset top_p=unset max_tokens=0"},
 	}
 	for _, tt := range tests {
@@ -216,7 +217,7 @@ func TestSaveConfig_Patch(t *testing.T) {
 }
 
 func TestTitle_LongFirstMessageIsCut(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	acct := newAccount(t, s, 5)
 	text := strings.Repeat("ünïcödé ", 20)
 	conv := chat(t, s, acct, "", text).ConversationID

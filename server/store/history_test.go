@@ -10,7 +10,7 @@ import (
 )
 
 func TestHistory_PagesByCountAndBytes(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 100)
 	conv := chat(t, s, acct, "", "one").ConversationID // messages 1, 2
@@ -55,7 +55,7 @@ func TestHistory_PagesByCountAndBytes(t *testing.T) {
 }
 
 func TestChatContext_NewestWithinBudget(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	acct := newAccount(t, s, 100)
 	conv := chat(t, s, acct, "", "aaaa").ConversationID // "aaaa", "reply to aaaa" (13)

@@ -2,28 +2,16 @@ package store
 
 import (
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-func openInternal(t *testing.T) (*Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "parley.db")
-	s, err := Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
-}
-
 // TestWrite_TakesTheWriteLockAtBegin checks that _txlock=immediate makes
 // BeginTx issue BEGIN IMMEDIATE: while a write transaction that has run no
 // statement is open, another connection cannot start one.
 func TestWrite_TakesTheWriteLockAtBegin(t *testing.T) {
-	s, path := openInternal(t)
+	s, path := OpenTemp(t)
 	ctx := t.Context()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -50,7 +38,7 @@ func TestWrite_TakesTheWriteLockAtBegin(t *testing.T) {
 }
 
 func TestOpen_Pragmas(t *testing.T) {
-	s, _ := openInternal(t)
+	s, _ := OpenTemp(t)
 	ctx := t.Context()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -75,7 +63,7 @@ func TestOpen_Pragmas(t *testing.T) {
 }
 
 func TestOpen_RefusesANewerSchema(t *testing.T) {
-	s, path := openInternal(t)
+	s, path := OpenTemp(t)
 	if _, err := s.db.ExecContext(t.Context(), "PRAGMA user_version = 99"); err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +74,10 @@ func TestOpen_RefusesANewerSchema(t *testing.T) {
 }
 
 // TestOpen_LeavesPendingChargesToTheOwner checks that opening the database (as
-// `parley admin` does beside a running service) voids nothing, however old a
+// `parley admin` does beside a running service) refunds nothing, however old a
 // pending charge is: only the owner of the data directory recovers.
 func TestOpen_LeavesPendingChargesToTheOwner(t *testing.T) {
-	s, path := openInternal(t)
+	s, path := OpenTemp(t)
 	ctx := t.Context()
 	_, acct, err := s.CreateKey(ctx, 10)
 	if err != nil {
@@ -119,7 +107,7 @@ func TestOpen_LeavesPendingChargesToTheOwner(t *testing.T) {
 		t.Errorf("after another Open the day-old charge is %s, want pending", got)
 	}
 	if n, err := s.RecoverPending(ctx, 0); err != nil || n != 1 || status() != "voided" {
-		t.Errorf("the owner's RecoverPending voided %d (%v); charge %s", n, err, status())
+		t.Errorf("the owner's RecoverPending refunded %d (%v); charge %s", n, err, status())
 	}
 	if err := s.Verify(ctx); err != nil {
 		t.Error(err)
@@ -135,7 +123,7 @@ func TestVerify_DetectsTampering(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _ := openInternal(t)
+			s, _ := OpenTemp(t)
 			ctx := t.Context()
 			_, acct, err := s.CreateKey(ctx, 5)
 			if err != nil {
@@ -145,7 +133,7 @@ func TestVerify_DetectsTampering(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Void(ctx, r.CallID); err != nil {
+			if _, err := s.Refund(ctx, r.CallID); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Verify(ctx); err != nil {
@@ -163,7 +151,7 @@ func TestVerify_DetectsTampering(t *testing.T) {
 }
 
 func TestBalance_CannotGoNegativeEvenByDirectUpdate(t *testing.T) {
-	s, _ := openInternal(t)
+	s, _ := OpenTemp(t)
 	if _, err := s.db.ExecContext(t.Context(), "INSERT INTO accounts (key_hash, balance, created_at) VALUES ('x', -1, 0)"); err == nil {
 		t.Error("the schema accepted a negative balance")
 	}

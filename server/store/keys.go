@@ -25,7 +25,7 @@ type LedgerEntry struct {
 	Kind         string // "grant", "charge" or "refund"
 	Amount       int64  // signed: grants +, charges -, refunds +
 	BalanceAfter int64
-	Status       string // charges: "pending", "posted" or "voided"; "" otherwise
+	Status       string // charges: "pending", "posted" or StatusRefunded; "" otherwise
 	Note         string
 	CreatedAt    time.Time
 }

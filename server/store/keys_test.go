@@ -12,7 +12,7 @@ import (
 )
 
 func TestKeys_CreateAuthenticateRevoke(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 10)
 	if err != nil {
@@ -59,7 +59,7 @@ func TestKeys_CreateAuthenticateRevoke(t *testing.T) {
 }
 
 func TestKeys_OnlyTheHashIsStored(t *testing.T) {
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	var keys []string
 	for range 3 {
 		key, _, err := s.CreateKey(t.Context(), 5)
@@ -95,7 +95,7 @@ func TestKeys_OnlyTheHashIsStored(t *testing.T) {
 }
 
 func TestGrant(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	ctx := t.Context()
 	key, acct, err := s.CreateKey(ctx, 0)
 	if err != nil {

@@ -86,7 +86,7 @@ func TestReserve_ConcurrentProcessesNeverOverdraw(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	key, acct, err := s.CreateKey(t.Context(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +127,12 @@ func TestReserve_ConcurrentProcessesNeverOverdraw(t *testing.T) {
 }
 
 // TestCommit_SurvivesKill checks that a process killed mid-call loses none of
-// the turns it had acknowledged and leaves a charge that RecoverPending voids.
+// the turns it had acknowledged and leaves a charge that RecoverPending refunds.
 func TestCommit_SurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	key, acct, err := s.CreateKey(t.Context(), 10)
 	if err != nil {
 		t.Fatal(err)

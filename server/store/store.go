@@ -39,8 +39,8 @@ var (
 	// ErrInsufficientPoints reports a balance below the price of a call, or a
 	// grant that would make a balance negative.
 	ErrInsufficientPoints = errors.New("store: insufficient points")
-	// ErrCallSettled reports a Commit or Void of a call that is not pending:
-	// already committed, already voided, or never reserved.
+	// ErrCallSettled reports a Commit or Refund of a call that is not pending:
+	// already committed, already refunded, or never reserved.
 	ErrCallSettled = errors.New("store: call already settled")
 	// ErrBadCursor reports a paging cursor this store did not hand out.
 	ErrBadCursor = errors.New("store: bad cursor")

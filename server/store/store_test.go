@@ -1,23 +1,10 @@
 package store_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"parley/server/store"
 )
-
-// openStore opens a fresh database in a temporary directory.
-func openStore(t *testing.T) (*store.Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "data", "parley.db")
-	s, err := store.Open(t.Context(), path)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
-}
 
 // newAccount creates a key with points and returns its account ID.
 func newAccount(t *testing.T, s *store.Store, points int64) int64 {
@@ -61,7 +48,7 @@ func balance(t *testing.T, s *store.Store, key string) int64 {
 }
 
 func TestOpen_ReopenKeepsDataAndMigratesOnce(t *testing.T) {
-	s, path := openStore(t)
+	s, path := store.OpenTemp(t)
 	key, _, err := s.CreateKey(t.Context(), 7)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +74,7 @@ func TestOpen_ReopenKeepsDataAndMigratesOnce(t *testing.T) {
 }
 
 func TestPrice_DefaultsToOne(t *testing.T) {
-	s, _ := openStore(t)
+	s, _ := store.OpenTemp(t)
 	if p, err := s.Price(t.Context()); err != nil || p != 1 {
 		t.Fatalf("Price = %d, %v; want 1", p, err)
 	}

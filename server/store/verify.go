@@ -8,7 +8,7 @@ import (
 )
 
 // Verify checks the database: SQLite's integrity and foreign key checks, every
-// account's balance against the sum of its ledger, and that each voided
+// account's balance against the sum of its ledger, and that each refunded
 // charge has exactly one refund and no other charge has any.
 func (s *Store) Verify(ctx context.Context) error {
 	var problems []string
@@ -39,7 +39,7 @@ func (s *Store) Verify(ctx context.Context) error {
 			SELECT format('call %s: %s charge with %d refunds', c.call_id, c.status, COUNT(r.id))
 			FROM ledger c LEFT JOIN ledger r ON r.call_id = c.call_id AND r.kind = 'refund'
 			WHERE c.kind = 'charge'
-			GROUP BY c.id HAVING COUNT(r.id) <> (c.status = 'voided')`)
+			GROUP BY c.id HAVING COUNT(r.id) <> (c.status = ?)`, StatusRefunded)
 		if err != nil {
 			return err
 		}
@@ -64,8 +64,8 @@ func (s *Store) Verify(ctx context.Context) error {
 }
 
 // column runs a query returning one text column and collects it.
-func column(ctx context.Context, tx *txn, query string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query)
+func column(ctx context.Context, tx *txn, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

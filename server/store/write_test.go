@@ -14,7 +14,7 @@ import (
 // its own outcome: a failed or panicking write leaves nothing behind, a write
 // whose caller gave up before it ran is not run, and the others are committed.
 func TestWrite_GroupedWritesKeepTheirOwnOutcome(t *testing.T) {
-	s, _ := openInternal(t)
+	s, _ := OpenTemp(t)
 	ctx := t.Context()
 	insert := func(name string) writeFunc {
 		return func(ctx context.Context, tx *txn) error {
@@ -105,7 +105,7 @@ func waitQueued(t *testing.T, s *Store, n int) {
 // TestWrite_ManyConcurrentWritersAllLand runs many writers at once and
 // checks that every acknowledged write is there.
 func TestWrite_ManyConcurrentWritersAllLand(t *testing.T) {
-	s, _ := openInternal(t)
+	s, _ := OpenTemp(t)
 	ctx := t.Context()
 	const writers = 300
 	var wg sync.WaitGroup
@@ -133,7 +133,7 @@ func TestWrite_ManyConcurrentWritersAllLand(t *testing.T) {
 
 // TestWrite_AfterCloseIsErrClosed: a closed store refuses writes plainly.
 func TestWrite_AfterCloseIsErrClosed(t *testing.T) {
-	s, _ := openInternal(t)
+	s, _ := OpenTemp(t)
 	s.Close()
 	if _, err := s.Reserve(t.Context(), 1, ""); !errors.Is(err, ErrClosed) {
 		t.Errorf("Reserve after Close: %v, want ErrClosed", err)
