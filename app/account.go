@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 
@@ -126,14 +125,14 @@ func (a *accountDialog) values() (string, string, error) {
 	p, err := url.Parse(base)
 	if base == "" || err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
 		if base != "" && !strings.Contains(base, "://") {
-			return "", "", fmt.Errorf("The address needs its scheme: https://%s (or http:// for this computer).", base)
+			return "", "", formError("The address needs its scheme: https://" + base + " (or http:// for this computer).")
 		}
-		return "", "", errors.New("Enter the service's address, such as https://api.example.com.")
+		return "", "", formError("Enter the service's address, such as https://api.example.com.")
 	}
 	key := strings.TrimSpace(a.key.Text)
 	if key != "" {
 		if err := keystore.ValidateKey(key); err != nil {
-			return "", "", errors.New(phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyTyped}, inAccount).text)
+			return "", "", formError(phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyTyped}, inAccount).text)
 		}
 	}
 	return base, key, nil

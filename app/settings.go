@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -17,6 +16,7 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/settings"
 )
 
 // settingsForm is what the settings dialog holds, checked with the CLI's ranges.
@@ -48,39 +48,60 @@ func formOf(cfg client.Config, voice string) settingsForm {
 	return f
 }
 
-// config checks the form and returns its settings.
+// config checks the form with the service's ranges (package settings) and returns its settings.
 func (f settingsForm) config() (client.Config, error) {
 	var c client.Config
-	if n := utf8.RuneCountInString(f.persona); n > conversation.MaxPersonaRunes {
-		return c, fmt.Errorf("The persona is %d characters long; at most %d are allowed.", n, conversation.MaxPersonaRunes)
-	}
-	if strings.TrimSpace(f.persona) != "" {
-		p := f.persona
-		c.Persona = &p
-	}
+	p := f.persona
+	c.Persona = &p
 	if f.tempSet {
-		if !(f.temp >= conversation.MinTemperature && f.temp <= conversation.MaxTemperature) {
-			return c, errors.New("Temperature must be between 0 and 2.")
-		}
 		t := f.temp
 		c.Temperature = &t
 	}
 	if f.topPSet {
-		if !(f.topP >= conversation.MinTopP && f.topP <= conversation.MaxTopP) {
-			return c, errors.New("Top p must be between 0 and 1.")
-		}
-		p := f.topP
-		c.TopP = &p
+		t := f.topP
+		c.TopP = &t
 	}
 	if s := strings.TrimSpace(f.maxTokens); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < conversation.MinMaxTokens {
-			return c, errors.New("Max tokens must be a whole number, at least 1 (or empty for the service's default).")
+		if err != nil {
+			return client.Config{}, formError(maxTokensSentence)
 		}
 		c.MaxTokens = &n
 	}
+	if err := c.Check(); err != nil {
+		return client.Config{}, formError(rangeSentence(err))
+	}
+	if strings.TrimSpace(p) == "" {
+		c.Persona = nil
+	}
 	return c, nil
 }
+
+// maxTokensSentence says what max tokens takes.
+const maxTokensSentence = "Max tokens must be a whole number, at least 1 (or empty for the service's default)."
+
+// rangeSentence phrases a setting out of the service's range for the settings dialog.
+func rangeSentence(err error) string {
+	var r *settings.RangeError
+	if !errors.As(err, &r) {
+		return err.Error()
+	}
+	switch r.Field {
+	case settings.FieldPersona:
+		return fmt.Sprintf("The persona is %d characters long; at most %d are allowed.", int(r.Value), int(r.Max))
+	case settings.FieldTemperature:
+		return fmt.Sprintf("Temperature must be between %g and %g.", r.Min, r.Max)
+	case settings.FieldTopP:
+		return fmt.Sprintf("Top p must be between %g and %g.", r.Min, r.Max)
+	default:
+		return maxTokensSentence
+	}
+}
+
+// formError is a sentence for the person about what they typed in a dialog, shown as it is.
+type formError string
+
+func (e formError) Error() string { return string(e) }
 
 // settingsHost is what the settings dialog needs from the window.
 type settingsHost interface {
@@ -147,12 +168,12 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.persona.OnChanged = func(string) { s.check() }
 
 	s.tempVal = widget.NewLabel("")
-	s.temp = widget.NewSlider(conversation.MinTemperature, conversation.MaxTemperature)
+	s.temp = widget.NewSlider(settings.MinTemperature, settings.MaxTemperature)
 	s.temp.Step = 0.05
 	s.temp.OnChanged = func(float64) { s.check() }
 	s.tempOn = widget.NewCheck("Set", func(bool) { s.check() })
 	s.topVal = widget.NewLabel("")
-	s.top = widget.NewSlider(conversation.MinTopP, conversation.MaxTopP)
+	s.top = widget.NewSlider(settings.MinTopP, settings.MaxTopP)
 	s.top.Step = 0.01
 	s.top.OnChanged = func(float64) { s.check() }
 	s.topOn = widget.NewCheck("Set", func(bool) { s.check() })

@@ -236,19 +236,6 @@ func (u *UI) send(text string) {
 	u.chat.stickToBottom()
 }
 
-// showError puts an error sentence where the person is looking, with its action.
-func (u *UI) showError(err error) {
-	if err == nil {
-		return
-	}
-	p := phrase(err)
-	if p.action == actionAccount {
-		u.showAccountFor(err)
-		return
-	}
-	u.status.flash(p.text)
-}
-
 // offerAccountFor opens the account dialog once for a message refused because of the key or
 // the address; the message stays, with Retry, for after the account is fixed.
 func (u *UI) offerAccountFor(v conversation.ThreadView) {

@@ -14,7 +14,7 @@ func TestDrain_DeviceFaults(t *testing.T) {
 	firstDataWithin, dataGapLimit = 100*time.Millisecond, 100*time.Millisecond
 	t.Cleanup(func() { firstDataWithin, dataGapLimit = first, gap })
 
-	run := func(feed func(q *ring, failed chan struct{})) (StopReason, error, *Take) {
+	run := func(feed func(q *ring, failed chan struct{})) (StopReason, *Take, error) {
 		w, err := newTakeWriter(TakeOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -26,23 +26,23 @@ func TestDrain_DeviceFaults(t *testing.T) {
 		frame := make([]int16, 0, frameSamples)
 		r, cause := drain(context.Background(), w, q, nil, failed, &frame)
 		take, _ := w.finish(r, cause)
-		return r, cause, take
+		return r, take, cause
 	}
 	tone := make([]byte, 2*SampleRate/10) // 100 ms of a quiet square wave
 	for i := 0; i < len(tone); i += 2 {
 		tone[i] = byte(100 * (i / 40 % 2))
 	}
 
-	if r, err, _ := run(func(*ring, chan struct{}) {}); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) {
+	if r, _, err := run(func(*ring, chan struct{}) {}); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) {
 		t.Errorf("no audio at all: %v, %v", r, err)
 	}
-	if r, err, take := run(func(q *ring, _ chan struct{}) { q.write(tone) }); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) || take.Duration != 100*time.Millisecond {
+	if r, take, err := run(func(q *ring, _ chan struct{}) { q.write(tone) }); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) || take.Duration != 100*time.Millisecond {
 		t.Errorf("audio then nothing: %v, %v, a take of %v", r, err, take.Duration)
 	}
-	if r, err, _ := run(func(q *ring, failed chan struct{}) { failed <- struct{}{} }); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) {
+	if r, _, err := run(func(q *ring, failed chan struct{}) { failed <- struct{}{} }); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) {
 		t.Errorf("device stopped: %v, %v", r, err)
 	}
-	if r, err, take := run(func(q *ring, _ chan struct{}) {
+	if r, take, err := run(func(q *ring, _ chan struct{}) {
 		q.write(tone)
 		q.write(make([]byte, 2*2*SampleRate+640))
 	}); r != StopSilentDevice || !errors.Is(err, ErrSilentDevice) || (take.Duration-2100*time.Millisecond).Abs() > 25*time.Millisecond {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 	"unicode/utf8"
 
 	"parley/audio"
@@ -277,14 +276,6 @@ func (g *globals) hostOrBase() string {
 func (g *globals) isLocal() bool {
 	u, err := url.Parse(g.base)
 	return err == nil && isLoopbackHost(u.Hostname())
-}
-
-// roundDuration prints d in whole seconds (or as given when shorter than a second).
-func roundDuration(d time.Duration) string {
-	if d >= time.Second {
-		return d.Round(time.Second).String()
-	}
-	return d.String()
 }
 
 // capitalize upper-cases the first letter of s, unless s starts with a file name or an address,

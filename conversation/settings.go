@@ -5,16 +5,6 @@ import (
 	"parley/settings"
 )
 
-// The ranges the service accepts, as the settings package defines them; the app reads them here.
-const (
-	MinTemperature  = settings.MinTemperature
-	MaxTemperature  = settings.MaxTemperature
-	MinTopP         = settings.MinTopP
-	MaxTopP         = settings.MaxTopP
-	MinMaxTokens    = settings.MinMaxTokens
-	MaxPersonaRunes = settings.MaxPersonaRunes
-)
-
 // SaveSettings makes cfg th's settings. For a conversation not yet created they are kept for its
 // first call; for an existing one only the changed fields are sent (PATCH), and th takes what
 // the service saved. done, when not nil, gets the settings now in force and any error.

@@ -137,7 +137,7 @@ func TestChat_FailedContinuationStoresNothing(t *testing.T) {
 	var fail atomic.Bool
 	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if fail.Load() {
-			http.Error(w, "down", 503)
+			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
 		io.WriteString(w, `{"choices":[{"message":{"content":"ok"}}]}`)

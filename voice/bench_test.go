@@ -24,11 +24,10 @@ import (
 // delivered at once up to its last 600 ms, which come in real time, so that the frame that
 // ends the question arrives when it would from a device, and the loop has no backlog then.
 type benchMic struct {
-	mu     sync.Mutex
-	queue  []int16
-	paced  int // samples at the end of queue delivered in real time
-	next   time.Time
-	closed bool
+	mu    sync.Mutex
+	queue []int16
+	paced int // samples at the end of queue delivered in real time
+	next  time.Time
 }
 
 func (m *benchMic) say(s []int16) {

@@ -60,12 +60,12 @@ func TestNotices_EveryLinkedModuleHasALicence(t *testing.T) {
 // A GPL licence text is refused, and a mere mention of the GPL (as in the MPL) or the LGPL is not.
 func TestNotices_GPLIsRefused(t *testing.T) {
 	for text, want := range map[string]bool{
-		"                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007": true,
+		"                    GNU GENERAL PUBLIC LICENSE\n                       Version 3, 29 June 2007":  true,
 		"This program is free software: it is released under the terms of the GNU General Public License": true,
-		"SPDX-License-Identifier: GPL-3.0-or-later": true,
-		`means either the GNU General Public License, Version 2.0, the GNU Lesser`: false,
-		"SPDX-License-Identifier: LGPL-2.1-or-later":  false,
-		"GNU LESSER GENERAL PUBLIC LICENSE Version 2.1": false,
+		"SPDX-License-Identifier: GPL-3.0-or-later":                                                       true,
+		`means either the GNU General Public License, Version 2.0, the GNU Lesser`:                        false,
+		"SPDX-License-Identifier: LGPL-2.1-or-later":                                                      false,
+		"GNU LESSER GENERAL PUBLIC LICENSE Version 2.1":                                                   false,
 	} {
 		if got := gpl.MatchString(text); got != want {
 			t.Errorf("gpl.Match(%q) = %v, want %v", text, got, want)

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
-
-	"parley/media"
 )
 
 // MaxTextRunes is the longest text, in runes, that a Synthesizer speaks.
@@ -109,14 +107,6 @@ func (e *UpstreamError) Error() string {
 
 // Unwrap returns the cause.
 func (e *UpstreamError) Unwrap() error { return e.Err }
-
-// sniffMIME returns the media type of audio when mime is "".
-func sniffMIME(audio []byte, mime string) string {
-	if mime != "" {
-		return mime
-	}
-	return media.Sniff(audio).MIME()
-}
 
 // checkText validates text for synthesis.
 func checkText(text string) error {
