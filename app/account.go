@@ -17,9 +17,23 @@ import (
 	"parley/keystore"
 )
 
+// accountHost is what the account dialog needs from the window.
+type accountHost interface {
+	// useRemote makes svc, reached at base, the service in use and the one Parley opens next
+	// time; sessionKey says that its key is kept for this session only.
+	useRemote(svc Service, base string, sessionKey bool)
+	// keyForSessionOnly reports whether the key of the service in use is kept for this session
+	// only.
+	keyForSessionOnly() bool
+}
+
 // accountDialog sets the service's address and API key.
 type accountDialog struct {
-	u *UI
+	host accountHost
+	ctx  context.Context
+	deps *Deps
+	do   func(func())
+	win  fyne.Window // the window its questions open over
 	// keyring is the first keyring failure the dialog met, or nil: the dialog says it once,
 	// and in the same words each time, however the keyring fails next.
 	keyring *keystore.UnavailableError
@@ -65,7 +79,7 @@ func (u *UI) showAccountFor(err error) {
 
 // showAccountWith opens the account dialog with a message at its top.
 func (u *UI) showAccountWith(message string) {
-	a := &accountDialog{u: u}
+	a := &accountDialog{host: u, ctx: u.ctx, deps: &u.deps, do: u.do, win: u.win}
 	env := u.deps.Getenv
 	a.base = widget.NewEntry()
 	a.base.SetPlaceHolder("https://api.example.com")
@@ -149,34 +163,33 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 	a.show("Connecting…", false)
 	a.saveBtn.Disable()
 	a.testBtn.Disable()
-	u := a.u
 	go func() {
 		k, scene := key, explain.Scene{BaseURL: base, Key: explain.KeyTyped}
 		if k == "" {
-			stored, err := u.deps.Secrets.Get(base)
+			stored, err := a.deps.Secrets.Get(base)
 			if err != nil {
-				a.u.do(func() { done(nil, "", a.enterKey(err, base), err) })
+				a.do(func() { done(nil, "", a.enterKey(err, base), err) })
 				return
 			}
 			k, scene.Key = stored, explain.KeyStored
 		}
-		svc, err := u.deps.Connect(base, client.APIKey(k))
+		svc, err := a.deps.Connect(base, client.APIKey(k))
 		if err == nil {
-			ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+			ctx, cancel := context.WithTimeout(a.ctx, defaultCallTimeout)
 			_, err = svc.ListConversations(ctx, client.ListConversationsRequest{Limit: 1})
 			cancel()
 		}
 		if err != nil {
-			a.u.do(func() { done(nil, "", phraseIn(err, scene, inAccount).text, err) })
+			a.do(func() { done(nil, "", phraseIn(err, scene, inAccount).text, err) })
 			return
 		}
 		msg := "Connected to " + svc.BaseURL() + "."
-		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+		ctx, cancel := context.WithTimeout(a.ctx, defaultCallTimeout)
 		if acc, aerr := svc.Account(ctx); aerr == nil && acc.Balance != nil {
 			msg += " Balance: " + points(*acc.Balance) + "."
 		}
 		cancel()
-		a.u.do(func() { done(svc, k, msg, nil) })
+		a.do(func() { done(svc, k, msg, nil) })
 	}()
 }
 
@@ -201,7 +214,6 @@ func (a *accountDialog) test() {
 // save connects, stores the key in the keyring (or, when there is none, offers to keep it for
 // this session only), and makes the service the one in use.
 func (a *accountDialog) save() {
-	u := a.u
 	a.reach(func(svc Service, key, msg string, err error) {
 		a.saveBtn.Enable()
 		a.testBtn.Enable()
@@ -211,8 +223,8 @@ func (a *accountDialog) save() {
 		}
 		base := svc.BaseURL()
 		go func() {
-			serr := u.deps.Secrets.Set(base, key)
-			a.u.do(func() {
+			serr := a.deps.Secrets.Set(base, key)
+			a.do(func() {
 				if serr != nil && keyringMissing(serr) {
 					a.noteKeyring(serr)
 					a.warn(a.keyringSentence())
@@ -221,10 +233,9 @@ func (a *accountDialog) save() {
 						func(ok bool) {
 							if ok {
 								a.d.Hide()
-								u.rememberRemote(base)
-								u.attach(&connection{svc: svc, baseURL: base, sessionKey: true})
+								a.host.useRemote(svc, base, true)
 							}
-						}, u.win)
+						}, a.win)
 					return
 				}
 				if serr != nil {
@@ -232,17 +243,21 @@ func (a *accountDialog) save() {
 					return
 				}
 				a.d.Hide()
-				u.rememberRemote(base)
-				u.attach(&connection{svc: svc, baseURL: base})
+				a.host.useRemote(svc, base, false)
 			})
 		}()
 	})
 }
 
-// rememberRemote makes base the service Parley opens next time.
-func (u *UI) rememberRemote(base string) {
+// useRemote makes svc, reached at base, the service in use and the one Parley opens next time;
+// sessionKey says that its key is kept for this session only.
+func (u *UI) useRemote(svc Service, base string, sessionKey bool) {
 	u.prefs.useRemote(base)
+	u.attach(&connection{svc: svc, baseURL: base, sessionKey: sessionKey})
 }
+
+// keyForSessionOnly reports whether the key of the service in use is kept for this session only.
+func (u *UI) keyForSessionOnly() bool { return u.conn != nil && u.conn.sessionKey }
 
 // noteKeyring remembers err when it is the dialog's first keyring failure, and makes the key
 // field say where the key will be kept.
@@ -263,7 +278,7 @@ func (a *accountDialog) keyringSentence() string {
 // keyPlaceholder says where the key will be kept: the system keyring, or this session only
 // when the dialog or the connection found no keyring.
 func (a *accountDialog) keyPlaceholder() string {
-	if a.keyring != nil || (a.u.conn != nil && a.u.conn.sessionKey) {
+	if a.keyring != nil || a.host.keyForSessionOnly() {
 		return "API key (kept for this session only, never shown)"
 	}
 	return "API key (kept in the system keyring, never shown)"

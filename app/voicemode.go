@@ -32,8 +32,15 @@ type Mic interface {
 // voiceMode is the hands-free conversation in the window: the loop of package voice, shown in
 // a panel that takes the composer's place while it runs.
 type voiceMode struct {
-	u   *UI
-	ptt speechControl
+	ctx    context.Context
+	host   voiceModeHost
+	deps   *Deps
+	prefs  prefs
+	do     func(func())
+	svc    speechService // the service that transcribes and speaks
+	sess   voiceSession  // the session questions are sent through
+	status stateLine
+	ptt    speechControl
 
 	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
 	th     *conversation.Thread        // the conversation it talks in
@@ -63,6 +70,29 @@ type voiceAnswer struct {
 	err   error
 }
 
+// voiceModeHost is what voice mode needs from the window.
+type voiceModeHost interface {
+	// onScreen is the conversation on screen (nil before there is one).
+	onScreen() *conversation.Thread
+	focusComposer()
+	// voiceModeShown gives the composer's place to voice mode's panel (on), or gives it back,
+	// and shows on the header whether voice mode runs.
+	voiceModeShown(on bool)
+}
+
+// speechService is what voice mode needs from the service: speech to text and back.
+type speechService interface {
+	voice.Transcriber
+	voice.Synthesizer
+}
+
+// voiceSession is what voice mode needs from the session: a question sent as a typed one is,
+// and the conversation as it stands, to see the reply arrive.
+type voiceSession interface {
+	Snapshot(th *conversation.Thread) conversation.ThreadView
+	Send(th *conversation.Thread, text string)
+}
+
 // speechControl is what voice mode needs from push-to-talk: that it gives way, its audio output,
 // and its notices in the composer.
 type speechControl interface {
@@ -73,8 +103,9 @@ type speechControl interface {
 	problem(lead string, err error, retry func())
 }
 
-func newVoiceMode(u *UI, ptt speechControl, loop *atomic.Pointer[voice.Loop]) *voiceMode {
-	m := &voiceMode{u: u, ptt: ptt, loop: loop}
+func newVoiceMode(ctx context.Context, host voiceModeHost, deps *Deps, p prefs, do func(func()),
+	svc speechService, sess voiceSession, status stateLine, ptt speechControl, loop *atomic.Pointer[voice.Loop]) *voiceMode {
+	m := &voiceMode{ctx: ctx, host: host, deps: deps, prefs: p, do: do, svc: svc, sess: sess, status: status, ptt: ptt, loop: loop}
 	m.state = canvas.NewText("", theme.Color(theme.ColorNameForeground))
 	m.state.TextSize = 2 * theme.TextSize()
 	m.state.TextStyle = fyne.TextStyle{Bold: true}
@@ -114,56 +145,54 @@ func (u *UI) toggleVoiceMode() {
 
 // start runs the loop in the conversation on screen.
 func (m *voiceMode) start() {
-	u := m.u
-	if u.current == nil || u.conn == nil || m.active {
+	th := m.host.onScreen()
+	if th == nil || m.svc == nil || m.active {
 		return
 	}
 	m.ptt.stopAll()       // push-to-talk and spoken replies give way
 	m.ptt.forgetAwaited() // and replies awaited are not spoken over the loop's
-	if u.deps.OpenMic == nil {
+	if m.deps.OpenMic == nil {
 		m.ptt.problem("Voice mode needs a microphone.", audio.ErrNoDevice, nil)
 		return
 	}
 	if !m.ptt.openPlayer() {
 		return
 	}
-	mic, err := u.deps.OpenMic(u.prefs.inputDevice())
+	mic, err := m.deps.OpenMic(m.prefs.inputDevice())
 	if err != nil {
 		m.ptt.problem("Voice mode needs a microphone.", err, m.start)
 		return
 	}
-	th := u.current
-	snap := u.sess.Snapshot(th)
+	snap := m.sess.Snapshot(th)
 	voiceName := snap.Voice
 	if voiceName == "" {
-		voiceName = u.prefs.defaultVoice()
+		voiceName = m.prefs.defaultVoice()
 	}
 	loop := voice.New(voice.Config{
 		Source:      mic,
-		Transcriber: u.conn.svc,
-		Synth:       u.conn.svc,
+		Transcriber: m.svc,
+		Synth:       m.svc,
 		Player:      m.ptt.output(),
 		Chat:        &appChatter{m: m, th: th},
 		Voice:       voiceName,
-		Hold:        u.prefs.hold(),
-		BargeIn:     u.prefs.bargeIn(),
-		SpeakErrors: u.prefs.speakErrors(),
-		OnStatus:    func(s voice.Status) { u.do(func() { m.show(s) }) },
-		OnLevel:     func(db float64) { u.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
+		Hold:        m.prefs.hold(),
+		BargeIn:     m.prefs.bargeIn(),
+		SpeakErrors: m.prefs.speakErrors(),
+		OnStatus:    func(s voice.Status) { m.do(func() { m.show(s) }) },
+		OnLevel:     func(db float64) { m.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
 	})
 	loop.SetMuted(m.muted)
 	m.loop.Store(loop)
 	m.th, m.active = th, true
-	u.composer.box.Hide()
+	m.host.voiceModeShown(true)
 	m.box.Show()
 	m.state.Text = "Starting…"
 	m.state.Refresh()
 	m.detail.SetText("")
-	u.header.voiceOn(true)
 	go func() {
-		err := loop.Run(u.ctx)
+		err := loop.Run(m.ctx)
 		mic.Close()
-		u.do(func() { m.ended(loop, err) })
+		m.do(func() { m.ended(loop, err) })
 	}()
 }
 
@@ -176,13 +205,11 @@ func (m *voiceMode) end() {
 
 // ended puts the composer back when the loop has stopped, and says why when it failed.
 func (m *voiceMode) ended(l *voice.Loop, err error) {
-	u := m.u
 	m.loop.CompareAndSwap(l, nil)
 	m.active, m.th, m.pending = false, nil, nil
 	m.box.Hide()
-	u.composer.box.Show()
-	u.header.voiceOn(false)
-	u.status.setVoice("")
+	m.host.voiceModeShown(false)
+	m.status.setVoice("")
 	if err != nil && !errors.Is(err, context.Canceled) {
 		lead := "Voice mode stopped."
 		var fe *voice.FailuresError
@@ -192,7 +219,7 @@ func (m *voiceMode) ended(l *voice.Loop, err error) {
 		}
 		m.ptt.problem(lead, err, m.start)
 	}
-	u.focusComposer()
+	m.host.focusComposer()
 }
 
 // toggleMute mutes or unmutes the microphone.
@@ -258,7 +285,7 @@ func (m *voiceMode) show(s voice.Status) {
 	}
 	m.state.Refresh()
 	m.detail.SetText(detail)
-	m.u.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
+	m.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
 }
 
 // waitsFor reports whether voice mode waits for a reply in th.
@@ -305,16 +332,16 @@ type appChatter struct {
 }
 
 func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
-	m, u := c.m, c.m.u
+	m := c.m
 	done := make(chan voiceAnswer, 1)
-	u.do(func() {
-		v := u.sess.Snapshot(c.th)
+	m.do(func() {
+		v := m.sess.Snapshot(c.th)
 		if v.Deleted {
 			done <- voiceAnswer{err: errors.New("the conversation was deleted")}
 			return
 		}
 		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), done: done}
-		u.sess.Send(c.th, q)
+		m.sess.Send(c.th, q)
 	})
 	// The session's own timeout ends the call; this only keeps voice mode from waiting for
 	// ever on a reply it cannot see.
@@ -325,10 +352,10 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 		return a.reply, a.err
 	case <-ctx.Done():
 		return "", ctx.Err()
-	case <-u.ctx.Done():
-		return "", u.ctx.Err()
+	case <-m.ctx.Done():
+		return "", m.ctx.Err()
 	case <-limit.C:
-		u.do(func() {
+		m.do(func() {
 			if m.pending != nil && m.pending.done == done {
 				m.pending = nil
 			}

@@ -31,7 +31,7 @@ func (u *UI) buildMain() {
 	u.header = newHeader(u, canvas)
 	u.ptt.show(u.composer, u.status)
 	u.voiceLoop.Store(nil) // the new panel starts with no loop, as the old one's is no longer shown
-	u.vmode = newVoiceMode(u, u.ptt, &u.voiceLoop)
+	u.vmode = newVoiceMode(u.ctx, u, &u.deps, u.prefs, u.do, u.conn.svc, u.sess, u.status, u.ptt, &u.voiceLoop)
 
 	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
 	conv := container.NewBorder(u.header.object(), bottom, nil, nil, u.chat.object())
@@ -187,6 +187,17 @@ func (u *UI) onScreen() *conversation.Thread { return u.current }
 
 // voiceModeActive reports whether hands-free voice mode runs.
 func (u *UI) voiceModeActive() bool { return u.vmode != nil && u.vmode.active }
+
+// voiceModeShown gives the composer's place to voice mode's panel (on), or gives it back, and
+// shows on the header whether voice mode runs.
+func (u *UI) voiceModeShown(on bool) {
+	if on {
+		u.composer.box.Hide()
+	} else {
+		u.composer.box.Show()
+	}
+	u.header.voiceOn(on)
+}
 
 // refreshHeader shows the title and persona of the conversation on screen again.
 func (u *UI) refreshHeader() {
