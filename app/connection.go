@@ -95,6 +95,9 @@ func (u *UI) connect(base string, key client.APIKey, c *connection) {
 
 // attach makes c the service in use: a new session, the main window, a new conversation.
 func (u *UI) attach(c *connection) {
+	if u.vmode != nil {
+		u.vmode.end() // voice mode listens to the service it started on: it ends with it
+	}
 	if u.sess != nil {
 		u.sess.Close()
 	}

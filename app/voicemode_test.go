@@ -117,6 +117,38 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	}
 }
 
+// Connecting to another service ends voice mode: its loop stops and closes the microphone, and
+// nothing heard afterwards reaches either service.
+func TestVoiceMode_EndsWhenAnotherServiceIsAttached(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "What is the capital of France?"
+	h := start(t, svc)
+	mic := &speechMic{}
+	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
+	h.player.emit = true
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
+	old := h.u.vmode
+
+	next := newFakeService()
+	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})
+	h.waitFor(func() bool {
+		mic.mu.Lock()
+		defer mic.mu.Unlock()
+		return mic.closed && !old.active
+	})
+	if h.u.vmode.active || h.u.voiceLoop.Load() != nil {
+		t.Error("voice mode is on after another service was attached")
+	}
+	mic.say(1500 * time.Millisecond)
+	if _, _, n := svc.Recorded(); n != 0 {
+		t.Errorf("%d transcriptions on the service left; want none", n)
+	}
+	if _, _, n := next.Recorded(); n != 0 || len(next.ChatRequests()) != 0 {
+		t.Errorf("the new service got %d transcriptions and %d chats; want none", n, len(next.ChatRequests()))
+	}
+}
+
 func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.deps.OpenMic = func(string) (Mic, error) { return nil, audio.ErrNoDevice }
