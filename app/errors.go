@@ -72,7 +72,7 @@ func phraseIn(err error, s explain.Scene, where place) phrased {
 	}
 	f := explain.Error(err, s)
 	if f.Kind == explain.Unknown {
-		return phrased{capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
+		return phrased{explain.Capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
 	}
 	then, act := next(f, where)
 	text := f.Clipped(maxServiceWords) + "."
@@ -149,13 +149,4 @@ func next(f explain.Fact, where place) (string, action) {
 		return "Pick another voice.", actionNone
 	}
 	return "", actionNone
-}
-
-// capitalize upper-cases the first letter.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	return strings.ToUpper(string(r[0])) + string(r[1:])
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -46,72 +45,6 @@ func dirListing() string {
 		names = append(names, e.Name())
 	}
 	return strings.Join(names, " ")
-}
-
-// seen is one request as the fake service received it.
-type seen struct {
-	Method, Path, Query, Auth, ContentType string
-	Body                                   map[string]any
-}
-
-// fake is a scripted Chat and Voice Service that records every request.
-type fake struct {
-	t    *testing.T
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []seen
-	// routes maps "METHOD /path" to a status and a body.
-	routes map[string]func(w http.ResponseWriter, r *http.Request)
-}
-
-func newFake(t *testing.T) *fake {
-	t.Helper()
-	f := &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s := seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &s.Body); err != nil {
-				t.Errorf("%s %s: body is not JSON: %q", r.Method, r.URL.Path, b)
-			}
-		}
-		f.mu.Lock()
-		f.reqs = append(f.reqs, s)
-		h := f.routes[r.Method+" "+r.URL.Path]
-		f.mu.Unlock()
-		if h == nil {
-			w.WriteHeader(404)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"No such route."}}`)
-			return
-		}
-		h(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-// on answers METHOD path with a status and a JSON body.
-func (f *fake) on(route string, status int, body string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.routes[route] = func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}
-}
-
-// handle answers METHOD path with fn.
-func (f *fake) handle(route string, fn func(http.ResponseWriter, *http.Request)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.routes[route] = fn
-}
-
-func (f *fake) requests() []seen {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]seen(nil), f.reqs...)
 }
 
 type result = testenv.Result
@@ -158,7 +91,7 @@ func (h *home) run(t *testing.T, input string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	var stdout, stderr lockedBuffer
+	var stdout, stderr testenv.SyncBuffer
 	code := cli.RunInProcess(ctx, args, strings.NewReader(input), &stdout, &stderr, h.surroundings())
 	r := result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
 	if strings.Contains(r.Stdout+r.Stderr, canary) || strings.Contains(r.Stdout+r.Stderr, canary[3:]) {
@@ -166,24 +99,6 @@ func (h *home) run(t *testing.T, input string, args ...string) result {
 	}
 	testenv.AssertSecretInNoFile(t, canary, h.dir)
 	return r
-}
-
-// lockedBuffer collects what a run prints, safe for the run's goroutines and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // wavFile writes a second of a 440 Hz tone as 16 kHz mono WAV and returns its path.
@@ -213,15 +128,15 @@ func wavFile(t *testing.T) string {
 
 func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/messages", 200, `{"code":0,"msg":"ok","data":{"conversationId":12345,"answer":"Ahoy.","points_charged":1,"balance":41}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/messages", 200, `{"code":0,"msg":"ok","data":{"conversationId":12345,"answer":"Ahoy.","points_charged":1,"balance":41}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 
 	r := h.run(t, "", "chat", "--persona", "a pirate", "--max-tokens", "50", "Hello", "there")
 	if r.Code != 0 || strings.TrimSpace(r.Stdout) != "Ahoy." || !strings.Contains(r.Stderr, "12345") || !strings.Contains(r.Stderr, "balance 41") {
 		t.Fatalf("chat: %s", r)
 	}
-	req := f.requests()[0]
+	req := f.Requests()[0]
 	if req.Method != "POST" || req.Auth != "Bearer "+canary || !strings.HasPrefix(req.ContentType, "application/json") {
 		t.Errorf("request %+v", req)
 	}
@@ -232,7 +147,7 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 
 	// A follow-up passes the ID back in the form the service gives (a number): a new process learns
 	// it from the conversation list (a free GET) before the charged POST. --json goes before the command.
-	f.on("GET /v1/chat/conversations", 200, `{"data":{"conversations":[{"conversationId":12345}]}}`)
+	f.On("GET /v1/chat/conversations", 200, `{"data":{"conversations":[{"conversationId":12345}]}}`)
 	r = h.run(t, "", "--json", "chat", "-c", "12345", "--temperature", "0", "Again")
 	if r.Code != 0 {
 		t.Fatalf("chat -c: %s", r)
@@ -241,10 +156,10 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || out["conversation_id"] != 12345.0 || out["reply"] != "Ahoy." || out["balance"] != 41.0 {
 		t.Errorf("chat --json printed %q (%v)", r.Stdout, err)
 	}
-	if reqs := f.requests(); len(reqs) != 3 || reqs[1].Method != "GET" || reqs[2].Method != "POST" {
+	if reqs := f.Requests(); len(reqs) != 3 || reqs[1].Method != "GET" || reqs[2].Method != "POST" {
 		t.Fatalf("requests %+v, want the first POST, one GET of the list, one POST", reqs)
 	}
-	body := f.requests()[2].Body
+	body := f.Requests()[2].Body
 	if body["conversation_id"] != 12345.0 || body["temperature"] != 0.0 {
 		t.Errorf("follow-up body %v: want conversation_id 12345 as a number and temperature 0 sent", body)
 	}
@@ -252,27 +167,27 @@ func TestChat_SendsOnlyGivenSettingsAndPrintsReply(t *testing.T) {
 
 func TestChat_MessageFromStdin(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_1","reply":"ok"}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_1","reply":"ok"}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	if r := h.run(t, "a message\nover two lines\n", "chat", "-"); r.Code != 0 {
 		t.Fatalf("%s", r)
 	}
-	if got := f.requests()[0].Body["message"]; got != "a message\nover two lines" {
+	if got := f.Requests()[0].Body["message"]; got != "a message\nover two lines" {
 		t.Errorf("message %q", got)
 	}
 }
 
 func TestConversationsHistoryConfigDelete(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans","updated_at":1763800000}]}`)
-	f.on("GET /v1/chat/conversations/7/messages", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3},"messages":[
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans","updated_at":1763800000}]}`)
+	f.On("GET /v1/chat/conversations/7/messages", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3},"messages":[
 		{"id":1,"role":"user","content":"Where to?","created_at":"2025-11-22 10:00:00"},
 		{"id":2,"role":"assistant","content":"Lisbon.","created_at":"2025-11-22T10:00:01.5Z"}]}}`)
-	f.on("PATCH /v1/chat/conversations/7/config", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3,"max_tokens":64}}}`)
-	f.on("DELETE /v1/chat/conversations/7", 204, ``)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f.On("PATCH /v1/chat/conversations/7/config", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3,"max_tokens":64}}}`)
+	f.On("DELETE /v1/chat/conversations/7", 204, ``)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 
 	r := h.run(t, "", "conversations", "--json")
 	var list []map[string]any
@@ -300,7 +215,7 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, "max_tokens:  64") || !strings.Contains(r.Stdout, `"a guide"`) {
 		t.Errorf("config: %s", r)
 	}
-	patch := f.requests()[len(f.requests())-1]
+	patch := f.Requests()[len(f.Requests())-1]
 	if patch.Method != "PATCH" || fmt.Sprint(patch.Body) != "map[max_tokens:64]" {
 		t.Errorf("config sent %s %v; want only max_tokens", patch.Method, patch.Body)
 	}
@@ -313,16 +228,16 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 
 func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/transcribe", 200, `{"text":"hello world","language":"en"}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/transcribe", 200, `{"text":"hello world","language":"en"}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	wav := wavFile(t)
 	r := h.run(t, "", "transcribe", "--json", wav)
 	var tr map[string]string
 	if err := json.Unmarshal([]byte(r.Stdout), &tr); err != nil || tr["text"] != "hello world" || tr["language"] != "en" {
 		t.Fatalf("transcribe --json: %s", r)
 	}
-	audio, _ := f.requests()[0].Body["audio"].(string)
+	audio, _ := f.Requests()[0].Body["audio"].(string)
 	const prefix = "data:audio/webm;base64,"
 	if !strings.HasPrefix(audio, prefix) {
 		t.Fatalf("uploaded audio starts %.40q, want a WebM data URI", audio)
@@ -338,7 +253,7 @@ func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 
 	// --raw sends the bytes unchanged.
 	h.run(t, "", "transcribe", "--raw", wav)
-	audio, _ = f.requests()[1].Body["audio"].(string)
+	audio, _ = f.Requests()[1].Body["audio"].(string)
 	raw, _ := os.ReadFile(wav)
 	if audio != "data:audio/wav;base64,"+base64.StdEncoding.EncodeToString(raw) {
 		t.Errorf("--raw upload starts %.40q, want the WAV unchanged", audio)
@@ -347,40 +262,40 @@ func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 	// Not audio: refused before any upload.
 	txt := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(txt, []byte("just some words"), 0o600)
-	n := len(f.requests())
+	n := len(f.Requests())
 	r = h.run(t, "", "transcribe", txt)
-	if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "audio") || len(f.requests()) != n {
-		t.Errorf("transcribe of text: %s (requests %d → %d)", r, n, len(f.requests()))
+	if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), "audio") || len(f.Requests()) != n {
+		t.Errorf("transcribe of text: %s (requests %d → %d)", r, n, len(f.Requests()))
 	}
 }
 
 func TestTranscribe_RefusesOversizedAudioBeforeUpload(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	big := filepath.Join(t.TempDir(), "big.webm")
 	data := make([]byte, 10_000_001)
 	copy(data, []byte{0x1A, 0x45, 0xDF, 0xA3})
 	os.WriteFile(big, data, 0o600)
 	r := h.run(t, "", "transcribe", big)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "10,000,000") || len(f.requests()) != 0 {
-		t.Errorf("oversized upload: %s, %d requests", r, len(f.requests()))
+	if r.Code != 1 || !strings.Contains(r.Stderr, "10,000,000") || len(f.Requests()) != 0 {
+		t.Errorf("oversized upload: %s, %d requests", r, len(f.Requests()))
 	}
 }
 
 func TestSpeak_WritesMP3(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
+	f := testenv.NewFakeService(t)
 	mp3 := []byte("\xff\xfb\x90\x00fake-mp3-frame-bytes")
-	f.on("POST /v1/chat/speech", 200, `{"data":{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f.On("POST /v1/chat/speech", 200, `{"data":{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	out := filepath.Join(h.dir, "hello.mp3")
 	r := h.run(t, "", "speak", "--voice", "en-gb", "-o", out, "Hello", "world")
 	got, _ := os.ReadFile(out)
 	if r.Code != 0 || !bytes.Equal(got, mp3) {
 		t.Fatalf("speak: %s; file %q", r, got)
 	}
-	if b := f.requests()[0].Body; b["text"] != "Hello world" || b["voice"] != "en-gb" {
+	if b := f.Requests()[0].Body; b["text"] != "Hello world" || b["voice"] != "en-gb" {
 		t.Errorf("speech body %v", b)
 	}
 	r = h.run(t, "", "speak", "-o", "-", "Hi")
@@ -410,9 +325,9 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFake(t)
-			f.on("GET /v1/chat/conversations", tc.status, tc.body)
-			h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+			f := testenv.NewFakeService(t)
+			f.On("GET /v1/chat/conversations", tc.status, tc.body)
+			h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 			r := h.run(t, "", "conversations")
 			if r.Code != 1 || !strings.Contains(strings.ToLower(r.Stderr), strings.ToLower(tc.want)) {
 				t.Errorf("%s\nwant exit 1 and stderr mentioning %q", r, tc.want)
@@ -427,16 +342,16 @@ func TestErrors_SayWhatHappenedAndExitOne(t *testing.T) {
 func TestErrors_Transport(t *testing.T) {
 	t.Parallel()
 	// A redirect is refused, and the other host never sees the key.
-	other := newFake(t)
-	other.on("GET /v1/chat/conversations", 200, `[]`)
-	f := newFake(t)
-	f.handle("GET /v1/chat/conversations", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, other.srv.URL+"/v1/chat/conversations", http.StatusTemporaryRedirect)
+	other := testenv.NewFakeService(t)
+	other.On("GET /v1/chat/conversations", 200, `[]`)
+	f := testenv.NewFakeService(t)
+	f.Handle("GET /v1/chat/conversations", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/chat/conversations", http.StatusTemporaryRedirect)
 	})
 	h := newHome(t, "PARLEY_API_KEY="+canary)
-	r := h.run(t, "", "--base-url", f.srv.URL, "conversations")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "redirect") || len(other.requests()) != 0 {
-		t.Errorf("redirect: %s; other host saw %d requests", r, len(other.requests()))
+	r := h.run(t, "", "--base-url", f.URL, "conversations")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "redirect") || len(other.Requests()) != 0 {
+		t.Errorf("redirect: %s; other host saw %d requests", r, len(other.Requests()))
 	}
 
 	// Plain http to a remote host is refused before any request.
@@ -457,7 +372,7 @@ func TestErrors_Transport(t *testing.T) {
 	// A chat whose connection dies after the request was sent: one request, and a warning about charges.
 	var hits int
 	var mu sync.Mutex
-	f.handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
+	f.Handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		hits++
 		mu.Unlock()
@@ -466,7 +381,7 @@ func TestErrors_Transport(t *testing.T) {
 			conn.Close()
 		}
 	})
-	r = h.run(t, "", "--base-url", f.srv.URL, "chat", "hello")
+	r = h.run(t, "", "--base-url", f.URL, "chat", "hello")
 	mu.Lock()
 	defer mu.Unlock()
 	if r.Code != 1 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
@@ -476,8 +391,8 @@ func TestErrors_Transport(t *testing.T) {
 
 func TestUsageErrors_ExitTwo(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	for _, args := range [][]string{
 		{"chat", "--temperature", "2.5", "hi"},
 		{"chat", "--temperature", "NaN", "hi"},
@@ -497,29 +412,29 @@ func TestUsageErrors_ExitTwo(t *testing.T) {
 			t.Errorf("parley %v: %s; want exit 2 with a message", args, r)
 		}
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Requests()); n != 0 {
 		t.Errorf("usage errors sent %d requests", n)
 	}
 }
 
 func TestKey_PrecedenceAndMissing(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 200, `[]`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_from_env_0000000000")
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `[]`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY=pk_from_env_0000000000")
 	h.run(t, "", "--api-key", canary, "conversations")
-	if got := f.requests()[0].Auth; got != "Bearer "+canary {
+	if got := f.Requests()[0].Auth; got != "Bearer "+canary {
 		t.Errorf("--api-key did not win over PARLEY_API_KEY")
 	}
 	h.run(t, "", "conversations")
-	if got := f.requests()[1].Auth; got != "Bearer pk_from_env_0000000000" {
+	if got := f.Requests()[1].Auth; got != "Bearer pk_from_env_0000000000" {
 		t.Errorf("PARLEY_API_KEY not used: %q", got)
 	}
 
 	// No key anywhere and no keyring: a sentence saying what to do, no request.
-	bare := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	bare := newHome(t, "PARLEY_BASE_URL="+f.URL)
 	r := bare.run(t, "", "conversations")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "PARLEY_API_KEY") || len(f.requests()) != 2 {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "PARLEY_API_KEY") || len(f.Requests()) != 2 {
 		t.Errorf("no key: %s", r)
 	}
 	r = bare.run(t, canary+"\n", "login")

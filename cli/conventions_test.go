@@ -9,15 +9,17 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 // TestRedaction_KeyInEveryPosition gives the key where a person might mistype it, including the
 // positions cobra reports as usage errors, and checks (through h.run) that no output holds it.
 func TestRedaction_KeyInEveryPosition(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL)
 	for _, args := range [][]string{
 		{"login", canary},
 		{"logout", canary},
@@ -51,12 +53,12 @@ func TestRedaction_KeyInEveryPosition(t *testing.T) {
 
 func TestLogin_APIKeyFlagWarnsAboutHistory(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 200, `[]`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `[]`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL)
 	r := h.run(t, "", "login", "--api-key", canary)
 	// No keyring in this home: the key is checked with the service, then cannot be stored.
-	if len(f.requests()) != 1 || f.requests()[0].Auth != "Bearer "+canary {
+	if len(f.Requests()) != 1 || f.Requests()[0].Auth != "Bearer "+canary {
 		t.Fatalf("login --api-key did not check the given key: %s", r)
 	}
 	if !strings.Contains(r.Stderr, "shell history") || !strings.Contains(r.Stderr, "PARLEY_API_KEY") || r.Code != 1 {
@@ -86,9 +88,9 @@ func TestBaseURL_MalformedIsUsageError(t *testing.T) {
 
 func TestBaseURL_DoubledV1IsNamed(t *testing.T) {
 	t.Parallel()
-	f := newFake(t) // answers 404 to /v1/v1/...
+	f := testenv.NewFakeService(t) // answers 404 to /v1/v1/...
 	h := newHome(t, "PARLEY_API_KEY="+canary)
-	r := h.run(t, "", "--base-url", f.srv.URL+"/v1", "conversations")
+	r := h.run(t, "", "--base-url", f.URL+"/v1", "conversations")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "drop the /v1") || strings.Contains(r.Stderr, "parley conversations") {
 		t.Errorf("doubled /v1: %s", r)
 	}
@@ -96,39 +98,39 @@ func TestBaseURL_DoubledV1IsNamed(t *testing.T) {
 
 func TestKey_WithSpaceIsUsageError(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=pk_abc def0123456789")
+	f := testenv.NewFakeService(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY=pk_abc def0123456789")
 	if r := h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "space") || !strings.Contains(r.Stderr, "PARLEY_API_KEY") {
 		t.Errorf("a key with a space: %s", r)
 	}
-	if len(f.requests()) != 0 {
+	if len(f.Requests()) != 0 {
 		t.Errorf("a key with a space was sent")
 	}
 }
 
 func TestChat_EmptyConversationIsUsageError(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/messages", 200, `{"conversation_id":"c1","reply":"hi"}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/messages", 200, `{"conversation_id":"c1","reply":"hi"}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	for _, c := range []string{"", "  "} {
 		r := h.run(t, "", "chat", "-c", c, "hello")
 		if r.Code != 2 || !strings.Contains(r.Stderr, "--conversation is empty") {
 			t.Errorf("chat -c %q: %s", c, r)
 		}
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Requests()); n != 0 {
 		t.Errorf("an empty -c sent %d charged calls", n)
 	}
 }
 
 // hang is a service that accepts connections and never answers, until the test ends.
-func hang(t *testing.T) *fake {
+func hang(t *testing.T) *testenv.FakeService {
 	t.Helper()
-	f := newFake(t)
+	f := testenv.NewFakeService(t)
 	stop := make(chan struct{})
-	f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) { <-stop })
-	f.handle("POST /v1/chat/messages", func(http.ResponseWriter, *http.Request) { <-stop })
+	f.Handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) { <-stop })
+	f.Handle("POST /v1/chat/messages", func(http.ResponseWriter, *http.Request) { <-stop })
 	t.Cleanup(func() { close(stop) })
 	return f
 }
@@ -136,17 +138,17 @@ func hang(t *testing.T) *fake {
 func TestTimeout_FlagAndEnvironment(t *testing.T) {
 	t.Parallel()
 	f := hang(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--timeout", "300ms", "conversations")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "did not answer within 300ms") || !strings.Contains(r.Stderr, "--timeout") {
 		t.Errorf("--timeout 300ms: %s", r)
 	}
-	h = newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=1s")
+	h = newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=1s")
 	r = h.run(t, "", "conversations")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "did not answer within 1s") {
 		t.Errorf("PARLEY_TIMEOUT=1s: %s", r)
 	}
-	h = newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=soon")
+	h = newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary, "PARLEY_TIMEOUT=soon")
 	if r = h.run(t, "", "conversations"); r.Code != 2 || !strings.Contains(r.Stderr, "PARLEY_TIMEOUT") {
 		t.Errorf("PARLEY_TIMEOUT=soon: %s", r)
 	}
@@ -172,10 +174,10 @@ func TestVersionCompletionAndSuggestions(t *testing.T) {
 
 func TestVoices(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/voices", 200, `{"data":{"voices":[{"name":"en-us","language":"en-US","description":"English (American)","default":true},{"name":"fr","language":"fr-FR"}]}}`)
-	f.on("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"klingon\"."}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/voices", 200, `{"data":{"voices":[{"name":"en-us","language":"en-US","description":"English (American)","default":true},{"name":"fr","language":"fr-FR"}]}}`)
+	f.On("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"klingon\"."}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "voices")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "en-us *") || !strings.Contains(r.Stdout, "fr-FR") {
 		t.Errorf("voices: %s", r)
@@ -190,8 +192,8 @@ func TestVoices(t *testing.T) {
 		t.Errorf("speak with an unknown voice: %s; want the hint to list voices", r)
 	}
 
-	bare := newFake(t) // no voices endpoint
-	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL, "PARLEY_API_KEY="+canary)
+	bare := testenv.NewFakeService(t) // no voices endpoint
+	h = newHome(t, "PARLEY_BASE_URL="+bare.URL, "PARLEY_API_KEY="+canary)
 	if r := h.run(t, "", "voices"); r.Code != 1 || !strings.Contains(r.Stderr, "does not list its voices") {
 		t.Errorf("voices on a service without the list: %s", r)
 	}
@@ -199,12 +201,12 @@ func TestVoices(t *testing.T) {
 
 func TestStatus(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 200, `[]`)
-	f.on("GET /v1/account", 200, `{"data":{"balance":41,"price":1}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `[]`)
+	f.On("GET /v1/account", 200, `{"data":{"balance":41,"price":1}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "status")
-	for _, want := range []string{f.srv.URL, "this machine", "PARLEY_API_KEY", "yes", "41 points", "1 point)"} {
+	for _, want := range []string{f.URL, "this machine", "PARLEY_API_KEY", "yes", "41 points", "1 point)"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("status does not say %q: %s", want, r)
 		}
@@ -216,9 +218,9 @@ func TestStatus(t *testing.T) {
 	}
 
 	// A service without the balance extension still answers; the balance is "not reported".
-	bare := newFake(t)
-	bare.on("GET /v1/chat/conversations", 200, `[]`)
-	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL)
+	bare := testenv.NewFakeService(t)
+	bare.On("GET /v1/chat/conversations", 200, `[]`)
+	h = newHome(t, "PARLEY_BASE_URL="+bare.URL)
 	r = h.run(t, "", "--api-key", canary, "status")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "--api-key") || !strings.Contains(r.Stdout, "not reported") {
 		t.Errorf("status on a service without a balance: %s", r)
@@ -230,7 +232,7 @@ func TestStatus(t *testing.T) {
 	}
 
 	// No key: exit 1, and the status says where a key could come from.
-	h = newHome(t, "PARLEY_BASE_URL="+bare.srv.URL)
+	h = newHome(t, "PARLEY_BASE_URL="+bare.URL)
 	r = h.run(t, "", "status")
 	if r.Code != 1 || !regexp.MustCompile(`API key: +none \(log in with 'parley login', or set PARLEY_API_KEY\)\n`).MatchString(r.Stdout) {
 		t.Errorf("status with no key: %s", r)
@@ -261,9 +263,9 @@ func TestCI_RunSetsCI(t *testing.T) {
 
 func TestChatJSON_KeepsIDTypesAndDocumentsFields(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_9","reply":"ok","user_message_id":5,"reply_message_id":"m6","points_charged":1,"balance":9}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/messages", 200, `{"data":{"conversation_id":"c_9","reply":"ok","user_message_id":5,"reply_message_id":"m6","points_charged":1,"balance":9}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	r := h.run(t, "", "--json", "chat", "hi")
 	var out map[string]any
 	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {

@@ -85,7 +85,7 @@ func (g *globals) phrase(err error) string {
 	}
 	f := explain.Error(err, g.scene())
 	if f.Kind == explain.Unknown {
-		return capitalize(err.Error()) + "."
+		return explain.Capitalize(err.Error()) + "."
 	}
 	advice, args := g.advice(f, err)
 	return g.sentence(f, advice, args...)
@@ -276,20 +276,6 @@ func (g *globals) hostOrBase() string {
 func (g *globals) isLocal() bool {
 	u, err := url.Parse(g.base)
 	return err == nil && isLoopbackHost(u.Hostname())
-}
-
-// capitalize upper-cases the first letter of s, unless s starts with a file name or an address,
-// which keep their case.
-func capitalize(s string) string {
-	first, _, _ := strings.Cut(s, " ")
-	if strings.ContainsAny(first, "./\\:") {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return strings.ToUpper(string(r)) + s[n:]
 }
 
 var spaces = regexp.MustCompile(`\s+`)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 // bare is an API key without a recognisable prefix, which only its length and randomness give away.
@@ -30,15 +32,15 @@ func assertNotShown(t *testing.T, h *home, args []string, r result, secrets ...s
 
 func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 200, `[]`)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `[]`)
 	h := newHome(t)
 	const shaped = "pk_live_5Fq2Xr8Tn1Wb6Yc3Zd"
 	for _, base := range []string{
-		f.srv.URL + "/" + canary,     // the key in use
-		f.srv.URL + "/" + shaped,     // another key, by its prefix
-		f.srv.URL + "/" + bare,       // another key, by its randomness
-		f.srv.URL + "/api?k=" + bare, // in a query
+		f.URL + "/" + canary,     // the key in use
+		f.URL + "/" + shaped,     // another key, by its prefix
+		f.URL + "/" + bare,       // another key, by its randomness
+		f.URL + "/api?k=" + bare, // in a query
 	} {
 		args := []string{"login", "--base-url", base}
 		r := h.run(t, canary+"\n", args...)
@@ -47,7 +49,7 @@ func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 		}
 		assertNotShown(t, h, args, r, shaped, bare)
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Requests()); n != 0 {
 		t.Errorf("logins with a key in the base URL sent %d requests", n)
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "config", "parley", "config.json")); err == nil {
@@ -55,7 +57,7 @@ func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 	}
 
 	// A query or fragment is refused, with advice, though it holds no key.
-	for _, base := range []string{f.srv.URL + "/?tenant=acme", f.srv.URL + "/#top"} {
+	for _, base := range []string{f.URL + "/?tenant=acme", f.URL + "/#top"} {
 		r := h.run(t, "", "--api-key", canary, "--base-url", base, "conversations")
 		if r.Code != 2 || !strings.Contains(r.Stderr, "?query or #fragment") || !strings.Contains(r.Stderr, "such as https://") {
 			t.Errorf("--base-url %s: %s; want exit 2 saying a query or fragment has no place there", base, r)
@@ -64,7 +66,7 @@ func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 
 	// A key without prefix or randomness is refused once it is known to be the key in use.
 	const plain = "correcthorsebatterystaple"
-	args := []string{"login", "--base-url", f.srv.URL + "/" + plain}
+	args := []string{"login", "--base-url", f.URL + "/" + plain}
 	r := h.run(t, plain+"\n", args...)
 	if r.Code != 2 {
 		t.Errorf("login with the key in the base URL's path: %s; want exit 2", r)
@@ -74,11 +76,11 @@ func TestLogin_BaseURLHoldingAKeyIsRefused(t *testing.T) {
 
 func TestRedaction_BareKeyInTheWrongPlace(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("POST /v1/chat/messages", 404, `{"error":{"code":"not_found","message":"No conversation `+bare+`."}}`)
-	f.on("GET /v1/chat/conversations/"+bare+"/messages", 404, `{"error":{"message":"No conversation `+bare+`."}}`)
-	f.on("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"`+bare+`\"."}}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	f.On("POST /v1/chat/messages", 404, `{"error":{"code":"not_found","message":"No conversation `+bare+`."}}`)
+	f.On("GET /v1/chat/conversations/"+bare+"/messages", 404, `{"error":{"message":"No conversation `+bare+`."}}`)
+	f.On("POST /v1/chat/speech", 422, `{"error":{"code":"invalid_voice","message":"Unknown voice \"`+bare+`\"."}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	for _, args := range [][]string{
 		{"--api-key", "chat", bare}, // the flag swallowed the command, leaving the key as one
 		{bare},
@@ -116,7 +118,7 @@ func TestRedaction_BareKeyInTheWrongPlace(t *testing.T) {
 		t.Errorf("chat -c UUID: %s; want the UUID in the message", r)
 	}
 	for _, id := range []string{"c_0123456789abcdef0123", "k3J9x2M7q8P4w1Z6r5T0y8U3i2O7p6A5s4D1f2G9"} {
-		f.on("POST /v1/chat/messages", 200, `{"conversation_id":"`+id+`","reply":"ok"}`)
+		f.On("POST /v1/chat/messages", 200, `{"conversation_id":"`+id+`","reply":"ok"}`)
 		if r := h.run(t, "", "chat", "hello"); r.Code != 0 || !strings.Contains(r.Stderr, "conversation "+id) {
 			t.Errorf("chat starting conversation %s: %s; want its ID on stderr", id, r)
 		}
@@ -144,9 +146,9 @@ func TestHelp_UnknownTopicIsNotEchoed(t *testing.T) {
 func TestRedaction_PiecesOfTheKeyFromTheService(t *testing.T) {
 	t.Parallel()
 	for _, piece := range []string{canary[:20] + "…", "…" + canary[len(canary)-16:], canary[8:28]} {
-		f := newFake(t)
-		f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+piece+`"}}`)
-		h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+		f := testenv.NewFakeService(t)
+		f.On("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+piece+`"}}`)
+		h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 		args := []string{"conversations"}
 		r := h.run(t, "", args...)
 		if r.Code != 1 || !strings.Contains(r.Stderr, "refused the API key") {
@@ -158,10 +160,10 @@ func TestRedaction_PiecesOfTheKeyFromTheService(t *testing.T) {
 
 func TestRedaction_InnocentWordsStay(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	f.on("GET /v1/chat/conversations", 401, `{"error":{"message":"Unknown API key."}}`)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 401, `{"error":{"message":"Unknown API key."}}`)
 	// A short PARLEY_API_KEY that --api-key overrides is not the key in use: its word stays.
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY=service")
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY=service")
 	r := h.run(t, "", "--api-key", canary, "conversations")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "The service refused") {
 		t.Errorf("with PARLEY_API_KEY=service overridden: %s; want 'The service refused' whole", r)
@@ -172,9 +174,9 @@ func TestRedaction_InnocentWordsStay(t *testing.T) {
 		t.Errorf("transcribe api_interview.wav: %s; want the file named", r)
 	}
 	// The key in use is redacted even when it is a word.
-	echo := newFake(t)
-	echo.on("GET /v1/chat/conversations", 401, `{"error":{"message":"Unknown API key sesame."}}`)
-	h = newHome(t, "PARLEY_BASE_URL="+echo.srv.URL)
+	echo := testenv.NewFakeService(t)
+	echo.On("GET /v1/chat/conversations", 401, `{"error":{"message":"Unknown API key sesame."}}`)
+	h = newHome(t, "PARLEY_BASE_URL="+echo.URL)
 	r = h.run(t, "", "--api-key", "sesame", "conversations")
 	if r.Code != 1 || strings.Contains(r.Stderr, "sesame") {
 		t.Errorf("--api-key sesame: %s; want the key redacted", r)

@@ -4,27 +4,10 @@ import (
 	"bytes"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
+
+	"parley/internal/testenv"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the spinner's goroutine and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestStderrPrinter_Redacts(t *testing.T) {
 	var out bytes.Buffer
@@ -77,7 +60,7 @@ func TestStderrPrinter_ShortKeyInUseIsRedactedAsAWord(t *testing.T) {
 
 func TestWaitFor_SpinnerOnlyOnATerminal(t *testing.T) {
 	t.Parallel()
-	var out lockedBuffer
+	var out testenv.SyncBuffer
 	g := &globals{stderr: &out, stderrTTY: true, spinnerDelay: 0}
 	stop := g.waitFor("the reply")
 	for !strings.Contains(out.String(), "Waiting for the reply") {
@@ -91,7 +74,7 @@ func TestWaitFor_SpinnerOnlyOnATerminal(t *testing.T) {
 		t.Errorf("the spinner did not erase its line: %q", s)
 	}
 
-	out = lockedBuffer{}
+	out = testenv.SyncBuffer{}
 	g = &globals{stderr: &out, stderrTTY: false}
 	g.waitFor("the reply")()
 	if out.String() != "" {

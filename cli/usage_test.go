@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 func TestBaseURL_MisspeltSchemeAndMissingHost(t *testing.T) {
@@ -29,8 +31,8 @@ func TestBaseURL_MisspeltSchemeAndMissingHost(t *testing.T) {
 // TestUsage_RawErrorsBecomeSentences checks that no command line gets Go's or cobra's own words.
 func TestUsage_RawErrorsBecomeSentences(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -67,7 +69,7 @@ func TestUsage_RawErrorsBecomeSentences(t *testing.T) {
 			}
 		}
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Requests()); n != 0 {
 		t.Errorf("usage errors sent %d requests", n)
 	}
 }
@@ -76,8 +78,8 @@ func TestUsage_RawErrorsBecomeSentences(t *testing.T) {
 // parley runs (t.Chdir), so that the lines need not shorten them. The working directory is the
 // process's, which the commands resolve file names against: this test cannot run in parallel.
 func TestFiles_DirectoriesAndMissingFilesAreSentences(t *testing.T) {
-	f := newFake(t)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f := testenv.NewFakeService(t)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	t.Chdir(h.dir)
 	for _, d := range []string{"recordings", "take.webm"} {
 		if err := os.Mkdir(filepath.Join(h.dir, d), 0o700); err != nil {
@@ -102,17 +104,17 @@ func TestFiles_DirectoriesAndMissingFilesAreSentences(t *testing.T) {
 			t.Errorf("parley %q: %s\nwant exit %d and %q", tc.args, r, tc.code, tc.want)
 		}
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Requests()); n != 0 {
 		t.Errorf("%d requests were sent for output that could not be written", n)
 	}
 }
 
 func TestSpeak_JSONDescribesTheFile(t *testing.T) {
 	t.Parallel()
-	f := newFake(t)
+	f := testenv.NewFakeService(t)
 	mp3 := []byte("\xff\xfb\x90\x00fake-mp3-frame-bytes")
-	f.on("POST /v1/chat/speech", 200, `{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}`)
-	h := newHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	f.On("POST /v1/chat/speech", 200, `{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	out := filepath.Join(h.dir, "hi.mp3")
 	r := h.run(t, "", "--json", "speak", "-o", out, "Hi")
 	var got struct {

@@ -1,15 +1,10 @@
 package e2e
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,71 +18,6 @@ import (
 
 // canary is the API key the CLI tests use; it must never appear in any output or file.
 const canary = "pk_CANARY_7f3a9c2e5b1d4f6a8c0e2b4d6f8a0c2e"
-
-// cliRequest is one request as the fake service received it.
-type cliRequest struct {
-	Method, Path, Auth string
-	Body               map[string]any
-}
-
-// cliFake is a scripted Chat and Voice Service that records every request.
-type cliFake struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	reqs   []cliRequest
-	routes map[string]http.HandlerFunc // by "METHOD /path"
-}
-
-// newCLIFake starts a fake service, closed when the test ends; a route it was not given
-// answers 404.
-func newCLIFake(t *testing.T) *cliFake {
-	t.Helper()
-	f := &cliFake{routes: map[string]http.HandlerFunc{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		req := cliRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization")}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &req.Body); err != nil {
-				t.Errorf("%s %s: body is not JSON: %q", r.Method, r.URL.Path, b)
-			}
-		}
-		f.mu.Lock()
-		f.reqs = append(f.reqs, req)
-		h := f.routes[r.Method+" "+r.URL.Path]
-		f.mu.Unlock()
-		if h == nil {
-			w.WriteHeader(404)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"No such route."}}`)
-			return
-		}
-		h(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-// on answers route ("METHOD /path") with a status and a JSON body.
-func (f *cliFake) on(route string, status int, body string) {
-	f.handle(route, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	})
-}
-
-// handle answers route ("METHOD /path") with fn.
-func (f *cliFake) handle(route string, fn http.HandlerFunc) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.routes[route] = fn
-}
-
-// requests returns the requests received so far.
-func (f *cliFake) requests() []cliRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]cliRequest(nil), f.reqs...)
-}
 
 // cliHome is a private HOME with config directories, and no keyring reachable.
 type cliHome struct {

@@ -5,13 +5,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 // TestCLI_ExitCodesOfTheRealProcess checks what a script sees of the binary: 0 on success, 1
 // when the service or the network failed, 2 for a wrong command line, each failure one line.
 func TestCLI_ExitCodesOfTheRealProcess(t *testing.T) {
-	f := newCLIFake(t)
-	f.on("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans"}]}`)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 200, `{"conversations":[{"conversation_id":7,"name":"Trip plans"}]}`)
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
@@ -21,12 +23,12 @@ func TestCLI_ExitCodesOfTheRealProcess(t *testing.T) {
 		code int
 		want string // on stdout for 0, on the one line of stderr otherwise
 	}{
-		{[]string{"--base-url", f.srv.URL, "conversations"}, 0, "Trip plans"},
+		{[]string{"--base-url", f.URL, "conversations"}, 0, "Trip plans"},
 		{[]string{"--version"}, 0, "parley "},
 		{[]string{"--base-url", deadURL, "conversations"}, 1, "parley serve"},
-		{[]string{"--base-url", f.srv.URL, "history", "8"}, 1, "parley: "},
+		{[]string{"--base-url", f.URL, "history", "8"}, 1, "parley: "},
 		{[]string{"nosuchcommand"}, 2, "parley: "},
-		{[]string{"--base-url", f.srv.URL, "chat", "--temperature", "2.5", "hi"}, 2, "parley: "},
+		{[]string{"--base-url", f.URL, "chat", "--temperature", "2.5", "hi"}, 2, "parley: "},
 	} {
 		r := h.run(t, "", c.args...)
 		if r.Code != c.code {
@@ -50,9 +52,9 @@ func TestCLI_ExitCodesOfTheRealProcess(t *testing.T) {
 // service that repeats it, and checks (through h.run) what the real process wrote on its
 // standard error: the in-process tests see the CLI's writer, this one the file descriptor.
 func TestCLI_KeyNeverReachesTheProcessStderr(t *testing.T) {
-	f := newCLIFake(t)
-	f.on("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
-	h := newCLIHome(t, "PARLEY_BASE_URL="+f.srv.URL)
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations", 401, `{"error":{"code":"unauthorized","message":"Unknown API key `+canary+`."}}`)
+	h := newCLIHome(t, "PARLEY_BASE_URL="+f.URL)
 	for _, args := range [][]string{
 		{"login", canary},
 		{canary},

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 // Signals reach a real process only: these tests send them to the binary.
@@ -22,17 +24,17 @@ func TestCLI_InterruptExitsWith130(t *testing.T) {
 		t.Skip("no SIGINT on Windows")
 	}
 	var arrived atomic.Bool
-	f := newCLIFake(t)
+	f := testenv.NewFakeService(t)
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
 	waiting := make(chan struct{})
-	f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
+	f.Handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
 		if arrived.CompareAndSwap(false, true) {
 			close(waiting)
 		}
 		<-stop
 	})
-	h := newCLIHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+	h := newCLIHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 	cmd := h.command("conversations")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -60,13 +62,13 @@ func TestCLI_StatusInterruptedExitsLikeEveryCommand(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			arrived := make(chan struct{}, 1)
 			release := make(chan struct{})
-			f := newCLIFake(t)
+			f := testenv.NewFakeService(t)
 			t.Cleanup(func() { close(release) }) // before the fake closes, which waits for its handlers
-			f.handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
+			f.Handle("GET /v1/chat/conversations", func(http.ResponseWriter, *http.Request) {
 				arrived <- struct{}{}
 				<-release
 			})
-			h := newCLIHome(t, "PARLEY_BASE_URL="+f.srv.URL, "PARLEY_API_KEY="+canary)
+			h := newCLIHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
 			cmd := h.command("status")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
