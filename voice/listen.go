@@ -149,7 +149,7 @@ func (r *run) feed(m frameMsg) (bool, error) {
 	r.set(Transcribing)
 	r.trace(r.Turn, TraceTranscribeSent, -1, r.l.clock.Now())
 	turn, ctx := r.Turn, r.turnCtx
-	go func() {
+	r.calls.Go(func() {
 		tr, err := r.cfg.Transcriber.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
 		var text string
 		if err == nil {
@@ -157,7 +157,7 @@ func (r *run) feed(m frameMsg) (bool, error) {
 		}
 		r.l.post(traceMsg{turn, TraceTranscribeDone, -1, r.l.clock.Now()})
 		r.l.post(transcribed{turn, text, err})
-	}()
+	})
 	return false, nil
 }
 

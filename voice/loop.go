@@ -76,6 +76,9 @@ type run struct {
 	turnCancel context.CancelFunc
 	chatting   bool             // a chat call was sent and has not answered
 	pause      <-chan time.Time // the Error state's pause
+	// calls are the goroutines of the run's service calls (transcribe, chat, speech): Run
+	// returns only once they have ended, so none outlives it.
+	calls sync.WaitGroup
 
 	listening listening
 	speaking  speaking
@@ -180,7 +183,8 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 }
 
-// finish ends a run: stops what is under way, and waits for a chat call already sent.
+// finish ends a run: stops what is under way, waits for a chat call already sent, and for the
+// calls it cancelled to return.
 func (r *run) finish(err error) error {
 	r.speaking.speaker.Stop()
 	if r.turnCancel != nil {
@@ -213,6 +217,7 @@ func (r *run) finish(err error) error {
 	if err == nil && r.stopErr != nil {
 		err = r.stopErr // the question sent before Stop failed: it was not stored
 	}
+	r.calls.Wait()
 	r.set(Idle)
 	return err
 }
@@ -324,11 +329,11 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 	turn := r.Turn
 	// The chat call is charged once sent: Stop does not cancel it.
 	ctx := context.WithoutCancel(r.ctx)
-	go func() {
+	r.calls.Go(func() {
 		reply, err := r.cfg.Chat.Chat(ctx, q)
 		r.l.post(traceMsg{turn, TraceChatDone, -1, r.l.clock.Now()})
 		r.l.post(replied{turn, reply, err})
-	}()
+	})
 	return false, nil
 }
 

@@ -354,8 +354,12 @@ func TestLoop_StopInEachState(t *testing.T) {
 					t.Errorf("stopped while %v, then %d transcriptions and %d chats", st, tr, chats)
 				}
 			case voice.Transcribing:
-				if chats != 0 || w.svc.sttCanceled != 1 {
-					t.Errorf("stopped while transcribing: %d chats, %d transcriptions cancelled", chats, w.svc.sttCanceled)
+				// Run has returned, so the cancelled transcription has returned too.
+				w.svc.mu.Lock()
+				canceled := w.svc.sttCanceled
+				w.svc.mu.Unlock()
+				if chats != 0 || canceled != 1 {
+					t.Errorf("stopped while transcribing: %d chats, %d transcriptions cancelled", chats, canceled)
 				}
 			case voice.Thinking:
 				// The chat call went on, was answered (so stored), and nothing was spoken.

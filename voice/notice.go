@@ -96,12 +96,12 @@ func (r *run) speakNotice(err error) {
 	text := r.cfg.SpokenNotice(failureNotice(err))
 	r.spoken.saying, r.spoken.queued, r.spoken.ended = true, 0, 0
 	ctx, sp := r.turnCtx, r.speaking.speaker
-	go func() {
+	r.calls.Go(func() {
 		err := sp.say(ctx, noticeTurn, text, r.cfg.Voice, func(index int, id playback.ClipID) {
 			r.l.post(clipQueued{noticeTurn, index, id})
 		})
 		r.l.post(said{noticeTurn, err})
-	}()
+	})
 }
 
 // noticeDone notes that the notice has been said; listening waits for it after the pause.

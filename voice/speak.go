@@ -119,12 +119,12 @@ func (r *run) gotReply(m replied) (bool, error) {
 	r.speaking.barge.start()
 	r.speaking.preroll = nil
 	turn, ctx, sp := r.Turn, r.turnCtx, r.speaking.speaker
-	go func() {
+	r.calls.Go(func() {
 		err := sp.say(ctx, turn, m.reply, r.cfg.Voice, func(index int, id playback.ClipID) {
 			r.l.post(clipQueued{turn, index, id})
 		})
 		r.l.post(said{turn, err})
-	}()
+	})
 	return false, nil
 }
 

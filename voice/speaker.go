@@ -142,10 +142,15 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		if r.err != nil {
 			return r.err
 		}
+		// Checked and queued under the lock that Stop cancels under, so a clip is never queued
+		// after Stop: either it is queued first, and Stop's queue.Stop ends it, or it is not.
+		s.mu.Lock()
 		if ctx.Err() != nil {
+			s.mu.Unlock()
 			return ctx.Err()
 		}
 		id, err := s.queue.Enqueue(bytes.NewReader(r.audio))
+		s.mu.Unlock()
 		if err != nil {
 			return err
 		}
