@@ -38,6 +38,15 @@ func (m *speechMic) say(d time.Duration) {
 	}
 }
 
+// withSpeechMic gives the window a speechMic as its microphone, and a player that reports what
+// it plays, for voice mode.
+func withSpeechMic(h *harness) *speechMic {
+	mic := &speechMic{}
+	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
+	h.player.emit = true
+	return mic
+}
+
 func (m *speechMic) ReadFrame(ctx context.Context, frame []int16) error {
 	select {
 	case <-ctx.Done():
@@ -66,9 +75,7 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	svc := newFakeService()
 	svc.Heard = "What is the capital of France?"
 	h := start(t, svc)
-	mic := &speechMic{}
-	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
-	h.player.emit = true
+	mic := withSpeechMic(h)
 
 	h.u.toggleVoiceMode()
 	if !h.u.vmode.active || h.u.composer.box.Visible() || !h.u.vmode.box.Visible() {
@@ -123,9 +130,7 @@ func TestVoiceMode_EndsWhenAnotherServiceIsAttached(t *testing.T) {
 	svc := newFakeService()
 	svc.Heard = "What is the capital of France?"
 	h := start(t, svc)
-	mic := &speechMic{}
-	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
-	h.player.emit = true
+	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
 	old := h.u.vmode
@@ -167,9 +172,7 @@ func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 	svc.Heard = "What is the capital of France?"
 	svc.Gate = make(chan struct{})
 	h := start(t, svc)
-	mic := &speechMic{}
-	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
-	h.player.emit = true
+	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
 	mic.say(1500 * time.Millisecond)
@@ -191,9 +194,7 @@ func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 	svc.Gate = make(chan struct{})
 	h := start(t, svc)
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
-	mic := &speechMic{}
-	h.u.deps.OpenMic = func(string) (Mic, error) { return mic, nil }
-	h.player.emit = true
+	withSpeechMic(h)
 	h.typeAndSend("hello there")
 	h.waitFor(func() bool { return len(svc.ChatRequests()) == 1 })
 	h.u.toggleVoiceMode()
