@@ -71,10 +71,11 @@ type pushToTalk struct {
 	started   time.Time
 
 	// Speaking.
-	player   Player
-	speaker  *voice.Speaker
-	speaking bool
-	waiting  map[*conversation.Thread]int // messages seen while a reply was awaited
+	player    Player
+	speaker   *voice.Speaker
+	following atomic.Pointer[voice.Speaker] // the speaker told of the playback, read by the player's event callback
+	speaking  bool
+	waiting   map[*conversation.Thread]int // messages seen while a reply was awaited
 }
 
 func newPushToTalk(ctx context.Context, host pushToTalkHost, deps *Deps, p prefs, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
@@ -87,6 +88,7 @@ func (v *pushToTalk) attach(c *connection, sess *conversation.Session) {
 	v.stopAll()
 	v.conn, v.sess = c, sess
 	v.speaker = nil // it speaks through the service in use
+	v.following.Store(nil)
 }
 
 // show makes push-to-talk show itself in the composer and status bar of the main window.
@@ -344,10 +346,13 @@ func (v *pushToTalk) openPlayer() bool {
 	if v.player == nil {
 		// One audio output for the life of the app. Its events arrive on the player's own
 		// goroutine: they reach the window's state only through v.do.
-		loop, do := v.loop, v.do
+		loop, do, following := v.loop, v.do, &v.following
 		v.player = v.deps.NewPlayer(func(ev playback.Event) {
 			if l := loop.Load(); l != nil {
 				l.PlaybackEvent(ev) // voice mode follows its replies' playback
+			}
+			if sp := following.Load(); sp != nil {
+				sp.PlaybackEvent(ev) // the speaker prepares the next sentences as these play
 			}
 			switch {
 			case ev.Kind == playback.QueueDrained:
@@ -359,6 +364,7 @@ func (v *pushToTalk) openPlayer() bool {
 		v.player.SetVolume(v.prefs.volume())
 	}
 	v.speaker = voice.NewSpeaker(v.conn.svc, v.player)
+	v.following.Store(v.speaker)
 	return true
 }
 

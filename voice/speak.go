@@ -161,15 +161,21 @@ func (r *run) gotClip(m clipQueued) (bool, error) {
 	early := s.early[m.id]
 	delete(s.early, m.id)
 	for _, ev := range early {
-		if end, err := r.playback(ev); end {
+		if end, err := r.followClip(ev); end {
 			return end, err
 		}
 	}
 	return false, nil
 }
 
-// playback follows the player's events.
+// playback follows the player's events; the speaker prepares more of the reply as its clips end.
 func (r *run) playback(ev playback.Event) (bool, error) {
+	r.speaking.speaker.PlaybackEvent(ev)
+	return r.followClip(ev)
+}
+
+// followClip follows a player's event about a clip of a reply or notice.
+func (r *run) followClip(ev playback.Event) (bool, error) {
 	s := &r.speaking
 	c := s.clips[ev.Clip]
 	if c == nil {

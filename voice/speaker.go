@@ -1,7 +1,8 @@
 // Package voice holds the spoken side of Parley without a UI: a Speaker that says a reply
-// sentence by sentence, requesting the first sentence's speech at once and the next ones while
-// earlier ones play, so that playback does not wait between sentences when the service is fast
-// enough. The desktop app and the terminal share it.
+// sentence by sentence, requesting the first sentence's speech at once and alone, and the next
+// ones a few at a time as earlier ones play, so that playback does not wait between sentences
+// when the service is fast enough and a stopped reply was not synthesised far ahead. The desktop
+// app and the terminal share it.
 package voice
 
 import (
@@ -11,10 +12,12 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"parley/audio/playback"
 	"parley/audio/sentence"
 	"parley/client"
+	"parley/voice/speakable"
 )
 
 // Synthesizer turns text into speech; *client.Client is one.
@@ -22,20 +25,32 @@ type Synthesizer interface {
 	Speak(ctx context.Context, req client.SpeechRequest) (*client.Speech, error)
 }
 
-// Queue plays clips one after another; *playback.Player is one.
+// Queue plays clips one after another; *playback.Player is one. Its events must reach the
+// Speaker through PlaybackEvent: the Speaker prepares sentences only as earlier ones finish
+// playing.
 type Queue interface {
 	Enqueue(r io.Reader) (playback.ClipID, error)
 	Stop()
 }
 
-// Lookahead is how many sentences' speech is requested ahead of the one playing.
+// PlaybackListener is told what a player did; *Loop and *Speaker are ones. Whoever makes a
+// player wires its event callback to the listeners of the clips it plays.
+type PlaybackListener interface {
+	PlaybackEvent(ev playback.Event)
+}
+
+// Lookahead is how many sentences' speech is prepared (requested, or queued not yet playing)
+// ahead of the sentence playing. A sentence plays for 1 to 4 s and its speech takes 0.1 s on an
+// idle machine, 1 s at worst on a busy one: two sentences ahead cover that slowest request even
+// when the sentence playing is short, and keep a long reply from being synthesised long before
+// it is heard (stopped replies are not paid for twice over).
 const Lookahead = 2
 
 // ErrNothingToSay is returned for text with nothing speakable in it.
 var ErrNothingToSay = errors.New("nothing to say")
 
 // Speaker says texts through a synthesizer and a playback queue, one text at a time: saying a
-// new text, or Stop, ends the one before.
+// new text, or Stop, ends the one before. Tell it the queue's events through PlaybackEvent.
 type Speaker struct {
 	synth Synthesizer
 	queue Queue
@@ -43,6 +58,9 @@ type Speaker struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	gen    int
+
+	// progress follows the playback of the clips of the text being said.
+	progress atomic.Pointer[progress]
 
 	// trace, when set, is told when each sentence's speech is requested and when it arrives.
 	trace func(turn, index int, done bool)
@@ -53,27 +71,43 @@ func NewSpeaker(synth Synthesizer, queue Queue) *Speaker {
 	return &Speaker{synth: synth, queue: queue}
 }
 
-// Say speaks text with voice ("" for the service's default). The first sentence's speech is
-// requested at once, and up to Lookahead sentences are fetched while earlier ones play. Say
-// returns when every sentence is queued (playback goes on after), when ctx ends, when Stop is
-// called, or at the first failure; onClip, when not nil, is told each clip queued.
+// PlaybackEvent tells the Speaker what the queue did: each clip of its own that ends lets it
+// prepare one more sentence. Events of other clips are ignored. It never blocks for long.
+func (s *Speaker) PlaybackEvent(ev playback.Event) {
+	if p := s.progress.Load(); p != nil && ev.Kind == playback.ClipEnded {
+		p.ended(ev.Clip)
+	}
+}
+
+// Say speaks text, a reply in Markdown, with voice ("" for the service's default). Its speakable
+// form (see package speakable) is said sentence by sentence: the first sentence's speech is
+// requested at once and alone, so nothing competes with it; the next ones once it has arrived, at
+// most Lookahead ahead of the sentence playing. Say returns when every sentence is queued
+// (playback goes on after), when ctx ends, when Stop is called, or at the first failure; onClip,
+// when not nil, is told each clip queued.
 func (s *Speaker) Say(ctx context.Context, text, voice string, onClip func(index int, id playback.ClipID)) error {
 	return s.say(ctx, 0, text, voice, onClip)
 }
 
-// say is Say for turn, which it gives the trace.
-func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip func(index int, id playback.ClipID)) error {
-	chunks := sentence.Split(text, sentence.DefaultMaxLen)
-	speakable := chunks[:0:0]
-	for _, c := range chunks {
+// chunks returns the sentences of text to be spoken: none when it holds only code.
+func chunks(text string) []string {
+	all := sentence.Split(speakable.Text(text), sentence.DefaultMaxLen)
+	for _, c := range all {
 		if strings.TrimSpace(strings.ReplaceAll(c, sentence.CodePlaceholder, "")) != "" {
-			speakable = append(speakable, c)
+			return all
 		}
 	}
+	return nil
+}
+
+// say is Say for turn, which it gives the trace.
+func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip func(index int, id playback.ClipID)) error {
+	speakable := chunks(text)
 	if len(speakable) == 0 {
 		return ErrNothingToSay
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	prog := newProgress()
 	s.mu.Lock()
 	if s.cancel != nil {
 		s.cancel()
@@ -81,7 +115,10 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 	s.gen++
 	gen := s.gen
 	s.cancel = cancel
+	s.progress.Store(prog)
 	s.mu.Unlock()
+	// calls are the speech requests: say returns once they have, so none outlives it.
+	var calls sync.WaitGroup
 	defer func() {
 		s.mu.Lock()
 		if s.gen == gen {
@@ -89,6 +126,7 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		}
 		s.mu.Unlock()
 		cancel()
+		calls.Wait()
 	}()
 
 	type result struct {
@@ -99,38 +137,42 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 	for i := range results {
 		results[i] = make(chan result, 1)
 	}
-	// Fetch in order, at most Lookahead+1 requests ahead of what has been queued; each request
-	// starts after the one before it has started, so the first sentence is always asked first.
-	slots := make(chan struct{}, Lookahead+1)
-	go func() {
-		for i, text := range speakable {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
+	fetch := func(i int) {
+		if s.trace != nil {
+			s.trace(turn, i, false)
+		}
+		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: speakable[i], Voice: voice})
+		if s.trace != nil {
+			s.trace(turn, i, true)
+		}
+		if err == nil && len(sp.Audio) == 0 {
+			err = errors.New("the service returned no audio")
+		}
+		var audio []byte
+		if err == nil {
+			audio = sp.Audio
+		}
+		results[i] <- result{audio, err}
+	}
+	// The first sentence is requested alone; each later one once the first has arrived and the
+	// sentences before it, less Lookahead, have played.
+	firstOK := make(chan struct{})
+	calls.Go(func() {
+		fetch(0)
+	})
+	calls.Go(func() {
+		select {
+		case <-firstOK:
+		case <-ctx.Done():
+			return
+		}
+		for i := 1; i < len(speakable); i++ {
+			if !prog.waitFor(ctx, i-Lookahead) {
 				return
 			}
-			started := make(chan struct{})
-			go func() {
-				if s.trace != nil {
-					s.trace(turn, i, false)
-				}
-				close(started)
-				sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
-				if s.trace != nil {
-					s.trace(turn, i, true)
-				}
-				if err == nil && len(sp.Audio) == 0 {
-					err = errors.New("the service returned no audio")
-				}
-				var audio []byte
-				if err == nil {
-					audio = sp.Audio
-				}
-				results[i] <- result{audio, err}
-			}()
-			<-started
+			calls.Go(func() { fetch(i) })
 		}
-	}()
+	})
 	for i := range speakable {
 		var r result
 		select {
@@ -138,9 +180,11 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		<-slots
 		if r.err != nil {
 			return r.err
+		}
+		if i == 0 {
+			close(firstOK)
 		}
 		// Checked and queued under the lock that Stop cancels under, so a clip is never queued
 		// after Stop: either it is queued first, and Stop's queue.Stop ends it, or it is not.
@@ -149,7 +193,9 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 			s.mu.Unlock()
 			return ctx.Err()
 		}
+		prog.enqueuing()
 		id, err := s.queue.Enqueue(bytes.NewReader(r.audio))
+		prog.queued(id, err == nil)
 		s.mu.Unlock()
 		if err != nil {
 			return err
@@ -159,6 +205,83 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		}
 	}
 	return nil
+}
+
+// progress counts the clips of one text that have finished playing. A clip may end before
+// Enqueue has returned its ID: such endings are kept until the ID is known.
+type progress struct {
+	mu      sync.Mutex
+	clips   map[playback.ClipID]bool // the text's clips that have not ended
+	early   []playback.ClipID        // clips that ended while one was being queued
+	queuing bool
+	done    int           // the text's clips that have ended
+	changed chan struct{} // closed, and replaced, when done grows
+}
+
+func newProgress() *progress {
+	return &progress{clips: map[playback.ClipID]bool{}, changed: make(chan struct{})}
+}
+
+// enqueuing notes that a clip is being queued, so that an ending of an unknown clip is kept.
+func (p *progress) enqueuing() {
+	p.mu.Lock()
+	p.queuing = true
+	p.mu.Unlock()
+}
+
+// queued notes the ID of the clip just queued (ok false: it was not).
+func (p *progress) queued(id playback.ClipID, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	early := p.early
+	p.queuing, p.early = false, nil
+	if !ok {
+		return
+	}
+	for _, e := range early {
+		if e == id {
+			p.grow()
+			return
+		}
+	}
+	p.clips[id] = true
+}
+
+// ended notes that a clip ended.
+func (p *progress) ended(id playback.ClipID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.clips[id]:
+		delete(p.clips, id)
+		p.grow()
+	case p.queuing && len(p.early) < 64:
+		p.early = append(p.early, id)
+	}
+}
+
+// grow counts one more clip ended, with p.mu held.
+func (p *progress) grow() {
+	p.done++
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// waitFor waits until n clips have ended; false when ctx ended first.
+func (p *progress) waitFor(ctx context.Context, n int) bool {
+	for {
+		p.mu.Lock()
+		done, changed := p.done, p.changed
+		p.mu.Unlock()
+		if done >= n {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Stop ends what is being said: no more speech is requested and playback stops.

@@ -5,21 +5,27 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"parley/audio/playback"
+	"parley/audio/sentence"
 	"parley/client"
 	"parley/voice"
+	"parley/voice/speakable"
 )
 
 // fakeSynth answers each sentence with its own text as "audio", after the test releases it.
 type fakeSynth struct {
-	mu       sync.Mutex
-	asked    []string
-	release  map[string]chan struct{}
-	failText string
-	asks     chan struct{} // one value per request, when not nil
+	mu        sync.Mutex
+	asked     []string
+	cancelled []string
+	release   map[string]chan struct{}
+	failText  string
+	asks      chan struct{} // one value per request, when not nil
 }
 
 func (f *fakeSynth) Speak(ctx context.Context, req client.SpeechRequest) (*client.Speech, error) {
@@ -34,6 +40,9 @@ func (f *fakeSynth) Speak(ctx context.Context, req client.SpeechRequest) (*clien
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			f.mu.Lock()
+			f.cancelled = append(f.cancelled, req.Text)
+			f.mu.Unlock()
 			return nil, ctx.Err()
 		}
 	}
@@ -43,24 +52,57 @@ func (f *fakeSynth) Speak(ctx context.Context, req client.SpeechRequest) (*clien
 	return &client.Speech{MIMEType: "audio/mpeg", Audio: []byte(req.Text)}, nil
 }
 
+func (f *fakeSynth) cancelledSoFar() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(slices.Values(f.cancelled))
+}
+
 func (f *fakeSynth) askedSoFar() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.asked...)
 }
 
+// fakeQueue takes clips; each plays to its end at once (auto), or when the test calls end. It
+// tells the speaker, as the app's player callback does.
 type fakeQueue struct {
+	auto    bool
+	speaker *voice.Speaker
+	queued  chan struct{} // one value per clip, when not nil
+
 	mu      sync.Mutex
 	clips   []string
+	ended   int
 	stopped int
 }
 
 func (q *fakeQueue) Enqueue(r io.Reader) (playback.ClipID, error) {
 	b, _ := io.ReadAll(r)
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.clips = append(q.clips, string(b))
-	return playback.ClipID(len(q.clips)), nil
+	id := playback.ClipID(len(q.clips))
+	q.mu.Unlock()
+	if q.auto {
+		// Before Enqueue returns, as a player whose clip fails at once may.
+		q.end()
+	}
+	if q.queued != nil {
+		q.queued <- struct{}{}
+	}
+	return id, nil
+}
+
+// end ends the next clip.
+func (q *fakeQueue) end() {
+	q.mu.Lock()
+	q.ended++
+	id := playback.ClipID(q.ended)
+	q.mu.Unlock()
+	if q.speaker != nil {
+		q.speaker.PlaybackEvent(playback.Event{Kind: playback.ClipStarted, Clip: id})
+		q.speaker.PlaybackEvent(playback.Event{Kind: playback.ClipEnded, Clip: id})
+	}
 }
 
 func (q *fakeQueue) Stop() {
@@ -69,45 +111,132 @@ func (q *fakeQueue) Stop() {
 	q.mu.Unlock()
 }
 
+func (q *fakeQueue) clipsSoFar() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.clips...)
+}
+
+// newSpeaker returns a speaker over s and a queue that plays each clip at once.
+func newSpeaker(s voice.Synthesizer) (*voice.Speaker, *fakeQueue) {
+	q := &fakeQueue{auto: true}
+	q.speaker = voice.NewSpeaker(s, q)
+	return q.speaker, q
+}
+
 const reply = "The tide turns at six. Wind from the west, force four. Hold course two seven zero. Keep a lookout for the ferry."
 
-func TestSpeaker_FirstSentenceFirstAndInOrder(t *testing.T) {
-	// The second sentence's speech comes back before the first's: the clips still play in order.
+func TestSpeaker_FirstSentenceFirstAndAlone(t *testing.T) {
 	s := &fakeSynth{release: map[string]chan struct{}{"The tide turns at six.": make(chan struct{})}, asks: make(chan struct{}, 10)}
-	q := &fakeQueue{}
-	sp := voice.NewSpeaker(s, q)
+	sp, q := newSpeaker(s)
 	done := make(chan error, 1)
 	go func() { done <- sp.Say(t.Context(), reply, "en-gb", nil) }()
-	for range 1 + voice.Lookahead {
-		<-s.asks // the first sentence blocks, so no more than these can be asked
-	}
-	// While the first sentence's speech is still being made, it has been asked for, and no more
-	// than Lookahead sentences after it.
-	if got := s.askedSoFar(); !slices.Contains(got, "The tide turns at six.") || slices.Contains(got, "Keep a lookout for the ferry.") {
-		t.Errorf("asked %q while the first sentence is pending", got)
-	}
-	if n := len(s.askedSoFar()); n > 1+voice.Lookahead {
-		t.Errorf("%d requests in flight, want at most %d", n, 1+voice.Lookahead)
+	<-s.asks
+	// While the first sentence's speech is being made, nothing else competes with it.
+	if got := s.askedSoFar(); !slices.Equal(got, []string{"The tide turns at six."}) {
+		t.Errorf("asked %q while the first sentence is pending, want it alone", got)
 	}
 	close(s.release["The tide turns at six."])
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"The tide turns at six.", "Wind from the west, force four.", "Hold course two seven zero.", "Keep a lookout for the ferry."}
-	if len(q.clips) != len(want) {
-		t.Fatalf("clips %q", q.clips)
+	if got := q.clipsSoFar(); !slices.Equal(got, want) {
+		t.Errorf("clips %q, want %q", got, want)
 	}
-	for i := range want {
-		if q.clips[i] != want[i] {
-			t.Errorf("clip %d = %q, want %q", i, q.clips[i], want[i])
-		}
+}
+
+func TestSpeaker_LaterSentencesInOrder(t *testing.T) {
+	// The second sentence's speech comes back after the third's and fourth's: the clips still
+	// play in order.
+	second := "Wind from the west, force four."
+	s := &fakeSynth{release: map[string]chan struct{}{second: make(chan struct{})}, asks: make(chan struct{}, 10)}
+	sp, q := newSpeaker(s)
+	done := make(chan error, 1)
+	go func() { done <- sp.Say(t.Context(), reply, "", nil) }()
+	for range 4 {
+		<-s.asks
+	}
+	close(s.release[second])
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The tide turns at six.", second, "Hold course two seven zero.", "Keep a lookout for the ferry."}
+	if got := q.clipsSoFar(); !slices.Equal(got, want) {
+		t.Errorf("clips %q, want %q", got, want)
+	}
+}
+
+func TestSpeaker_FirstClauseOfALongFirstSentence(t *testing.T) {
+	// A long first sentence is asked for in two parts, the first ending at its first clause;
+	// together they say the same words.
+	text := "When you get to the **station** tomorrow morning, take the second exit and walk north along the river. Then call me."
+	s := &fakeSynth{}
+	sp, q := newSpeaker(s)
+	if err := sp.Say(t.Context(), text, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if asked := s.askedSoFar(); len(asked) == 0 || asked[0] != "When you get to the station tomorrow morning," {
+		t.Errorf("first request %q", asked)
+	}
+	if got, want := strings.Fields(strings.Join(q.clipsSoFar(), " ")), strings.Fields(strings.ReplaceAll(text, "**", "")); !slices.Equal(got, want) {
+		t.Errorf("words spoken %q, want %q", got, want)
+	}
+}
+
+func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
+	s := &fakeSynth{asks: make(chan struct{}, 10)}
+	q := &fakeQueue{queued: make(chan struct{}, 10)}
+	sp := voice.NewSpeaker(s, q)
+	q.speaker = sp
+	done := make(chan error, 1)
+	go func() { done <- sp.Say(t.Context(), reply, "", nil) }()
+	// Nothing has played: the first sentence and Lookahead after it are prepared, no more.
+	for range 1 + voice.Lookahead {
+		<-q.queued
+	}
+	if got := s.askedSoFar(); len(got) != 1+voice.Lookahead {
+		t.Errorf("asked %q before any clip ended, want %d sentences", got, 1+voice.Lookahead)
+	}
+	q.end() // the first sentence has played
+	<-q.queued
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := q.clipsSoFar(); len(got) != 4 {
+		t.Errorf("clips %q", got)
+	}
+}
+
+func TestSpeaker_StopCancelsWhatIsPrepared(t *testing.T) {
+	// The first sentence plays; the next two are being made when Stop comes: both calls are
+	// cancelled, and nothing more is queued.
+	later := []string{"Hold course two seven zero.", "Wind from the west, force four."} // sorted
+	s := &fakeSynth{release: map[string]chan struct{}{later[0]: make(chan struct{}), later[1]: make(chan struct{})},
+		asks: make(chan struct{}, 10)}
+	q := &fakeQueue{}
+	sp := voice.NewSpeaker(s, q)
+	q.speaker = sp
+	done := make(chan error, 1)
+	go func() { done <- sp.Say(t.Context(), reply, "", nil) }()
+	for range 1 + voice.Lookahead {
+		<-s.asks
+	}
+	sp.Stop()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Say after Stop = %v", err)
+	}
+	if got := s.cancelledSoFar(); !slices.Equal(got, later) {
+		t.Errorf("cancelled %q, want %q", got, later)
+	}
+	if got := q.clipsSoFar(); len(got) != 1 || q.stopped != 1 {
+		t.Errorf("clips %q, %d stops", got, q.stopped)
 	}
 }
 
 func TestSpeaker_StopAndErrors(t *testing.T) {
 	s := &fakeSynth{release: map[string]chan struct{}{"The tide turns at six.": make(chan struct{})}, asks: make(chan struct{}, 10)}
-	q := &fakeQueue{}
-	sp := voice.NewSpeaker(s, q)
+	sp, q := newSpeaker(s)
 	done := make(chan error, 1)
 	go func() { done <- sp.Say(context.Background(), reply, "", nil) }()
 	<-s.asks
@@ -117,14 +246,76 @@ func TestSpeaker_StopAndErrors(t *testing.T) {
 	}
 
 	s = &fakeSynth{failText: "Hold course two seven zero."}
-	q = &fakeQueue{}
-	err := voice.NewSpeaker(s, q).Say(t.Context(), reply, "", nil)
+	sp, q = newSpeaker(s)
+	err := sp.Say(t.Context(), reply, "", nil)
 	var ce *client.Error
 	if !errors.As(err, &ce) || len(q.clips) != 2 {
 		t.Errorf("a failed sentence: err %v, clips %q; want the error after the first two", err, q.clips)
 	}
 
-	if err := voice.NewSpeaker(s, q).Say(t.Context(), "```\ncode\n```", "", nil); !errors.Is(err, voice.ErrNothingToSay) {
+	if err := sp.Say(t.Context(), "```\ncode\n```", "", nil); !errors.Is(err, voice.ErrNothingToSay) {
 		t.Errorf("code only: %v", err)
+	}
+}
+
+// longReply is a reply of about 49 KB in Markdown, like the one of issue 17 that made 570 speech
+// calls while its first sentences played.
+func longReply() string {
+	para := "## Part\n\nThe harbour was **busy** that morning, and the ferries left on time. " +
+		"Fishing boats came in with the tide. See [the timetable](https://ferries.example/times) for details.\n\n" +
+		"- Check the weather before you sail.\n- Carry a radio.\n- Tell someone where you are going.\n\n" +
+		"> Keep a lookout at all times.\n\nThe lighthouse has stood since 1850. It was rebuilt twice, once after a storm. " +
+		"Its lamp can be seen from twenty miles away on a clear night.\n\n"
+	var b strings.Builder
+	for b.Len() < 49*1024 {
+		b.WriteString(para)
+	}
+	return b.String()
+}
+
+// playedFor plays the clips the speaker queues one after another at speaking speed, about 15
+// characters a second, on a simulated clock, and returns after d of playback (mid-clip) with
+// the number of clips that started. The speaker's speech comes at once: playback never waits.
+func playedFor(t *testing.T, sp *voice.Speaker, q *fakeQueue, done <-chan error, d time.Duration) int {
+	t.Helper()
+	const perRune = 65 * time.Millisecond
+	var now time.Duration
+	started := 0
+	for now < d {
+		select {
+		case <-q.queued:
+		case err := <-done:
+			t.Fatalf("Say returned %v after %v of playback", err, now)
+		}
+		started++
+		clip := q.clipsSoFar()[started-1]
+		length := time.Duration(utf8.RuneCountInString(clip)) * perRune
+		if now+length > d {
+			break // the clip playing when the person presses Esc
+		}
+		now += length
+		sp.PlaybackEvent(playback.Event{Kind: playback.ClipEnded, Clip: playback.ClipID(started)})
+	}
+	return started
+}
+
+func TestSpeaker_LongReplyStoppedAfter5s(t *testing.T) {
+	text := longReply()
+	s := &fakeSynth{}
+	q := &fakeQueue{queued: make(chan struct{}, 4096)}
+	sp := voice.NewSpeaker(s, q)
+	done := make(chan error, 1)
+	go func() { done <- sp.Say(t.Context(), text, "", nil) }()
+	started := playedFor(t, sp, q, done, 5*time.Second)
+	sp.Stop() // Esc
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Say after Stop = %v", err)
+	}
+	calls := len(s.askedSoFar())
+	sentences := len(sentence.Split(speakable.Text(text), sentence.DefaultMaxLen))
+	t.Logf("a %d KB reply of %d sentences, stopped after 5 s of speech with %d sentences heard: %d speech calls (Lookahead %d)",
+		len(text)/1024, sentences, started, calls, voice.Lookahead)
+	if calls > started+voice.Lookahead {
+		t.Errorf("%d speech calls for %d sentences heard, want at most %d", calls, started, started+voice.Lookahead)
 	}
 }
