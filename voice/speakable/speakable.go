@@ -245,16 +245,25 @@ var (
 // MarkupRunes, single spaces, and no mark at its start that reads like a bullet, a heading or a
 // quote.
 func clean(line string) string {
-	line = bareURL.ReplaceAllStringFunc(line, siteName)
-	line = tag.ReplaceAllString(line, " ")
-	line = strings.ReplaceAll(line, "://", " ") // what is left of an address with no site
-	line = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(MarkupRunes, r) {
-			return ' '
-		}
-		return r
-	}, line)
-	line = strings.TrimSpace(spaces.ReplaceAllString(line, " "))
+	if strings.Contains(line, "://") {
+		line = bareURL.ReplaceAllStringFunc(line, siteName)
+		line = strings.ReplaceAll(line, "://", " ") // what is left of an address with no site
+	}
+	if strings.IndexByte(line, '<') >= 0 {
+		line = tag.ReplaceAllString(line, " ")
+	}
+	if strings.ContainsAny(line, MarkupRunes) {
+		line = strings.Map(func(r rune) rune {
+			if strings.ContainsRune(MarkupRunes, r) {
+				return ' '
+			}
+			return r
+		}, line)
+	}
+	line = strings.TrimSpace(line)
+	if strings.Contains(line, "  ") || strings.ContainsAny(line, "\t\n\r\v\f\u0085\u00a0") {
+		line = spaces.ReplaceAllString(line, " ")
+	}
 	for {
 		trimmed := strings.TrimLeftFunc(strings.TrimLeft(line, "#>"), unicode.IsSpace)
 		if (strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "+ ")) || trimmed == "-" || trimmed == "+" {

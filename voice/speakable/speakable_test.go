@@ -1,6 +1,7 @@
 package speakable_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -120,11 +121,18 @@ func FuzzText(f *testing.F) {
 	})
 }
 
+// BenchmarkText is the time a reply's speakable text takes, before its first sentence can be
+// asked for: a reply of 2 KB and one of 49 KB.
 func BenchmarkText(b *testing.B) {
-	reply := strings.Repeat("## Tea\n\nTea is *brewed* from leaves, see [the guide](https://tea.example/guide).\n\n"+
-		"- Green\n- Black\n\n| Kind | Minutes |\n|---|---:|\n| Green | 2 |\n\n```\ncode\n```\n", 200)
-	b.SetBytes(int64(len(reply)))
-	for b.Loop() {
-		speakable.Text(reply)
+	part := "## Tea\n\nTea is *brewed* from leaves, see [the guide](https://tea.example/guide). It is old.\n\n" +
+		"- Green\n- Black\n\n| Kind | Minutes |\n|---|---:|\n| Green | 2 |\n\n```\ncode\n```\n\n> Steep it well.\n\n"
+	for _, size := range []int{2 << 10, 49 << 10} {
+		reply := strings.Repeat(part, size/len(part)+1)[:size]
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(reply)))
+			for b.Loop() {
+				speakable.Text(reply)
+			}
+		})
 	}
 }
