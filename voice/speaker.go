@@ -270,6 +270,9 @@ func (p *progress) grow() {
 // waitFor waits until n clips have ended; false when ctx ended first.
 func (p *progress) waitFor(ctx context.Context, n int) bool {
 	for {
+		if ctx.Err() != nil {
+			return false // even when clips ended too: nothing is asked for after Stop
+		}
 		p.mu.Lock()
 		done, changed := p.done, p.changed
 		p.mu.Unlock()

@@ -1,0 +1,43 @@
+package app
+
+import (
+	"testing"
+
+	"parley/audio/playback"
+	"parley/voice"
+)
+
+func TestApp_SpokenReplyIsPreparedAsItPlays(t *testing.T) {
+	svc := newFakeService()
+	svc.Reply = func(string) string { return "One. Two. Three. Four. Five. Six." }
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	asked := func() int {
+		svc.Mu.Lock()
+		defer svc.Mu.Unlock()
+		return len(svc.Speech)
+	}
+	h.typeAndSend("Count")
+	// Nothing has played yet: the first sentence and Lookahead after it are prepared, no more.
+	h.waitFor(func() bool { return len(h.player.added) == 1+voice.Lookahead })
+	if n := asked(); n != 1+voice.Lookahead {
+		t.Errorf("%d sentences asked for before any played, want %d", n, 1+voice.Lookahead)
+	}
+	// The player tells that the first sentence has played: one more is prepared.
+	h.player.mu.Lock()
+	on := h.player.on
+	h.player.mu.Unlock()
+	on(playback.Event{Kind: playback.ClipStarted, Clip: 1})
+	on(playback.Event{Kind: playback.ClipEnded, Clip: 1})
+	h.waitFor(func() bool { return len(h.player.added) == 2+voice.Lookahead })
+	// Esc: nothing more is asked for, even as the player ends the clips it had.
+	if !h.u.ptt.escape() {
+		t.Fatal("Esc did not stop the speech")
+	}
+	on(playback.Event{Kind: playback.ClipEnded, Clip: 2})
+	on(playback.Event{Kind: playback.ClipEnded, Clip: 3})
+	h.waitFor(func() bool { return len(h.queue) == 0 })
+	if n := asked(); n != 2+voice.Lookahead {
+		t.Errorf("%d sentences asked for after Esc, want %d", n, 2+voice.Lookahead)
+	}
+}
