@@ -34,16 +34,23 @@ type Queue interface {
 }
 
 // PlaybackListener is told what a player did; *Loop and *Speaker are ones. Whoever makes a
-// player wires its event callback to the listeners of the clips it plays.
+// player wires its event callback to the listeners of the clips it plays: the voice loop passes
+// them on to its Speaker, and push-to-talk's player tells its Speaker directly.
 type PlaybackListener interface {
 	PlaybackEvent(ev playback.Event)
 }
 
+var (
+	_ PlaybackListener = (*Loop)(nil)
+	_ PlaybackListener = (*Speaker)(nil)
+)
+
 // Lookahead is how many sentences' speech is prepared (requested, or queued not yet playing)
-// ahead of the sentence playing. A sentence plays for 1 to 4 s and its speech takes 0.1 s on an
-// idle machine, 1 s at worst on a busy one: two sentences ahead cover that slowest request even
-// when the sentence playing is short, and keep a long reply from being synthesised long before
-// it is heard (stopped replies are not paid for twice over).
+// ahead of the sentence playing. A sentence plays for 1 to 4 s; its speech takes about 0.1 s on
+// an idle 2-core machine and 0.25 to 0.5 s at the p95 on a busy one (espeak-ng,
+// BenchmarkLoop_FirstSentenceSpeech). One sentence ahead covers that while a sentence of a second
+// or more plays; the second covers a short one ("Yes.") followed by a slow request. A reply
+// stopped early has cost at most Lookahead sentences that were never heard.
 const Lookahead = 2
 
 // ErrNothingToSay is returned for text with nothing speakable in it.
@@ -102,8 +109,8 @@ func chunks(text string) []string {
 
 // say is Say for turn, which it gives the trace.
 func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip func(index int, id playback.ClipID)) error {
-	speakable := chunks(text)
-	if len(speakable) == 0 {
+	sentences := chunks(text)
+	if len(sentences) == 0 {
 		return ErrNothingToSay
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -133,7 +140,7 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		audio []byte
 		err   error
 	}
-	results := make([]chan result, len(speakable))
+	results := make([]chan result, len(sentences))
 	for i := range results {
 		results[i] = make(chan result, 1)
 	}
@@ -141,7 +148,7 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		if s.trace != nil {
 			s.trace(turn, i, false)
 		}
-		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: speakable[i], Voice: voice})
+		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: sentences[i], Voice: voice})
 		if s.trace != nil {
 			s.trace(turn, i, true)
 		}
@@ -166,14 +173,14 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		case <-ctx.Done():
 			return
 		}
-		for i := 1; i < len(speakable); i++ {
+		for i := 1; i < len(sentences); i++ {
 			if !prog.waitFor(ctx, i-Lookahead) {
 				return
 			}
 			calls.Go(func() { fetch(i) })
 		}
 	})
-	for i := range speakable {
+	for i := range sentences {
 		var r result
 		select {
 		case r = <-results[i]:
