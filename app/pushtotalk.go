@@ -75,6 +75,7 @@ type pushToTalk struct {
 	speaker   *voice.Speaker
 	following atomic.Pointer[voice.Speaker] // the speaker told of the playback, read by the player's event callback
 	speaking  bool
+	sayGen    int                          // counts the texts given to the speaker
 	waiting   map[*conversation.Thread]int // messages seen while a reply was awaited
 }
 
@@ -320,12 +321,22 @@ func (v *pushToTalk) speakWith(text, voiceName string) {
 	}
 	v.speaker.Stop()
 	v.speaking = true
+	v.sayGen++
 	v.view.showStop(true)
 	v.state("Speaking")
-	sp, ctx := v.speaker, v.ctx
+	sp, ctx, gen := v.speaker, v.ctx, v.sayGen
 	go func() {
 		err := sp.Say(ctx, text, voiceName, nil)
-		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, voice.ErrNothingToSay) {
+		switch {
+		case errors.Is(err, voice.ErrNothingToSay), err == nil && !sp.Pending():
+			// Nothing was queued, or every clip ended before Say returned (the queue's last
+			// QueueDrained may have come while it was still queuing, and been taken for a gap).
+			v.do(func() {
+				if v.sayGen == gen && v.speaking {
+					v.spoken()
+				}
+			})
+		case err != nil && !errors.Is(err, context.Canceled):
 			v.do(func() {
 				v.spoken()
 				v.problem("The reply could not be spoken.", err, func() { v.speakWith(text, voiceName) })
@@ -356,6 +367,9 @@ func (v *pushToTalk) openPlayer() bool {
 			}
 			switch {
 			case ev.Kind == playback.QueueDrained:
+				if sp := following.Load(); sp != nil && sp.Pending() {
+					break // a gap: the next sentence's speech is late
+				}
 				do(v.spoken)
 			case ev.Kind == playback.ClipEnded && errors.Is(ev.Err, playback.ErrNoDevice):
 				do(func() { v.outputFailed(ev.Err) })

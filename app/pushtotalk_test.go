@@ -41,3 +41,34 @@ func TestApp_SpokenReplyIsPreparedAsItPlays(t *testing.T) {
 		t.Errorf("%d sentences asked for after Esc, want %d", n, 2+voice.Lookahead)
 	}
 }
+
+func TestApp_AGapBetweenSentencesIsNotTheEnd(t *testing.T) {
+	svc := newFakeService()
+	svc.Reply = func(string) string { return "One. Two. Three. Four. Five. Six." }
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	h.typeAndSend("Count")
+	h.waitFor(func() bool { return len(h.player.added) == 1+voice.Lookahead })
+	h.player.mu.Lock()
+	on := h.player.on
+	h.player.mu.Unlock()
+	// The clips queued play out before the next sentence's speech has come: the queue drains.
+	for id := playback.ClipID(1); id <= 1+voice.Lookahead; id++ {
+		on(playback.Event{Kind: playback.ClipStarted, Clip: id})
+		on(playback.Event{Kind: playback.ClipEnded, Clip: id})
+	}
+	on(playback.Event{Kind: playback.QueueDrained})
+	h.waitFor(func() bool { return len(h.player.added) == 6 })
+	h.waitFor(func() bool { return len(h.queue) == 0 }) // the window has seen the drain
+	if !h.u.ptt.speaking || h.u.composer.stop.Hidden || h.u.status.voice.Text != "Speaking" {
+		t.Errorf("a gap between sentences ended the speech: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
+	}
+	for id := playback.ClipID(2 + voice.Lookahead); id <= 6; id++ {
+		on(playback.Event{Kind: playback.ClipEnded, Clip: id})
+	}
+	on(playback.Event{Kind: playback.QueueDrained})
+	h.waitFor(func() bool { return !h.u.ptt.speaking })
+	if !h.u.composer.stop.Hidden {
+		t.Error("Stop still shown after the reply was spoken")
+	}
+}

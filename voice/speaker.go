@@ -86,6 +86,14 @@ func (s *Speaker) PlaybackEvent(ev playback.Event) {
 	}
 }
 
+// Pending reports whether the text being said has sentences not yet queued, or clips that have
+// not ended: a QueueDrained event meanwhile is a gap between two sentences (the next one's speech
+// is late), not the end of the text.
+func (s *Speaker) Pending() bool {
+	p := s.progress.Load()
+	return p != nil && p.pending()
+}
+
 // Say speaks text, a reply in Markdown, with voice ("" for the service's default). Its speakable
 // form (see package speakable) is said sentence by sentence: the first sentence's speech is
 // requested at once and alone, so nothing competes with it; the next ones once it has arrived, at
@@ -134,6 +142,7 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		s.mu.Unlock()
 		cancel()
 		calls.Wait()
+		prog.over()
 	}()
 
 	type result struct {
@@ -221,12 +230,28 @@ type progress struct {
 	clips   map[playback.ClipID]bool // the text's clips that have not ended
 	early   []playback.ClipID        // clips that ended while one was being queued
 	queuing bool
-	done    int           // the text's clips that have ended
+	saying  bool          // say has not returned
+	queuedN int           // the text's clips queued
+	done    int           // and ended
 	changed chan struct{} // closed, and replaced, when done grows
 }
 
 func newProgress() *progress {
-	return &progress{clips: map[playback.ClipID]bool{}, changed: make(chan struct{})}
+	return &progress{clips: map[playback.ClipID]bool{}, saying: true, changed: make(chan struct{})}
+}
+
+// over notes that say returned: no more clips will be queued.
+func (p *progress) over() {
+	p.mu.Lock()
+	p.saying = false
+	p.mu.Unlock()
+}
+
+// pending reports whether clips may still be queued, or some queued have not ended.
+func (p *progress) pending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.saying || p.done < p.queuedN
 }
 
 // enqueuing notes that a clip is being queued, so that an ending of an unknown clip is kept.
@@ -245,6 +270,7 @@ func (p *progress) queued(id playback.ClipID, ok bool) {
 	if !ok {
 		return
 	}
+	p.queuedN++
 	for _, e := range early {
 		if e == id {
 			p.grow()

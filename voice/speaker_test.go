@@ -198,6 +198,9 @@ func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
 	if got := s.askedSoFar(); len(got) != 1+voice.Lookahead {
 		t.Errorf("asked %q before any clip ended, want %d sentences", got, 1+voice.Lookahead)
 	}
+	if !sp.Pending() {
+		t.Error("not pending while sentences are still to be queued")
+	}
 	q.end() // the first sentence has played
 	<-q.queued
 	if err := <-done; err != nil {
@@ -205,6 +208,16 @@ func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
 	}
 	if got := q.clipsSoFar(); len(got) != 4 {
 		t.Errorf("clips %q", got)
+	}
+	// Everything is queued; three clips have yet to end.
+	for range 3 {
+		if !sp.Pending() {
+			t.Error("not pending while clips play")
+		}
+		q.end()
+	}
+	if sp.Pending() {
+		t.Error("pending after every clip ended")
 	}
 }
 
