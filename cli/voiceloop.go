@@ -40,7 +40,7 @@ func newVoiceCmd(g *globals) *cobra.Command {
 		set        modelFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "voice [--conversation ID] [--once] [--device D] [--hold DURATION] [--adaptive-hold] [--barge-in] [--trace FILE.jsonl]",
+		Use:   "voice [--conversation ID] [--once] [--device D] [--hold DURATION] [--barge-in] [--trace FILE.jsonl]",
 		Short: "Talk with the assistant hands-free: it listens, answers aloud, and listens again",
 		Long: `Runs a spoken conversation in the terminal. Parley listens to the microphone; when you stop
 talking for --hold it sends what you said to speech-to-text, asks the chat (a charged call) in
@@ -54,9 +54,9 @@ clearly louder than the reply's echo stops it and starts a new turn.
 
 While --hold runs, what you said so far is already being transcribed (transcription is free; at
 most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;
---speculate=false turns that off. --adaptive-hold ends a question after half a second of
-silence when its transcript reads as complete, and waits up to 1.5 s when it ends on a word
-such as "and" or "the".
+--speculate=false turns that off. With a transcript in hand before --hold ends, a question
+ends after half a second of silence when it reads as complete, and is waited for up to 1.5 s
+when it ends on a word such as "and" or "the"; --adaptive-hold=false always waits --hold.
 
 The states (listening, hearing speech, transcribing, thinking, speaking) go to standard error,
 what you said and the replies to standard output. Without --conversation a new conversation is
@@ -184,7 +184,7 @@ time in ms since the start.`,
 	f.DurationVar(&hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
 	f.BoolVar(&bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
 	f.BoolVar(&speculate, "speculate", true, "transcribe what was said so far while the hold runs")
-	f.BoolVar(&adaptive, "adaptive-hold", false, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
+	f.BoolVar(&adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
 	f.StringVar(&speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
 	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once, else never)")
