@@ -101,6 +101,12 @@ func (s *simulatedRecogniser) Transcribe(ctx context.Context, req client.Transcr
 	return &client.Transcript{Text: text}, nil
 }
 
+// waitIdle returns once no recognition is running: the microphone calls it before each frame.
+func (s *simulatedRecogniser) waitIdle() {
+	s.busy.Lock()
+	defer s.busy.Unlock()
+}
+
 // endOfTurnResult is what one question became in one mode.
 type endOfTurnResult struct {
 	cut   bool          // the question was ended in its pause
@@ -213,7 +219,7 @@ func BenchmarkAdaptiveHold_CutQuestions(b *testing.B) {
 				adaptive := runPausedQuestion(b, parts[i].first, parts[i].second, gap, rec, func(c *voice.Config) {
 					c.AdaptiveHold = true
 					rec.clock = c.Clock.(*fakeClock)
-				}, func() { rec.busy.Lock(); rec.busy.Unlock() })
+				}, rec.waitIdle)
 				for _, k := range []string{"all", q.kind, fmt.Sprintf("pause=%v", gap)} {
 					add("fixed/"+k, fixed)
 					add("adaptive/"+k, adaptive)
