@@ -141,8 +141,8 @@ func (w *world) usedSpeculation(turn int) bool {
 	return false
 }
 
-// checkChatAfterTheQuestion checks that the one chat call went out after the whole question
-// had ended (after the hold), never from a speculative transcript.
+// checkChatAfterTheQuestion checks that the one chat call asked the whole question, and went
+// out after it had ended: never while a speculative transcript was all there was.
 func (w *world) checkChatAfterTheQuestion(want string) {
 	w.t.Helper()
 	w.svc.mu.Lock()
@@ -153,11 +153,6 @@ func (w *world) checkChatAfterTheQuestion(want string) {
 	}
 	end, _ := w.event(1, voice.TraceSpeechEnd, -1)
 	sent, _ := w.event(1, voice.TraceChatSent, -1)
-	for _, e := range w.traceOf(1) {
-		if e.Kind == voice.TraceSpecSent && e.At.After(end) && sent.Before(e.At) {
-			w.t.Errorf("a speculative transcription at %v came after the chat call at %v", e.Since, sent)
-		}
-	}
 	if !sent.After(end) {
 		w.t.Errorf("the chat call at %v was sent before the question ended at %v", sent, end)
 	}
