@@ -161,7 +161,7 @@ func (b *TakeBuilder) Pause() time.Duration {
 // Snapshot returns the take so far without ending it, for a caller that sends it ahead of the
 // end (a speculative transcription): Audio is the encoding so far, PCM and the speech bounds
 // as Finish would give them now. In WebM/Opus the last frames waiting for their block (up to
-// 60 ms, and the codec's 6.5 ms delay) are not in Audio. Feeding on afterwards is unaffected.
+// 40 ms, and the codec's 6.5 ms delay) are not in Audio. Feeding on afterwards is unaffected.
 func (b *TakeBuilder) Snapshot() *Take {
 	return b.w.snapshot()
 }

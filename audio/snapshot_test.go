@@ -73,8 +73,8 @@ func TestTakeBuilder_SnapshotInAPause(t *testing.T) {
 				t.Fatalf("the snapshot does not decode: %v", err)
 			}
 			// All of the speech so far is in the audio sent; at most the frames waiting for
-			// their block (60 ms) and the codec's delay are not.
-			if d := got.Duration(); d < snap.SpeechEnd || d > snap.Duration || snap.Duration-d > 70*time.Millisecond {
+			// their block (40 ms) and the codec's delay are not.
+			if d := got.Duration(); d < snap.SpeechEnd || d > snap.Duration || snap.Duration-d > 50*time.Millisecond {
 				t.Errorf("the snapshot decodes to %v; its speech ends at %v, its PCM is %v", d, snap.SpeechEnd, snap.Duration)
 			}
 			whole, err := media.Decode(take.Audio)
