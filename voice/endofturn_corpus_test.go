@@ -178,19 +178,31 @@ func runPausedQuestion(tb testing.TB, first, second media.PCM, gap time.Duration
 // BenchmarkAdaptiveHold_CutQuestions measures, on 16 questions spoken by flite with a pause
 // inside each (0.5, 0.8, 1.1 and 1.4 s: 64 cases), how many the loop cuts in the middle with
 // the fixed 0.9 s hold and with the adaptive end of turn, whose speculative transcripts come
-// from the real pocketsphinx at the speed of a resident recogniser (250 ms, on the simulated
-// clock). It also reports the wait from the end of speech to the end of the question. Run it
-// once: go test -run '^$' -bench AdaptiveHold_CutQuestions -benchtime 1x -v ./voice/
+// from the real pocketsphinx answering 250 ms after each call on the simulated clock (a
+// resident recogniser), or 1 s (slower than the adaptive end of turn can use). It also reports
+// the wait from the end of speech to the end of the question. Run it once:
+// go test -run '^$' -bench AdaptiveHold_CutQuestions -benchtime 1x -v ./voice/
 func BenchmarkAdaptiveHold_CutQuestions(b *testing.B) {
 	testenv.RequireCommands(b, "flite", "sox", "pocketsphinx_continuous")
 	speech(b)
 	dir := b.TempDir()
-	type part struct{ first, second media.PCM }
-	parts := make([]part, len(pausedQuestions))
+	parts := make([]questionAudio, len(pausedQuestions))
 	for i, q := range pausedQuestions {
-		parts[i] = part{sayFlite(b, dir, fmt.Sprintf("q%da", i), q.first), sayFlite(b, dir, fmt.Sprintf("q%db", i), q.second)}
+		parts[i] = questionAudio{sayFlite(b, dir, fmt.Sprintf("q%da", i), q.first), sayFlite(b, dir, fmt.Sprintf("q%db", i), q.second)}
 	}
-	rec := &simulatedRecogniser{rec: stt.NewPocketSphinx(stt.PocketSphinxOptions{}), latency: 250 * time.Millisecond, cache: map[[32]byte]string{}}
+	sphinx := stt.NewPocketSphinx(stt.PocketSphinxOptions{})
+	for _, latency := range []time.Duration{250 * time.Millisecond, time.Second} {
+		b.Run(fmt.Sprintf("stt=%v", latency), func(b *testing.B) {
+			benchmarkCutQuestions(b, parts, sphinx, latency)
+		})
+	}
+}
+
+// questionAudio is a paused question's two parts, spoken.
+type questionAudio struct{ first, second media.PCM }
+
+func benchmarkCutQuestions(b *testing.B, parts []questionAudio, sphinx stt.Transcriber, latency time.Duration) {
+	rec := &simulatedRecogniser{rec: sphinx, latency: latency, cache: map[[32]byte]string{}}
 	instant := &instantService{}
 	for b.Loop() {
 		type tally struct {
