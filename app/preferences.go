@@ -131,6 +131,8 @@ func (u *UI) showPreferences() {
 
 	bargeIn := widget.NewCheck("Speaking over a reply interrupts it (barge-in)", nil)
 	bargeIn.SetChecked(prefs.bargeIn())
+	adaptiveHold := widget.NewCheck("End a question sooner when it sounds complete, later after \"and\"", nil)
+	adaptiveHold.SetChecked(prefs.adaptiveHold())
 	speakErrors := widget.NewCheck("Say aloud when something goes wrong", nil)
 	speakErrors.SetChecked(prefs.speakErrors())
 
@@ -142,7 +144,7 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("Output volume", volume),
 		widget.NewFormItem("Replies", autoSpeak),
 		widget.NewFormItem("Default voice", voiceName),
-		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, speakErrors)),
+		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, adaptiveHold, speakErrors)),
 		widget.NewFormItem("New conversations use", preset),
 	)
 	save := func() {
@@ -161,6 +163,7 @@ func (u *UI) showPreferences() {
 		prefs.setHold(time.Duration(hold.Value) * time.Millisecond)
 		prefs.setSendSpoken(sendSpoken.Selected == sendSpoken.Options[1])
 		prefs.setBargeIn(bargeIn.Checked)
+		prefs.setAdaptiveHold(adaptiveHold.Checked)
 		prefs.setSpeakErrors(speakErrors.Checked)
 		if u.ptt != nil {
 			u.ptt.setVolume(volume.Value)

@@ -33,6 +33,7 @@ func TestPrefs_KeepTheKeysPeopleHaveSaved(t *testing.T) {
 	raw.SetInt("vad_hold_ms", 1200)
 	raw.SetBool("send_transcripts", true)
 	raw.SetBool("barge_in", true)
+	raw.SetBool("adaptive_hold", !defaultAdaptiveHold)
 	raw.SetBool("speak_errors", true)
 	raw.SetString("default_preset", "Tutor")
 	raw.SetString("default_voice", "en-gb")
@@ -44,7 +45,7 @@ func TestPrefs_KeepTheKeysPeopleHaveSaved(t *testing.T) {
 	x, y, placed := p.windowPosition()
 	if p.service() != serviceRemote || p.baseURL() != "https://api.example.com" || p.inputDevice() != "mic-2" ||
 		p.volume() != 0.4 || !p.autoSpeak() || p.hold() != 1200*time.Millisecond || !p.sendSpoken() || !p.bargeIn() ||
-		!p.speakErrors() || p.defaultPreset() != "Tutor" || p.defaultVoice() != "en-gb" ||
+		p.adaptiveHold() == defaultAdaptiveHold || !p.speakErrors() || p.defaultPreset() != "Tutor" || p.defaultVoice() != "en-gb" ||
 		len((presetBook{p}).own()) != 1 || p.windowSize() != fyne.NewSize(900, 640) || !placed || x != 10 || y != 20 {
 		t.Errorf("saved preferences read back wrong: %+v", raw)
 	}

@@ -169,17 +169,19 @@ func (m *voiceMode) start() {
 		voiceName = m.prefs.defaultVoice()
 	}
 	loop := voice.New(voice.Config{
-		Source:      mic,
-		Transcriber: m.svc,
-		Synth:       m.svc,
-		Player:      m.ptt.output(),
-		Chat:        &appChatter{m: m, th: th},
-		Voice:       voiceName,
-		Hold:        m.prefs.hold(),
-		BargeIn:     m.prefs.bargeIn(),
-		SpeakErrors: m.prefs.speakErrors(),
-		OnStatus:    func(s voice.Status) { m.do(func() { m.show(s) }) },
-		OnLevel:     func(db float64) { m.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
+		Source:       mic,
+		Transcriber:  m.svc,
+		Synth:        m.svc,
+		Player:       m.ptt.output(),
+		Chat:         &appChatter{m: m, th: th},
+		Voice:        voiceName,
+		Hold:         m.prefs.hold(),
+		Speculate:    true,
+		AdaptiveHold: m.prefs.adaptiveHold(),
+		BargeIn:      m.prefs.bargeIn(),
+		SpeakErrors:  m.prefs.speakErrors(),
+		OnStatus:     func(s voice.Status) { m.do(func() { m.show(s) }) },
+		OnLevel:      func(db float64) { m.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
 	})
 	loop.SetMuted(m.muted)
 	m.loop.Store(loop)

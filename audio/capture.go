@@ -149,6 +149,23 @@ func (b *TakeBuilder) Heard() time.Duration {
 	return time.Duration(b.w.heard * int64(time.Second) / SampleRate)
 }
 
+// Pause is how long the speech under way has been silent: the audio fed since the last frame
+// loud enough to count as speech. It is 0 before speech starts and while it is heard.
+func (b *TakeBuilder) Pause() time.Duration {
+	if !b.w.speech || !b.w.det.InSpeech() {
+		return 0
+	}
+	return b.Heard() - b.w.det.LastActive()
+}
+
+// Snapshot returns the take so far without ending it, for a caller that sends it ahead of the
+// end (a speculative transcription): Audio is the encoding so far, PCM and the speech bounds
+// as Finish would give them now. In WebM/Opus the last frames waiting for their block (up to
+// 40 ms, and the codec's 6.5 ms delay) are not in Audio. Feeding on afterwards is unaffected.
+func (b *TakeBuilder) Snapshot() *Take {
+	return b.w.snapshot()
+}
+
 // Finish ends the take for reason and returns it, as Recorder.Record does.
 func (b *TakeBuilder) Finish(reason StopReason) (*Take, error) {
 	return b.w.finish(reason, nil)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"parley/audio/vad"
@@ -245,8 +246,23 @@ func dbfs(a float64) float64 {
 	return max(20*math.Log10(a/32768), -120)
 }
 
-// finish ends the take: closes the encoder and fills in the Take.
-func (w *takeWriter) finish(reason StopReason, cause error) (*Take, error) {
+// snapshot is the take so far (see TakeBuilder.Snapshot), which the take going on leaves as it
+// is: the PCM is only ever appended to, so the snapshot shares what it has so far.
+func (w *takeWriter) snapshot() *Take {
+	t := w.take(0, nil)
+	t.PCM.Samples = slices.Clip(w.pcm)
+	if w.enc != nil {
+		// The WebM segment and clusters have unknown sizes, so what is written so far is a
+		// whole file: it stops after the last block written.
+		t.Audio = bytes.Clone(w.buf.Bytes())
+	} else {
+		t.Audio = media.EncodeWAV(t.PCM)
+	}
+	return t
+}
+
+// take fills in a Take from what the writer holds, without its Audio.
+func (w *takeWriter) take(reason StopReason, cause error) *Take {
 	t := &Take{
 		MIME:    w.opts.Encoding.MIME(),
 		PCM:     media.PCM{Rate: SampleRate, Channels: 1, Samples: w.pcm},
@@ -260,6 +276,12 @@ func (w *takeWriter) finish(reason StopReason, cause error) (*Take, error) {
 		t.SpeechStart = time.Duration(w.speechStart * int64(time.Second) / SampleRate)
 		t.SpeechEnd = time.Duration(min(w.end, int64(len(w.pcm))) * int64(time.Second) / SampleRate)
 	}
+	return t
+}
+
+// finish ends the take: closes the encoder and fills in the Take.
+func (w *takeWriter) finish(reason StopReason, cause error) (*Take, error) {
+	t := w.take(reason, cause)
 	if w.enc != nil {
 		if err := w.enc.Close(); err != nil {
 			return t, fmt.Errorf("audio: encoding the take: %w", err)

@@ -31,6 +31,8 @@ func newVoiceCmd(g *globals) *cobra.Command {
 		device     string
 		hold       time.Duration
 		bargeIn    bool
+		speculate  bool
+		adaptive   bool
 		traceFile  string
 		speechName string
 		listen     time.Duration
@@ -50,6 +52,12 @@ Nothing is sent when no speech was heard, and an empty transcript or one that ho
 ignored, so the assistant's own voice is never taken for a question; with --barge-in, speaking
 clearly louder than the reply's echo stops it and starts a new turn.
 
+While --hold runs, what you said so far is already being transcribed (transcription is free; at
+most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;
+--speculate=false turns that off. With a transcript in hand before --hold ends, a question
+ends after half a second of silence when it reads as complete, and is waited for up to 1.5 s
+when it ends on a word such as "and" or "the"; --adaptive-hold=false always waits --hold.
+
 The states (listening, hearing speech, transcribing, thinking, speaking) go to standard error,
 what you said and the replies to standard output. Without --conversation a new conversation is
 started, with the settings given (--persona ...) and its ID is printed at the end.
@@ -58,7 +66,8 @@ On a terminal, Enter mutes and unmutes the microphone.
 
 --once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s).
 --trace writes one JSON object per event of each turn (speech start and end, transcription,
-chat, each sentence's speech request, playback), with its time in ms since the start.`,
+chat, each sentence's speech request, playback, transcriptions made while the hold ran), with its
+time in ms since the start.`,
 		Example: `  parley voice
   parley voice -c 42 --barge-in
   parley voice --once --trace turn.jsonl`,
@@ -124,6 +133,7 @@ chat, each sentence's speech request, playback), with its time in ms since the s
 			loop = voice.New(voice.Config{
 				Source: mic, Transcriber: c, Chat: chat, Synth: c, Player: player,
 				Voice: speechName, Hold: hold, BargeIn: bargeIn, ListenTimeout: listen,
+				Speculate: speculate, AdaptiveHold: adaptive,
 				SpeakErrors: speakErrs,
 				OnStatus:    out.status,
 				OnHeard:     func(_ int, q string) { fmt.Fprintf(g.stdout, "You: %s\n", q) },
@@ -173,6 +183,8 @@ chat, each sentence's speech request, playback), with its time in ms since the s
 	f.StringVar(&device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
 	f.DurationVar(&hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
 	f.BoolVar(&bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
+	f.BoolVar(&speculate, "speculate", true, "transcribe what was said so far while the hold runs")
+	f.BoolVar(&adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
 	f.StringVar(&speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
 	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once, else never)")
@@ -275,11 +287,12 @@ func (t *traceWriter) write(e voice.TraceEvent) {
 		return
 	}
 	rec := struct {
-		TimeMS float64         `json:"t_ms"`
-		Turn   int             `json:"turn"`
-		Event  voice.TraceKind `json:"event"`
-		Index  *int            `json:"sentence,omitempty"`
-	}{float64(e.Since.Microseconds()) / 1000, e.Turn, e.Kind, nil}
+		TimeMS      float64         `json:"t_ms"`
+		Turn        int             `json:"turn"`
+		Event       voice.TraceKind `json:"event"`
+		Index       *int            `json:"sentence,omitempty"`
+		Speculative bool            `json:"speculative,omitempty"`
+	}{float64(e.Since.Microseconds()) / 1000, e.Turn, e.Kind, nil, e.Speculative}
 	if e.Index >= 0 {
 		rec.Index = &e.Index
 	}

@@ -21,7 +21,7 @@ func TestVoice_Usage(t *testing.T) {
 		}
 	}
 	r := h.run(t, "", "voice", "--help")
-	for _, want := range []string{"--once", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat"} {
+	for _, want := range []string{"--once", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat", "--adaptive-hold", "--speculate"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("voice --help lacks %q", want)
 		}

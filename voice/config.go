@@ -6,6 +6,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/playback"
+	"parley/audio/vad"
 	"parley/client"
 )
 
@@ -64,6 +65,18 @@ type Config struct {
 	Voice string
 	// Hold is the silence that ends a question (vad.Config.Hold; 0 means its default).
 	Hold time.Duration
+	// Speculate transcribes a question while the hold runs: after 250 ms of silence inside it,
+	// the take so far is sent for transcription; when speech resumes that call is cancelled
+	// and its answer dropped, and when the hold ends with no speech since, its transcript is
+	// the question's (waited for if it has not answered), so the hold hides the transcription's
+	// time. At most MaxSpeculations calls a turn. Transcription is free; the chat call is never
+	// sent before the question has ended.
+	Speculate bool
+	// AdaptiveHold ends a question by what its speculative transcript says: after CompleteHold
+	// (0.5 s) of silence when it reads as complete, after ContinuedHold (1.5 s) when it ends
+	// on a word that announces more ("and", "the", "um": TranscriptEnding), and after Hold
+	// while there is no transcript yet. It turns Speculate on.
+	AdaptiveHold bool
 	// Encoding of the takes sent for transcription; the zero value is WebM/Opus. A question is
 	// sent when its speech has gone on for audio.MaxTakeLength.
 	Encoding audio.Encoding
@@ -110,6 +123,10 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = realClock{}
+	}
+	c.Hold = vad.Config{Hold: c.Hold}.WithDefaults().Hold
+	if c.AdaptiveHold {
+		c.Speculate = true
 	}
 	if c.MaxFailures <= 0 {
 		c.MaxFailures = DefaultMaxFailures

@@ -23,12 +23,20 @@ type listening struct {
 	zeros       time.Duration      // digital silence in a row
 	silentSaid  bool               // NoticeSilentMic was given
 	level       levelMeter
+
+	spec         *speculation // the take's speculative transcription, if any
+	specID       int          // the last speculative call's id
+	speculations int          // speculative calls made this turn
 }
 
 // begin starts a take; floor is the voice detector's noise floor when known (below 0 dBFS),
 // for speech already under way. fresh starts the count towards Config.ListenTimeout again.
 func (ls *listening) begin(cfg *Config, floor float64, fresh bool) error {
 	vc := vad.Config{Hold: cfg.Hold, InitialFloor: floor}
+	if cfg.AdaptiveHold {
+		// The longest hold is the detector's; the loop ends the take sooner itself.
+		vc.Hold = max(cfg.Hold, ContinuedHold)
+	}
 	tb, err := audio.NewTakeBuilder(audio.TakeOptions{VAD: true, VADConfig: vc, Encoding: cfg.Encoding})
 	if err != nil {
 		return err
@@ -71,6 +79,10 @@ func (r *run) listen(next bool) error {
 // already under way.
 func (r *run) listenFrom(next bool, floor float64) error {
 	next = next || r.Turn == 0
+	r.dropSpeculation()
+	if next {
+		r.listening.speculations = 0
+	}
 	if err := r.listening.begin(r.cfg, floor, next); err != nil {
 		return err
 	}
@@ -130,6 +142,10 @@ func (r *run) feed(m frameMsg) (bool, error) {
 		}
 	}
 	if !stop {
+		r.speculate()
+		reason, stop = r.endOfTurn()
+	}
+	if !stop {
 		return false, nil
 	}
 	heard := ls.tb.Heard()
@@ -148,6 +164,15 @@ func (r *run) feed(m frameMsg) (bool, error) {
 	r.trace(r.Turn, TraceSpeechEnd, -1, at(take.Skipped+take.SpeechEnd))
 	r.set(Transcribing)
 	r.trace(r.Turn, TraceTranscribeSent, -1, r.l.clock.Now())
+	if used, end, err := r.useSpeculation(take); used {
+		return end, err
+	}
+	r.transcribe(take)
+	return false, nil
+}
+
+// transcribe sends the take for transcription.
+func (r *run) transcribe(take *audio.Take) {
 	turn, ctx := r.Turn, r.turnCtx
 	r.calls.Go(func() {
 		tr, err := r.cfg.Transcriber.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
@@ -158,7 +183,6 @@ func (r *run) feed(m frameMsg) (bool, error) {
 		r.l.post(traceMsg{turn, TraceTranscribeDone, -1, r.l.clock.Now()})
 		r.l.post(transcribed{turn, text, err})
 	})
-	return false, nil
 }
 
 // levelMeter averages frame levels into readings of two frames (40 ms).

@@ -238,6 +238,8 @@ func (r *run) handle(m message) (end bool, err error) {
 		if m.turn == r.Turn && r.State == Transcribing {
 			return r.gotTranscript(m)
 		}
+	case specDone:
+		return r.gotSpeculation(m)
 	case replied:
 		if m.turn == r.Turn {
 			r.chatting = false

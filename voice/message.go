@@ -28,6 +28,12 @@ type (
 		text string
 		err  error
 	}
+	// specDone is the answer of a turn's speculative transcription id.
+	specDone struct {
+		turn, id int
+		text     string
+		err      error
+	}
 	// replied is the chat's reply to a turn's question.
 	replied struct {
 		turn  int
@@ -66,6 +72,7 @@ func (muteMsg) isMessage()     {}
 func (frameMsg) isMessage()    {}
 func (sourceErr) isMessage()   {}
 func (transcribed) isMessage() {}
+func (specDone) isMessage()    {}
 func (replied) isMessage()     {}
 func (said) isMessage()        {}
 func (clipQueued) isMessage()  {}

@@ -21,6 +21,16 @@ const (
 	TracePlaybackEnd    TraceKind = "playback_end"
 	// TraceBargeIn: the person spoke over the reply and its playback was stopped.
 	TraceBargeIn TraceKind = "barge_in"
+
+	// TraceSpecSent: the take so far was sent for transcription in a pause, before the hold
+	// ended (Config.Speculate). These three come before speech_start and speech_end, which are
+	// traced when the take ends.
+	TraceSpecSent TraceKind = "transcribe_spec_sent"
+	// TraceSpecDone: a speculative transcription answered.
+	TraceSpecDone TraceKind = "transcribe_spec_done"
+	// TraceSpecCancelled: speech resumed (or the take was dropped) before a speculative
+	// transcription answered: it was cancelled, and what it answers is not used.
+	TraceSpecCancelled TraceKind = "transcribe_spec_cancelled"
 )
 
 // TraceEvent is one event of the latency trace.
@@ -33,12 +43,22 @@ type TraceEvent struct {
 	// the time since Run started.
 	At    time.Time
 	Since time.Duration
+	// Speculative is set on transcribe_done when the transcript is that of a speculative call:
+	// the take was not sent again when it ended (transcribe_sent and transcribe_done are then
+	// the moments the loop asked for the transcript and had it).
+	Speculative bool
 }
 
 // trace reports an event of the trace.
 func (r *run) trace(turn int, kind TraceKind, index int, at time.Time) {
-	if r.cfg.OnTrace != nil && turn > 0 { // turn noticeTurn: a spoken notice, not a turn
-		r.cfg.OnTrace(TraceEvent{Turn: turn, Kind: kind, Index: index, At: at, Since: at.Sub(r.start)})
+	r.traceEvent(TraceEvent{Turn: turn, Kind: kind, Index: index, At: at})
+}
+
+// traceEvent reports e, with its Since filled in.
+func (r *run) traceEvent(e TraceEvent) {
+	if r.cfg.OnTrace != nil && e.Turn > 0 { // turn noticeTurn: a spoken notice, not a turn
+		e.Since = e.At.Sub(r.start)
+		r.cfg.OnTrace(e)
 	}
 }
 
