@@ -42,7 +42,7 @@ type voiceMode struct {
 	status stateLine
 	ptt    speechControl
 
-	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	loop    *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
 	th      *conversation.Thread        // the conversation it talks in
 	active  bool
 	muted   bool
