@@ -42,10 +42,11 @@ type voiceMode struct {
 	status stateLine
 	ptt    speechControl
 
-	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
-	th     *conversation.Thread        // the conversation it talks in
-	active bool
-	muted  bool
+	loop    *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	th      *conversation.Thread        // the conversation it talks in
+	active  bool
+	muted   bool
+	bargeIn bool // speaking over a reply interrupts it
 
 	// Waiting for the reply to a question sent through the session.
 	pending *voicePending
@@ -61,7 +62,8 @@ type voiceMode struct {
 type voicePending struct {
 	th       *conversation.Thread
 	question string
-	before   int // messages in the conversation before it was sent
+	before   int   // messages in the conversation before it was sent
+	after    int64 // its turn's key is above this: earlier turns may hold the same words
 	done     chan voiceAnswer
 }
 
@@ -87,10 +89,12 @@ type speechService interface {
 }
 
 // voiceSession is what voice mode needs from the session: a question sent as a typed one is,
-// and the conversation as it stands, to see the reply arrive.
+// the conversation as it stands, to see the reply arrive, and a failed question taken out of
+// the way of the next (a failed turn holds back every later one).
 type voiceSession interface {
 	Snapshot(th *conversation.Thread) conversation.ThreadView
 	Send(th *conversation.Thread, text string)
+	Dismiss(th *conversation.Thread, key int64) string
 }
 
 // speechControl is what voice mode needs from push-to-talk: that it gives way, its audio output,
@@ -164,6 +168,7 @@ func (m *voiceMode) start() {
 		return
 	}
 	snap := m.sess.Snapshot(th)
+	m.bargeIn = m.prefs.bargeIn()
 	voiceName := snap.Voice
 	if voiceName == "" {
 		voiceName = m.prefs.defaultVoice()
@@ -178,7 +183,7 @@ func (m *voiceMode) start() {
 		Hold:         m.prefs.hold(),
 		Speculate:    true,
 		AdaptiveHold: m.prefs.adaptiveHold(),
-		BargeIn:      m.prefs.bargeIn(),
+		BargeIn:      m.bargeIn,
 		SpeakErrors:  m.prefs.speakErrors(),
 		OnStatus:     func(s voice.Status) { m.do(func() { m.show(s) }) },
 		OnLevel:      func(db float64) { m.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
@@ -269,9 +274,13 @@ func (m *voiceMode) show(s voice.Status) {
 		text = "Stopping…"
 		detail = "Waiting for the reply to what you asked, so that it is kept."
 	case s.State == voice.Error && s.Err != nil:
-		detail = phrase(voice.Cause(s.Err)).text + " Listening again in a moment."
+		detail = failedText(s.Err) + " Listening again in a moment."
+	case s.State == voice.Listening && s.Failed != nil:
+		detail = failedText(s.Failed) + " Listening again: speak when you are ready."
 	case s.State == voice.Listening:
 		detail = "Speak when you are ready. Parley answers when you pause."
+	case s.State == voice.Speaking && !s.Muted && m.bargeIn:
+		detail = "Speak to interrupt."
 	case s.State == voice.Speaking && !s.Muted:
 		detail = "The microphone is ignored while Parley speaks."
 	case s.Muted:
@@ -290,6 +299,24 @@ func (m *voiceMode) show(s voice.Status) {
 	m.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
 }
 
+// failedLead opens the reason a step of a turn failed, by the step.
+var failedLead = map[string]string{
+	"record":     "Could not record what you said.",
+	"transcribe": "Could not transcribe what you said.",
+	"chat":       "Could not get a reply.",
+	"speak":      "Could not speak the reply.",
+}
+
+// failedText says why a step of a turn failed: the step, then the reason.
+func failedText(err error) string {
+	text := phrase(voice.Cause(err)).text
+	var se *voice.StepError
+	if errors.As(err, &se) && failedLead[se.Step] != "" {
+		text = failedLead[se.Step] + " " + text
+	}
+	return text
+}
+
 // waitsFor reports whether voice mode waits for a reply in th.
 func (m *voiceMode) waitsFor(th *conversation.Thread) bool {
 	return m.pending != nil && m.pending.th == th
@@ -302,12 +329,15 @@ func (m *voiceMode) threadChanged(th *conversation.Thread, v conversation.Thread
 		return
 	}
 	for _, t := range v.Turns {
-		if t.Text == p.question && (t.State == conversation.Failed || t.State == conversation.Lost) {
+		if t.Key > p.after && t.Text == p.question && (t.State == conversation.Failed || t.State == conversation.Lost) {
 			m.pending = nil
 			err := t.Err
 			if err == nil {
 				err = errors.New("the message was not sent")
 			}
+			// Voice mode says why and listens again; the failed turn would hold back the next
+			// question, which the person says rather than retrying this one.
+			m.sess.Dismiss(th, t.Key)
 			p.done <- voiceAnswer{err: err}
 			return
 		}
@@ -342,7 +372,11 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 			done <- voiceAnswer{err: errors.New("the conversation was deleted")}
 			return
 		}
-		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), done: done}
+		var after int64
+		for _, t := range v.Turns {
+			after = max(after, t.Key)
+		}
+		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), after: after, done: done}
 		m.sess.Send(c.th, q)
 	})
 	// The session's own timeout ends the call; this only keeps voice mode from waiting for

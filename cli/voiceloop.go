@@ -260,7 +260,9 @@ func (p *voicePrinter) status(s voice.Status) {
 	case s.Stopping:
 		line = "stopping: waiting for the reply to the question already sent, so it is stored"
 	case s.State == voice.Error && s.Err != nil:
-		line = "error: " + p.g.phrase(voice.Cause(s.Err)) + " Listening again."
+		line = "error: " + p.failed(s.Err) + " Listening again in a moment."
+	case s.State == voice.Listening && s.Failed != nil:
+		line = "listening again (Ctrl-C stops); the last turn failed: " + p.failed(s.Failed)
 	case s.State == voice.Listening:
 		line = "listening (Ctrl-C stops)"
 	case s.Muted && s.State != voice.Muted:
@@ -274,6 +276,24 @@ func (p *voicePrinter) status(s voice.Status) {
 	}
 	p.last = line
 	fmt.Fprintf(p.g.stderr, "[%s]\n", line)
+}
+
+// failedLead opens the reason a step of a turn failed, by the step.
+var failedLead = map[string]string{
+	"record":     "Could not record what you said.",
+	"transcribe": "Could not transcribe what you said.",
+	"chat":       "Could not get a reply.",
+	"speak":      "Could not speak the reply.",
+}
+
+// failed says why a step of a turn failed: the step, then the reason.
+func (p *voicePrinter) failed(err error) string {
+	text := p.g.phrase(voice.Cause(err))
+	var se *voice.StepError
+	if errors.As(err, &se) && failedLead[se.Step] != "" {
+		text = failedLead[se.Step] + " " + text
+	}
+	return text
 }
 
 // traceWriter writes trace events as JSON lines.

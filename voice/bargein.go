@@ -16,18 +16,24 @@ import (
 // reply reaches the microphone some time after it is played (the output's buffer, a sound
 // server's, the room), so the playback's level is taken as its loudest over a window around
 // the frame. The echo is louder or quieter than the playback by a coupling that depends on the
-// speakers, their volume and the room: the first moments of each reply's playback measure it
-// (barge-in waits for that), and it is followed while the reply plays.
+// speakers, their volume and the room: the first moments of each reply's playback in which the
+// echo is heard measure it (barge-in waits for that), it is followed while the reply plays, and
+// the next reply starts from it (the room has not changed).
 const (
 	refBefore = time.Second           // how far back the playback level is looked for
 	refAfter  = 60 * time.Millisecond // and how far ahead
 	// bargeGateDBFS is the least a frame must have to be speech at all.
 	bargeGateDBFS = -50.0
-	// calibration is how much audible playback each reply measures the echo over before
-	// barge-in can trigger.
-	calibration = 300 * time.Millisecond
+	// calibration is how much of the echo each reply measures before barge-in can trigger: the
+	// echo reaches the microphone some time after the playback starts, so frames in which it is
+	// not heard yet do not count, up to calibrationMax of audible playback (with headphones
+	// nothing is heard).
+	calibration    = 300 * time.Millisecond
+	calibrationMax = 1500 * time.Millisecond
 	// The learned coupling rises at most this fast (so a person starting to talk does not teach
-	// it their voice) and falls this fast while the playback is loud and the microphone quieter.
+	// it their voice) and falls this fast while the microphone's loudest over the last refBefore
+	// is quieter than it expects of the playback's loudest over the same time: comparing a frame
+	// with the playback's loudest would take every pause in the echo for a quieter room.
 	couplingRise = 1.0 // dB per frame
 	couplingFall = 0.3 // dB per frame: 15 dB a second
 	// The microphone counts as hearing the echo when this far over the noise floor: in the
@@ -43,22 +49,41 @@ type bargeIn struct {
 	need     int     // frames of loud speech in a row
 	coupling float64 // learned: echo level minus playback level, dB
 	floor    float64 // the microphone's noise floor, dBFS
-	calib    int     // frames of audible playback still to measure the coupling over
+	calib    int     // frames of heard echo still to measure the coupling over
+	calibMax int     // frames of audible playback after which measuring ends anyway
 	run      int
 	miss     int
+	recent   [int(refBefore / audio.FrameDuration)]float64 // the microphone's last levels
+	nrecent  int
 }
 
 func (b *bargeIn) reset(cfg Config) {
 	b.margin = cfg.BargeInDB
 	b.need = max(1, int((cfg.BargeInAfter+audio.FrameDuration-1)/audio.FrameDuration))
 	b.floor = bargeGateDBFS
+	b.coupling = math.Inf(-1) // not measured yet
 }
 
-// start begins a reply: its echo is measured again, and no speech is counted yet.
+// start begins a reply: its echo is measured again, from the coupling learned over the replies
+// before (never lower: the first frames of a reply may not have reached the microphone yet),
+// and no speech is counted yet.
 func (b *bargeIn) start() {
 	b.run, b.miss = 0, 0
 	b.calib = int(calibration / audio.FrameDuration)
-	b.coupling = math.Inf(-1)
+	b.calibMax = int(calibrationMax / audio.FrameDuration)
+	b.nrecent = 0
+}
+
+// loudest notes the microphone's level, and returns its loudest over the last refBefore of the
+// reply.
+func (b *bargeIn) loudest(mic float64) float64 {
+	b.recent[b.nrecent%len(b.recent)] = mic
+	b.nrecent++
+	top := math.Inf(-1)
+	for _, v := range b.recent[:min(b.nrecent, len(b.recent))] {
+		top = max(top, v)
+	}
+	return top
 }
 
 // frame takes the microphone's level and the playback's (math.Inf(-1) when nothing played
@@ -68,6 +93,7 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 		return false // a clip plays whose level is not known yet
 	}
 	audible := !math.IsInf(ref, -1) && ref > refActiveDBFS
+	top := b.loudest(mic)
 	if b.calib > 0 {
 		// Measuring: the echo is taken as loud as the loudest heard (or as the noise floor
 		// when it cannot be heard, as with headphones).
@@ -75,7 +101,13 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 			b.floor = mic
 		}
 		if audible {
-			b.calib--
+			b.calibMax--
+			if mic > b.floor+couplingHeardDB {
+				b.calib-- // the echo is heard
+			}
+			if b.calibMax <= 0 {
+				b.calib = 0
+			}
 			b.coupling = max(b.coupling, max(mic, b.floor+couplingHeardDB)-ref)
 		}
 		return false
@@ -102,8 +134,8 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 		case d > b.coupling+b.margin/2:
 		case d > b.coupling:
 			b.coupling += min(d-b.coupling, couplingRise)
-		default:
-			b.coupling -= min(b.coupling-d, couplingFall)
+		case top-ref < b.coupling:
+			b.coupling -= min(b.coupling-(top-ref), couplingFall)
 		}
 	}
 	// One quiet frame inside speech (a plosive, a stop) does not break the run.

@@ -42,7 +42,7 @@ func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 // Defaults of Config.
 const (
 	DefaultMaxFailures  = 3
-	DefaultBargeInDB    = 10.0
+	DefaultBargeInDB    = 6.0
 	DefaultBargeInAfter = 80 * time.Millisecond
 	DefaultErrorPause   = 1500 * time.Millisecond
 	// DefaultEchoGuard is how long after playback ends the microphone is still ignored: what
@@ -85,7 +85,8 @@ type Config struct {
 	// louder than the playback's echo stops it and starts a new turn. Off, everything the
 	// microphone hears while the reply is spoken is ignored.
 	BargeIn bool
-	// BargeInDB is how much louder than the expected echo speech must be; 0 means 10 dB.
+	// BargeInDB is how much louder than the loudest echo expected over the last second speech
+	// must be; 0 means 6 dB.
 	BargeInDB float64
 	// BargeInAfter is how long such speech must last; 0 means 80 ms.
 	BargeInAfter time.Duration

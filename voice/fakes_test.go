@@ -204,6 +204,7 @@ type fakeSink struct {
 	stops    []time.Time
 	failNext error
 	waiters  []sinkWaiter
+	room     *room // when set, the microphone hears the clips through it
 }
 
 // sinkWaiter is a channel closed once n clips have started.
@@ -264,6 +265,9 @@ func (s *fakeSink) startNext(now time.Time) {
 		}
 		c.start = now
 		s.playing = c
+		if s.room != nil {
+			s.room.play(c.pcm, now)
+		}
 		s.started = append(s.started, now)
 		s.emit(playback.Event{Kind: playback.ClipStarted, Clip: c.id, At: now})
 		kept := s.waiters[:0]
@@ -294,6 +298,9 @@ func (s *fakeSink) tick(now time.Time) {
 
 // frameAt is what the loudspeaker plays in the n samples from now, or nil.
 func (s *fakeSink) frameAt(now time.Time, n int) []int16 {
+	if s.room != nil {
+		return s.room.frameAt(now, n)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.playing
@@ -317,6 +324,9 @@ func (s *fakeSink) Stop() {
 		return
 	}
 	s.stops = append(s.stops, now)
+	if s.room != nil {
+		s.room.stop(now)
+	}
 	if c := s.playing; c != nil {
 		s.emit(playback.Event{Kind: playback.ClipEnded, Clip: c.id, Err: playback.ErrStopped, At: now})
 	}

@@ -23,6 +23,7 @@ type listening struct {
 	zeros       time.Duration      // digital silence in a row
 	silentSaid  bool               // NoticeSilentMic was given
 	level       levelMeter
+	steady      steadiness // the take's first second of speech, to tell steady noise from it
 
 	spec         *speculation // the take's speculative transcription, if any
 	specID       int          // the last speculative call's id
@@ -119,7 +120,10 @@ func (r *run) frame(m frameMsg) (bool, error) {
 	if ls.tb == nil || r.Muted {
 		return false, nil
 	}
-	return r.feed(m)
+	if end, err := r.feed(m); end || err != nil {
+		return end, err
+	}
+	return false, r.heardSteady(m.samples, db)
 }
 
 // feed gives a frame to the take being listened for, and sends the take for transcription

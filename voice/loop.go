@@ -271,6 +271,9 @@ func (r *run) set(s State) {
 	if s != Error {
 		r.Err = nil
 	}
+	if s == HearingSpeech || s == Idle {
+		r.Failed = nil // the next turn has begun, or the loop has ended
+	}
 	r.State = s
 	r.show()
 	r.Notice = NoNotice
@@ -360,7 +363,7 @@ func (r *run) fail(err error) (bool, error) {
 	if r.State == Speaking {
 		r.speaking.speaker.Stop()
 	}
-	r.Err = err
+	r.Err, r.Failed = err, err
 	r.set(Error)
 	if r.cfg.SpeakErrors {
 		r.speakNotice(err)

@@ -39,6 +39,10 @@ type Status struct {
 	Stopping bool
 	// Err is what failed, in the Error state.
 	Err error
+	// Failed is what failed in the last turn (a *StepError), kept after the Error state while
+	// the loop listens again, until speech is heard or the loop ends, so the reason stays on
+	// screen; nil when the last turn did not fail.
+	Failed error
 	// Notice is something to tell the person along with the state, such as NoticeDidNotCatch
 	// (NoNotice most of the time); the app and the CLI phrase it.
 	Notice NoticeKind

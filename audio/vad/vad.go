@@ -134,6 +134,12 @@ const (
 // maxGap is the longest dip a pending start may have and still count as sustained.
 const maxGap = 60 * time.Millisecond
 
+// maxPending is the longest a pending start may go without becoming speech. Without a bound, a
+// noise that rises a little over the floor (a fan starting: over the continue threshold, mostly
+// under the start one) kept a start pending for as long as it lasted, with the floor held where
+// it was, and speech that came later started only once its loud frames outnumbered the noise's.
+const maxPending = 500 * time.Millisecond
+
 // startupZeros is how much digital silence at the start is taken as a device starting up
 // rather than as the noise floor.
 const startupZeros = 200 * time.Millisecond
@@ -317,7 +323,12 @@ func (d *Detector) Feed(frame []int16) Event {
 		if e >= startT {
 			d.pendHot++
 		}
-		return d.confirm()
+		if ev := d.confirm(); ev != None || d.pendLen <= d.samples(maxPending) {
+			return ev
+		}
+		// Not speech: the floor follows the noise.
+		d.st = idle
+		d.track(e, len(frame), floorRise)
 	case speech:
 		if e >= contT {
 			d.lastActive = d.pos
