@@ -32,7 +32,7 @@ var spokenQuestions = []string{
 
 // minOverlap is the share of a question's words that the transcript of it must hold. Through the
 // null sink and Opus, pocketsphinx heard 86% ("the line pounds" for "the lighthouse") to 100% of
-// each of spokenQuestions; of espeak-ng's questions it heard less than half.
+// each of spokenQuestions.
 const minOverlap = 0.7
 
 // wordOverlap is the share of question's distinct words that transcript holds (case aside).
