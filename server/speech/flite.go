@@ -14,6 +14,8 @@ import (
 type fliteVoice struct {
 	// id is flite's name for the voice (flite -voice ID).
 	id string
+	// rate is the sample rate of its WAV (mono, 16-bit).
+	rate int
 	Voice
 }
 
@@ -21,11 +23,11 @@ type fliteVoice struct {
 // flite 2.2. Their names start with "flite-" so that they never clash with espeak-ng's. awb_time
 // is left out: it speaks nothing but times of day.
 var fliteVoices = []fliteVoice{
-	{"slt", Voice{Name: "flite-slt", Language: "en-US", Description: "English (American), female; the clearest"}},
-	{"rms", Voice{Name: "flite-rms", Language: "en-US", Description: "English (American), male"}},
-	{"awb", Voice{Name: "flite-awb", Language: "en-GB", Description: "English (Scottish), male"}},
-	{"kal16", Voice{Name: "flite-kal16", Language: "en-US", Description: "English (American), male, robotic"}},
-	{"kal", Voice{Name: "flite-kal", Language: "en-US", Description: "English (American), male, robotic, telephone quality"}},
+	{"slt", 16000, Voice{Name: "flite-slt", Language: "en-US", Description: "English (American), female; the clearest"}},
+	{"rms", 16000, Voice{Name: "flite-rms", Language: "en-US", Description: "English (American), male"}},
+	{"awb", 16000, Voice{Name: "flite-awb", Language: "en-GB", Description: "English (Scottish), male"}},
+	{"kal16", 16000, Voice{Name: "flite-kal16", Language: "en-US", Description: "English (American), male, robotic"}},
+	{"kal", 8000, Voice{Name: "flite-kal", Language: "en-US", Description: "English (American), male, robotic, telephone quality"}},
 }
 
 // flitePackage is the Debian package that provides flite and its voices.
@@ -68,7 +70,7 @@ func installedFlite(ctx context.Context, binary, lame string) []localVoice {
 		// update its header, and on a pipe it then waits for data that never comes.
 		argv = append(argv, "-f", "/dev/stdin", "-o")
 		prog := argv[0]
-		vs = append(vs, localVoice{Voice: fv.Voice, argv: argv, toFile: true, check: func() error {
+		vs = append(vs, localVoice{Voice: fv.Voice, argv: argv, fileRate: fv.rate, check: func() error {
 			if _, err := exec.LookPath(prog); err != nil {
 				return &EngineMissingError{Engine: prog, Package: flitePackage, Purpose: "speech synthesis"}
 			}

@@ -1,6 +1,7 @@
 package speech
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -213,28 +214,76 @@ func TestPipe_NamesTheProgramThatFailed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{c.first}, []string{c.second}, "")
+			_, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{c.first}, []string{c.second}, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v, want one saying %q", err, c.want)
 			}
 		})
 	}
-	out, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{"cat"}, []string{"cat"}, "")
+	out, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{"cat"}, []string{"cat"}, nil)
 	if err != nil || string(out) != "hello" {
 		t.Errorf("cat | cat = %q, %v; want hello", out, err)
 	}
-	if _, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 3, []string{"cat"}, []string{"cat"}, ""); err == nil {
+	if _, err := pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 3, []string{"cat"}, []string{"cat"}, nil); err == nil {
 		t.Error("output over the cap: no error")
 	}
-	// Through a file, as flite writes it.
-	wav := filepath.Join(t.TempDir(), "speech.wav")
-	toFile := fakeEngine(t, `cat > "$1"`)
-	out, err = pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{toFile, wav}, []string{"cat"}, wav)
-	if err != nil || string(out) != "hello" {
-		t.Errorf("through a file = %q, %v; want hello", out, err)
+	// Through a file, as flite writes it: the encoder gets a header at once, then the samples.
+	samples := []byte{1, 0, 2, 0, 3, 0, 4, 0}
+	wavPath := filepath.Join(t.TempDir(), "fixture.wav")
+	if err := os.WriteFile(wavPath, media.EncodeWAV(media.PCM{Rate: 16000, Channels: 1, Samples: []int16{1, 2, 3, 4}}), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	_, err = pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{fakeEngine(t, `head -c 200000 /dev/zero > "$1"`), wav}, []string{badLame}, wav)
+	toFile := fakeEngine(t, `cat >/dev/null; cp "`+wavPath+`" "$1"`)
+	file := &wavFile{path: filepath.Join(t.TempDir(), "speech.wav"), rate: 16000}
+	out, err = pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{toFile, file.path}, []string{"cat"}, file)
+	if want := append(streamingWAVHeader(16000), samples...); err != nil || !bytes.Equal(out, want) {
+		t.Errorf("through a file = % x, %v; want % x", out, err, want)
+	}
+	file.rate = 22050
+	if _, err = pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{toFile, file.path}, []string{"cat"}, file); !errors.Is(err, errWAVFormat) {
+		t.Errorf("a WAV at another rate: err = %v, want errWAVFormat", err)
+	}
+	file.rate = 16000
+	_, err = pipe(t.Context(), 10*time.Second, strings.NewReader("hello"), 1<<20, []string{toFile, file.path}, []string{badLame}, file)
 	if err == nil || !strings.Contains(err.Error(), "lame: bad flag") {
 		t.Errorf("through a file to a failing encoder: err = %v, want one saying lame: bad flag", err)
 	}
+}
+
+func TestWAVSamples(t *testing.T) {
+	wav := media.EncodeWAV(media.PCM{Rate: 16000, Channels: 1, Samples: []int16{1, -1, 300}})
+	if got, err := wavSamples(wav, 16000); err != nil || !bytes.Equal(got, []byte{1, 0, 0xff, 0xff, 0x2c, 1}) {
+		t.Errorf("wavSamples = % x, %v", got, err)
+	}
+	stereo := media.EncodeWAV(media.PCM{Rate: 16000, Channels: 2, Samples: []int16{1, 2}})
+	for name, b := range map[string][]byte{
+		"other rate": wav, "stereo": stereo, "empty": nil, "not RIFF": []byte("RIFX0000WAVE"),
+		"no data": wav[:36], "header only": streamingWAVHeader(8000)[:36],
+	} {
+		rate := 16000
+		if name == "other rate" {
+			rate = 22050
+		}
+		if _, err := wavSamples(b, rate); !errors.Is(err, errWAVFormat) {
+			t.Errorf("%s: err = %v, want errWAVFormat", name, err)
+		}
+	}
+	if got, err := wavSamples(append(streamingWAVHeader(8000), 5, 0, 6), 8000); err != nil || !bytes.Equal(got, []byte{5, 0}) {
+		t.Errorf("streaming header, cut samples: % x, %v; want 05 00", got, err)
+	}
+}
+
+func FuzzWAVSamples(f *testing.F) {
+	f.Add(media.EncodeWAV(media.PCM{Rate: 16000, Channels: 1, Samples: []int16{1, 2, 3}}))
+	f.Add(append(streamingWAVHeader(16000), 1, 2, 3))
+	f.Add([]byte("RIFF\xff\xff\xff\xffWAVEfmt \xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pcm, err := wavSamples(b, 16000)
+		if err != nil && !errors.Is(err, errWAVFormat) {
+			t.Fatalf("err = %v, want errWAVFormat", err)
+		}
+		if err == nil && (len(pcm)%2 != 0 || len(pcm) > len(b)) {
+			t.Fatalf("%d bytes of samples from %d bytes", len(pcm), len(b))
+		}
+	})
 }
