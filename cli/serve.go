@@ -47,7 +47,7 @@ variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a 
 	f.StringVar(&o.STTURL, "stt-url", "", "base `URL` of an OpenAI-compatible /audio/transcriptions API (default: local pocketsphinx)")
 	f.StringVar(&o.STTModel, "stt-model", o.STTModel, "speech-to-text model `name`")
 	f.StringVar(&o.STTKeyEnv, "stt-key-env", "", "environment `variable` holding the speech-to-text API key")
-	f.StringVar(&o.TTSURL, "tts-url", "", "base `URL` of an OpenAI-compatible /audio/speech API (default: local espeak-ng and lame)")
+	f.StringVar(&o.TTSURL, "tts-url", "", "base `URL` of an OpenAI-compatible /audio/speech API (default: local flite or espeak-ng, and lame)")
 	f.StringVar(&o.TTSModel, "tts-model", o.TTSModel, "text-to-speech model `name`")
 	f.StringVar(&o.TTSKeyEnv, "tts-key-env", "", "environment `variable` holding the text-to-speech API key")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "TLS certificate `file` (with --tls-key: serve HTTPS)")

@@ -21,13 +21,14 @@ import (
 	"parley/voice"
 )
 
-// onceListen is how long `voice --once` waits for speech to start.
+// onceListen is how long `voice --once` (or --turns) waits for speech to start.
 const onceListen = 30 * time.Second
 
 func newVoiceCmd(g *globals) *cobra.Command {
 	var (
 		conv       string
 		once       bool
+		turns      int
 		device     string
 		hold       time.Duration
 		bargeIn    bool
@@ -40,7 +41,7 @@ func newVoiceCmd(g *globals) *cobra.Command {
 		set        modelFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "voice [--conversation ID] [--once] [--device D] [--hold DURATION] [--barge-in] [--trace FILE.jsonl]",
+		Use:   "voice [--conversation ID] [--once | --turns N] [--device D] [--hold DURATION] [--barge-in] [--trace FILE.jsonl]",
 		Short: "Talk with the assistant hands-free: it listens, answers aloud, and listens again",
 		Long: `Runs a spoken conversation in the terminal. Parley listens to the microphone; when you stop
 talking for --hold it sends what you said to speech-to-text, asks the chat (a charged call) in
@@ -64,7 +65,8 @@ started, with the settings given (--persona ...) and its ID is printed at the en
 
 On a terminal, Enter mutes and unmutes the microphone.
 
---once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s).
+--once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s);
+--turns N does N turns so.
 --trace writes one JSON object per event of each turn (speech start and end, transcription,
 chat, each sentence's speech request, playback, transcriptions made while the hold ran), with its
 time in ms since the start.`,
@@ -82,7 +84,16 @@ time in ms since the start.`,
 			if cmd.Flags().Changed("listen-timeout") && listen < 0 {
 				return usageErrorf("--listen-timeout must not be negative, not %v", listen)
 			}
-			if !cmd.Flags().Changed("listen-timeout") && once {
+			if turns < 0 {
+				return usageErrorf("--turns must not be negative, not %d", turns)
+			}
+			if once {
+				if cmd.Flags().Changed("turns") && turns != 1 {
+					return usageErrorf("--once is one turn: leave out --turns %d, or --once", turns)
+				}
+				turns = 1
+			}
+			if !cmd.Flags().Changed("listen-timeout") && turns > 0 {
 				listen = onceListen
 			}
 			cfg, err := set.modelConfig(cmd)
@@ -143,7 +154,7 @@ time in ms since the start.`,
 						trace.write(e)
 					}
 				},
-				Turns: map[bool]int{true: 1}[once],
+				Turns: turns,
 			})
 			// On a terminal, Enter mutes and unmutes the microphone.
 			if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -180,6 +191,7 @@ time in ms since the start.`,
 	f := cmd.Flags()
 	f.StringVarP(&conv, "conversation", "c", "", "continue this conversation")
 	f.BoolVar(&once, "once", false, "do one turn, then exit")
+	f.IntVar(&turns, "turns", 0, "do this many turns, then exit (default: until stopped)")
 	f.StringVar(&device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
 	f.DurationVar(&hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
 	f.BoolVar(&bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
@@ -187,7 +199,7 @@ time in ms since the start.`,
 	f.BoolVar(&adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
 	f.StringVar(&speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
-	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once, else never)")
+	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
 	f.BoolVar(&speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
 	set.register(cmd)
 	return cmd

@@ -13,6 +13,8 @@ func TestVoice_Usage(t *testing.T) {
 		{"voice", "--hold", "0.1s"},
 		{"voice", "-c", " "},
 		{"voice", "--listen-timeout", "-1s"},
+		{"voice", "--turns", "-1"},
+		{"voice", "--once", "--turns", "5"},
 		{"voice", "--temperature", "3"},
 		{"voice", "extra"},
 	} {
@@ -21,7 +23,7 @@ func TestVoice_Usage(t *testing.T) {
 		}
 	}
 	r := h.run(t, "", "voice", "--help")
-	for _, want := range []string{"--once", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat", "--adaptive-hold", "--speculate"} {
+	for _, want := range []string{"--once", "--turns", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat", "--adaptive-hold", "--speculate"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("voice --help lacks %q", want)
 		}

@@ -14,19 +14,20 @@ import (
 // theQuestion is what the spoken tests ask: spokenWords counts how much of it a transcript holds.
 const theQuestion = "what is the weather like in paris today"
 
-// say writes text spoken by espeak-ng (en-us) to a WAV file in dir and returns its path.
-func say(t *testing.T, dir, name, text string) string {
+// say writes text spoken by flite's slt voice (16 kHz mono) to a WAV file in dir and returns its
+// path. pocketsphinx hears flite almost word for word, where it heard little of espeak-ng.
+func say(t testing.TB, dir, name, text string) string {
 	t.Helper()
 	wav := filepath.Join(dir, name+".wav")
-	if out, err := exec.Command("espeak-ng", "-v", "en-us", "-w", wav, text).CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v: %s", err, out)
+	if out, err := exec.Command("flite", "-voice", "slt", "-t", text, "-o", wav).CombinedOutput(); err != nil {
+		t.Fatalf("flite: %v: %s", err, out)
 	}
 	return wav
 }
 
 // quietRoom plays low white noise into the sink for two minutes, or until the test ends: the
 // monitor of an idle null sink delivers exact zeros, which no real microphone does.
-func quietRoom(t *testing.T, p *testenv.Pulse, dir string) {
+func quietRoom(t testing.TB, p *testenv.Pulse, dir string) {
 	t.Helper()
 	bed := filepath.Join(dir, "bed.wav")
 	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "120", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
@@ -42,7 +43,7 @@ func quietRoom(t *testing.T, p *testenv.Pulse, dir string) {
 }
 
 // playInto plays a WAV file into the sink and waits for it to end.
-func playInto(t *testing.T, p *testenv.Pulse, wav string) {
+func playInto(t testing.TB, p *testenv.Pulse, wav string) {
 	t.Helper()
 	if out, err := exec.CommandContext(t.Context(), "paplay", "--device="+p.Sink, wav).CombinedOutput(); err != nil {
 		t.Fatalf("paplay: %v: %s", err, out)

@@ -167,3 +167,46 @@ func TestVoice_RecordThenTranscribe(t *testing.T) {
 		t.Errorf("transcript of the recorded take %q: want at least 3 of the spoken words", tr.Text)
 	}
 }
+
+// TestVoice_VoicesOfferFlite: with flite installed, `parley voices` lists flite's voices with
+// flite-slt as the service's default, and espeak-ng's voices still; both kinds speak.
+func TestVoice_VoicesOfferFlite(t *testing.T) {
+	testenv.RequireCommands(t, "flite", "espeak-ng", "lame")
+	s := startService(t)
+	key := s.newKey(t, 10)
+	env := s.env("PARLEY_API_KEY=" + key)
+
+	var voices []struct {
+		Name, Language, Description string
+		Default                     bool
+	}
+	r := mustRun(t, env, "", "voices", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &voices); err != nil {
+		t.Fatalf("voices --json printed %q: %v", r.Stdout, err)
+	}
+	names := map[string]bool{}
+	for i, v := range voices {
+		names[v.Name] = true
+		if v.Default != (i == 0) {
+			t.Errorf("voice %d %+v: want the first, and only it, marked default", i, v)
+		}
+	}
+	if len(voices) == 0 || voices[0].Name != "flite-slt" {
+		t.Errorf("voices %+v: want flite-slt first, the default", voices)
+	}
+	for _, want := range []string{"flite-rms", "flite-awb", "en-us", "en-gb", "de"} {
+		if !names[want] {
+			t.Errorf("voices lack %s: %s", want, r.Stdout)
+		}
+	}
+	if plain := mustRun(t, env, "", "voices"); !strings.Contains(plain.Stdout, "flite-slt *") {
+		t.Errorf("voices does not mark flite-slt the default:\n%s", plain.Stdout)
+	}
+	for _, v := range []string{"", "flite-rms", "en-gb"} {
+		mp3 := filepath.Join(t.TempDir(), "hello.mp3")
+		mustRun(t, env, "", "speak", "--voice", v, "-o", mp3, "Hello, this is Parley speaking.")
+		if b, err := os.ReadFile(mp3); err != nil || len(b) < 1000 {
+			t.Errorf("speak --voice %q wrote %d bytes (%v), want an MP3", v, len(b), err)
+		}
+	}
+}

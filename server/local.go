@@ -90,7 +90,7 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	srv, err := New(Config{Store: st, Logger: log, LLM: NewOfflineResponder(),
-		STT: speech.NewPocketSphinx(speech.PocketSphinxOptions{}), TTS: speech.NewEspeak(speech.EspeakOptions{})})
+		STT: speech.NewPocketSphinx(speech.PocketSphinxOptions{}), TTS: speech.NewBuiltIn(ctx, speech.BuiltInOptions{})})
 	if err != nil {
 		return fail(st, err)
 	}

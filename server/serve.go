@@ -58,7 +58,7 @@ type ServeOptions struct {
 	STTModel  string // --stt-model: speech-to-text model name
 	STTKeyEnv string // --stt-key-env: environment variable holding the speech-to-text API key
 
-	TTSURL    string // --tts-url: base URL of an OpenAI-compatible speech API; "" uses espeak-ng and lame
+	TTSURL    string // --tts-url: base URL of an OpenAI-compatible speech API; "" uses flite or espeak-ng, and lame
 	TTSModel  string // --tts-model: text-to-speech model name
 	TTSKeyEnv string // --tts-key-env: environment variable holding the text-to-speech API key
 
@@ -328,11 +328,13 @@ func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber
 	if o.TTSURL != "" {
 		tts = speech.NewRemoteSynthesizer(o.TTSURL, o.TTSModel, envKey(o.TTSKeyEnv, stderr), nil, nil)
 	} else {
-		eo := speech.EspeakOptions{}
-		if err := speech.CheckEspeak(eo); err != nil {
+		bo := speech.BuiltInOptions{}
+		if err := speech.CheckBuiltIn(bo); err != nil {
 			fmt.Fprintf(stderr, "Warning: text-to-speech will answer 503: %v.\n", err)
+		} else if !speech.FliteInstalled(bo) {
+			fmt.Fprintln(stderr, "Speech: espeak-ng speaks replies; install the Debian package flite for clearer voices.")
 		}
-		tts = speech.NewEspeak(eo)
+		tts = speech.NewBuiltIn(context.Background(), bo)
 	}
 	return llm, stt, tts
 }

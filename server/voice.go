@@ -81,7 +81,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, acct store
 	}
 	if s.tts == nil {
 		return errorf(http.StatusServiceUnavailable, codeEngineMissing,
-			"Text-to-speech is not available: install the Debian packages espeak-ng and lame, or start the service with --tts-url.")
+			"Text-to-speech is not available: install the Debian packages flite (or espeak-ng) and lame, or start the service with --tts-url.")
 	}
 	voices := s.tts.Voices()
 	voice := body.Voice

@@ -99,8 +99,8 @@ in the Windows parley.exe, libopus. Each one's licence follows, as its authors s
 
 On Linux, parley also uses the system's own shared libraries, which are not part of the archive:
 libopus (BSD-3-Clause), ALSA's libasound (LGPL-2.1), OpenGL and X11 (MIT-style).
-The reference service runs espeak-ng (GPL-3), lame (LGPL-2) and pocketsphinx (BSD-2-Clause) as
-separate programs when they are installed; none of them is linked into parley.
+The reference service runs flite (BSD-style), espeak-ng (GPL-3), lame (LGPL-2) and pocketsphinx
+(BSD-2-Clause) as separate programs when they are installed; none of them is linked into parley.
 `)
 	section := func(title string) {
 		fmt.Fprintf(&b, "\n%s\n%s\n", strings.Repeat("=", 100), title)

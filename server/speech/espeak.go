@@ -1,11 +1,7 @@
 package speech
 
 import (
-	"bytes"
-	"context"
-	"fmt"
 	"os/exec"
-	"strings"
 	"time"
 )
 
@@ -18,12 +14,9 @@ type EspeakOptions struct {
 	// DefaultVoice is the voice used when a request names none; "" means "en-us". It must be
 	// one of the voices Voices lists.
 	DefaultVoice string
-	// Timeout bounds each of the two programs for one synthesis; 0 means 60 seconds.
+	// Timeout bounds one synthesis, both programs together; 0 means 60 seconds.
 	Timeout time.Duration
 }
-
-// maxWAV bounds espeak-ng's output: MaxTextRunes of slow speech at 22050 Hz is well under it.
-const maxWAV = 128 << 20
 
 // maxMP3 bounds lame's output.
 const maxMP3 = 32 << 20
@@ -71,31 +64,28 @@ func CheckEspeak(o EspeakOptions) error {
 	return nil
 }
 
-// espeak speaks with espeak-ng and encodes the speech to MP3 with lame.
-type espeak struct {
-	o      EspeakOptions
-	voices []Voice
-	sem    semaphore
-}
-
-// NewEspeak returns a Synthesizer that speaks with espeak-ng and encodes MP3 with lame
-// (mono, 22050 Hz as espeak-ng makes it, VBR quality 6). An unknown DefaultVoice falls back to
-// "en-us".
+// NewEspeak returns a Synthesizer that speaks with espeak-ng's voices only and encodes MP3 with
+// lame (mono, 22050 Hz as espeak-ng makes it, VBR quality 6). An unknown DefaultVoice falls back
+// to "en-us".
 func NewEspeak(o EspeakOptions) Synthesizer {
 	o = o.withDefaults()
-	e := &espeak{o: o, sem: newSemaphore()}
-	def, ok := findVoice(espeakVoices, o.DefaultVoice)
-	if !ok {
-		def, _ = findVoice(espeakVoices, "en-us")
-		e.o.DefaultVoice = def.Name
+	def := o.DefaultVoice
+	if _, ok := findVoice(espeakVoices, def); !ok {
+		def = "en-us"
 	}
-	e.voices = append(e.voices, def)
-	for _, v := range espeakVoices {
-		if v.Name != def.Name {
-			e.voices = append(e.voices, v)
-		}
+	return newLocalSynth(espeakLocalVoices(o), def, o.Lame, o.Timeout)
+}
+
+// espeakLocalVoices are espeakVoices as espeak-ng speaks them. They are offered whether or not
+// espeak-ng is installed; a missing espeak-ng is reported when one is asked for.
+func espeakLocalVoices(o EspeakOptions) []localVoice {
+	check := func() error { return CheckEspeak(o) }
+	out := make([]localVoice, len(espeakVoices))
+	for i, v := range espeakVoices {
+		// espeak-ng reads stdin line by line; newlines only make pauses.
+		out[i] = localVoice{Voice: v, argv: []string{o.Binary, "--stdout", "-v", v.Name}, check: check}
 	}
-	return e
+	return out
 }
 
 func findVoice(vs []Voice, name string) (Voice, bool) {
@@ -105,49 +95,4 @@ func findVoice(vs []Voice, name string) (Voice, bool) {
 		}
 	}
 	return Voice{}, false
-}
-
-func (e *espeak) Voices() []Voice { return append([]Voice(nil), e.voices...) }
-
-func (e *espeak) Synthesize(ctx context.Context, text, voice string) ([]byte, error) {
-	if err := checkText(text); err != nil {
-		return nil, err
-	}
-	if voice == "" {
-		voice = e.o.DefaultVoice
-	}
-	if _, ok := findVoice(e.voices, voice); !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownVoice, voice)
-	}
-	if err := CheckEspeak(e.o); err != nil {
-		return nil, err
-	}
-	if err := e.sem.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer e.sem.release()
-
-	// The text goes on stdin, never in argv, so text starting with "-" is not taken for an
-	// option. espeak-ng reads stdin line by line; newlines only make pauses.
-	wav, err := run(ctx, e.o.Timeout, strings.NewReader(text), maxWAV, e.o.Binary, "--stdout", "-v", voice)
-	if err != nil {
-		return nil, e.failed(ctx, err)
-	}
-	mp3, err := run(ctx, e.o.Timeout, bytes.NewReader(wav), maxMP3, e.o.Lame, "--quiet", "-m", "m", "-V", "6", "-", "-")
-	if err != nil {
-		return nil, e.failed(ctx, err)
-	}
-	if len(mp3) == 0 {
-		return nil, &UpstreamError{Op: "synthesize", Err: fmt.Errorf("%s produced no audio", e.o.Lame)}
-	}
-	return mp3, nil
-}
-
-// failed turns a program's failure into an *UpstreamError, leaving the caller's own
-// cancellation as it is.
-func (e *espeak) failed(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return err
-	}
-	return &UpstreamError{Op: "synthesize", Err: err}
 }

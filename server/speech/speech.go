@@ -1,6 +1,6 @@
 // Package speech holds the speech engines of the reference Chat and Voice Service: speech
 // recognition (audio to a transcript) and speech synthesis (text to MP3), either run locally
-// (pocketsphinx, espeak-ng and lame) or asked of a remote OpenAI-compatible service.
+// (pocketsphinx, flite or espeak-ng, and lame) or asked of a remote OpenAI-compatible service.
 package speech
 
 import (
