@@ -35,7 +35,7 @@ LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/vers
 # Build: C toolchain, ALSA (oto, malgo), libopus, OpenGL/X11 (Fyne).
 BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev xz-utils
 # The reference service's speech engines.
-SERVICE_PACKAGES := espeak-ng lame pocketsphinx pocketsphinx-en-us
+SERVICE_PACKAGES := espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
 	xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng openbox

@@ -44,7 +44,7 @@ var corpusQuestions = []string{
 
 // longQuestion is spoken for the 10-second figures.
 const longQuestion = "i am planning a trip to italy next spring with my family and i would like to know " +
-	"which cities we should visit and how many days we should spend in each of them"
+	"which cities we should visit and how many days we should spend in each of them before we fly home"
 
 // corpusVoices speak the corpus in turn: flite's four voices, and espeak-ng.
 var corpusVoices = []string{"slt", "rms", "awb", "kal", "espeak-ng"}
