@@ -100,7 +100,9 @@ func WarmPocketSphinx(o PocketSphinxOptions) {
 	if !o.resident() || loadLibrary() != nil {
 		return
 	}
-	go sharedPool().warm() //nolint:errcheck // a failure is met, and reported, by the first call
+	// A decoder that cannot be made here cannot be made for the first call either, which
+	// reports why.
+	go func() { _ = sharedPool().warm() }()
 }
 
 func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
