@@ -132,7 +132,7 @@ func (p *pocketSphinx) transcribeResident(ctx context.Context, samples []int16) 
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
-	timedOut := func(err error) error {
+	failed := func(err error) error {
 		if parent.Err() != nil {
 			return fmt.Errorf("pocketsphinx: %w", parent.Err())
 		}
@@ -143,12 +143,12 @@ func (p *pocketSphinx) transcribeResident(ctx context.Context, samples []int16) 
 	}
 	r, err := p.pool.get(ctx)
 	if err != nil {
-		return Transcript{}, timedOut(err)
+		return Transcript{}, failed(err)
 	}
 	out, err := r.recognise(ctx, samples)
 	p.pool.put(r, err != nil && ctx.Err() == nil)
 	if err != nil {
-		return Transcript{}, timedOut(err)
+		return Transcript{}, failed(err)
 	}
 	return Transcript{Text: parsePocketSphinx([]byte(out)), Language: "en"}, nil
 }
