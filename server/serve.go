@@ -323,6 +323,7 @@ func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber
 			fmt.Fprintf(stderr, "Warning: speech-to-text will answer 503: %v.\n", err)
 		}
 		stt = speech.NewPocketSphinx(so)
+		speech.WarmPocketSphinx(so) // the first question finds the model loaded
 	}
 	var tts speech.Synthesizer
 	if o.TTSURL != "" {

@@ -17,8 +17,13 @@ import (
 
 // PocketSphinxOptions configures the local speech recogniser.
 type PocketSphinxOptions struct {
-	// Binary is the recogniser program; "" means "pocketsphinx_continuous" on PATH.
+	// Binary is the recogniser program; "" means the resident recogniser (libpocketsphinx in
+	// this process, its model loaded once), or "pocketsphinx_continuous" on PATH where the
+	// library cannot be loaded.
 	Binary string
+	// Program runs Binary for every recognition, loading the model each time, even where the
+	// resident recogniser could be used; for comparisons.
+	Program bool
 	// Timeout bounds one recognition; 0 means 60 seconds.
 	Timeout time.Duration
 }
@@ -35,6 +40,9 @@ const maxHypothesis = 1 << 20
 // maxLogTail bounds how much of the recogniser's log goes into an error.
 const maxLogTail = 2 << 10
 
+// resident reports whether o asks for the resident recogniser, where the library loads.
+func (o PocketSphinxOptions) resident() bool { return o.Binary == "" && !o.Program }
+
 func (o PocketSphinxOptions) withDefaults() PocketSphinxOptions {
 	if o.Binary == "" {
 		o.Binary = "pocketsphinx_continuous"
@@ -49,11 +57,12 @@ func (o PocketSphinxOptions) missing() *EngineMissingError {
 	return &EngineMissingError{Engine: o.Binary, Package: pocketSphinxPackages, Purpose: "speech recognition"}
 }
 
-// CheckPocketSphinx reports, as an *EngineMissingError, whether the recogniser or its default
-// English model is missing; nil when both are there.
+// CheckPocketSphinx reports, as an *EngineMissingError, whether the recogniser (the library or
+// the program) or its default English model is missing; nil when both are there.
 func CheckPocketSphinx(o PocketSphinxOptions) error {
+	resident := o.resident() && loadLibrary() == nil
 	o = o.withDefaults()
-	if _, err := exec.LookPath(o.Binary); err != nil {
+	if _, err := exec.LookPath(o.Binary); err != nil && !resident {
 		return o.missing()
 	}
 	if filepath.Base(o.Binary) == "pocketsphinx_continuous" {
@@ -64,16 +73,36 @@ func CheckPocketSphinx(o PocketSphinxOptions) error {
 	return nil
 }
 
-// pocketSphinx recognises English speech with pocketsphinx_continuous.
+// pocketSphinx recognises English speech with pocketsphinx: resident decoders of
+// libpocketsphinx where it loads, else pocketsphinx_continuous run for each recognition.
 type pocketSphinx struct {
-	o   PocketSphinxOptions
-	sem semaphore
+	o    PocketSphinxOptions
+	sem  semaphore    // bounds the programs run at once
+	pool *decoderPool // the resident decoders; nil when o asks for the program
 }
 
-// NewPocketSphinx returns a Transcriber that runs pocketsphinx_continuous on the audio, decoded
-// and converted to 16 kHz mono WAV first. It recognises US English only: Language is "en".
+// NewPocketSphinx returns a Transcriber that recognises the audio, decoded and converted to 16
+// kHz mono first, with pocketsphinx: in this process with the model kept loaded (a pool of at
+// most one decoder per core, shared by all such Transcribers) where libpocketsphinx loads,
+// else by running pocketsphinx_continuous. It recognises US English only: Language is "en".
 func NewPocketSphinx(o PocketSphinxOptions) Transcriber {
-	return &pocketSphinx{o: o.withDefaults(), sem: newSemaphore()}
+	p := &pocketSphinx{o: o.withDefaults(), sem: newSemaphore()}
+	if o.resident() {
+		p.pool = sharedPool()
+	}
+	return p
+}
+
+// WarmPocketSphinx loads the resident recogniser's first decoder in the background, so that the
+// first recognition does not wait most of a second for the model, when o asks for the resident
+// recogniser and the library loads; else it does nothing.
+func WarmPocketSphinx(o PocketSphinxOptions) {
+	if !o.resident() || loadLibrary() != nil {
+		return
+	}
+	// A decoder that cannot be made here cannot be made for the first call either, which
+	// reports why.
+	go func() { _ = sharedPool().warm() }()
 }
 
 func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
@@ -92,6 +121,40 @@ func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string
 	if len(pcm.Samples) == 0 {
 		return Transcript{Language: "en"}, nil
 	}
+	if p.pool != nil && loadLibrary() == nil {
+		return p.transcribeResident(ctx, pcm.Samples)
+	}
+	return p.transcribeProgram(ctx, pcm)
+}
+
+// transcribeResident recognises 16 kHz mono samples with a decoder of the pool.
+func (p *pocketSphinx) transcribeResident(ctx context.Context, samples []int16) (Transcript, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
+	defer cancel()
+	failed := func(err error) error {
+		if parent.Err() != nil {
+			return fmt.Errorf("pocketsphinx: %w", parent.Err())
+		}
+		if ctx.Err() != nil {
+			return &UpstreamError{Op: "transcribe", Err: fmt.Errorf("pocketsphinx took longer than %v: %w", p.o.Timeout, ctx.Err())}
+		}
+		return &UpstreamError{Op: "transcribe", Err: err}
+	}
+	r, err := p.pool.get(ctx)
+	if err != nil {
+		return Transcript{}, failed(err)
+	}
+	out, err := r.recognise(ctx, samples)
+	p.pool.put(r, err != nil && ctx.Err() == nil)
+	if err != nil {
+		return Transcript{}, failed(err)
+	}
+	return Transcript{Text: parsePocketSphinx([]byte(out)), Language: "en"}, nil
+}
+
+// transcribeProgram recognises 16 kHz mono audio with pocketsphinx_continuous.
+func (p *pocketSphinx) transcribeProgram(ctx context.Context, pcm media.PCM) (Transcript, error) {
 	bin, err := exec.LookPath(p.o.Binary)
 	if err != nil {
 		return Transcript{}, p.o.missing()

@@ -1,0 +1,160 @@
+package speech
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"parley/internal/testenv"
+	"parley/media"
+)
+
+// corpusQuestions are the spoken questions the resident recogniser is compared on.
+var corpusQuestions = []string{
+	"what is the weather like in paris today",
+	"set a timer for ten minutes",
+	"how far is the moon from the earth",
+	"tell me a joke about computers",
+	"what time is it in tokyo",
+	"play some music for me please",
+	"how do i make a cup of tea",
+	"who wrote the book war and peace",
+	"what is the capital of australia",
+	"remind me to call my mother tomorrow",
+	"how many days are there in a leap year",
+	"translate good morning into spanish",
+	"what is the square root of one hundred",
+	"can you recommend a good restaurant nearby",
+	"how tall is the eiffel tower",
+	"what should i cook for dinner tonight",
+	"turn off the lights in the kitchen",
+	"when does the next train leave for london",
+	"explain how a rainbow is formed",
+	"what is the population of new york city",
+	"send a message to john saying i am late",
+	"how long does it take to boil an egg",
+	"what are the symptoms of the flu",
+	"who won the world cup last year",
+}
+
+// longQuestion is spoken for the 10-second figures.
+const longQuestion = "i am planning a trip to italy next spring with my family and i would like to know " +
+	"which cities we should visit and how many days we should spend in each of them before we fly home"
+
+// corpusVoices speak the corpus in turn: flite's four voices, and espeak-ng.
+var corpusVoices = []string{"slt", "rms", "awb", "kal", "espeak-ng"}
+
+// take is one spoken question: what was said, by whom, and the audio as 16 kHz mono.
+type take struct {
+	text, voice string
+	pcm         media.PCM
+}
+
+// speak renders text with voice (a flite voice, or "espeak-ng") into a 16 kHz mono take.
+func speak(dir, text, voice string) (take, error) {
+	f := filepath.Join(dir, strings.ReplaceAll(voice+"-"+text, " ", "_")+".wav")
+	var cmd *exec.Cmd
+	if voice == "espeak-ng" {
+		cmd = exec.Command("espeak-ng", "-v", "en-us", "-w", f, text)
+	} else {
+		cmd = exec.Command("flite", "-voice", voice, "-t", text, "-o", f)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return take{}, fmt.Errorf("%s: %w: %s", cmd, err, out)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return take{}, err
+	}
+	p, err := media.Decode(b)
+	if err != nil {
+		return take{}, fmt.Errorf("decode %s: %w", f, err)
+	}
+	return take{text: text, voice: voice, pcm: media.To16kMono(p)}, nil
+}
+
+// spoken speaks text with voice into a temporary folder of t.
+func spoken(t testing.TB, text, voice string) take {
+	t.Helper()
+	testenv.RequireCommands(t, "flite", "espeak-ng")
+	tk, err := speak(t.TempDir(), text, voice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// corpus speaks corpusQuestions, each with the next of corpusVoices, into a temporary folder.
+func corpus(t testing.TB) []take {
+	t.Helper()
+	testenv.RequireCommands(t, "flite", "espeak-ng")
+	dir := t.TempDir()
+	takes := make([]take, len(corpusQuestions))
+	errs := make([]error, len(corpusQuestions))
+	var wg sync.WaitGroup
+	for i, q := range corpusQuestions {
+		wg.Go(func() { takes[i], errs[i] = speak(dir, q, corpusVoices[i%len(corpusVoices)]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return takes
+}
+
+// wordErrors is the word-level edit distance between a reference and a hypothesis.
+func wordErrors(ref, hyp string) int {
+	r, h := strings.Fields(ref), strings.Fields(hyp)
+	prev := make([]int, len(h)+1)
+	cur := make([]int, len(h)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(r); i++ {
+		cur[0] = i
+		for j := 1; j <= len(h); j++ {
+			sub := prev[j-1]
+			if r[i-1] != h[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(h)]
+}
+
+// wordErrorRate is the word errors of hyps against the takes' texts, over the reference words.
+func wordErrorRate(takes []take, hyps []string) float64 {
+	errs, words := 0, 0
+	for i, tk := range takes {
+		errs += wordErrors(tk.text, hyps[i])
+		words += len(strings.Fields(tk.text))
+	}
+	return float64(errs) / float64(words)
+}
+
+func TestWordErrors(t *testing.T) {
+	cases := []struct {
+		ref, hyp string
+		want     int
+	}{
+		{"a b c", "a b c", 0},
+		{"a b c", "", 3},
+		{"", "a b", 2},
+		{"a b c", "a x c", 1},
+		{"a b c", "a c", 1},
+		{"a b c", "a b c d", 1},
+		{"what is the weather", "what is that went on to you", 5},
+	}
+	for _, c := range cases {
+		if got := wordErrors(c.ref, c.hyp); got != c.want {
+			t.Errorf("wordErrors(%q, %q) = %d, want %d", c.ref, c.hyp, got, c.want)
+		}
+	}
+}

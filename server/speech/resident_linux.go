@@ -1,0 +1,285 @@
+//go:build linux && cgo
+
+package speech
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// The functions of libpocketsphinx.so.3 and libsphinxbase.so.3 (0.8+5prealpha) that Parley
+// calls, looked up with dlsym so that the binary needs neither library, nor their headers, to
+// build or to start. Every pointer type of the libraries is void* here.
+typedef struct {
+	const void *(*ps_args)(void);
+	void *(*cmd_ln_parse_r)(void *inout, const void *defn, int32_t argc, char **argv, int32_t strict);
+	int (*cmd_ln_free_r)(void *config);
+	void *(*ps_init)(void *config);
+	int (*ps_free)(void *ps);
+	int (*ps_start_utt)(void *ps);
+	int (*ps_process_raw)(void *ps, const int16_t *data, size_t n, int no_search, int full_utt);
+	int (*ps_end_utt)(void *ps);
+	const char *(*ps_get_hyp)(void *ps, int32_t *score);
+	uint8_t (*ps_get_in_speech)(void *ps);
+	int (*ps_start_stream)(void *ps);
+	void *(*ps_get_feat)(void *ps);
+	void (*cmn_live_get)(void *cmn, float *vec);
+	void (*cmn_live_set)(void *cmn, const float *vec);
+	void (*err_set_logfp)(FILE *fp);
+} parley_ps;
+
+// The leading fields of sphinxbase 0.8+5prealpha's feat_t and cmn_t (sphinxbase/feat.h and
+// cmn.h), as far as the ones read here: the live cepstral mean normalisation's state.
+typedef struct {
+	int refcount;
+	char *name;
+	int32_t cepsize, n_stream;
+	uint32_t *stream_len;
+	int32_t window_size, n_sv;
+	uint32_t *sv_len;
+	int32_t **subvecs;
+	float *sv_buf;
+	int32_t sv_dim;
+	int cmn;
+	int32_t varnorm;
+	int agc;
+	void (*compute_feat)(void *fcb, float **input, float **feat);
+	void *cmn_struct;
+} parley_feat_head;
+
+typedef struct {
+	float *cmn_mean, *cmn_var, *sum;
+	int32_t nframe, veclen;
+} parley_cmn_head;
+
+// parley_decoder is a decoder with its configuration, and the initial mean of its live
+// cepstral mean normalisation, which each utterance updates and each call restores.
+typedef struct {
+	void *ps, *config;
+	void *cmn;
+	float *cmn0;
+} parley_decoder;
+
+static parley_ps parley_fn;
+
+// parley_sym looks up one symbol, returning 0 and setting *err to dlerror's text on failure.
+static int parley_sym(void *lib, const char *name, void **out, const char **err) {
+	dlerror();
+	*out = dlsym(lib, name);
+	if (*out == NULL) {
+		*err = dlerror();
+		if (*err == NULL) *err = name;
+		return 0;
+	}
+	return 1;
+}
+
+// parley_ps_load opens the two libraries (sphinxbase first and global, as pocketsphinx needs
+// its symbols) and fills parley_fn. It returns NULL, or what went wrong.
+static const char *parley_ps_load(void) {
+	const char *err = NULL;
+	void *base = dlopen("libsphinxbase.so.3", RTLD_NOW | RTLD_GLOBAL);
+	if (base == NULL) return dlerror();
+	void *ps = dlopen("libpocketsphinx.so.3", RTLD_NOW | RTLD_GLOBAL);
+	if (ps == NULL) return dlerror();
+	if (!parley_sym(ps, "ps_args", (void **)&parley_fn.ps_args, &err) ||
+	    !parley_sym(base, "cmd_ln_parse_r", (void **)&parley_fn.cmd_ln_parse_r, &err) ||
+	    !parley_sym(base, "cmd_ln_free_r", (void **)&parley_fn.cmd_ln_free_r, &err) ||
+	    !parley_sym(ps, "ps_init", (void **)&parley_fn.ps_init, &err) ||
+	    !parley_sym(ps, "ps_free", (void **)&parley_fn.ps_free, &err) ||
+	    !parley_sym(ps, "ps_start_utt", (void **)&parley_fn.ps_start_utt, &err) ||
+	    !parley_sym(ps, "ps_process_raw", (void **)&parley_fn.ps_process_raw, &err) ||
+	    !parley_sym(ps, "ps_end_utt", (void **)&parley_fn.ps_end_utt, &err) ||
+	    !parley_sym(ps, "ps_get_hyp", (void **)&parley_fn.ps_get_hyp, &err) ||
+	    !parley_sym(ps, "ps_get_in_speech", (void **)&parley_fn.ps_get_in_speech, &err) ||
+	    !parley_sym(ps, "ps_start_stream", (void **)&parley_fn.ps_start_stream, &err) ||
+	    !parley_sym(ps, "ps_get_feat", (void **)&parley_fn.ps_get_feat, &err) ||
+	    !parley_sym(base, "cmn_live_get", (void **)&parley_fn.cmn_live_get, &err) ||
+	    !parley_sym(base, "cmn_live_set", (void **)&parley_fn.cmn_live_set, &err) ||
+	    !parley_sym(base, "err_set_logfp", (void **)&parley_fn.err_set_logfp, &err)) {
+		return err;
+	}
+	// No log at all: the library writes its log to one process-wide FILE, which -logfn would
+	// reopen (and close under other decoders) at every ps_init.
+	parley_fn.err_set_logfp(NULL);
+	return NULL;
+}
+
+static void parley_ps_free(parley_decoder *d) {
+	if (d == NULL) return;
+	if (d->ps != NULL) parley_fn.ps_free(d->ps);
+	if (d->config != NULL) parley_fn.cmd_ln_free_r(d->config);
+	free(d->cmn0);
+	free(d);
+}
+
+// parley_ps_new parses argv into a configuration and makes a decoder of it; NULL on failure.
+static parley_decoder *parley_ps_new(int argc, char **argv) {
+	parley_decoder *d = calloc(1, sizeof *d);
+	if (d == NULL) return NULL;
+	d->config = parley_fn.cmd_ln_parse_r(NULL, parley_fn.ps_args(), argc, argv, 0);
+	if (d->config != NULL) d->ps = parley_fn.ps_init(d->config);
+	if (d->ps == NULL) {
+		parley_ps_free(d);
+		return NULL;
+	}
+	parley_feat_head *feat = parley_fn.ps_get_feat(d->ps);
+	d->cmn = feat != NULL ? feat->cmn_struct : NULL;
+	if (d->cmn != NULL) {
+		d->cmn0 = calloc(((parley_cmn_head *)d->cmn)->veclen, sizeof(float));
+		if (d->cmn0 == NULL) {
+			parley_ps_free(d);
+			return NULL;
+		}
+		parley_fn.cmn_live_get(d->cmn, d->cmn0);
+	}
+	return d;
+}
+
+// parley_ps_reset puts the decoder's state back as ps_init left it, as a program started
+// afresh has it: the noise estimate (ps_start_stream) and the cepstral mean.
+static int parley_ps_reset(parley_decoder *d) {
+	if (parley_fn.ps_start_stream(d->ps) < 0) return -1;
+	if (d->cmn != NULL) parley_fn.cmn_live_set(d->cmn, d->cmn0);
+	return 0;
+}
+
+static int parley_ps_start(void *ps) { return parley_fn.ps_start_utt(ps); }
+static int parley_ps_end(void *ps) { return parley_fn.ps_end_utt(ps); }
+static int parley_ps_process(void *ps, const int16_t *data, size_t n) {
+	return parley_fn.ps_process_raw(ps, data, n, 0, 0);
+}
+static int parley_ps_in_speech(void *ps) { return parley_fn.ps_get_in_speech(ps); }
+static const char *parley_ps_hyp(void *ps) { return parley_fn.ps_get_hyp(ps, NULL); }
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// loadLibrary opens libpocketsphinx once per process; later calls return the first answer.
+var loadLibrary = sync.OnceValue(func() error {
+	if msg := C.parley_ps_load(); msg != nil {
+		return fmt.Errorf("%w: %s", errNoLibrary, C.GoString(msg))
+	}
+	return nil
+})
+
+// libDecoder is one pocketsphinx decoder of libpocketsphinx, with its model loaded.
+type libDecoder struct {
+	d  *C.parley_decoder
+	ps unsafe.Pointer // d.ps
+}
+
+// newLibDecoder loads the library (once) and makes a decoder with args, the program's
+// command-line options.
+func newLibDecoder(args []string) (recogniser, error) {
+	if err := loadLibrary(); err != nil {
+		return nil, err
+	}
+	argv := make([]*C.char, len(args)+1)
+	for i, a := range args {
+		argv[i] = C.CString(a)
+	}
+	defer func() {
+		for _, p := range argv[:len(args)] {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	cargv := (**C.char)(C.malloc(C.size_t(len(argv)) * C.size_t(unsafe.Sizeof(argv[0]))))
+	defer C.free(unsafe.Pointer(cargv))
+	copy(unsafe.Slice(cargv, len(argv)), argv)
+	d := C.parley_ps_new(C.int(len(args)), cargv)
+	if d == nil {
+		return nil, errors.New("pocketsphinx could not load its model")
+	}
+	return &libDecoder{d: d, ps: d.ps}, nil
+}
+
+// recognise decodes 16 kHz mono samples as pocketsphinx_continuous -infile does, from the state
+// the decoder was made in: in chunks of programChunk samples, ending an utterance (and keeping
+// its hypothesis) where the library's voice activity detector hears speech end. It returns one
+// hypothesis a line, as the program prints them. It checks ctx between chunks.
+func (d *libDecoder) recognise(ctx context.Context, samples []int16) (string, error) {
+	if d.ps == nil {
+		return "", errors.New("pocketsphinx decoder already freed")
+	}
+	if C.parley_ps_reset(d.d) < 0 {
+		return "", errors.New("pocketsphinx failed to reset its decoder")
+	}
+	if err := d.start(); err != nil {
+		return "", err
+	}
+	var hyps []string
+	inUtt := false
+	for off := 0; off < len(samples); off += programChunk {
+		if err := ctx.Err(); err != nil {
+			if err := d.end(); err != nil {
+				return "", err
+			}
+			return "", err
+		}
+		chunk := samples[off:min(off+programChunk, len(samples))]
+		if C.parley_ps_process(d.ps, (*C.int16_t)(unsafe.Pointer(&chunk[0])), C.size_t(len(chunk))) < 0 {
+			return "", errors.New("pocketsphinx failed to process audio")
+		}
+		speech := C.parley_ps_in_speech(d.ps) != 0
+		if speech && !inUtt {
+			inUtt = true
+		}
+		if !speech && inUtt {
+			if err := d.end(); err != nil {
+				return "", err
+			}
+			hyps = append(hyps, d.hyp())
+			if err := d.start(); err != nil {
+				return "", err
+			}
+			inUtt = false
+		}
+	}
+	if err := d.end(); err != nil {
+		return "", err
+	}
+	if inUtt {
+		hyps = append(hyps, d.hyp())
+	}
+	return strings.Join(hyps, "\n"), nil
+}
+
+func (d *libDecoder) start() error {
+	if C.parley_ps_start(d.ps) < 0 {
+		return errors.New("pocketsphinx failed to start an utterance")
+	}
+	return nil
+}
+
+func (d *libDecoder) end() error {
+	if C.parley_ps_end(d.ps) < 0 {
+		return errors.New("pocketsphinx failed to end an utterance")
+	}
+	return nil
+}
+
+// hyp returns the hypothesis of the utterance just ended ("" for none).
+func (d *libDecoder) hyp() string {
+	h := C.parley_ps_hyp(d.ps)
+	if h == nil {
+		return ""
+	}
+	return C.GoString(h)
+}
+
+// free releases the decoder and its model; the decoder is not used again.
+func (d *libDecoder) free() {
+	C.parley_ps_free(d.d)
+	d.d, d.ps = nil, nil
+}
