@@ -56,6 +56,9 @@ type LocalService interface {
 	Start(ctx context.Context) (baseURL string, key client.APIKey, err error)
 	// Stop ends it, letting calls in flight finish.
 	Stop()
+	// WarmSpeech has its speech recogniser loaded in the background, for a question about to
+	// be spoken (it is not loaded at Start: typed conversations never need it).
+	WarmSpeech()
 }
 
 // Deps are the real parts the window works with; main wires them, tests give fakes.

@@ -19,6 +19,8 @@ type connection struct {
 	fromEnv bool // PARLEY_BASE_URL or PARLEY_API_KEY chose it
 	// sessionKey is true when the key is kept for this session only (no keyring).
 	sessionKey bool
+	// warmSpeech, when not nil, has the service load its speech recogniser ahead of a question.
+	warmSpeech func()
 }
 
 // host is the service's host for the status bar.
@@ -77,7 +79,7 @@ func (u *UI) useLocal() {
 			return
 		}
 		u.prefs.useLocal()
-		u.connect(base, key, &connection{local: true})
+		u.connect(base, key, &connection{local: true, warmSpeech: u.deps.Local.WarmSpeech})
 	}()
 }
 

@@ -87,7 +87,8 @@ type fakeLocal struct{}
 func (fakeLocal) Start(context.Context) (string, client.APIKey, error) {
 	return "http://127.0.0.1:1", "pk_local_0123456789", nil
 }
-func (fakeLocal) Stop() {}
+func (fakeLocal) Stop()       {}
+func (fakeLocal) WarmSpeech() {}
 
 func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) }
 

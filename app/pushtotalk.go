@@ -142,6 +142,14 @@ func (v *pushToTalk) toggle() {
 	v.startRecording()
 }
 
+// warmSpeech has the app's own service load its speech recogniser while the person speaks, so
+// that the question's transcription does not wait for it; other services need nothing.
+func (v *pushToTalk) warmSpeech() {
+	if v.conn != nil && v.conn.warmSpeech != nil {
+		v.conn.warmSpeech()
+	}
+}
+
 // startRecording records until the person stops or the voice detector hears the end of speech.
 func (v *pushToTalk) startRecording() {
 	v.view.hideNotice() // it was about the take before
@@ -150,6 +158,7 @@ func (v *pushToTalk) startRecording() {
 		return
 	}
 	v.stopSpeaking() // starting a recording stops playback
+	v.warmSpeech()
 	rec := v.deps.NewRecorder()
 	ctx, cancel := context.WithCancel(v.ctx)
 	v.recorder, v.recCancel, v.recording, v.started = rec, cancel, true, time.Now()

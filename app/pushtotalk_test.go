@@ -2,7 +2,9 @@ package app
 
 import (
 	"testing"
+	"time"
 
+	"parley/audio"
 	"parley/audio/playback"
 	"parley/voice"
 )
@@ -70,5 +72,27 @@ func TestApp_AGapBetweenSentencesIsNotTheEnd(t *testing.T) {
 	h.waitFor(func() bool { return !h.u.ptt.speaking })
 	if !h.u.composer.stop.Hidden {
 		t.Error("Stop still shown after the reply was spoken")
+	}
+}
+
+// The app's own service loads its recogniser when a recording starts, while the person speaks,
+// so that the transcription does not wait for the model; a service elsewhere is not asked to.
+func TestApp_RecordingWarmsTheLocalRecogniser(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		svc := newFakeService()
+		h := start(t, svc)
+		warmed := 0
+		c := &connection{svc: svc, baseURL: svc.BaseURL(), local: local}
+		if local {
+			c.warmSpeech = func() { warmed++ }
+		}
+		h.u.attach(c)
+		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+		h.u.toggleRecording()
+		<-h.rec.calls
+		h.waitFor(func() bool { return !h.u.ptt.recording })
+		if want := map[bool]int{false: 0, true: 1}[local]; warmed != want {
+			t.Errorf("local %v: the recogniser was warmed %d times, want %d", local, warmed, want)
+		}
 	}
 }

@@ -105,6 +105,7 @@ type speechControl interface {
 	openPlayer() bool
 	output() Player
 	problem(lead string, err error, retry func())
+	warmSpeech()
 }
 
 func newVoiceMode(ctx context.Context, host voiceModeHost, deps *Deps, p prefs, do func(func()),
@@ -167,6 +168,7 @@ func (m *voiceMode) start() {
 		m.ptt.problem("Voice mode needs a microphone.", err, m.start)
 		return
 	}
+	m.ptt.warmSpeech()
 	snap := m.sess.Snapshot(th)
 	m.bargeIn = m.prefs.bargeIn()
 	voiceName := snap.Voice

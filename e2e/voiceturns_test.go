@@ -60,10 +60,11 @@ const personPause = voice.DefaultEchoGuard + 500*time.Millisecond
 
 // traceLine is one line of `parley voice --trace`.
 type traceLine struct {
-	TimeMS   float64 `json:"t_ms"`
-	Turn     int     `json:"turn"`
-	Event    string  `json:"event"`
-	Sentence *int    `json:"sentence"`
+	TimeMS      float64 `json:"t_ms"`
+	Turn        int     `json:"turn"`
+	Event       string  `json:"event"`
+	Sentence    *int    `json:"sentence"`
+	Speculative bool    `json:"speculative"`
 }
 
 // voiceRun is what one `parley voice --turns N` printed and traced.
@@ -205,6 +206,17 @@ func firstAudio(trace []traceLine) map[int]time.Duration {
 		}
 	}
 	return out
+}
+
+// speculativeTurns counts the turns whose transcript came from a speculative transcription.
+func speculativeTurns(trace []traceLine) int {
+	n := 0
+	for _, e := range trace {
+		if e.Event == "transcribe_done" && e.Speculative {
+			n++
+		}
+	}
+	return n
 }
 
 // turnEvents are the events every spoken turn's trace holds.

@@ -109,6 +109,11 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	return l.url, key, nil
 }
 
+// WarmSpeech loads the speech recogniser's model in the background, when it is not loaded yet,
+// so that a question about to be spoken does not wait for it. The service does not load it as it
+// starts: the model takes about 100 MB, which typed conversations never need.
+func (l *Local) WarmSpeech() { speech.WarmPocketSphinx(speech.PocketSphinxOptions{}) }
+
 // Stop ends the service, letting calls in flight finish for a while.
 func (l *Local) Stop() {
 	l.mu.Lock()

@@ -18,8 +18,12 @@ const CodePlaceholder = "(code omitted)"
 
 // Tuning of the split; see Split.
 const (
-	// firstMax is the length (in runes) above which the first sentence is cut, and the longest
-	// first chunk such a cut makes: about 3 s of speech, synthesised in a fraction of a second.
+	// firstCutOver is the length (in runes) above which the first sentence is cut: about 2 s of
+	// speech. Synthesis time grows with the text (flite: 40 ms for 32 runes, 65 ms for 47), and
+	// the first chunk's is what a person waits for; the rest is made while it plays.
+	firstCutOver = 36
+	// firstMax is the longest first chunk a cut makes: about 3 s of speech, synthesised in a
+	// fraction of a second.
 	firstMax = 60
 	// firstMin is the shortest first chunk, and the shortest rest, such a cut may leave.
 	firstMin = 12
@@ -35,7 +39,7 @@ const (
 // CJK marks 。！？, not at abbreviations (Dr., U.S., e.g.), decimals, URLs or list numbers; closing
 // quotes stay with their sentence. Every line and list item is its own chunk. Fenced code blocks
 // become CodePlaceholder, inline code is kept only when short, and Markdown heading marks, "*"
-// bullets and bold marks are dropped. A first sentence longer than 60 runes is cut at its first
+// bullets and bold marks are dropped. A first sentence longer than 36 runes is cut at its first
 // clause boundary (or before a conjunction, or failing both, when very long, at a space) so the
 // first audio comes fast. No chunk is longer than maxLen runes (bytes of invalid UTF-8 count one
 // each): longer sentences are cut at clause boundaries, then spaces, then anywhere between runes.
@@ -306,12 +310,13 @@ func isDotted(s string) bool {
 }
 
 // cutFirst cuts a long first sentence so the first chunk to be synthesised is short: after its
-// first clause boundary between firstMin and firstMax runes, else before the last conjunction in
-// that range, else (for a sentence over firstForceCut runes) at the last space in it. It reports
-// false when s is short or has no suitable place.
+// first clause boundary between firstMin and firstMax runes (for a sentence over firstCutOver
+// runes), else, for one over firstMax, before the last conjunction in that range, else (for one
+// over firstForceCut runes) at the last space in it. It reports false when s is short or has no
+// suitable place.
 func cutFirst(s string) (head, tail string, ok bool) {
 	total := utf8.RuneCountInString(s)
-	if total <= firstMax {
+	if total <= firstCutOver {
 		return "", "", false
 	}
 	beforeConj, atSpace := 0, 0
@@ -331,6 +336,9 @@ func cutFirst(s string) (head, tail string, ok bool) {
 		}
 		i += size
 		runes++
+	}
+	if total <= firstMax {
+		return "", "", false // a short sentence is cut only where a clause ends
 	}
 	cut := beforeConj
 	if cut == 0 && total > firstForceCut {

@@ -1,6 +1,7 @@
 package sentence_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -25,8 +26,11 @@ func TestSplit(t *testing.T) {
 			[]string{"It rains.", "Take a coat!", "Are you ready?"}},
 		{"titles", "Dr. Smith met Mr. Jones and Mrs. Brown.", []string{"Dr. Smith met Mr. Jones and Mrs. Brown."}},
 		{"U.S.", "The U.S. Army is large. It is old.", []string{"The U.S. Army is large.", "It is old."}},
-		{"e.g. and i.e.", "Bring fruit, e.g. apples, i.e. something sweet. Then go.",
-			[]string{"Bring fruit, e.g. apples, i.e. something sweet.", "Then go."}},
+		{"e.g. and i.e.", "Then go. Bring fruit, e.g. apples, i.e. something sweet.",
+			[]string{"Then go.", "Bring fruit, e.g. apples, i.e. something sweet."}},
+		{"e.g. in a long first sentence: cut at the first clause, not at the abbreviation",
+			"Bring fruit, e.g. apples, i.e. something sweet. Then go.",
+			[]string{"Bring fruit, e.g. apples,", "i.e. something sweet.", "Then go."}},
 		{"etc. before a capital ends", "Apples, pears, etc. Then we eat.",
 			[]string{"Apples, pears, etc.", "Then we eat."}},
 		{"etc. before lower case does not", "Apples, pears, etc. are fruit.",
@@ -246,5 +250,27 @@ func BenchmarkSplit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sentence.Split(reply, sentence.DefaultMaxLen)
+	}
+}
+
+// A first sentence of more than about 2 s of speech is cut where its first clause ends, so the
+// first audio is synthesised sooner; a shorter one, or one whose only place to cut is before a
+// conjunction, is kept whole until it is over 60 runes.
+func TestSplit_FirstSentenceCutAtItsFirstClause(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"[offline] you asked about weather, paris, today. More.",
+			[]string{"[offline] you asked about weather,", "paris, today.", "More."}},
+		{"You asked about the weather, today.", []string{"You asked about the weather, today."}}, // 35 runes
+		{"You asked about the weather and the time in Paris.", []string{"You asked about the weather and the time in Paris."}},
+		{"Yes, you asked about the weather in Paris today.", []string{"Yes, you asked about the weather in Paris today."}}, // the clause is too short
+	} {
+		got := sentence.Split(tt.text, 0)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Split(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		checkPreserved(t, tt.text, got)
 	}
 }
