@@ -126,7 +126,14 @@ static parley_decoder *parley_ps_new(int argc, char **argv) {
 		return NULL;
 	}
 	parley_feat_head *feat = parley_fn.ps_get_feat(d->ps);
-	d->cmn = feat != NULL ? feat->cmn_struct : NULL;
+	d->cmn = NULL;
+	// The mean is restored only where the layout copied above is the library's: there the
+	// mean's length, read through cmn_t, is the cepstrum's size, read through feat_t. A library
+	// of another layout decodes on, its calls then not quite independent of the ones before.
+	if (feat != NULL && feat->cmn_struct != NULL && feat->cepsize > 0 && feat->cepsize <= 64 &&
+	    ((parley_cmn_head *)feat->cmn_struct)->veclen == feat->cepsize) {
+		d->cmn = feat->cmn_struct;
+	}
 	if (d->cmn != NULL) {
 		d->cmn0 = calloc(((parley_cmn_head *)d->cmn)->veclen, sizeof(float));
 		if (d->cmn0 == NULL) {
