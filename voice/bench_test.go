@@ -115,31 +115,7 @@ func (s *benchSink) Stop() {}
 func benchmarkTurns(b *testing.B, reply string) {
 	speech(b)
 	const hold = 300 * time.Millisecond
-	mic := &benchMic{}
-	sink := &benchSink{}
-	svc := &instantService{mp3: corpus.mp3, reply: reply}
-	var mu sync.Mutex
-	var trace []voice.TraceEvent
-	loop := voice.New(voice.Config{
-		Source: mic, Transcriber: svc, Chat: svc, Synth: svc, Player: sink,
-		Hold: hold, Turns: b.N,
-		OnStatus: func(s voice.Status) {
-			if s.State == voice.Listening {
-				mic.say(corpus.question.Samples)
-			}
-		},
-		OnTrace: func(e voice.TraceEvent) {
-			mu.Lock()
-			trace = append(trace, e)
-			mu.Unlock()
-		},
-	})
-	sink.loop = loop
-	b.ResetTimer()
-	if err := loop.Run(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.StopTimer()
+	trace := runBenchTurns(b, &instantService{mp3: corpus.mp3, reply: reply}, hold)
 	var overhead, first []time.Duration
 	for turn := 1; turn <= b.N; turn++ {
 		l, ok := voice.TurnLatency(trace, turn, hold)
@@ -179,4 +155,41 @@ func BenchmarkLoop_FirstAudio(b *testing.B) {
 		benchmarkTurns(b, "Paris is the capital of France. It lies on the Seine. It has many bridges. "+
 			"It is known for its museums. About two million people live there.")
 	})
+}
+
+// benchService is what the loop's benchmarks answer with.
+type benchService interface {
+	voice.Transcriber
+	voice.Chatter
+	voice.Synthesizer
+}
+
+// runBenchTurns runs b.N turns of the loop with hold, the corpus question said each time it
+// listens, answered by svc, timed from here to the end of the last, and returns its trace.
+func runBenchTurns(b *testing.B, svc benchService, hold time.Duration) []voice.TraceEvent {
+	mic := &benchMic{}
+	sink := &benchSink{}
+	var mu sync.Mutex
+	var trace []voice.TraceEvent
+	loop := voice.New(voice.Config{
+		Source: mic, Transcriber: svc, Chat: svc, Synth: svc, Player: sink,
+		Hold: hold, Turns: b.N,
+		OnStatus: func(s voice.Status) {
+			if s.State == voice.Listening {
+				mic.say(corpus.question.Samples)
+			}
+		},
+		OnTrace: func(e voice.TraceEvent) {
+			mu.Lock()
+			trace = append(trace, e)
+			mu.Unlock()
+		},
+	})
+	sink.loop = loop
+	b.ResetTimer()
+	if err := loop.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	return trace
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -70,31 +69,7 @@ func BenchmarkLoop_FirstSentenceSpeech(b *testing.B) {
 			speech(b)
 			c := referenceSpeech(b)
 			const hold = 300 * time.Millisecond
-			mic := &benchMic{}
-			sink := &benchSink{}
-			svc := realSpeech{&instantService{reply: bc.reply}, c}
-			var mu sync.Mutex
-			var trace []voice.TraceEvent
-			loop := voice.New(voice.Config{
-				Source: mic, Transcriber: svc, Chat: svc, Synth: svc, Player: sink,
-				Hold: hold, Turns: b.N,
-				OnStatus: func(s voice.Status) {
-					if s.State == voice.Listening {
-						mic.say(corpus.question.Samples)
-					}
-				},
-				OnTrace: func(e voice.TraceEvent) {
-					mu.Lock()
-					trace = append(trace, e)
-					mu.Unlock()
-				},
-			})
-			sink.loop = loop
-			b.ResetTimer()
-			if err := loop.Run(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
+			trace := runBenchTurns(b, realSpeech{&instantService{reply: bc.reply}, c}, hold)
 			type key struct{ turn, index int }
 			sent := map[key]time.Time{}
 			var first, all []time.Duration

@@ -1,7 +1,6 @@
 package voice
 
 import (
-	"math"
 	"slices"
 	"time"
 
@@ -29,8 +28,7 @@ const (
 // made of, wanders by many dB from frame to frame.
 type steadiness struct {
 	levels []float64 // dBFS of each frame since speech was heard, up to steadyWindow
-	hp, lp biquad
-	band   []int16
+	band   *vad.SpeechBand
 }
 
 // reset forgets the levels: a new take, or none.
@@ -39,19 +37,16 @@ func (s *steadiness) reset() { s.levels = s.levels[:0] }
 // add notes a frame; counting reports whether the frame is one of the take's first
 // steadyWindow of speech, and steady, at the last of them, whether they were all steady.
 func (s *steadiness) add(frame []int16, counting bool) (steady bool) {
-	if s.hp.b0 == 0 {
-		s.hp, s.lp = newBiquad(true, 100), newBiquad(false, 3500)
+	if s.band == nil {
+		b := vad.NewSpeechBand(audio.SampleRate)
+		s.band = &b
 	}
-	s.band = s.band[:0]
-	for _, v := range frame {
-		y := s.lp.step(s.hp.step(float64(v)))
-		s.band = append(s.band, int16(max(min(math.Round(y), 32767), -32768)))
-	}
+	level := s.band.Level(frame) // every frame: the filters follow the stream
 	n := int(steadyWindow / audio.FrameDuration)
 	if !counting || len(s.levels) >= n {
 		return false
 	}
-	s.levels = append(s.levels, vad.FrameDBFS(s.band))
+	s.levels = append(s.levels, level)
 	if len(s.levels) < n {
 		return false
 	}
@@ -73,31 +68,4 @@ func (r *run) heardSteady(frame []int16, db float64) error {
 	}
 	ls.steady.reset()
 	return r.listenFrom(false, min(db, -1))
-}
-
-// biquad is a second-order filter section (direct form I).
-type biquad struct {
-	b0, b1, b2, a1, a2 float64
-	x1, x2, y1, y2     float64
-}
-
-func (f *biquad) step(x float64) float64 {
-	y := f.b0*x + f.b1*f.x1 + f.b2*f.x2 - f.a1*f.y1 - f.a2*f.y2
-	f.x2, f.x1 = f.x1, x
-	f.y2, f.y1 = f.y1, y
-	return y
-}
-
-// newBiquad is a Butterworth high-pass or low-pass section at fc Hz for 16 kHz audio (the Audio
-// EQ Cookbook's, as the voice detector's).
-func newBiquad(highPass bool, fc float64) biquad {
-	w := 2 * math.Pi * fc / audio.SampleRate
-	alpha := math.Sin(w) / math.Sqrt2
-	cos := math.Cos(w)
-	a0 := 1 + alpha
-	b0, b1 := (1-cos)/2, 1-cos
-	if highPass {
-		b0, b1 = (1+cos)/2, -(1 + cos)
-	}
-	return biquad{b0: b0 / a0, b1: b1 / a0, b2: b0 / a0, a1: -2 * cos / a0, a2: (1 - alpha) / a0}
 }

@@ -171,8 +171,8 @@ type Detector struct {
 	start, end          int64 // samples of the last speech start and end
 	hist                [histLen]histFrame
 	nhist               int
-	hp, lp              biquad // the speech band
-	leadZeros           int64  // samples of digital silence before the floor was set
+	band                SpeechBand // the level in the speech band
+	leadZeros           int64      // samples of digital silence before the floor was set
 }
 
 type histFrame struct {
@@ -184,9 +184,8 @@ type histFrame struct {
 func New(cfg Config) *Detector {
 	cfg = cfg.WithDefaults()
 	d := &Detector{
-		cfg: cfg,
-		hp:  newBiquad(true, bandLow, cfg.SampleRate),
-		lp:  newBiquad(false, min(bandHigh, 0.45*float64(cfg.SampleRate)), cfg.SampleRate),
+		cfg:  cfg,
+		band: NewSpeechBand(cfg.SampleRate),
 	}
 	if cfg.InitialFloor < 0 {
 		d.floor, d.floorSet = max(cfg.InitialFloor, silenceDBFS), true
@@ -225,13 +224,29 @@ func (d *Detector) samples(t time.Duration) int64 {
 
 // energy returns the frame's energy in dBFS in the speech band (about 100–3500 Hz), where
 // voice is strong and broadband noise is weakened.
-func (d *Detector) energy(frame []int16) float64 {
+func (d *Detector) energy(frame []int16) float64 { return d.band.Level(frame) }
+
+// SpeechBand measures the level of frames in the band the Detector listens to (about 100 to
+// 3500 Hz), where voice is strong and the rumble and hiss of noise are weakened. It keeps the
+// filters' state from frame to frame: give it the frames of one stream in order.
+type SpeechBand struct{ hp, lp biquad }
+
+// NewSpeechBand returns a SpeechBand for audio at rate Hz.
+func NewSpeechBand(rate int) SpeechBand {
+	return SpeechBand{
+		hp: newBiquad(true, bandLow, rate),
+		lp: newBiquad(false, min(bandHigh, 0.45*float64(rate)), rate),
+	}
+}
+
+// Level returns the frame's level in the speech band, in dBFS.
+func (b *SpeechBand) Level(frame []int16) float64 {
 	if len(frame) == 0 {
 		return silenceDBFS
 	}
 	var sum float64
 	for _, s := range frame {
-		y := d.lp.step(d.hp.step(float64(s)))
+		y := b.lp.step(b.hp.step(float64(s)))
 		sum += y * y
 	}
 	return powerDB(sum / float64(len(frame)))

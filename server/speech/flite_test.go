@@ -181,19 +181,7 @@ func TestBuiltIn_SynthesizesMP3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if media.Sniff(b) != media.FormatMP3 {
-				t.Fatalf("output starts % x, not an MP3", b[:min(len(b), 4)])
-			}
-			d, err := decodeMP3(b)
-			if err != nil {
-				t.Fatalf("decode: %v", err)
-			}
-			if d < 500*time.Millisecond {
-				t.Errorf("MP3 lasts %v, want more than 0.5 s", d)
-			}
-			if c.want > 0 && (d < c.want*7/10 || d > c.want*13/10) {
-				t.Errorf("MP3 lasts %v, flite's WAV of the same text %v", d, c.want)
-			}
+			checkSpokenMP3(t, b, c.want, "flite")
 		})
 	}
 }

@@ -219,19 +219,7 @@ func TestEspeak_SynthesizesMP3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if media.Sniff(b) != media.FormatMP3 {
-				t.Fatalf("output starts % x, not an MP3", b[:min(len(b), 4)])
-			}
-			d, err := decodeMP3(b)
-			if err != nil {
-				t.Fatalf("decode: %v", err)
-			}
-			if d < 500*time.Millisecond {
-				t.Errorf("MP3 lasts %v, want more than 0.5 s", d)
-			}
-			if c.want > 0 && (d < c.want*7/10 || d > c.want*13/10) {
-				t.Errorf("MP3 lasts %v, espeak-ng's WAV of the same text %v", d, c.want)
-			}
+			checkSpokenMP3(t, b, c.want, "espeak-ng")
 		})
 	}
 }
@@ -327,5 +315,24 @@ func TestLocalEngines_ProgramFails(t *testing.T) {
 				t.Errorf("took %v: the timeout did not stop the program", d)
 			}
 		})
+	}
+}
+
+// checkSpokenMP3 fails unless b is an MP3 of more than 0.5 s and, when want is not 0, lasts
+// within 30% of want, the length of the engine's own WAV of the same text.
+func checkSpokenMP3(t *testing.T, b []byte, want time.Duration, engine string) {
+	t.Helper()
+	if media.Sniff(b) != media.FormatMP3 {
+		t.Fatalf("output starts % x, not an MP3", b[:min(len(b), 4)])
+	}
+	d, err := decodeMP3(b)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if d < 500*time.Millisecond {
+		t.Errorf("MP3 lasts %v, want more than 0.5 s", d)
+	}
+	if want > 0 && (d < want*7/10 || d > want*13/10) {
+		t.Errorf("MP3 lasts %v, %s's WAV of the same text %v", d, engine, want)
 	}
 }
