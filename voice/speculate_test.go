@@ -34,6 +34,19 @@ func audible(p media.PCM) media.PCM {
 	return p
 }
 
+// askInTurnOne runs the loop, starting say when it first listens, and waits for it to end.
+func (w *world) askInTurnOne(t *testing.T, say func()) {
+	t.Helper()
+	w.onStatus = func(s voice.Status) {
+		if s.Turn == 1 && s.State == voice.Listening {
+			go say()
+		}
+	}
+	if err := w.wait(w.run()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // sayWithPauses queues the parts (corpus.question, corpus.second, again and again, without
 // espeak's leading and trailing silence) with the gaps of silence between them.
 func (w *world) sayWithPauses(gaps ...time.Duration) {
@@ -163,14 +176,7 @@ func (w *world) checkChatAfterTheQuestion(want string) {
 func TestSpeculation_PauseInsideTheQuestionCancelsTheCall(t *testing.T) {
 	w, _ := speculativeWorld(t, nil)
 	w.svc.transcribeDelay = 500 * time.Millisecond // still running when speech resumes
-	w.onStatus = func(s voice.Status) {
-		if s.Turn == 1 && s.State == voice.Listening {
-			go w.sayWithPauses(600 * time.Millisecond)
-		}
-	}
-	if err := w.wait(w.run()); err != nil {
-		t.Fatal(err)
-	}
+	w.askInTurnOne(t, func() { w.sayWithPauses(600 * time.Millisecond) })
 	w.checkChatAfterTheQuestion("What is the capital of France and how far away is it")
 	k := w.kinds(1)
 	if k[voice.TraceSpecSent] != 2 || k[voice.TraceSpecCancelled] != 1 || k[voice.TraceSpecDone] != 1 {
@@ -199,14 +205,7 @@ func TestSpeculation_UsedOnlyWhenItCoversAllTheSpeech(t *testing.T) {
 	t.Run("an answer for part of the question", func(t *testing.T) {
 		w, _ := speculativeWorld(t, nil)
 		w.svc.transcribeDelay = 100 * time.Millisecond // answers within the pause
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.sayWithPauses(700 * time.Millisecond)
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.sayWithPauses(700 * time.Millisecond) })
 		w.checkChatAfterTheQuestion("What is the capital of France and how far away is it")
 		if k := w.kinds(1); k[voice.TraceSpecDone] != 2 || k[voice.TraceSpecCancelled] != 0 {
 			t.Errorf("trace %v; want both speculative calls answered", k)
@@ -215,14 +214,7 @@ func TestSpeculation_UsedOnlyWhenItCoversAllTheSpeech(t *testing.T) {
 	t.Run("a failed speculative call", func(t *testing.T) {
 		w, _ := speculativeWorld(t, nil)
 		w.svc.failSTT = []error{&client.Error{StatusCode: 503}}
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.mic.say(corpus.question, 1)
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.mic.say(corpus.question, 1) })
 		// Its failure was not the turn's: the take was sent again, as without speculation.
 		w.checkChatAfterTheQuestion("What is the capital of France")
 		if w.usedSpeculation(1) || w.svc.transcribed != 2 {
@@ -232,14 +224,7 @@ func TestSpeculation_UsedOnlyWhenItCoversAllTheSpeech(t *testing.T) {
 	t.Run("a call still running when the hold ends is waited for", func(t *testing.T) {
 		w, _ := speculativeWorld(t, nil)
 		w.svc.transcribeDelay = 1500 * time.Millisecond
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.mic.say(corpus.question, 1)
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.mic.say(corpus.question, 1) })
 		w.checkChatAfterTheQuestion("What is the capital of France")
 		if !w.usedSpeculation(1) || w.svc.transcribed != 1 {
 			t.Errorf("%d transcriptions, speculative transcript used %v; want the one call waited for", w.svc.transcribed, w.usedSpeculation(1))
@@ -259,14 +244,7 @@ func TestSpeculation_CapHolds(t *testing.T) {
 	w, _ := speculativeWorld(t, func(c *voice.Config) { c.Hold = 1200 * time.Millisecond })
 	w.svc.transcribeDelay = 100 * time.Millisecond
 	gaps := []time.Duration{500 * time.Millisecond, 600 * time.Millisecond, 500 * time.Millisecond, 700 * time.Millisecond}
-	w.onStatus = func(s voice.Status) {
-		if s.Turn == 1 && s.State == voice.Listening {
-			go w.sayWithPauses(gaps...)
-		}
-	}
-	if err := w.wait(w.run()); err != nil {
-		t.Fatal(err)
-	}
+	w.askInTurnOne(t, func() { w.sayWithPauses(gaps...) })
 	whole := strings.Repeat(questionParts[0]+" "+questionParts[1]+" ", 2) + questionParts[0]
 	w.checkChatAfterTheQuestion(whole)
 	if k := w.kinds(1); k[voice.TraceSpecSent] != voice.MaxSpeculations {
@@ -290,14 +268,7 @@ func TestAdaptiveHold(t *testing.T) {
 	t.Run("complete: ends after half a second", func(t *testing.T) {
 		w, _ := speculativeWorld(t, adaptive)
 		w.svc.transcribeDelay = 150 * time.Millisecond
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.mic.say(corpus.question, 1)
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.mic.say(corpus.question, 1) })
 		w.checkChatAfterTheQuestion("What is the capital of France")
 		if h := holdOf(w); h < voice.CompleteHold || h > voice.CompleteHold+60*time.Millisecond {
 			t.Errorf("the question ended %v after its speech, want %v", h, voice.CompleteHold)
@@ -315,14 +286,7 @@ func TestAdaptiveHold(t *testing.T) {
 			}
 			return questionParts[1]
 		}
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.sayWithPauses(1200 * time.Millisecond) // longer than the 0.9 s hold
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.sayWithPauses(1200 * time.Millisecond) }) // longer than the 0.9 s hold
 		w.checkChatAfterTheQuestion("What is the capital of France and how far away is it")
 		if h := holdOf(w); h < voice.CompleteHold || h > voice.CompleteHold+60*time.Millisecond {
 			t.Errorf("the whole question ended %v after its speech, want %v (it reads as complete)", h, voice.CompleteHold)
@@ -331,14 +295,7 @@ func TestAdaptiveHold(t *testing.T) {
 	t.Run("no transcript in hand: the fixed hold", func(t *testing.T) {
 		w, _ := speculativeWorld(t, adaptive)
 		w.svc.transcribeDelay = 2 * time.Second
-		w.onStatus = func(s voice.Status) {
-			if s.Turn == 1 && s.State == voice.Listening {
-				go w.mic.say(corpus.question, 1)
-			}
-		}
-		if err := w.wait(w.run()); err != nil {
-			t.Fatal(err)
-		}
+		w.askInTurnOne(t, func() { w.mic.say(corpus.question, 1) })
 		w.checkChatAfterTheQuestion("What is the capital of France")
 		if h := holdOf(w); h < 900*time.Millisecond || h > 960*time.Millisecond {
 			t.Errorf("the question ended %v after its speech, want the fixed hold, 900ms", h)
