@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,7 +72,8 @@ func turnPhases(trace []traceLine) map[int]string {
 		if e.Sentence != nil && *e.Sentence != 0 {
 			continue
 		}
-		if _, ok := at[e.Turn][key]; !ok {
+		// The first of each event, but the last speculative call: the one the turn may use.
+		if _, ok := at[e.Turn][key]; !ok || strings.HasPrefix(key, "transcribe_spec_") {
 			at[e.Turn][key] = e.TimeMS
 		}
 	}
@@ -80,6 +82,12 @@ func turnPhases(trace []traceLine) map[int]string {
 		out[turn] = fmt.Sprintf("transcript %.0f ms, chat %.0f ms, first speech %.0f ms, playback start %.0f ms",
 			t["transcribe_done"]-t["speech_end"], t["chat_done"]-t["transcribe_done"],
 			t["tts_done"]-t["chat_done"], t["playback_start"]-t["tts_done"])
+		if sent, ok := t["transcribe_spec_sent"]; ok {
+			out[turn] += fmt.Sprintf("; last speculative call sent at %.0f ms", sent-t["speech_end"])
+			if done, ok := t["transcribe_spec_done"]; ok && done > sent {
+				out[turn] += fmt.Sprintf(", answered in %.0f ms", done-sent)
+			}
+		}
 	}
 	return out
 }

@@ -20,10 +20,12 @@ type listening struct {
 	listenedFor time.Duration      // audio heard since listening began, without speech
 	speechFor   time.Duration      // audio heard since speech started
 	guard       int                // frames still to ignore (echo after playback)
-	zeros       time.Duration      // digital silence in a row
-	silentSaid  bool               // NoticeSilentMic was given
-	level       levelMeter
-	steady      steadiness // the take's first second of speech, to tell steady noise from it
+	// readyAfterGuard: listening began during the guard; the state changes when it ends.
+	readyAfterGuard bool
+	zeros           time.Duration // digital silence in a row
+	silentSaid      bool          // NoticeSilentMic was given
+	level           levelMeter
+	steady          steadiness // the take's first second of speech, to tell steady noise from it
 
 	spec         *speculation // the take's speculative transcription, if any
 	specID       int          // the last speculative call's id
@@ -90,13 +92,23 @@ func (r *run) listenFrom(next bool, floor float64) error {
 	if next {
 		r.nextTurn()
 	}
+	// While the echo guard runs, what was said is still sounding and the microphone is not used:
+	// "Listening" shows when it ends.
+	r.listening.readyAfterGuard = r.listening.guard > 0
+	if !r.listening.readyAfterGuard {
+		r.ready()
+	}
+	return nil
+}
+
+// ready shows the loop listening (or muted) once the microphone is used.
+func (r *run) ready() {
 	if r.Muted {
 		r.listening.tb = nil
 		r.set(Muted)
 	} else {
 		r.set(Listening)
 	}
-	return nil
 }
 
 // frame handles 20 ms of microphone audio.
@@ -110,12 +122,16 @@ func (r *run) frame(m frameMsg) (bool, error) {
 		r.Notice = NoticeSilentMic
 		r.show()
 	}
-	if r.State == Speaking && r.cfg.BargeIn && !r.Muted {
-		return r.overReply(m, db)
-	}
 	if ls.guard > 0 {
 		ls.guard--
+		if ls.guard == 0 && ls.readyAfterGuard {
+			ls.readyAfterGuard = false
+			r.ready()
+		}
 		return false, nil
+	}
+	if r.State == Speaking && r.cfg.BargeIn && !r.Muted {
+		return r.overReply(m, db)
 	}
 	if ls.tb == nil || r.Muted {
 		return false, nil

@@ -605,3 +605,46 @@ func TestLoop_ListenTimeoutCountsAcrossNoise(t *testing.T) {
 		t.Errorf("%d chats for noise", chats)
 	}
 }
+
+// TestLoop_ListeningShowsWhenTheMicrophoneIsUsed: after a reply, "listening" shows only once the
+// echo guard has ended and the microphone is used again, so that a question begun the moment
+// it shows is heard from its start.
+func TestLoop_ListeningShowsWhenTheMicrophoneIsUsed(t *testing.T) {
+	w := newWorld(t, func(c *voice.Config) { c.Turns = 2 })
+	w.svc.replies = []string{"Paris.", "About a thousand kilometres."}
+	w.svc.transcripts = []string{"What is the capital of France?", "And how far away is it?"}
+	var firstAt, listeningAt time.Time
+	w.onStatus = func(s voice.Status) {
+		switch {
+		case s.Turn == 1 && s.State == voice.Listening && firstAt.IsZero():
+			firstAt = w.clock.Now()
+			w.mic.say(corpus.second, 1) // from the next frame
+
+		case s.Turn == 2 && s.State == voice.Listening && listeningAt.IsZero():
+			listeningAt = w.clock.Now()
+			w.mic.say(corpus.second, 1)
+		}
+	}
+	if err := w.wait(w.run()); err != nil {
+		t.Fatal(err)
+	}
+	ended, ok := w.event(1, voice.TracePlaybackEnd, 0)
+	if !ok {
+		t.Fatal("turn 1's reply never ended playing")
+	}
+	if d := listeningAt.Sub(ended); d < voice.DefaultEchoGuard-audio.FrameDuration {
+		t.Errorf("listening showed %v after the reply ended, while the echo guard (%v) still ignored the microphone", d, voice.DefaultEchoGuard)
+	}
+	// The same question, said as "listening" shows, is heard as soon in turn 2 as in turn 1.
+	start1, _ := w.event(1, voice.TraceSpeechStart, -1)
+	start2, ok := w.event(2, voice.TraceSpeechStart, -1)
+	if !ok {
+		t.Fatalf("the second question was not heard; states: %s", w.states())
+	}
+	if d1, d2 := start1.Sub(firstAt), start2.Sub(listeningAt); d2 > d1+2*audio.FrameDuration {
+		t.Errorf("the question said when listening showed was heard %v after, against %v in turn 1: its start was ignored", d2, d1)
+	}
+	if len(w.svc.questions) != 2 {
+		t.Errorf("chat got %q, want both questions", w.svc.questions)
+	}
+}

@@ -229,11 +229,13 @@ func TestSpeculation_UsedOnlyWhenItCoversAllTheSpeech(t *testing.T) {
 		if !w.usedSpeculation(1) || w.svc.transcribed != 1 {
 			t.Errorf("%d transcriptions, speculative transcript used %v; want the one call waited for", w.svc.transcribed, w.usedSpeculation(1))
 		}
-		// Sent 250 ms into the silence, it answered 1.5 s later: 850 ms after the hold of 900 ms.
+		// Sent SpeculateAfter into the silence, it answered 1.5 s later: that, less the hold left,
+		// after the hold of 900 ms ended (850 ms for a call sent at 250 ms).
 		sent, _ := w.event(1, voice.TraceTranscribeSent, -1)
 		done, _ := w.event(1, voice.TraceTranscribeDone, -1)
-		if d := done.Sub(sent); d < 800*time.Millisecond || d > 900*time.Millisecond {
-			t.Errorf("the transcript came %v after the hold ended, want 850 ms (1.5 s less the 650 ms of hold left)", d)
+		want := 1500*time.Millisecond - (900*time.Millisecond - voice.SpeculateAfter)
+		if d := done.Sub(sent); d < want-50*time.Millisecond || d > want+50*time.Millisecond {
+			t.Errorf("the transcript came %v after the hold ended, want %v (1.5 s less the hold left)", d, want)
 		}
 	})
 }

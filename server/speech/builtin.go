@@ -19,7 +19,13 @@ type BuiltInOptions struct {
 	DefaultVoice string
 	// Timeout bounds one synthesis; 0 means 60 seconds.
 	Timeout time.Duration
+	// Program runs flite's program and lame for every synthesis even where libflite and
+	// libmp3lame can be loaded into this process, as they are when Flite and Lame are "".
+	Program bool
 }
+
+// inProcess reports whether flite's voices speak in this process (when the libraries load).
+func (o BuiltInOptions) inProcess() bool { return o.Flite == "" && o.Lame == "" && !o.Program }
 
 func (o BuiltInOptions) espeak() EspeakOptions {
 	return EspeakOptions{Binary: o.Espeak, Lame: o.Lame, Timeout: o.Timeout}.withDefaults()
@@ -39,8 +45,9 @@ func (o BuiltInOptions) withDefaults() BuiltInOptions {
 // here, which voices it has (`flite -lv`, about 30 ms); a flite installed later is offered after
 // a restart.
 func NewBuiltIn(ctx context.Context, o BuiltInOptions) Synthesizer {
+	inProcess := o.inProcess()
 	o = o.withDefaults()
-	voices := append(installedFlite(ctx, o.Flite, o.Lame), espeakLocalVoices(o.espeak())...)
+	voices := append(installedFlite(ctx, o.Flite, inProcess), espeakLocalVoices(o.espeak())...)
 	def := o.DefaultVoice
 	if !hasLocalVoice(voices, def) {
 		def = voices[0].Name // flite's most natural, or espeak-ng's en-us

@@ -40,7 +40,9 @@ const maxFliteList = 4 << 10
 // when flite is missing or cannot list them, and none on Windows, where flite cannot read stdin
 // by name. Each voice runs its own program where Debian installs one beside
 // flite (flite_cmu_us_slt for slt): having one voice to load, it starts about 14 ms sooner.
-func installedFlite(ctx context.Context, binary, lame string) []localVoice {
+// When inProcess is true, each voice whose library loads speaks in this process instead (no
+// program starts: a short sentence is ready about 60 ms sooner).
+func installedFlite(ctx context.Context, binary string, inProcess bool) []localVoice {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
@@ -70,12 +72,16 @@ func installedFlite(ctx context.Context, binary, lame string) []localVoice {
 		// update its header, and on a pipe it then waits for data that never comes.
 		argv = append(argv, "-f", "/dev/stdin", "-o")
 		prog := argv[0]
-		vs = append(vs, localVoice{Voice: fv.Voice, argv: argv, fileRate: fv.rate, check: func() error {
+		lv := localVoice{Voice: fv.Voice, argv: argv, fileRate: fv.rate, check: func() error {
 			if _, err := exec.LookPath(prog); err != nil {
 				return &EngineMissingError{Engine: prog, Package: flitePackage, Purpose: "speech synthesis"}
 			}
 			return nil
-		}})
+		}}
+		if inProcess {
+			lv.inProcess, _ = newLibFliteSpeaker(fv.id) // nil where a library is missing: the program speaks
+		}
+		vs = append(vs, lv)
 	}
 	return vs
 }

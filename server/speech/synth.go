@@ -11,15 +11,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // lameArgs encode the WAV on lame's stdin to MP3 on its stdout: mono, VBR quality 6 at the
 // input's sample rate (22050 Hz from espeak-ng, 16000 Hz from flite), and -q 7, lame's fast
 // algorithm, which speech does not need more than.
-var lameArgs = []string{"--quiet", "-m", "m", "-V", "6", "-q", "7", "-", "-"}
+var lameArgs = []string{"--quiet", "-m", "m", "-V", strconv.Itoa(lameVBRQuality), "-q", strconv.Itoa(lameQuality), "-", "-"}
+
+// minMP3Rate is the lowest sample rate of the MP3 made: lower rates are MPEG 2.5, which many
+// decoders (go-mp3 among them, and so Parley's own player) cannot play. flite's kal voice
+// speaks at 8000 Hz and is resampled.
+const minMP3Rate = 16000
+
+// lame's VBR quality (-V) and algorithm quality (-q), for the program and the library alike.
+const (
+	lameVBRQuality = 6
+	lameQuality    = 7
+)
+
+// maxInProcessRunes is the longest text spoken in this process. A longer one runs flite's
+// program, which a timeout can stop and which runs beside others: the library's call cannot be
+// interrupted, and its calls are made one at a time (600 digits take flite 3 s). The voice
+// loop's sentences are shorter.
+const maxInProcessRunes = 300
+
+// errNoSynthLibrary is why flite's voices are not spoken in this process.
+var errNoSynthLibrary = errors.New("libflite or libmp3lame is not available")
 
 // maxWAV bounds a WAV file passed between programs: MaxTextRunes of slow speech at 22050 Hz is
 // well under it.
@@ -38,6 +60,9 @@ type localVoice struct {
 	fileRate int
 	// check reports, as an *EngineMissingError, that the program is not installed.
 	check func() error
+	// inProcess, when not nil, speaks with the voice in this process, MP3 out, instead of
+	// running argv and lame.
+	inProcess func(ctx context.Context, text string) ([]byte, error)
 }
 
 // localSynth speaks with local programs, a synthesiser piped into lame, at most one pair per
@@ -94,6 +119,9 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownVoice, voice)
 	}
+	if v.inProcess != nil && utf8.RuneCountInString(text) <= maxInProcessRunes {
+		return s.speakInProcess(ctx, v, text)
+	}
 	if err := v.check(); err != nil {
 		return nil, err
 	}
@@ -108,6 +136,9 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 	// The text goes on stdin, never in argv, so that text starting with "-" is not taken for an
 	// option and no other user sees it in the process list.
 	argv, lame := v.argv, append([]string{s.lame}, lameArgs...)
+	if v.fileRate != 0 && v.fileRate < minMP3Rate {
+		lame = append(lame[:len(lame)-2:len(lame)-2], "--resample", strconv.Itoa(minMP3Rate/1000), "-", "-")
+	}
 	var file *wavFile
 	if v.fileRate != 0 {
 		dir, err := os.MkdirTemp("", "parley-speech-")
@@ -136,6 +167,43 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 		return nil, &UpstreamError{Op: "synthesize", Err: fmt.Errorf("%s produced no audio", s.lame)}
 	}
 	return mp3, nil
+}
+
+// speakInProcess speaks text with v's in-process synthesiser, bounded by the synthesiser's
+// timeout and ctx. The library's call cannot be interrupted: on a timeout or a cancel it
+// returns at once, and the call finishes on its own.
+func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text string) ([]byte, error) {
+	if err := s.sem.acquire(ctx); err != nil {
+		return nil, err
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	type result struct {
+		mp3 []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer s.sem.release()
+		defer cancel()
+		mp3, err := v.inProcess(ctx, text)
+		done <- result{mp3, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			return nil, &UpstreamError{Op: "synthesize", Err: r.err}
+		}
+		return r.mp3, nil
+	case <-ctx.Done():
+		if parent.Err() != nil {
+			return nil, parent.Err()
+		}
+		return nil, &UpstreamError{Op: "synthesize", Err: fmt.Errorf("no speech after %s", s.timeout)}
+	}
 }
 
 // wavFile is the WAV file a speech program writes, in a format known before it is written.
