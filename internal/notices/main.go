@@ -99,8 +99,10 @@ in the Windows parley.exe, libopus. Each one's licence follows, as its authors s
 
 On Linux, parley also uses the system's own shared libraries, which are not part of the archive:
 libopus (BSD-3-Clause), ALSA's libasound (LGPL-2.1), OpenGL and X11 (MIT-style).
-The reference service runs flite (BSD-style), espeak-ng (GPL-3), lame (LGPL-2) and pocketsphinx
-(BSD-2-Clause) as separate programs when they are installed; none of them is linked into parley.
+When they are installed, the reference service opens libpocketsphinx (BSD-2-Clause), libflite
+(BSD-style) and libmp3lame (LGPL-2) at run time with dlopen, and runs espeak-ng (GPL-3), and the
+programs of the others where their libraries do not open, as separate programs; none of them is
+linked into parley.
 `)
 	section := func(title string) {
 		fmt.Fprintf(&b, "\n%s\n%s\n", strings.Repeat("=", 100), title)

@@ -33,17 +33,20 @@ func reportLatency(b *testing.B, name string, ds []time.Duration) {
 // BenchmarkFirstSentence measures text → MP3 for a reply's first sentence on an idle service,
 // per voice (flite-slt, the default, and espeak-ng's en-us) and sentence:
 //
-//   - synthesize: Synthesize as the service runs it, the speech program and lame started
-//     together;
+//   - synthesize: Synthesize as the service runs it: flite's voices in its own process (libflite
+//     and libmp3lame), espeak-ng's through the program and lame started together;
+//   - programs: Synthesize with BuiltInOptions.Program, flite's program and lame started
+//     together (for espeak-ng, the same as synthesize);
 //   - sequential: the speech program, then lame once it has finished, with lame's former flags
 //     (-V 6 without -q 7), as the service ran them before;
 //   - speak-only and lame-only: each program alone.
 //
-// Each iteration runs the four in turn; it reports each one's median and 95th percentile
+// Each iteration runs the five in turn; it reports each one's median and 95th percentile
 // (synthesize-ms, synthesize-p95-ms, ...); ns/op is their sum. Run: go test -run '^$' -bench FirstSentence ./server/speech/
 func BenchmarkFirstSentence(b *testing.B) {
 	testenv.RequireCommands(b, "flite", "espeak-ng", "lame")
 	tts := NewBuiltIn(b.Context(), BuiltInOptions{}).(*localSynth)
+	progs := NewBuiltIn(b.Context(), BuiltInOptions{Program: true})
 	dir := b.TempDir()
 	for _, voice := range []string{"flite-slt", "en-us"} {
 		v, ok := tts.voice(voice)
@@ -78,6 +81,11 @@ func BenchmarkFirstSentence(b *testing.B) {
 						b.Fatal(err)
 					}
 				}},
+				{"programs", func() {
+					if _, err := progs.Synthesize(b.Context(), s.text, voice); err != nil {
+						b.Fatal(err)
+					}
+				}},
 				{"sequential", func() {
 					w := speak()
 					if _, err := run(b.Context(), time.Minute, bytes.NewReader(w), maxMP3, tts.lame, "--quiet", "-m", "m", "-V", "6", "-", "-"); err != nil {
@@ -91,7 +99,7 @@ func BenchmarkFirstSentence(b *testing.B) {
 					}
 				}},
 			}
-			// The four are run in turn in each iteration, so that load from other programs on a
+			// The five are run in turn in each iteration, so that load from other programs on a
 			// shared machine falls on all of them alike.
 			b.Run(voice+"/"+s.name, func(b *testing.B) {
 				ds := make([][]time.Duration, len(cases))
