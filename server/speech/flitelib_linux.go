@@ -5,6 +5,7 @@ package speech
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include "dlsym.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +44,6 @@ typedef struct {
 
 static parley_synth_fn parley_sy;
 
-static int parley_sy_sym(void *lib, const char *name, void **out, const char **err) {
-	dlerror();
-	*out = dlsym(lib, name);
-	if (*out == NULL) {
-		*err = dlerror();
-		if (*err == NULL) *err = name;
-		return 0;
-	}
-	return 1;
-}
-
 // parley_synth_load opens libflite (global, as its voice libraries need its symbols), its
 // English language and lexicon libraries, and libmp3lame, and fills parley_sy. It returns NULL,
 // or what went wrong.
@@ -65,22 +55,22 @@ static const char *parley_synth_load(void) {
 	if (dlopen("libflite_cmulex.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) return dlerror();
 	void *lame = dlopen("libmp3lame.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (lame == NULL) return dlerror();
-	if (!parley_sy_sym(fl, "flite_init", (void **)&parley_sy.flite_init, &err) ||
-	    !parley_sy_sym(fl, "flite_text_to_wave", (void **)&parley_sy.flite_text_to_wave, &err) ||
-	    !parley_sy_sym(fl, "delete_wave", (void **)&parley_sy.delete_wave, &err) ||
-	    !parley_sy_sym(lame, "lame_init", (void **)&parley_sy.lame_init, &err) ||
-	    !parley_sy_sym(lame, "lame_set_in_samplerate", (void **)&parley_sy.lame_set_in_samplerate, &err) ||
-	    !parley_sy_sym(lame, "lame_set_out_samplerate", (void **)&parley_sy.lame_set_out_samplerate, &err) ||
-	    !parley_sy_sym(lame, "lame_set_num_channels", (void **)&parley_sy.lame_set_num_channels, &err) ||
-	    !parley_sy_sym(lame, "lame_set_mode", (void **)&parley_sy.lame_set_mode, &err) ||
-	    !parley_sy_sym(lame, "lame_set_VBR", (void **)&parley_sy.lame_set_VBR, &err) ||
-	    !parley_sy_sym(lame, "lame_set_VBR_q", (void **)&parley_sy.lame_set_VBR_q, &err) ||
-	    !parley_sy_sym(lame, "lame_set_quality", (void **)&parley_sy.lame_set_quality, &err) ||
-	    !parley_sy_sym(lame, "lame_init_params", (void **)&parley_sy.lame_init_params, &err) ||
-	    !parley_sy_sym(lame, "lame_encode_buffer", (void **)&parley_sy.lame_encode_buffer, &err) ||
-	    !parley_sy_sym(lame, "lame_encode_flush", (void **)&parley_sy.lame_encode_flush, &err) ||
-	    !parley_sy_sym(lame, "lame_get_lametag_frame", (void **)&parley_sy.lame_get_lametag_frame, &err) ||
-	    !parley_sy_sym(lame, "lame_close", (void **)&parley_sy.lame_close, &err)) {
+	if (!parley_sym(fl, "flite_init", (void **)&parley_sy.flite_init, &err) ||
+	    !parley_sym(fl, "flite_text_to_wave", (void **)&parley_sy.flite_text_to_wave, &err) ||
+	    !parley_sym(fl, "delete_wave", (void **)&parley_sy.delete_wave, &err) ||
+	    !parley_sym(lame, "lame_init", (void **)&parley_sy.lame_init, &err) ||
+	    !parley_sym(lame, "lame_set_in_samplerate", (void **)&parley_sy.lame_set_in_samplerate, &err) ||
+	    !parley_sym(lame, "lame_set_out_samplerate", (void **)&parley_sy.lame_set_out_samplerate, &err) ||
+	    !parley_sym(lame, "lame_set_num_channels", (void **)&parley_sy.lame_set_num_channels, &err) ||
+	    !parley_sym(lame, "lame_set_mode", (void **)&parley_sy.lame_set_mode, &err) ||
+	    !parley_sym(lame, "lame_set_VBR", (void **)&parley_sy.lame_set_VBR, &err) ||
+	    !parley_sym(lame, "lame_set_VBR_q", (void **)&parley_sy.lame_set_VBR_q, &err) ||
+	    !parley_sym(lame, "lame_set_quality", (void **)&parley_sy.lame_set_quality, &err) ||
+	    !parley_sym(lame, "lame_init_params", (void **)&parley_sy.lame_init_params, &err) ||
+	    !parley_sym(lame, "lame_encode_buffer", (void **)&parley_sy.lame_encode_buffer, &err) ||
+	    !parley_sym(lame, "lame_encode_flush", (void **)&parley_sy.lame_encode_flush, &err) ||
+	    !parley_sym(lame, "lame_get_lametag_frame", (void **)&parley_sy.lame_get_lametag_frame, &err) ||
+	    !parley_sym(lame, "lame_close", (void **)&parley_sy.lame_close, &err)) {
 		return err;
 	}
 	parley_sy.flite_init();
@@ -96,7 +86,7 @@ static void *parley_flite_voice(const char *lib, const char *reg, const char **e
 		return NULL;
 	}
 	void *(*fn)(const char *) = NULL;
-	if (!parley_sy_sym(h, reg, (void **)&fn, err)) return NULL;
+	if (!parley_sym(h, reg, (void **)&fn, err)) return NULL;
 	void *v = fn(NULL);
 	if (v == NULL) *err = "the voice did not register";
 	return v;

@@ -5,6 +5,7 @@ package speech
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include "dlsym.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,18 +64,6 @@ typedef struct {
 } parley_decoder;
 
 static parley_ps parley_fn;
-
-// parley_sym looks up one symbol, returning 0 and setting *err to dlerror's text on failure.
-static int parley_sym(void *lib, const char *name, void **out, const char **err) {
-	dlerror();
-	*out = dlsym(lib, name);
-	if (*out == NULL) {
-		*err = dlerror();
-		if (*err == NULL) *err = name;
-		return 0;
-	}
-	return 1;
-}
 
 // parley_ps_load opens the two libraries (sphinxbase first and global, as pocketsphinx needs
 // its symbols) and fills parley_fn. It returns NULL, or what went wrong.
