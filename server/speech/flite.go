@@ -79,7 +79,7 @@ func installedFlite(ctx context.Context, binary string, inProcess bool) []localV
 			return nil
 		}}
 		if inProcess {
-			lv.inProcess, _ = newLibFliteSpeaker(fv.id) // nil where a library is missing: the program speaks
+			lv.inProcess = newLibFliteSpeaker(fv.id) // nil where this build cannot
 		}
 		vs = append(vs, lv)
 	}

@@ -174,37 +174,56 @@ var loadSynthLibrary = sync.OnceValue(func() error {
 type libFlite struct {
 	mu     sync.Mutex
 	voices map[string]unsafe.Pointer
+	failed map[string]error // voices whose library did not load
 }
 
 // theLibFlite is the process's one libFlite.
-var theLibFlite = &libFlite{voices: map[string]unsafe.Pointer{}}
+var theLibFlite = &libFlite{voices: map[string]unsafe.Pointer{}, failed: map[string]error{}}
 
-// newLibFliteSpeaker returns a function that speaks with flite's voice id in this process, or
-// errNoSynthLibrary (wrapped) when libflite, the voice's library or libmp3lame cannot be loaded.
-func newLibFliteSpeaker(id string) (func(ctx context.Context, text string) ([]byte, error), error) {
+// newLibFliteSpeaker returns a function that speaks with flite's voice id in this process. It
+// loads nothing until it is first called (a voice costs about 2 MB once registered, and typed
+// conversations never speak): then it opens the libraries and registers the voice, once. Where
+// they do not load, every call returns an error wrapping errNoSynthLibrary, and the caller runs
+// the programs instead.
+func newLibFliteSpeaker(id string) func(ctx context.Context, text string) ([]byte, error) {
+	return func(ctx context.Context, text string) ([]byte, error) {
+		v, err := theLibFlite.voice(id)
+		if err != nil {
+			return nil, err
+		}
+		return theLibFlite.speak(ctx, v, text)
+	}
+}
+
+// voice returns flite's voice id, registered at its first use.
+func (f *libFlite) voice(id string) (unsafe.Pointer, error) {
 	if err := loadSynthLibrary(); err != nil {
 		return nil, err
 	}
 	if !isVoiceID(id) {
 		return nil, fmt.Errorf("%w: no voice %q", errNoSynthLibrary, id)
 	}
-	f := theLibFlite
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	v, ok := f.voices[id]
-	if !ok {
-		lib := C.CString("libflite_cmu_us_" + id + ".so.1")
-		reg := C.CString("register_cmu_us_" + id)
-		defer C.free(unsafe.Pointer(lib))
-		defer C.free(unsafe.Pointer(reg))
-		var msg *C.char
-		v = C.parley_flite_voice(lib, reg, &msg)
-		if v == nil {
-			return nil, fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(msg))
-		}
-		f.voices[id] = v
+	if v, ok := f.voices[id]; ok {
+		return v, nil
 	}
-	return func(ctx context.Context, text string) ([]byte, error) { return f.speak(ctx, v, text) }, nil
+	if err, ok := f.failed[id]; ok {
+		return nil, err
+	}
+	lib := C.CString("libflite_cmu_us_" + id + ".so.1")
+	reg := C.CString("register_cmu_us_" + id)
+	defer C.free(unsafe.Pointer(lib))
+	defer C.free(unsafe.Pointer(reg))
+	var msg *C.char
+	v := C.parley_flite_voice(lib, reg, &msg)
+	if v == nil {
+		err := fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(msg))
+		f.failed[id] = err
+		return nil, err
+	}
+	f.voices[id] = v
+	return v, nil
 }
 
 // speak synthesises text with voice v and returns it as MP3, encoded as lameArgs say.

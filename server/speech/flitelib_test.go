@@ -3,6 +3,7 @@ package speech
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +19,10 @@ func requireInProcessFlite(t testing.TB) *localSynth {
 	t.Helper()
 	testenv.RequireCommands(t, "flite")
 	tts := NewBuiltIn(t.Context(), BuiltInOptions{}).(*localSynth)
-	if len(tts.voices) > 0 && tts.voices[0].inProcess != nil {
+	_, err := theLibFlite.voice("slt")
+	if err == nil && len(tts.voices) > 0 && tts.voices[0].inProcess != nil {
 		return tts
 	}
-	_, err := newLibFliteSpeaker("slt")
 	msg := "this test needs libflite1 and libmp3lame0 (%v); run `make test` (it installs flite and lame, which bring them)"
 	if testenv.InCI() {
 		t.Fatalf(msg, err)
@@ -79,12 +80,24 @@ func TestBuiltIn_InProcessVoices(t *testing.T) {
 			t.Errorf("%s is not spoken in process", v.Name)
 			continue
 		}
+		id := strings.TrimPrefix(v.Name, "flite-")
+		theLibFlite.mu.Lock()
+		_, loaded := theLibFlite.voices[id]
+		theLibFlite.mu.Unlock()
 		for _, text := range []string{"Hello there.", "-voice kal -o /tmp/x", "Grüße aus 東京, naïve café.", "tab\tbell\a nul-free \x1b[31m"} {
 			b, err := tts.Synthesize(t.Context(), text, v.Name)
 			if err != nil {
 				t.Fatalf("%s, %q: %v", v.Name, text, err)
 			}
 			checkSpokenMP3(t, b, 0, v.Name)
+		}
+		theLibFlite.mu.Lock()
+		_, now := theLibFlite.voices[id]
+		theLibFlite.mu.Unlock()
+		if !now {
+			t.Errorf("%s was not registered in process: the program spoke", v.Name)
+		} else if loaded {
+			t.Logf("%s was already registered before this test", v.Name)
 		}
 	}
 	// A text too long to speak in process is spoken by the program.
@@ -140,4 +153,27 @@ func FuzzInProcessFlite(f *testing.F) {
 			t.Fatalf("%q: no error and no audio", text)
 		}
 	})
+}
+
+// TestBuiltIn_ProgramsSpeakWhereTheLibrariesDoNot: a voice whose libraries do not load in
+// process is spoken by flite's program and lame instead.
+func TestBuiltIn_ProgramsSpeakWhereTheLibrariesDoNot(t *testing.T) {
+	testenv.RequireCommands(t, "flite", "lame")
+	tts := NewBuiltIn(t.Context(), BuiltInOptions{}).(*localSynth)
+	if !strings.HasPrefix(tts.voices[0].Name, "flite-") {
+		t.Fatalf("default voice %s, want one of flite's", tts.voices[0].Name)
+	}
+	calls := 0
+	tts.voices[0].inProcess = func(context.Context, string) ([]byte, error) {
+		calls++
+		return nil, fmt.Errorf("%w: libflite.so.1: cannot open shared object file", errNoSynthLibrary)
+	}
+	b, err := tts.Synthesize(t.Context(), weather, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSpokenMP3(t, b, 0, "flite's program")
+	if calls != 1 {
+		t.Errorf("the in-process synthesiser was tried %d times, want 1", calls)
+	}
 }

@@ -120,7 +120,10 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 		return nil, fmt.Errorf("%w %q", ErrUnknownVoice, voice)
 	}
 	if v.inProcess != nil && utf8.RuneCountInString(text) <= maxInProcessRunes {
-		return s.speakInProcess(ctx, v, text)
+		mp3, err := s.speakInProcess(ctx, v, text)
+		if !errors.Is(err, errNoSynthLibrary) {
+			return mp3, err
+		} // the libraries do not load on this machine: the programs speak
 	}
 	if err := v.check(); err != nil {
 		return nil, err
@@ -194,6 +197,9 @@ func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text stri
 		if r.err != nil {
 			if parent.Err() != nil {
 				return nil, parent.Err()
+			}
+			if errors.Is(r.err, errNoSynthLibrary) {
+				return nil, r.err
 			}
 			return nil, &UpstreamError{Op: "synthesize", Err: r.err}
 		}
