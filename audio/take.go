@@ -253,8 +253,8 @@ func (w *takeWriter) snapshot() *Take {
 	t.PCM.Samples = slices.Clip(w.pcm)
 	if w.enc != nil {
 		// The WebM segment and clusters have unknown sizes, so what is written so far is a
-		// whole file: it stops after the last block written.
-		t.Audio = bytes.Clone(w.buf.Bytes())
+		// whole file; the frames waiting for their block go in one block of their own.
+		t.Audio = w.enc.AppendPending(bytes.Clone(w.buf.Bytes()))
 	} else {
 		t.Audio = media.EncodeWAV(t.PCM)
 	}

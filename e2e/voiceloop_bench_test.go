@@ -64,7 +64,11 @@ func benchSpeechEndToFirstAudio(b *testing.B, extra ...string) {
 // chat, the first sentence's speech, and the start of its playback.
 func turnPhases(trace []traceLine) map[int]string {
 	at := map[int]map[string]float64{}
+	sent := map[int]int{}
 	for _, e := range trace {
+		if e.Event == "transcribe_spec_sent" {
+			sent[e.Turn]++
+		}
 		if at[e.Turn] == nil {
 			at[e.Turn] = map[string]float64{}
 		}
@@ -82,10 +86,10 @@ func turnPhases(trace []traceLine) map[int]string {
 		out[turn] = fmt.Sprintf("transcript %.0f ms, chat %.0f ms, first speech %.0f ms, playback start %.0f ms",
 			t["transcribe_done"]-t["speech_end"], t["chat_done"]-t["transcribe_done"],
 			t["tts_done"]-t["chat_done"], t["playback_start"]-t["tts_done"])
-		if sent, ok := t["transcribe_spec_sent"]; ok {
-			out[turn] += fmt.Sprintf("; last speculative call sent at %.0f ms", sent-t["speech_end"])
-			if done, ok := t["transcribe_spec_done"]; ok && done > sent {
-				out[turn] += fmt.Sprintf(", answered in %.0f ms", done-sent)
+		if sentAt, ok := t["transcribe_spec_sent"]; ok {
+			out[turn] += fmt.Sprintf("; %d speculative calls, the last sent at %.0f ms", sent[turn], sentAt-t["speech_end"])
+			if done, ok := t["transcribe_spec_done"]; ok && done > sentAt {
+				out[turn] += fmt.Sprintf(", answered in %.0f ms", done-sentAt)
 			}
 		}
 	}

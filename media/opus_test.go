@@ -413,3 +413,48 @@ func TestNewWebMOpusEncoderBlocks_RefusesBadBlockSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestWebMOpusEncoder_AppendPending: what is written so far plus AppendPending decodes to every
+// frame encoded so far, at any point of a stream (the cluster boundary too), and leaves the
+// stream as it was: the finished file is the same as without the snapshots.
+func TestWebMOpusEncoder_AppendPending(t *testing.T) {
+	in := sine(16000, 300, 0.3, 6*time.Second) // more than one 5 s cluster
+	var buf, plain bytes.Buffer
+	e, err := NewWebMOpusEncoder(&buf, 16000, 1, 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const frame = 320
+	skip := -1 // the encoder's pre-skip, which decoding drops: from the first snapshot
+	for i := 0; i < len(in.Samples); i += frame {
+		if err := e.Write(in.Samples[i : i+frame]); err != nil {
+			t.Fatal(err)
+		}
+		frames := i/frame + 1
+		if frames%7 != 0 && frames%DefaultFramesPerBlock == 0 {
+			continue // a snapshot every few frames, and wherever a block is waiting
+		}
+		snap := e.AppendPending(bytes.Clone(buf.Bytes()))
+		p, err := DecodeWebMOpus(snap)
+		if err != nil {
+			t.Fatalf("after %d frames: the snapshot does not decode: %v", frames, err)
+		}
+		if skip < 0 {
+			if skip = frame - len(p.Samples); skip < 0 || skip >= frame {
+				t.Fatalf("the first frame decodes to %d samples", len(p.Samples))
+			}
+		}
+		if want := frames*frame - skip; len(p.Samples) != want {
+			t.Fatalf("after %d frames: the snapshot holds %d samples, want %d (all encoded so far)", frames, len(p.Samples), want)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e2, _ := NewWebMOpusEncoder(&plain, 16000, 1, 16000)
+	_ = e2.Write(in.Samples)
+	_ = e2.Close()
+	if !bytes.Equal(buf.Bytes(), plain.Bytes()) {
+		t.Errorf("with snapshots the file is %d bytes, without %d: AppendPending changed the stream", buf.Len(), plain.Len())
+	}
+}

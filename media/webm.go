@@ -313,14 +313,41 @@ func (e *WebMOpusEncoder) writeBlock(discard int) error {
 	if len(e.sizes) == 0 {
 		return nil
 	}
-	b := e.block[:0]
-	if e.clusterStart < 0 || e.blockStart-e.clusterStart >= clusterFrames {
-		e.clusterStart = e.blockStart
+	e.block, e.clusterStart = e.appendBlock(e.block[:0], discard)
+	e.blockStart += int64(len(e.sizes))
+	e.laced = e.laced[:0]
+	e.sizes = e.sizes[:0]
+	if _, err := e.w.Write(e.block); err != nil {
+		e.err = fmt.Errorf("webm: write: %w", err)
+		return e.err
+	}
+	return nil
+}
+
+// AppendPending appends to b the frames encoded so far that wait for their block to fill, as the
+// block writeBlock would write (with its Cluster header when it would start one), and changes
+// nothing: what has been written followed by AppendPending's bytes is a whole WebM file of all
+// the audio encoded so far. A snapshot of a take being recorded is 60 ms more up to date so.
+func (e *WebMOpusEncoder) AppendPending(b []byte) []byte {
+	if e.err != nil || len(e.sizes) == 0 {
+		return b
+	}
+	b, _ = e.appendBlock(b, 0)
+	return b
+}
+
+// appendBlock appends the waiting frames to b as one block, after a Cluster header when the open
+// cluster is full, and returns the cluster the block is in; it changes nothing else but the
+// scratch space of e.packet.
+func (e *WebMOpusEncoder) appendBlock(b []byte, discard int) ([]byte, int64) {
+	clusterStart := e.clusterStart
+	if clusterStart < 0 || e.blockStart-clusterStart >= clusterFrames {
+		clusterStart = e.blockStart
 		b = appendID(b, idCluster)
 		b = append(b, unknownSize...)
-		b = appendUint(b, idTimecode, uint64(e.clusterStart*opusFrameMs))
+		b = appendUint(b, idTimecode, uint64(clusterStart*opusFrameMs))
 	}
-	rel := int16((e.blockStart - e.clusterStart) * opusFrameMs) // below 5 s: fits
+	rel := int16((e.blockStart - clusterStart) * opusFrameMs) // below 5 s: fits
 	flags := byte(0)
 	var lace []byte
 	switch {
@@ -351,15 +378,7 @@ func (e *WebMOpusEncoder) writeBlock(discard int) error {
 		binary.BigEndian.PutUint64(pad[:], uint64(int64(discard)*1000000000/int64(e.rate)))
 		b = appendElem(b, idDiscardPadding, pad[:])
 	}
-	e.block = b
-	e.blockStart += int64(len(e.sizes))
-	e.laced = e.laced[:0]
-	e.sizes = e.sizes[:0]
-	if _, err := e.w.Write(b); err != nil {
-		e.err = fmt.Errorf("webm: write: %w", err)
-		return e.err
-	}
-	return nil
+	return b, clusterStart
 }
 
 // equalSizes reports whether all sizes are the same.

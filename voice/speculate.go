@@ -10,8 +10,10 @@ import (
 
 // speculateAfter is how long a pause inside a question must be before the take so far is sent
 // for transcription, while the hold runs on. 200 ms is longer than the gaps between words and
-// the closures of stops, and leaves a recogniser 300 ms to answer within the adaptive end of
-// turn's 0.5 s: one that takes 250 ms for a 2 s question does, with the request around it.
+// the closures of stops, and leaves a recogniser about 300 ms to answer within the adaptive end
+// of turn's 0.5 s. The take sent holds all the audio encoded so far (audio's snapshot adds the
+// frames still waiting for their WebM block): without them, at 200 ms the end of the last word
+// was sometimes missing ("new york" heard as "new year").
 const speculateAfter = 200 * time.Millisecond
 
 // MaxSpeculations bounds the speculative transcriptions of one turn. A question with two pauses
