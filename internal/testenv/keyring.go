@@ -235,6 +235,7 @@ func startKeyringDaemon(td *teardown, bus *SessionBus, daemonEnv []string) (stop
 	// exist"), seen in about one start in twenty. There is no signal for it here, so ask again until
 	// it answers or the start timeout runs out.
 	var v dbus.Variant
+ask:
 	for {
 		v, err = watch.Object(secrets, "/org/freedesktop/secrets/aliases/default").
 			GetProperty("org.freedesktop.Secret.Collection.Locked")
@@ -243,11 +244,11 @@ func startKeyringDaemon(td *teardown, bus *SessionBus, daemonEnv []string) (stop
 		}
 		select {
 		case <-timer.C:
+			break ask
 		case <-exited:
+			break ask
 		case <-time.After(20 * time.Millisecond):
-			continue
 		}
-		break
 	}
 	if err != nil {
 		// A daemon that died answers "disconnected without replying" before Wait has returned.
@@ -415,13 +416,9 @@ func (b *lockedBuffer) String() string {
 
 // noSuchObject reports whether err is a D-Bus error saying that an object is not there (yet).
 func noSuchObject(err error) bool {
-	var de dbus.Error
+	var de dbus.Error // godbus returns its errors as values
 	if !errors.As(err, &de) {
-		var pde *dbus.Error
-		if !errors.As(err, &pde) {
-			return false
-		}
-		de = *pde
+		return false
 	}
 	switch de.Name {
 	case "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownObject":

@@ -97,7 +97,7 @@ static void *parley_flite_voice(const char *lib, const char *reg, const char **e
 // returns the MP3 in *out (malloc'd, the caller frees it) and its length, or a negative
 // number: -1 synthesis failed, -2 the synthesis is empty, -3 out of memory, -4 the encoder
 // failed.
-static int parley_speak(void *voice, const char *text, int vbrq, int quality, int min_rate, unsigned char **out, int *rate) {
+static int parley_speak(void *voice, const char *text, int vbrq, int quality, int min_rate, unsigned char **out) {
 	*out = NULL;
 	parley_wave *w = parley_sy.flite_text_to_wave(text, voice);
 	if (w == NULL) return -1;
@@ -105,7 +105,6 @@ static int parley_speak(void *voice, const char *text, int vbrq, int quality, in
 		parley_sy.delete_wave(w);
 		return -2;
 	}
-	*rate = w->sample_rate;
 	int n = w->num_samples;
 	int size = n + n / 4 + 7200;
 	unsigned char *buf = malloc(size);
@@ -226,7 +225,7 @@ func (f *libFlite) voice(id string) (unsafe.Pointer, error) {
 	return v, nil
 }
 
-// speak synthesises text with voice v and returns it as MP3, encoded as lameArgs say.
+// speak synthesises text with voice v and returns it as MP3, encoded as lameArgv says.
 func (f *libFlite) speak(ctx context.Context, v unsafe.Pointer, text string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -239,8 +238,7 @@ func (f *libFlite) speak(ctx context.Context, v unsafe.Pointer, text string) ([]
 		return nil, err
 	}
 	var out *C.uchar
-	var rate C.int
-	n := C.parley_speak(v, ct, C.int(lameVBRQuality), C.int(lameQuality), C.int(minMP3Rate), &out, &rate)
+	n := C.parley_speak(v, ct, C.int(lameVBRQuality), C.int(lameQuality), C.int(minMP3Rate), &out)
 	if n < 0 {
 		switch n {
 		case -1:

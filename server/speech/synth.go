@@ -18,10 +18,17 @@ import (
 	"unicode/utf8"
 )
 
-// lameArgs encode the WAV on lame's stdin to MP3 on its stdout: mono, VBR quality 6 at the
-// input's sample rate (22050 Hz from espeak-ng, 16000 Hz from flite), and -q 7, lame's fast
-// algorithm, which speech does not need more than.
-var lameArgs = []string{"--quiet", "-m", "m", "-V", strconv.Itoa(lameVBRQuality), "-q", strconv.Itoa(lameQuality), "-", "-"}
+// lameArgv is the command that encodes the WAV on lame's stdin to MP3 on its stdout: mono, VBR
+// quality 6 at the input's sample rate (22050 Hz from espeak-ng, 16000 Hz from flite), and -q 7,
+// lame's fast algorithm, which speech does not need more than. A rate below minMP3Rate (when
+// known: 0 is not) is resampled to it.
+func lameArgv(lame string, rate int) []string {
+	argv := []string{lame, "--quiet", "-m", "m", "-V", strconv.Itoa(lameVBRQuality), "-q", strconv.Itoa(lameQuality)}
+	if rate != 0 && rate < minMP3Rate {
+		argv = append(argv, "--resample", strconv.Itoa(minMP3Rate/1000))
+	}
+	return append(argv, "-", "-")
+}
 
 // minMP3Rate is the lowest sample rate of the MP3 made: lower rates are MPEG 2.5, which many
 // decoders (go-mp3 among them, and so Parley's own player) cannot play. flite's kal voice
@@ -138,10 +145,7 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 
 	// The text goes on stdin, never in argv, so that text starting with "-" is not taken for an
 	// option and no other user sees it in the process list.
-	argv, lame := v.argv, append([]string{s.lame}, lameArgs...)
-	if v.fileRate != 0 && v.fileRate < minMP3Rate {
-		lame = append(lame[:len(lame)-2:len(lame)-2], "--resample", strconv.Itoa(minMP3Rate/1000), "-", "-")
-	}
+	argv, lame := v.argv, lameArgv(s.lame, v.fileRate)
 	var file *wavFile
 	if v.fileRate != 0 {
 		dir, err := os.MkdirTemp("", "parley-speech-")

@@ -94,7 +94,8 @@ func BenchmarkFirstSentence(b *testing.B) {
 				}},
 				{"speak-only", func() { speak() }},
 				{"lame-only", func() {
-					if _, err := run(b.Context(), time.Minute, bytes.NewReader(wav), maxMP3, tts.lame, lameArgs...); err != nil {
+					lame := lameArgv(tts.lame, 0)
+					if _, err := run(b.Context(), time.Minute, bytes.NewReader(wav), maxMP3, lame[0], lame[1:]...); err != nil {
 						b.Fatal(err)
 					}
 				}},
