@@ -184,7 +184,10 @@ func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text stri
 		return nil, err
 	}
 	parent := ctx
+	// cancel is the caller's alone: were the call's goroutine to cancel ctx as it ends, the
+	// select below would see its result and ctx.Done() at once, and pick either.
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	type result struct {
 		mp3 []byte
 		err error
@@ -192,7 +195,6 @@ func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text stri
 	done := make(chan result, 1)
 	go func() {
 		defer s.sem.release()
-		defer cancel()
 		mp3, err := v.inProcess(ctx, text)
 		done <- result{mp3, err}
 	}()
