@@ -144,7 +144,14 @@ func (s *Store) Commit(ctx context.Context, p CommitParams) (CommitResult, error
 		if p.ConversationID != c.conversationID {
 			return fmt.Errorf("call %q reserved conversation %q, not %q", p.CallID, c.conversationID, p.ConversationID)
 		}
-		at := now()
+		// The conversation goes to the front of its account's list: after every other one, even
+		// when another turn was stored in the same millisecond (ties would fall to the random ID).
+		var latest int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(updated_at), 0) FROM conversations WHERE account_id = ?`,
+			c.accountID).Scan(&latest); err != nil {
+			return err
+		}
+		at := max(now(), latest+1)
 		if p.ConversationID == "" {
 			res.ConversationID = "c_" + randomHex(10)
 			_, err = tx.ExecContext(ctx,
