@@ -292,6 +292,13 @@ func (r *run) setMuted(m bool) {
 		if err := r.listen(false); err != nil {
 			r.Err = err
 		}
+	case r.listening.readyAfterGuard:
+		// The reply has ended and its echo guard runs, with State still the reply's: muting
+		// shows at once, and ready() shows the rest when the guard ends.
+		if m {
+			r.listening.tb = nil
+			r.set(Muted)
+		}
 	default:
 		r.show()
 	}

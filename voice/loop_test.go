@@ -648,3 +648,40 @@ func TestLoop_ListeningShowsWhenTheMicrophoneIsUsed(t *testing.T) {
 		t.Errorf("chat got %q, want both questions", w.svc.questions)
 	}
 }
+
+// TestLoop_MuteDuringTheEchoGuardShowsMuted: muting just after a reply ends, while the echo
+// guard still ignores the microphone, shows Muted at once, never the ended reply as speaking
+// in the next turn, and the loop does not listen when the guard ends.
+func TestLoop_MuteDuringTheEchoGuardShowsMuted(t *testing.T) {
+	var w *world
+	w = newWorld(t, func(c *voice.Config) {
+		c.Turns = 2
+		trace := c.OnTrace
+		c.OnTrace = func(e voice.TraceEvent) {
+			trace(e)
+			if e.Kind == voice.TracePlaybackEnd && e.Turn == 1 {
+				w.loop.SetMuted(true) // posted: handled after the reply's end starts the guard
+			}
+		}
+	})
+	w.onStatus = func(s voice.Status) {
+		if s.Turn == 1 && s.State == voice.Listening {
+			go w.mic.say(corpus.question, 1)
+		}
+	}
+	w.run()
+	w.waitFor(2, voice.Muted)
+	select { // the guard has ended (the microphone's frames move the clock)
+	case <-w.clock.After(2 * voice.DefaultEchoGuard):
+	case <-time.After(hangAfter):
+		t.Fatalf("the clock stopped; states: %s", w.states())
+	}
+	w.loop.Stop()
+	got := w.states()
+	if strings.Contains(got, "2:speaking") || strings.Contains(got, "2:listening") {
+		t.Errorf("states %s: the ended reply was shown in turn 2, or the loop listened while muted", got)
+	}
+	if !strings.Contains(got, "1:speaking 2:muted") {
+		t.Errorf("states %s, want 1:speaking then 2:muted", got)
+	}
+}

@@ -1,16 +1,27 @@
-// The one helper the speech package's dlopen shims share (resident_linux.go, flitelib_linux.go).
+// The helpers the speech package's dlopen shims share (resident_linux.go, flitelib_linux.go).
 #ifndef PARLEY_DLSYM_H
 #define PARLEY_DLSYM_H
 
 #include <dlfcn.h>
+#include <stdio.h>
 
-// parley_sym looks up one symbol, returning 0 and setting *err to dlerror's text on failure.
-static int parley_sym(void *lib, const char *name, void **out, const char **err) {
+// PARLEY_ERRLEN is the size of the buffer a shim's caller gives it for what went wrong.
+#define PARLEY_ERRLEN 512
+
+// parley_dlerr copies dlerror's text (or fallback, when it has none) into err, which holds
+// PARLEY_ERRLEN bytes. The text dlerror returns lives only until the next dl call on the same
+// thread, which another goroutine may make before Go has read it.
+static void parley_dlerr(char *err, const char *fallback) {
+	const char *e = dlerror();
+	snprintf(err, PARLEY_ERRLEN, "%s", e != NULL ? e : fallback);
+}
+
+// parley_sym looks up one symbol, returning 0 and writing dlerror's text to err on failure.
+static int parley_sym(void *lib, const char *name, void **out, char *err) {
 	dlerror();
 	*out = dlsym(lib, name);
 	if (*out == NULL) {
-		*err = dlerror();
-		if (*err == NULL) *err = name;
+		parley_dlerr(err, name);
 		return 0;
 	}
 	return 1;

@@ -45,50 +45,54 @@ typedef struct {
 static parley_synth_fn parley_sy;
 
 // parley_synth_load opens libflite (global, as its voice libraries need its symbols), its
-// English language and lexicon libraries, and libmp3lame, and fills parley_sy. It returns NULL,
-// or what went wrong.
-static const char *parley_synth_load(void) {
-	const char *err = NULL;
+// English language and lexicon libraries, and libmp3lame, and fills parley_sy. It returns 1,
+// or 0 with what went wrong in err (PARLEY_ERRLEN bytes).
+static int parley_synth_load(char *err) {
 	void *fl = dlopen("libflite.so.1", RTLD_NOW | RTLD_GLOBAL);
-	if (fl == NULL) return dlerror();
-	if (dlopen("libflite_usenglish.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) return dlerror();
-	if (dlopen("libflite_cmulex.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) return dlerror();
+	if (fl == NULL || dlopen("libflite_usenglish.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL ||
+	    dlopen("libflite_cmulex.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) {
+		parley_dlerr(err, "libflite");
+		return 0;
+	}
 	void *lame = dlopen("libmp3lame.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (lame == NULL) return dlerror();
-	if (!parley_sym(fl, "flite_init", (void **)&parley_sy.flite_init, &err) ||
-	    !parley_sym(fl, "flite_text_to_wave", (void **)&parley_sy.flite_text_to_wave, &err) ||
-	    !parley_sym(fl, "delete_wave", (void **)&parley_sy.delete_wave, &err) ||
-	    !parley_sym(lame, "lame_init", (void **)&parley_sy.lame_init, &err) ||
-	    !parley_sym(lame, "lame_set_in_samplerate", (void **)&parley_sy.lame_set_in_samplerate, &err) ||
-	    !parley_sym(lame, "lame_set_out_samplerate", (void **)&parley_sy.lame_set_out_samplerate, &err) ||
-	    !parley_sym(lame, "lame_set_num_channels", (void **)&parley_sy.lame_set_num_channels, &err) ||
-	    !parley_sym(lame, "lame_set_mode", (void **)&parley_sy.lame_set_mode, &err) ||
-	    !parley_sym(lame, "lame_set_VBR", (void **)&parley_sy.lame_set_VBR, &err) ||
-	    !parley_sym(lame, "lame_set_VBR_q", (void **)&parley_sy.lame_set_VBR_q, &err) ||
-	    !parley_sym(lame, "lame_set_quality", (void **)&parley_sy.lame_set_quality, &err) ||
-	    !parley_sym(lame, "lame_init_params", (void **)&parley_sy.lame_init_params, &err) ||
-	    !parley_sym(lame, "lame_encode_buffer", (void **)&parley_sy.lame_encode_buffer, &err) ||
-	    !parley_sym(lame, "lame_encode_flush", (void **)&parley_sy.lame_encode_flush, &err) ||
-	    !parley_sym(lame, "lame_get_lametag_frame", (void **)&parley_sy.lame_get_lametag_frame, &err) ||
-	    !parley_sym(lame, "lame_close", (void **)&parley_sy.lame_close, &err)) {
-		return err;
+	if (lame == NULL) {
+		parley_dlerr(err, "libmp3lame.so.0");
+		return 0;
+	}
+	if (!parley_sym(fl, "flite_init", (void **)&parley_sy.flite_init, err) ||
+	    !parley_sym(fl, "flite_text_to_wave", (void **)&parley_sy.flite_text_to_wave, err) ||
+	    !parley_sym(fl, "delete_wave", (void **)&parley_sy.delete_wave, err) ||
+	    !parley_sym(lame, "lame_init", (void **)&parley_sy.lame_init, err) ||
+	    !parley_sym(lame, "lame_set_in_samplerate", (void **)&parley_sy.lame_set_in_samplerate, err) ||
+	    !parley_sym(lame, "lame_set_out_samplerate", (void **)&parley_sy.lame_set_out_samplerate, err) ||
+	    !parley_sym(lame, "lame_set_num_channels", (void **)&parley_sy.lame_set_num_channels, err) ||
+	    !parley_sym(lame, "lame_set_mode", (void **)&parley_sy.lame_set_mode, err) ||
+	    !parley_sym(lame, "lame_set_VBR", (void **)&parley_sy.lame_set_VBR, err) ||
+	    !parley_sym(lame, "lame_set_VBR_q", (void **)&parley_sy.lame_set_VBR_q, err) ||
+	    !parley_sym(lame, "lame_set_quality", (void **)&parley_sy.lame_set_quality, err) ||
+	    !parley_sym(lame, "lame_init_params", (void **)&parley_sy.lame_init_params, err) ||
+	    !parley_sym(lame, "lame_encode_buffer", (void **)&parley_sy.lame_encode_buffer, err) ||
+	    !parley_sym(lame, "lame_encode_flush", (void **)&parley_sy.lame_encode_flush, err) ||
+	    !parley_sym(lame, "lame_get_lametag_frame", (void **)&parley_sy.lame_get_lametag_frame, err) ||
+	    !parley_sym(lame, "lame_close", (void **)&parley_sy.lame_close, err)) {
+		return 0;
 	}
 	parley_sy.flite_init();
-	return NULL;
+	return 1;
 }
 
 // parley_flite_voice opens one voice's library (libflite_cmu_us_ID.so.1) and registers the
-// voice; NULL, with *err set, on failure.
-static void *parley_flite_voice(const char *lib, const char *reg, const char **err) {
+// voice; NULL, with what went wrong in err (PARLEY_ERRLEN bytes), on failure.
+static void *parley_flite_voice(const char *lib, const char *reg, char *err) {
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL) {
-		*err = dlerror();
+		parley_dlerr(err, lib);
 		return NULL;
 	}
 	void *(*fn)(const char *) = NULL;
 	if (!parley_sym(h, reg, (void **)&fn, err)) return NULL;
 	void *v = fn(NULL);
-	if (v == NULL) *err = "the voice did not register";
+	if (v == NULL) snprintf(err, PARLEY_ERRLEN, "the voice did not register");
 	return v;
 }
 
@@ -106,7 +110,16 @@ static int parley_speak(void *voice, const char *text, int vbrq, int quality, in
 		return -2;
 	}
 	int n = w->num_samples;
-	int size = n + n / 4 + 7200;
+	// lame's bound for its output, 1.25 samples + 7200 bytes, counts samples at the output
+	// rate: twice as many or more where a low rate is resampled up. In 64 bits: n is an int.
+	int64_t n_out = (int64_t)n;
+	if (w->sample_rate < min_rate) n_out = n_out * ((min_rate + w->sample_rate - 1) / w->sample_rate);
+	int64_t size64 = n_out + n_out / 4 + 7200;
+	if (size64 > INT32_MAX) {
+		parley_sy.delete_wave(w);
+		return -3;
+	}
+	int size = (int)size64;
 	unsigned char *buf = malloc(size);
 	void *gf = parley_sy.lame_init();
 	if (buf == NULL || gf == NULL) {
@@ -133,7 +146,7 @@ static int parley_speak(void *voice, const char *text, int vbrq, int quality, in
 				// says how long the stream is: write the tag over it, as lame does.
 				unsigned char tag[2880];
 				size_t t = parley_sy.lame_get_lametag_frame(gf, tag, sizeof tag);
-				if (t > 0 && t <= (size_t)got) memcpy(buf, tag, t);
+				if (t > 0 && t <= sizeof tag && t <= (size_t)got) memcpy(buf, tag, t);
 			}
 		}
 	}
@@ -160,8 +173,9 @@ import (
 // loadSynthLibrary opens libflite and libmp3lame once per process; later calls return the
 // first answer.
 var loadSynthLibrary = sync.OnceValue(func() error {
-	if msg := C.parley_synth_load(); msg != nil {
-		return fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(msg))
+	var msg [C.PARLEY_ERRLEN]C.char
+	if C.parley_synth_load(&msg[0]) == 0 {
+		return fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(&msg[0]))
 	}
 	return nil
 })
@@ -171,13 +185,15 @@ var loadSynthLibrary = sync.OnceValue(func() error {
 // lexicon and language tables between voices and does not promise that two utterances may be
 // made at once.
 type libFlite struct {
-	mu     sync.Mutex
+	// lock has one slot, held for each call into libflite and over voices and failed: a
+	// caller whose context ends while it waits gives up its place.
+	lock   semaphore
 	voices map[string]unsafe.Pointer
 	failed map[string]error // voices whose library did not load
 }
 
 // theLibFlite is the process's one libFlite.
-var theLibFlite = &libFlite{voices: map[string]unsafe.Pointer{}, failed: map[string]error{}}
+var theLibFlite = &libFlite{lock: make(semaphore, 1), voices: map[string]unsafe.Pointer{}, failed: map[string]error{}}
 
 // newLibFliteSpeaker returns a function that speaks with flite's voice id in this process. It
 // loads nothing until it is first called (a voice costs about 2 MB once registered, and typed
@@ -186,7 +202,7 @@ var theLibFlite = &libFlite{voices: map[string]unsafe.Pointer{}, failed: map[str
 // the programs instead.
 func newLibFliteSpeaker(id string) func(ctx context.Context, text string) ([]byte, error) {
 	return func(ctx context.Context, text string) ([]byte, error) {
-		v, err := theLibFlite.voice(id)
+		v, err := theLibFlite.voice(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -195,15 +211,17 @@ func newLibFliteSpeaker(id string) func(ctx context.Context, text string) ([]byt
 }
 
 // voice returns flite's voice id, registered at its first use.
-func (f *libFlite) voice(id string) (unsafe.Pointer, error) {
+func (f *libFlite) voice(ctx context.Context, id string) (unsafe.Pointer, error) {
 	if err := loadSynthLibrary(); err != nil {
 		return nil, err
 	}
 	if !isVoiceID(id) {
 		return nil, fmt.Errorf("%w: no voice %q", errNoSynthLibrary, id)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if err := f.lock.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer f.lock.release()
 	if v, ok := f.voices[id]; ok {
 		return v, nil
 	}
@@ -214,10 +232,10 @@ func (f *libFlite) voice(id string) (unsafe.Pointer, error) {
 	reg := C.CString("register_cmu_us_" + id)
 	defer C.free(unsafe.Pointer(lib))
 	defer C.free(unsafe.Pointer(reg))
-	var msg *C.char
-	v := C.parley_flite_voice(lib, reg, &msg)
+	var msg [C.PARLEY_ERRLEN]C.char
+	v := C.parley_flite_voice(lib, reg, &msg[0])
 	if v == nil {
-		err := fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(msg))
+		err := fmt.Errorf("%w: %s", errNoSynthLibrary, C.GoString(&msg[0]))
 		f.failed[id] = err
 		return nil, err
 	}
@@ -232,11 +250,10 @@ func (f *libFlite) speak(ctx context.Context, v unsafe.Pointer, text string) ([]
 	}
 	ct := C.CString(text)
 	defer C.free(unsafe.Pointer(ct))
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := f.lock.acquire(ctx); err != nil {
 		return nil, err
 	}
+	defer f.lock.release()
 	var out *C.uchar
 	n := C.parley_speak(v, ct, C.int(lameVBRQuality), C.int(lameQuality), C.int(minMP3Rate), &out)
 	if n < 0 {

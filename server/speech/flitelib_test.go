@@ -1,9 +1,12 @@
+//go:build linux && cgo
+
 package speech
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +22,7 @@ func requireInProcessFlite(t testing.TB) *localSynth {
 	t.Helper()
 	testenv.RequireCommands(t, "flite")
 	tts := NewBuiltIn(t.Context(), BuiltInOptions{}).(*localSynth)
-	_, err := theLibFlite.voice("slt")
+	_, err := theLibFlite.voice(t.Context(), "slt")
 	if err == nil && len(tts.voices) > 0 && tts.voices[0].inProcess != nil {
 		return tts
 	}
@@ -29,6 +32,17 @@ func requireInProcessFlite(t testing.TB) *localSynth {
 	}
 	t.Skipf(msg, err)
 	return nil
+}
+
+// registered reports whether flite's voice id is registered in this process.
+func registered(t *testing.T, id string) bool {
+	t.Helper()
+	if err := theLibFlite.lock.acquire(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer theLibFlite.lock.release()
+	_, ok := theLibFlite.voices[id]
+	return ok
 }
 
 // TestBuiltIn_InProcessSaysTheSameWords: flite's voice spoken in this process is heard as the
@@ -81,9 +95,7 @@ func TestBuiltIn_InProcessVoices(t *testing.T) {
 			continue
 		}
 		id := strings.TrimPrefix(v.Name, "flite-")
-		theLibFlite.mu.Lock()
-		_, loaded := theLibFlite.voices[id]
-		theLibFlite.mu.Unlock()
+		loaded := registered(t, id)
 		for _, text := range []string{"Hello there.", "-voice kal -o /tmp/x", "Grüße aus 東京, naïve café.", "tab\tbell\a nul-free \x1b[31m"} {
 			b, err := tts.Synthesize(t.Context(), text, v.Name)
 			if err != nil {
@@ -91,9 +103,7 @@ func TestBuiltIn_InProcessVoices(t *testing.T) {
 			}
 			checkSpokenMP3(t, b, 0, v.Name)
 		}
-		theLibFlite.mu.Lock()
-		_, now := theLibFlite.voices[id]
-		theLibFlite.mu.Unlock()
+		now := registered(t, id)
 		if !now {
 			t.Errorf("%s was not registered in process: the program spoke", v.Name)
 		} else if loaded {
@@ -175,5 +185,48 @@ func TestBuiltIn_ProgramsSpeakWhereTheLibrariesDoNot(t *testing.T) {
 	checkSpokenMP3(t, b, 0, "flite's program")
 	if calls != 1 {
 		t.Errorf("the in-process synthesiser was tried %d times, want 1", calls)
+	}
+}
+
+// TestBuiltIn_WaitingForFliteHoldsNothing: a call waiting for flite's library (busy with
+// another) gives up when its context ends, and while it waits the programs still speak.
+func TestBuiltIn_WaitingForFliteHoldsNothing(t *testing.T) {
+	tts := requireInProcessFlite(t)
+	testenv.RequireCommands(t, "espeak-ng", "lame")
+	if err := theLibFlite.lock.acquire(t.Context()); err != nil { // flite is busy
+		t.Fatal(err)
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			theLibFlite.lock.release()
+		}
+	}
+	defer release()
+	waiting := make(chan error, runtime.NumCPU())
+	ctx, cancel := context.WithCancel(t.Context())
+	for range cap(waiting) { // as many as the programs' slots
+		go func() {
+			_, err := tts.Synthesize(ctx, weather, "flite-slt")
+			waiting <- err
+		}()
+	}
+	b, err := tts.Synthesize(t.Context(), weather, "en-us")
+	if err != nil {
+		t.Fatalf("espeak-ng while flite's callers wait: %v", err)
+	}
+	checkSpokenMP3(t, b, 0, "espeak-ng")
+	cancel()
+	for range cap(waiting) {
+		if err := <-waiting; !errors.Is(err, context.Canceled) {
+			t.Errorf("a waiting call cancelled: %v, want context.Canceled", err)
+		}
+	}
+	release()
+	if b, err := tts.Synthesize(t.Context(), weather, "flite-slt"); err != nil {
+		t.Errorf("flite once free: %v", err)
+	} else {
+		checkSpokenMP3(t, b, 0, "flite-slt")
 	}
 }

@@ -66,34 +66,40 @@ typedef struct {
 static parley_ps parley_fn;
 
 // parley_ps_load opens the two libraries (sphinxbase first and global, as pocketsphinx needs
-// its symbols) and fills parley_fn. It returns NULL, or what went wrong.
-static const char *parley_ps_load(void) {
-	const char *err = NULL;
+// its symbols) and fills parley_fn. It returns 1, or 0 with what went wrong in err
+// (PARLEY_ERRLEN bytes).
+static int parley_ps_load(char *err) {
 	void *base = dlopen("libsphinxbase.so.3", RTLD_NOW | RTLD_GLOBAL);
-	if (base == NULL) return dlerror();
+	if (base == NULL) {
+		parley_dlerr(err, "libsphinxbase.so.3");
+		return 0;
+	}
 	void *ps = dlopen("libpocketsphinx.so.3", RTLD_NOW | RTLD_GLOBAL);
-	if (ps == NULL) return dlerror();
-	if (!parley_sym(ps, "ps_args", (void **)&parley_fn.ps_args, &err) ||
-	    !parley_sym(base, "cmd_ln_parse_r", (void **)&parley_fn.cmd_ln_parse_r, &err) ||
-	    !parley_sym(base, "cmd_ln_free_r", (void **)&parley_fn.cmd_ln_free_r, &err) ||
-	    !parley_sym(ps, "ps_init", (void **)&parley_fn.ps_init, &err) ||
-	    !parley_sym(ps, "ps_free", (void **)&parley_fn.ps_free, &err) ||
-	    !parley_sym(ps, "ps_start_utt", (void **)&parley_fn.ps_start_utt, &err) ||
-	    !parley_sym(ps, "ps_process_raw", (void **)&parley_fn.ps_process_raw, &err) ||
-	    !parley_sym(ps, "ps_end_utt", (void **)&parley_fn.ps_end_utt, &err) ||
-	    !parley_sym(ps, "ps_get_hyp", (void **)&parley_fn.ps_get_hyp, &err) ||
-	    !parley_sym(ps, "ps_get_in_speech", (void **)&parley_fn.ps_get_in_speech, &err) ||
-	    !parley_sym(ps, "ps_start_stream", (void **)&parley_fn.ps_start_stream, &err) ||
-	    !parley_sym(ps, "ps_get_feat", (void **)&parley_fn.ps_get_feat, &err) ||
-	    !parley_sym(base, "cmn_live_get", (void **)&parley_fn.cmn_live_get, &err) ||
-	    !parley_sym(base, "cmn_live_set", (void **)&parley_fn.cmn_live_set, &err) ||
-	    !parley_sym(base, "err_set_logfp", (void **)&parley_fn.err_set_logfp, &err)) {
-		return err;
+	if (ps == NULL) {
+		parley_dlerr(err, "libpocketsphinx.so.3");
+		return 0;
+	}
+	if (!parley_sym(ps, "ps_args", (void **)&parley_fn.ps_args, err) ||
+	    !parley_sym(base, "cmd_ln_parse_r", (void **)&parley_fn.cmd_ln_parse_r, err) ||
+	    !parley_sym(base, "cmd_ln_free_r", (void **)&parley_fn.cmd_ln_free_r, err) ||
+	    !parley_sym(ps, "ps_init", (void **)&parley_fn.ps_init, err) ||
+	    !parley_sym(ps, "ps_free", (void **)&parley_fn.ps_free, err) ||
+	    !parley_sym(ps, "ps_start_utt", (void **)&parley_fn.ps_start_utt, err) ||
+	    !parley_sym(ps, "ps_process_raw", (void **)&parley_fn.ps_process_raw, err) ||
+	    !parley_sym(ps, "ps_end_utt", (void **)&parley_fn.ps_end_utt, err) ||
+	    !parley_sym(ps, "ps_get_hyp", (void **)&parley_fn.ps_get_hyp, err) ||
+	    !parley_sym(ps, "ps_get_in_speech", (void **)&parley_fn.ps_get_in_speech, err) ||
+	    !parley_sym(ps, "ps_start_stream", (void **)&parley_fn.ps_start_stream, err) ||
+	    !parley_sym(ps, "ps_get_feat", (void **)&parley_fn.ps_get_feat, err) ||
+	    !parley_sym(base, "cmn_live_get", (void **)&parley_fn.cmn_live_get, err) ||
+	    !parley_sym(base, "cmn_live_set", (void **)&parley_fn.cmn_live_set, err) ||
+	    !parley_sym(base, "err_set_logfp", (void **)&parley_fn.err_set_logfp, err)) {
+		return 0;
 	}
 	// No log at all: the library writes its log to one process-wide FILE, which -logfn would
 	// reopen (and close under other decoders) at every ps_init.
 	parley_fn.err_set_logfp(NULL);
-	return NULL;
+	return 1;
 }
 
 static void parley_ps_free(parley_decoder *d) {
@@ -163,8 +169,9 @@ import (
 
 // loadLibrary opens libpocketsphinx once per process; later calls return the first answer.
 var loadLibrary = sync.OnceValue(func() error {
-	if msg := C.parley_ps_load(); msg != nil {
-		return fmt.Errorf("%w: %s", errNoLibrary, C.GoString(msg))
+	var msg [C.PARLEY_ERRLEN]C.char
+	if C.parley_ps_load(&msg[0]) == 0 {
+		return fmt.Errorf("%w: %s", errNoLibrary, C.GoString(&msg[0]))
 	}
 	return nil
 })

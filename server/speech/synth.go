@@ -178,11 +178,10 @@ func (s *localSynth) Synthesize(ctx context.Context, text, voice string) ([]byte
 
 // speakInProcess speaks text with v's in-process synthesiser, bounded by the synthesiser's
 // timeout and ctx. The library's call cannot be interrupted: on a timeout or a cancel it
-// returns at once, and the call finishes on its own.
+// returns at once, and the call finishes on its own. It takes no slot of s.sem: the library
+// makes one call at a time (one core at most), and a call waiting for it must not keep a
+// program's slot idle.
 func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text string) ([]byte, error) {
-	if err := s.sem.acquire(ctx); err != nil {
-		return nil, err
-	}
 	parent := ctx
 	// cancel is the caller's alone: were the call's goroutine to cancel ctx as it ends, the
 	// select below would see its result and ctx.Done() at once, and pick either.
@@ -194,7 +193,6 @@ func (s *localSynth) speakInProcess(ctx context.Context, v localVoice, text stri
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer s.sem.release()
 		mp3, err := v.inProcess(ctx, text)
 		done <- result{mp3, err}
 	}()
