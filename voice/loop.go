@@ -294,10 +294,9 @@ func (r *run) setMuted(m bool) {
 		}
 	case r.listening.readyAfterGuard:
 		// The reply has ended and its echo guard runs, with State still the reply's: muting
-		// shows at once, and ready() shows the rest when the guard ends.
+		// shows at once (ready's muted state), and ready() shows the rest when the guard ends.
 		if m {
-			r.listening.tb = nil
-			r.set(Muted)
+			r.ready()
 		}
 	default:
 		r.show()
