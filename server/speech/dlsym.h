@@ -16,6 +16,14 @@ static void parley_dlerr(char *err, const char *fallback) {
 	snprintf(err, PARLEY_ERRLEN, "%s", e != NULL ? e : fallback);
 }
 
+// parley_open opens a library with dlopen's flags, returning NULL and writing what went wrong
+// to err on failure.
+static void *parley_open(const char *lib, int flags, char *err) {
+	void *h = dlopen(lib, flags);
+	if (h == NULL) parley_dlerr(err, lib);
+	return h;
+}
+
 // parley_sym looks up one symbol, returning 0 and writing dlerror's text to err on failure.
 static int parley_sym(void *lib, const char *name, void **out, char *err) {
 	dlerror();

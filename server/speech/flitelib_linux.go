@@ -48,17 +48,13 @@ static parley_synth_fn parley_sy;
 // English language and lexicon libraries, and libmp3lame, and fills parley_sy. It returns 1,
 // or 0 with what went wrong in err (PARLEY_ERRLEN bytes).
 static int parley_synth_load(char *err) {
-	void *fl = dlopen("libflite.so.1", RTLD_NOW | RTLD_GLOBAL);
-	if (fl == NULL || dlopen("libflite_usenglish.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL ||
-	    dlopen("libflite_cmulex.so.1", RTLD_NOW | RTLD_GLOBAL) == NULL) {
-		parley_dlerr(err, "libflite");
+	void *fl = parley_open("libflite.so.1", RTLD_NOW | RTLD_GLOBAL, err);
+	if (fl == NULL || parley_open("libflite_usenglish.so.1", RTLD_NOW | RTLD_GLOBAL, err) == NULL ||
+	    parley_open("libflite_cmulex.so.1", RTLD_NOW | RTLD_GLOBAL, err) == NULL) {
 		return 0;
 	}
-	void *lame = dlopen("libmp3lame.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (lame == NULL) {
-		parley_dlerr(err, "libmp3lame.so.0");
-		return 0;
-	}
+	void *lame = parley_open("libmp3lame.so.0", RTLD_NOW | RTLD_LOCAL, err);
+	if (lame == NULL) return 0;
 	if (!parley_sym(fl, "flite_init", (void **)&parley_sy.flite_init, err) ||
 	    !parley_sym(fl, "flite_text_to_wave", (void **)&parley_sy.flite_text_to_wave, err) ||
 	    !parley_sym(fl, "delete_wave", (void **)&parley_sy.delete_wave, err) ||
@@ -84,11 +80,8 @@ static int parley_synth_load(char *err) {
 // parley_flite_voice opens one voice's library (libflite_cmu_us_ID.so.1) and registers the
 // voice; NULL, with what went wrong in err (PARLEY_ERRLEN bytes), on failure.
 static void *parley_flite_voice(const char *lib, const char *reg, char *err) {
-	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
-		parley_dlerr(err, lib);
-		return NULL;
-	}
+	void *h = parley_open(lib, RTLD_NOW | RTLD_LOCAL, err);
+	if (h == NULL) return NULL;
 	void *(*fn)(const char *) = NULL;
 	if (!parley_sym(h, reg, (void **)&fn, err)) return NULL;
 	void *v = fn(NULL);

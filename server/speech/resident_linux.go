@@ -69,16 +69,10 @@ static parley_ps parley_fn;
 // its symbols) and fills parley_fn. It returns 1, or 0 with what went wrong in err
 // (PARLEY_ERRLEN bytes).
 static int parley_ps_load(char *err) {
-	void *base = dlopen("libsphinxbase.so.3", RTLD_NOW | RTLD_GLOBAL);
-	if (base == NULL) {
-		parley_dlerr(err, "libsphinxbase.so.3");
-		return 0;
-	}
-	void *ps = dlopen("libpocketsphinx.so.3", RTLD_NOW | RTLD_GLOBAL);
-	if (ps == NULL) {
-		parley_dlerr(err, "libpocketsphinx.so.3");
-		return 0;
-	}
+	void *base = parley_open("libsphinxbase.so.3", RTLD_NOW | RTLD_GLOBAL, err);
+	if (base == NULL) return 0;
+	void *ps = parley_open("libpocketsphinx.so.3", RTLD_NOW | RTLD_GLOBAL, err);
+	if (ps == NULL) return 0;
 	if (!parley_sym(ps, "ps_args", (void **)&parley_fn.ps_args, err) ||
 	    !parley_sym(base, "cmd_ln_parse_r", (void **)&parley_fn.cmd_ln_parse_r, err) ||
 	    !parley_sym(base, "cmd_ln_free_r", (void **)&parley_fn.cmd_ln_free_r, err) ||
