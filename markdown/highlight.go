@@ -1,0 +1,97 @@
+package markdown
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+)
+
+// Class is what a piece of code is, for its colour.
+type Class uint8
+
+// The classes of code a window colours.
+const (
+	Plain   Class = iota
+	Keyword       // if, func, return, import
+	String        // string and character literals
+	Number        // numbers and constants such as true and nil
+	Comment
+	Name // function, type, class and builtin names
+)
+
+// Token is a piece of code in one class.
+type Token struct {
+	Text  string
+	Class Class
+}
+
+// highlightMax is the longest code that is highlighted (bytes): beyond it, code is plain, so that
+// a pasted log never stalls the window.
+const highlightMax = 64 << 10
+
+// Highlight splits code into classed tokens with chroma's lexer for lang ("go", "python", "js",
+// "sh"…; a file name such as "main.go" works too). Code in an unknown or empty language is one
+// plain token. The tokens' texts always join to exactly code.
+func Highlight(lang, code string) []Token {
+	plain := []Token{{Text: code}}
+	lang = strings.TrimSpace(lang)
+	if code == "" || lang == "" || len(code) > highlightMax {
+		return plain
+	}
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		return plain
+	}
+	it, err := chroma.Coalesce(lexer).Tokenise(&chroma.TokeniseOptions{State: "root", EnsureLF: false}, code)
+	if err != nil {
+		return plain
+	}
+	var out []Token
+	var joined strings.Builder
+	for t := it(); t != chroma.EOF; t = it() {
+		if t.Value == "" {
+			continue
+		}
+		joined.WriteString(t.Value)
+		c := class(t.Type)
+		if k := len(out) - 1; k >= 0 && out[k].Class == c {
+			out[k].Text += t.Value
+			continue
+		}
+		out = append(out, Token{Text: t.Value, Class: c})
+	}
+	if j := joined.String(); j == code+"\n" {
+		// Lexers that need a final line break add one.
+		k := len(out) - 1
+		out[k].Text = strings.TrimSuffix(out[k].Text, "\n")
+		if out[k].Text == "" {
+			out = out[:k]
+		}
+	} else if j != code {
+		// A lexer that changed the text (line endings, a final newline) is not trusted.
+		return plain
+	}
+	return out
+}
+
+// class maps chroma's token types to the few a window colours.
+func class(t chroma.TokenType) Class {
+	switch {
+	case t == chroma.KeywordType:
+		return Name
+	case t == chroma.KeywordConstant:
+		return Number
+	case t.InCategory(chroma.Keyword):
+		return Keyword
+	case t.InCategory(chroma.Comment):
+		return Comment
+	case t.InSubCategory(chroma.LiteralString):
+		return String
+	case t.InSubCategory(chroma.LiteralNumber):
+		return Number
+	case t == chroma.NameFunction, t == chroma.NameClass, t == chroma.NameBuiltin, t == chroma.NameFunctionMagic, t == chroma.NameBuiltinPseudo:
+		return Name
+	}
+	return Plain
+}
