@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -89,6 +90,8 @@ type Deps struct {
 
 	// run, in tests, replaces fyne.Do: the test runs the queued updates on its own goroutine.
 	run func(func())
+	// openURL, in tests, replaces the app's OpenURL (the system's browser).
+	openURL func(*url.URL) error
 }
 
 // UI is the desktop app: one main window over one session at a time.
@@ -135,6 +138,9 @@ func New(a fyne.App, d Deps) *UI {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.openURL == nil {
+		d.openURL = a.OpenURL
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
 	u.win = a.NewWindow("Parley")
@@ -144,6 +150,7 @@ func New(a fyne.App, d Deps) *UI {
 	u.win.SetOnClosed(u.shutdown)
 	u.watchPlacement()
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
+	u.watchSelectionKeys()
 	u.start()
 	return u
 }

@@ -2,11 +2,11 @@ package app
 
 import (
 	"image/color"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -15,9 +15,10 @@ import (
 
 // Space inside a bubble and beside it.
 var (
-	bubblePadH float32 = 12
-	bubblePadV float32 = 4
-	sidePad    float32 = 14
+	bubblePadH  float32 = 12
+	bubblePadV  float32 = 4 // around "Thinking…", a label with its own padding
+	messagePadV float32 = 8 // around a message's text
+	sidePad     float32 = 14
 )
 
 // bubbleRow draws one row of the chat view: a bubble (the person's on the right in the accent
@@ -28,8 +29,10 @@ type bubbleRow struct {
 	c *chatView
 	r row
 
+	id       int // the row's index in the chat view
 	bg       *canvas.Rectangle
-	text     *widget.RichText
+	text     *widget.RichText // a notice
+	reply    *replyText       // a message
 	thinking *fyne.Container
 	activity *widget.Activity // runs only while the row shows "Thinking…": it redraws the window
 	meta     *widget.Label
@@ -52,6 +55,7 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	b.bg.CornerRadius = bubbleRadius
 	b.text = widget.NewRichText()
 	b.text.Wrapping = fyne.TextWrapWord
+	b.reply = newReplyText(c)
 	b.activity = widget.NewActivity()
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
 	thinking := widget.NewLabel("Thinking…")
@@ -94,19 +98,19 @@ func (b *bubbleRow) set(r row) {
 	} else {
 		b.activity.Stop()
 	}
-	b.text.Hidden = r.kind == rowThinking
+	b.text.Hidden = r.kind != rowNotice
+	b.reply.Hidden = r.kind == rowNotice || r.kind == rowThinking
 	b.bg.Hidden = r.kind == rowNotice
+	b.reply.row = b.id
 	switch {
 	case r.kind == rowNotice:
 		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text,
 			Style: widget.RichTextStyle{Inline: false, ColorName: theme.ColorNamePlaceHolder, Alignment: fyne.TextAlignCenter}}}
 	case user:
-		style := widget.RichTextStyleParagraph
-		style.ColorName = theme.ColorNameForegroundOnPrimary
-		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text, Style: style}}
+		b.reply.setPlain(r.text)
 	case r.kind == rowMessage:
 		// Parsed without laying out: the row's Refresh below lays it out once.
-		b.text.Segments = widget.NewRichTextFromMarkdown(r.text).Segments
+		b.reply.setMarkdown(b.c.flatOf(r.text))
 	}
 	if meta := b.metaText(); meta != b.meta.Text {
 		b.meta.Text = meta
@@ -190,6 +194,11 @@ func (b *bubbleRow) layoutFor(width float32) geometry {
 func (b *bubbleRow) computeLayout(width float32) geometry {
 	var g geometry
 	maxText := bubbleWidth(width) - 2*bubblePadH
+	if b.r.role != conversation.User {
+		// A reply may use the whole width: its prose keeps to a reading measure, its code
+		// and tables need not.
+		maxText = width - 2*sidePad - 2*bubblePadH
+	}
 	if maxText < 40 {
 		maxText = 40
 	}
@@ -201,10 +210,15 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 		maxText = width - 2*sidePad
 		content = textSize(b.text, maxText, maxText)
 	default:
-		content = textSize(b.text, min(maxText, naturalWidth(b.r.text)+4), maxText)
+		content = b.reply.layoutAt(maxText)
+		b.reply.Refresh()
 	}
 	bw := max(content.Width+2*bubblePadH, bubbleMinWidth)
-	bh := content.Height + 2*bubblePadV
+	padV := messagePadV
+	if b.r.kind == rowThinking {
+		padV = bubblePadV
+	}
+	bh := content.Height + 2*padV
 	x := sidePad
 	if b.r.role == conversation.User {
 		x = width - sidePad - bw
@@ -213,7 +227,7 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 		x, bw = sidePad, width-2*sidePad
 	}
 	g.bubble = area{Pos: fyne.NewPos(x, rowGap/2), Size: fyne.NewSize(bw, bh)}
-	g.text = area{Pos: fyne.NewPos(x+bubblePadH, rowGap/2+bubblePadV), Size: content}
+	g.text = area{Pos: fyne.NewPos(x+bubblePadH, rowGap/2+padV), Size: content}
 	metaW := width - 2*sidePad
 	mh := metaHeight(b.c.textMetrics())
 	switch {
@@ -240,20 +254,6 @@ func textSize(t *widget.RichText, w, maxW float32) fyne.Size {
 	return fyne.NewSize(w, t.MinSize().Height)
 }
 
-// naturalWidth is the width of the text's longest line unwrapped, so that short messages get
-// snug bubbles.
-func naturalWidth(text string) float32 {
-	var w float32
-	size := theme.TextSize()
-	for _, line := range strings.Split(text, "\n") {
-		if len(line) > 400 {
-			return 1e6 // certainly wider than any bubble
-		}
-		w = max(w, fyne.MeasureText(line, size, fyne.TextStyle{}).Width)
-	}
-	return w + 2*theme.InnerPadding()
-}
-
 func (b *bubbleRow) CreateRenderer() fyne.WidgetRenderer {
 	return &bubbleRenderer{b: b}
 }
@@ -267,6 +267,8 @@ func (r *bubbleRenderer) Layout(size fyne.Size) {
 	b.bg.Resize(g.bubble.Size)
 	b.text.Move(g.text.Pos)
 	b.text.Resize(g.text.Size)
+	b.reply.Move(g.text.Pos)
+	b.reply.Resize(g.text.Size)
 	b.thinking.Move(g.text.Pos)
 	b.thinking.Resize(g.text.Size)
 	// The meta line: time (and error) on the bubble's side, actions beside it.
@@ -301,7 +303,7 @@ func (r *bubbleRenderer) Refresh() {
 
 func (r *bubbleRenderer) Objects() []fyne.CanvasObject {
 	b := r.b
-	return []fyne.CanvasObject{b.bg, b.text, b.thinking, b.meta, b.actions}
+	return []fyne.CanvasObject{b.bg, b.text, b.reply, b.thinking, b.meta, b.actions}
 }
 
 func (r *bubbleRenderer) Destroy() {}
@@ -311,3 +313,9 @@ func withAlpha(c color.Color, a uint8) color.Color {
 	r, g, bl, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: a}
 }
+
+// MouseIn, MouseMoved and MouseOut take the pointer from the list's row, so that a row of the
+// chat is not highlighted under it as an item of a list would be: it is a message, not a choice.
+func (b *bubbleRow) MouseIn(*desktop.MouseEvent)    {}
+func (b *bubbleRow) MouseMoved(*desktop.MouseEvent) {}
+func (b *bubbleRow) MouseOut()                      {}

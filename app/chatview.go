@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/conversation"
+	"parley/markdown"
 )
 
 // rowKind is what one row of the chat view shows.
@@ -59,11 +60,33 @@ type chatView struct {
 	box      *fyne.Container
 	measure  *bubbleRow // a row used only to measure
 	metrics  textMetrics
+	// sel is the selected text: a range of one row's plain text; owner is the widget that
+	// shows it.
+	sel   selection
+	owner *replyText
+	// flats keeps replies parsed recently, so that scrolling back does not parse them again.
+	flats     map[string]markdown.Flat
+	flatOrder []string
 }
 
-// chatHost is what the chat view's rows need from the window: the actions of their buttons.
+// selection is a range of the plain text of one row of the chat view.
+type selection struct {
+	row  int
+	text string // the row's text when it was selected: the row may show another later
+	a, b int
+}
+
+// chatHost is what the chat view's rows need from the window: the actions of their buttons and
+// links.
 type chatHost interface {
 	copyText(text string)
+	// openLink opens a link of a reply in the system's browser or mail program.
+	openLink(url string)
+	// hoverLink shows where a link leads ("" when the pointer left it).
+	hoverLink(url, title string)
+	// selecting tells the window that text of the chat view is being selected: the keyboard
+	// goes to it (Ctrl+C copies it) rather than to the composer.
+	selecting()
 	// speak says a reply aloud.
 	speak(text string)
 	// retry sends a failed message again; editTurn takes it back into the composer.
@@ -72,7 +95,7 @@ type chatHost interface {
 }
 
 func newChatView(host chatHost, do func(func()), now func() time.Time) *chatView {
-	c := &chatView{host: host, do: do, now: now, toBottom: true}
+	c := &chatView{host: host, do: do, now: now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}}
 	c.list = c.newList()
 	c.measure = newBubbleRow(c)
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -106,6 +129,7 @@ const swapThreshold = 64
 func (c *chatView) showThread(v conversation.ThreadView) {
 	c.toBottom = true
 	c.rows = nil
+	c.sel = selection{row: -1}
 	c.renderView(v)
 }
 
@@ -205,6 +229,10 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 	if id >= len(c.rows) {
 		return
 	}
+	if r.id != id {
+		r.id, r.reply.row = id, id
+		r.reply.Refresh() // the selection may be another row's
+	}
 	if !r.shows(c.rows[id]) {
 		r.set(c.rows[id])
 	}
@@ -258,6 +286,9 @@ func (c *chatView) atBottom(offset float32) bool {
 func (c *chatView) estimate(r row, width float32) float32 {
 	m := c.textMetrics()
 	inner := bubbleWidth(width) - 2*bubblePadH
+	if r.role != conversation.User {
+		inner = min(width-2*sidePad-2*bubblePadH, measureChars*m.charWidth)
+	}
 	if inner < 40 {
 		inner = 40
 	}
@@ -273,7 +304,7 @@ func (c *chatView) estimate(r row, width float32) float32 {
 	if r.kind == rowThinking {
 		lines = 1
 	}
-	return float32(lines)*m.lineHeight + 2*bubblePadV + metaHeight(m) + rowGap
+	return float32(lines)*m.lineHeight + 2*messagePadV + metaHeight(m) + rowGap
 }
 
 // textMetrics are measured once: the average character width and the line height of messages.
@@ -288,11 +319,9 @@ func (c *chatView) textMetrics() textMetrics {
 	sample := "The quick brown fox jumps over the lazy dog, then asks: what is 42? "
 	size := theme.TextSize()
 	s := fyne.MeasureText(sample, size, fyne.TextStyle{})
-	one := widget.NewRichTextWithText("Hg")
-	two := widget.NewRichTextWithText("Hg\nHg")
 	c.metrics = textMetrics{
 		charWidth:     s.Width / float32(len(sample)),
-		lineHeight:    two.MinSize().Height - one.MinSize().Height,
+		lineHeight:    lineHeight(size, fyne.TextStyle{}) + lineGap,
 		captionHeight: fyne.MeasureText("9:41", theme.CaptionTextSize(), fyne.TextStyle{}).Height,
 	}
 	return c.metrics
@@ -309,3 +338,78 @@ func abs32(f float32) float32 {
 
 // bubbleWidth is the widest a bubble may be in a view of width w.
 func bubbleWidth(w float32) float32 { return w * bubbleMaxFraction }
+
+// flatsKept is how many parsed replies the chat view keeps.
+const flatsKept = 64
+
+// flatOf is a reply parsed and flattened, from the cache when it was lately.
+func (c *chatView) flatOf(text string) markdown.Flat {
+	if f, ok := c.flats[text]; ok {
+		return f
+	}
+	f := markdown.Flatten(markdown.Parse(text))
+	if len(c.flatOrder) >= flatsKept {
+		delete(c.flats, c.flatOrder[0])
+		c.flatOrder = c.flatOrder[1:]
+	}
+	c.flats[text] = f
+	c.flatOrder = append(c.flatOrder, text)
+	return f
+}
+
+// selectIn selects bytes a to b of the plain text of t's row (a may be after b).
+func (c *chatView) selectIn(t *replyText, a, b int) {
+	if t.row < 0 || t.row >= len(c.rows) {
+		return
+	}
+	old := c.owner
+	c.sel = selection{row: t.row, text: c.rows[t.row].text, a: a, b: b}
+	c.owner = t
+	if old != nil && old != t {
+		old.Refresh()
+	}
+	t.Refresh()
+	c.host.selecting()
+}
+
+// selection is the range selected in t, if its row holds the selection.
+func (c *chatView) selection(t *replyText) (int, int) {
+	if c.sel.row != t.row || t.row < 0 || t.row >= len(c.rows) || c.rows[t.row].text != c.sel.text {
+		return 0, 0
+	}
+	return c.sel.a, c.sel.b
+}
+
+// selectedText is the text selected in the chat view, as plain text ("" when none is).
+func (c *chatView) selectedText() string {
+	if c.owner == nil {
+		return ""
+	}
+	a, b := c.selection(c.owner)
+	if a > b {
+		a, b = b, a
+	}
+	text := c.owner.flat.Text
+	if a == b || b > len(text) {
+		return ""
+	}
+	return text[a:b]
+}
+
+// selectAll selects the whole of the row that holds the selection; it reports whether one did.
+func (c *chatView) selectAll() bool {
+	if c.owner == nil || c.sel.row < 0 {
+		return false
+	}
+	c.selectIn(c.owner, 0, len(c.owner.flat.Text))
+	return true
+}
+
+func (c *chatView) openLink(url string)         { c.host.openLink(url) }
+func (c *chatView) hoverLink(url, title string) { c.host.hoverLink(url, title) }
+func (c *chatView) copyText(text string)        { c.host.copyText(text) }
+
+// scrollChat scrolls the chat by dy (a wheel turned over a code block or a table).
+func (c *chatView) scrollChat(dy float32) {
+	c.list.ScrollToOffset(max(c.list.GetScrollOffset()-dy, 0))
+}

@@ -28,6 +28,9 @@ type statusBar struct {
 	message *widget.Label
 	flashID int
 	box     *fyne.Container
+	// linkShown: the message is where a link leads; beforeLink is what it was before.
+	linkShown  bool
+	beforeLink string
 }
 
 // pointsSource reports the points of the last call and the balance; *conversation.Session is one.
@@ -101,6 +104,25 @@ func (s *statusBar) flash(msg string) {
 			}
 		})
 	})
+}
+
+// showLink shows where a link leads while the pointer is over it, as a browser does; "" puts
+// back what the bar showed.
+func (s *statusBar) showLink(where string) {
+	if where == "" {
+		if s.linkShown {
+			s.linkShown = false
+			s.message.Importance = widget.WarningImportance
+			s.message.SetText(s.beforeLink)
+		}
+		return
+	}
+	if !s.linkShown {
+		s.beforeLink = s.message.Text
+	}
+	s.linkShown = true
+	s.message.Importance = widget.MediumImportance
+	s.message.SetText(where)
 }
 
 // isLoopback reports whether the service runs on this computer, by the client's rule.

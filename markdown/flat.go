@@ -73,9 +73,9 @@ type flattener struct {
 }
 
 // sep starts a part on a new line, after a blank line when gap, indented two spaces for each
-// list it is in beyond the first (a rule is a blank line in plain text).
+// list it is in beyond the first. A rule writes nothing: it is the blank line around it.
 func (f *flattener) sep(gap bool, depth int) {
-	if len(f.parts) == 0 || f.parts[len(f.parts)-1].Kind == RulePart {
+	if f.b.Len() == 0 {
 		return
 	}
 	f.b.WriteString("\n")

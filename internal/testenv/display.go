@@ -228,3 +228,76 @@ func (d *Display) MoveWindow(t testing.TB, id string, x, y int) {
 		t.Fatalf("xdotool windowmove: %v: %s", err, out)
 	}
 }
+
+// Box is where a word is on the screen.
+type Box struct{ X, Y, W, H int }
+
+// Center is the middle of the box.
+func (b Box) Center() (int, int) { return b.X + b.W/2, b.Y + b.H/2 }
+
+// FindWord waits until tesseract reads word on the screen, and returns where (the first such
+// word, top to bottom; a word read with an icon's marks glued to its front, "[]Copy", counts).
+func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box {
+	t.Helper()
+	RequireCommands(t, "tesseract")
+	deadline := time.Now().Add(timeout)
+	for {
+		dir := t.TempDir()
+		shot, clear := dir+"/screen.png", dir+"/clear.png"
+		d.Screenshot(t, shot)
+		if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-negate", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
+			t.Fatalf("convert: %v: %s", err, out)
+		}
+		out, err := exec.Command("tesseract", clear, "-", "tsv").Output()
+		if err != nil {
+			t.Fatalf("tesseract: %v", err)
+		}
+		// level page block par line word left top width height conf text
+		for _, ln := range strings.Split(string(out), "\n") {
+			f := strings.Split(ln, "\t")
+			if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.TrimSpace(f[11]), word) {
+				continue
+			}
+			var b Box
+			fmt.Sscan(f[6], &b.X)
+			fmt.Sscan(f[7], &b.Y)
+			fmt.Sscan(f[8], &b.W)
+			fmt.Sscan(f[9], &b.H)
+			// The image was read at twice its size; the word is at the end of what was read.
+			read := strings.TrimSpace(f[11])
+			cut := b.W * (len(read) - len(word)) / max(len(read), 1)
+			return Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2}
+		}
+		if time.Now().After(deadline) {
+			exec.Command("cp", shot, "/tmp/findword-fail.png").Run()
+			t.Fatalf("the screen did not show the word %q within %v", word, timeout)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on
+	}
+}
+
+// Drag presses the first mouse button at one point, moves to another and releases it there.
+func (d *Display) Drag(t testing.TB, x0, y0, x1, y1 int) {
+	t.Helper()
+	steps := []string{"mousemove", fmt.Sprint(x0), fmt.Sprint(y0), "mousedown", "1", "sleep", "0.2"}
+	for i := 1; i <= 5; i++ {
+		steps = append(steps, "mousemove", fmt.Sprint(x0+(x1-x0)*i/5), fmt.Sprint(y0+(y1-y0)*i/5), "sleep", "0.05")
+	}
+	steps = append(steps, "sleep", "0.2", "mouseup", "1")
+	if out, err := d.run("xdotool", steps...); err != nil {
+		t.Fatalf("xdotool drag: %v: %s", err, out)
+	}
+}
+
+// Clipboard is the text on the display's clipboard (read with xclip), "" when it holds none.
+func (d *Display) Clipboard(t testing.TB) string {
+	t.Helper()
+	RequireCommands(t, "xclip")
+	cmd := exec.Command("xclip", "-o", "-selection", "clipboard")
+	cmd.Env = append(os.Environ(), d.Env())
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
