@@ -101,10 +101,13 @@ type UI struct {
 	win   fyne.Window
 	deps  Deps
 
-	conn     *connection // the service in use and how it was reached
-	sess     *conversation.Session
-	current  *conversation.Thread
-	drafts   map[*conversation.Thread]string // unsent composer text per conversation
+	conn    *connection // the service in use and how it was reached
+	sess    *conversation.Session
+	current *conversation.Thread
+	drafts  map[*conversation.Thread]string // unsent composer text per conversation
+	// newDraft is what was written in a new conversation left before it was created, for the
+	// next new one.
+	newDraft string
 	sidebar  *sidebar
 	chat     *chatView
 	composer *composer

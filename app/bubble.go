@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -60,7 +61,9 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
 	thinking := widget.NewLabel("Thinking…")
 	thinking.Importance = widget.LowImportance
-	b.thinking = container.NewHBox(b.activity, thinking)
+	stop := widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { c.host.stopWaiting() })
+	stop.Importance = widget.LowImportance
+	b.thinking = container.NewHBox(b.activity, thinking, stop)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
@@ -155,12 +158,18 @@ func (b *bubbleRow) metaText() string {
 		}
 	}
 	switch {
+	case r.kind == rowTurn && r.turn.State == conversation.Failed && errors.Is(r.turn.Err, conversation.ErrStopped):
+		return "Stopped before it was sent: nothing was charged."
 	case r.kind == rowTurn && r.turn.State == conversation.Failed:
 		return "Not sent. " + phrase(r.turn.Err).text
+	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped):
+		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here when the conversation is opened again. It is not sent again unless you ask."
 	case r.kind == rowTurn && r.turn.State == conversation.Lost:
 		return "Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask."
+	case r.kind == rowTurn && r.turn.State == conversation.Queued && r.behindFailed:
+		return "Waits for the message above: send it again or edit it"
 	case r.kind == rowTurn && r.turn.State == conversation.Queued:
-		return "Waiting to send"
+		return "Waits for the reply above"
 	case r.kind == rowTurn:
 		return "Sending… " + at
 	case r.kind == rowThinking, r.kind == rowNotice:

@@ -30,7 +30,10 @@ type row struct {
 	text string
 	at   time.Time
 	turn conversation.Turn // rowTurn
-	err  error             // rowNotice
+	// behindFailed: a queued turn waits behind one that failed or was stopped (not behind a
+	// reply being written).
+	behindFailed bool
+	err          error // rowNotice
 }
 
 // bubble geometry.
@@ -89,6 +92,8 @@ type chatHost interface {
 	selecting()
 	// speak says a reply aloud.
 	speak(text string)
+	// stopWaiting stops waiting for the reply being written (the thinking row's Stop).
+	stopWaiting()
 	// retry sends a failed message again; editTurn takes it back into the composer.
 	retry(key int64)
 	editTurn(key int64)
@@ -161,8 +166,10 @@ func rowsOf(v conversation.ThreadView) []row {
 	for _, m := range v.Messages {
 		rows = append(rows, row{kind: rowMessage, role: m.Role, text: m.Text, at: m.At})
 	}
+	blocked := false
 	for _, t := range v.Turns {
-		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t})
+		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t, behindFailed: blocked && t.State == conversation.Queued})
+		blocked = blocked || t.State == conversation.Failed || t.State == conversation.Lost
 		if t.State == conversation.Sending {
 			rows = append(rows, row{kind: rowThinking, role: conversation.Assistant})
 		}
@@ -221,7 +228,7 @@ func (c *chatView) resetHeights(old []row) {
 
 // sameRow reports whether a row's look is unchanged.
 func sameRow(a, b row) bool {
-	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State
+	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State && a.behindFailed == b.behindFailed
 }
 
 // update fills a shown row and, the first time, measures it and corrects its height.

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"strings"
 
 	"parley/client"
 	"parley/conversation"
@@ -100,9 +101,19 @@ func (u *UI) escape() {
 		u.closeDialog()
 		return
 	}
-	if u.ptt != nil {
-		u.ptt.escape()
+	if u.ptt != nil && u.ptt.escape() {
+		return
 	}
+	u.stopWaiting()
+}
+
+// stopWaiting stops waiting for the reply being written in the conversation on screen (Stop on
+// "Thinking…", or Esc); the status bar says what that means for points.
+func (u *UI) stopWaiting() {
+	if u.current == nil || u.sess == nil || !u.sess.StopWaiting(u.current) {
+		return
+	}
+	u.flash("Stopped waiting for the reply. The message was sent: the service may still answer and charge for it.")
 }
 
 // refreshMenu builds the main menu again, after the presets changed.
@@ -162,17 +173,57 @@ func (u *UI) open(id client.ConversationID) {
 func (u *UI) show(th *conversation.Thread) {
 	if u.current != nil {
 		u.drafts[u.current] = u.composer.text()
+		u.keepUnsent(u.current, th)
 	}
 	if u.vmode != nil && u.vmode.active && u.vmode.th != th {
 		u.vmode.end() // voice mode talks in one conversation
 	}
 	u.current = th
+	if u.drafts[th] == "" && u.isBlank(th) && u.newDraft != "" {
+		u.drafts[th], u.newDraft = u.newDraft, ""
+	}
 	u.composer.setText(u.drafts[th])
 	v := u.sess.Snapshot(th)
 	u.chat.showThread(v)
 	u.header.refreshFrom(v)
 	u.sidebar.selectCurrent()
 	u.focusComposer()
+}
+
+// keepUnsent keeps what was written in a new conversation that was never created (its first
+// message failed, or was never sent) when the person leaves it for next: the text of its failed
+// messages and its composer become the draft of the next new conversation.
+func (u *UI) keepUnsent(left, next *conversation.Thread) {
+	if left == next || !u.sess.ID(left).IsZero() {
+		return
+	}
+	v := u.sess.Snapshot(left)
+	if len(v.Messages) > 0 {
+		return
+	}
+	for _, t := range v.Turns {
+		if t.State == conversation.Sending {
+			return // its reply may still come
+		}
+	}
+	parts := u.sess.TakeUnsent(left)
+	if d := strings.TrimSpace(u.drafts[left]); d != "" {
+		parts = append(parts, d)
+	}
+	delete(u.drafts, left)
+	if len(parts) == 0 {
+		return
+	}
+	u.newDraft = strings.Join(parts, "\n")
+	if !u.isBlank(next) {
+		u.flash("Your unsent message is kept: press Ctrl+N to find it in a new conversation.")
+	}
+}
+
+// isBlank reports whether th is a new conversation with nothing in it yet.
+func (u *UI) isBlank(th *conversation.Thread) bool {
+	v := u.sess.Snapshot(th)
+	return u.sess.ID(th).IsZero() && len(v.Messages) == 0 && len(v.Turns) == 0
 }
 
 // toggleRecording starts push-to-talk, or finishes the recording under way.

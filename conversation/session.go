@@ -35,6 +35,10 @@ type Thread struct {
 	config   client.Config // saved settings (existing) or first-call settings (new)
 	voice    string        // the voice its replies are spoken with ("" for the default)
 
+	// stopSend cancels the chat call under way; stopped says the person asked for it.
+	stopSend context.CancelFunc
+	stopped  bool
+
 	loaded  bool  // the history was read (always true for a new conversation)
 	loading bool  // a history read is under way
 	loadErr error // why the last history read failed
@@ -269,6 +273,31 @@ func (s *Session) Retry(th *Thread, key int64) {
 	}
 }
 
+// ErrStopped marks a turn whose reply the person stopped waiting for. With Lost the message
+// had left: the service may still answer and charge, and its reply shows when the conversation
+// is next loaded. With Failed it had not: nothing was charged.
+var ErrStopped = errors.New("stopped waiting for the reply")
+
+// stoppedError is the error of a stopped turn: it matches ErrStopped and keeps its cause.
+type stoppedError struct{ cause error }
+
+func (e *stoppedError) Error() string   { return ErrStopped.Error() + ": " + e.cause.Error() }
+func (e *stoppedError) Unwrap() []error { return []error{ErrStopped, e.cause} }
+
+// StopWaiting stops waiting for the reply to th's message being sent, and reports whether one
+// was. The call is cancelled and never sent again: its turn is left Lost (or Failed, if it had
+// not left yet) with ErrStopped, for the person to send again or edit.
+func (s *Session) StopWaiting(th *Thread) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if th.stopSend == nil {
+		return false
+	}
+	th.stopped = true
+	th.stopSend()
+	return true
+}
+
 // Dismiss removes a failed turn and returns its text, for the composer.
 func (s *Session) Dismiss(th *Thread, key int64) string {
 	s.mu.Lock()
@@ -287,6 +316,27 @@ func (s *Session) Dismiss(th *Thread, key int64) string {
 		go s.send(th, next)
 	}
 	return text
+}
+
+// TakeUnsent removes th's turns that are not being sent (queued, failed or lost) and returns
+// their texts in order, sending nothing: for a conversation the person leaves before it exists.
+func (s *Session) TakeUnsent(th *Thread) []string {
+	s.mu.Lock()
+	var texts []string
+	kept := th.turns[:0]
+	for _, t := range th.turns {
+		if t.State == Sending {
+			kept = append(kept, t)
+			continue
+		}
+		texts = append(texts, t.Text)
+	}
+	th.turns = kept
+	s.mu.Unlock()
+	if len(texts) > 0 {
+		s.onChange(Change{Thread: th})
+	}
+	return texts
 }
 
 // nextTurn marks the first queued turn of th as sending and returns it, unless a turn is
@@ -317,11 +367,18 @@ func (s *Session) send(th *Thread, t *Turn) {
 		cfg := th.config
 		req.Persona, req.Temperature, req.TopP, req.MaxTokens = cfg.Persona, cfg.Temperature, cfg.TopP, cfg.MaxTokens
 	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	th.stopSend, th.stopped = cancel, false
 	s.mu.Unlock()
 
-	res, err := s.svc.SendMessage(s.ctx, req)
+	res, err := s.svc.SendMessage(ctx, req)
 
 	s.mu.Lock()
+	th.stopSend = nil
+	if th.stopped && err != nil {
+		err = &stoppedError{cause: err}
+	}
 	change := Change{Thread: th}
 	switch {
 	case err != nil:

@@ -314,3 +314,67 @@ func TestRelativeTime(t *testing.T) {
 		}
 	}
 }
+
+// TestSession_StopWaiting stops waiting for a reply: the call is cancelled, the turn is left
+// Lost with ErrStopped (the message had left, so the service may still charge), it blocks the
+// next message until the person decides, and nothing is sent again by itself.
+func TestSession_StopWaiting(t *testing.T) {
+	f := newFake()
+	f.Gate = make(chan struct{})
+	f.SentWhenCancelled = true
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.NewThread(client.Config{}, "")
+	if s.StopWaiting(th) {
+		t.Error("StopWaiting reported a call stopped when none was under way")
+	}
+	s.Send(th, "a long question")
+	<-f.Entered
+	s.Send(th, "a second one")
+	if !s.StopWaiting(th) {
+		t.Fatal("StopWaiting found no call under way")
+	}
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost })
+	v := s.Snapshot(th)
+	if !errors.Is(v.Turns[0].Err, conversation.ErrStopped) || !errors.Is(v.Turns[0].Err, client.ErrReplyLost) {
+		t.Errorf("the stopped turn's error %v matches neither ErrStopped nor ErrReplyLost", v.Turns[0].Err)
+	}
+	if v.Turns[1].State != conversation.Queued {
+		t.Errorf("the message after the stopped one is %v, want Queued until the person decides", v.Turns[1].State)
+	}
+	if n := len(f.ChatRequests()); n != 1 {
+		t.Errorf("%d chat calls, want 1: a stopped call is never sent again by itself", n)
+	}
+
+	// Editing the stopped message lets the next one go.
+	close(f.Gate)
+	s.Dismiss(th, v.Turns[0].Key)
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Messages) == 2 && len(v.Turns) == 0 })
+	if v := s.Snapshot(th); v.Messages[0].Text != "a second one" {
+		t.Errorf("after dismissing the stopped message, the conversation holds %+v", v.Messages)
+	}
+}
+
+// TestSession_TakeUnsent takes a failed message and the one queued behind it out of a new
+// conversation, and sends neither.
+func TestSession_TakeUnsent(t *testing.T) {
+	f := newFake()
+	f.ChatErrs = []error{&client.Error{StatusCode: 402, Message: "no points"}}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "first")
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed })
+	s.Send(th, "second")
+	if got := s.TakeUnsent(th); strings.Join(got, "|") != "first|second" {
+		t.Errorf("TakeUnsent = %q, want first and second", got)
+	}
+	if v := s.Snapshot(th); len(v.Turns) != 0 {
+		t.Errorf("turns left: %+v", v.Turns)
+	}
+	if n := len(f.ChatRequests()); n != 1 {
+		t.Errorf("%d chat calls, want 1", n)
+	}
+}

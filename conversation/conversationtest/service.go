@@ -36,6 +36,9 @@ type Service struct {
 	ChatErrs []error
 	// Gate, when set, holds each chat call until a value arrives (or the gate is closed).
 	Gate chan struct{}
+	// SentWhenCancelled makes a chat call cancelled at the gate fail as the real client's does
+	// once the message has left: with client.ErrReplyLost (else with the context's error alone).
+	SentWhenCancelled bool
 	// Entered receives each chat call's message as the call starts.
 	Entered chan string
 	// Heard is what a transcription hears.
@@ -99,6 +102,12 @@ func (f *Service) SendMessage(ctx context.Context, req client.SendMessageRequest
 		select {
 		case <-gate:
 		case <-ctx.Done():
+			f.Mu.Lock()
+			sent := f.SentWhenCancelled
+			f.Mu.Unlock()
+			if sent {
+				return nil, fmt.Errorf("POST /v1/chat/messages: %w: %w", client.ErrReplyLost, ctx.Err())
+			}
 			return nil, ctx.Err()
 		}
 	}

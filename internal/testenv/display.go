@@ -269,7 +269,6 @@ func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box
 			return Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2}
 		}
 		if time.Now().After(deadline) {
-			exec.Command("cp", shot, "/tmp/findword-fail.png").Run()
 			t.Fatalf("the screen did not show the word %q within %v", word, timeout)
 		}
 		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on

@@ -1,0 +1,151 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// thinkingStop is the Stop button of the chat view's "Thinking…" row.
+func (h *harness) thinkingStop() *widget.Button {
+	h.t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *bubbleRow:
+			if x.r.kind == rowThinking && !x.thinking.Hidden {
+				for _, c := range x.thinking.Objects {
+					if b, ok := c.(*widget.Button); ok && b.Text == "Stop" {
+						found = b
+					}
+				}
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(h.u.win.Content())
+	return found
+}
+
+// TestApp_StopWaitingForAReply stops a reply that takes long, with the Stop on "Thinking…" and
+// then with Esc: the message stays with what it means for points, a message typed meanwhile
+// says what it waits for, and nothing is sent again by itself.
+func TestApp_StopWaitingForAReply(t *testing.T) {
+	svc := newFakeService()
+	svc.Gate = make(chan struct{})
+	svc.SentWhenCancelled = true
+	h := start(t, svc)
+	h.typeAndSend("Write me a long story")
+	<-svc.Entered
+	h.waitFor(func() bool { return h.shown(rowThinking) == 1 && h.thinkingStop() != nil })
+	h.typeAndSend("And a poem")
+	h.waitFor(func() bool { return h.rowShown("And a poem") })
+	if meta := h.metaOf("And a poem"); meta != "Waits for the reply above" {
+		t.Errorf("a message typed while a reply is written says %q", meta)
+	}
+
+	test.Tap(h.thinkingStop())
+	h.waitFor(func() bool {
+		v := h.view()
+		return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost && h.shown(rowThinking) == 0
+	})
+	if meta := h.metaOf("Write me a long story"); !strings.Contains(meta, "Stopped waiting") || !strings.Contains(meta, "charges") {
+		t.Errorf("the stopped message says %q; want what stopping means for points", meta)
+	}
+	if meta := h.metaOf("And a poem"); meta != "Waits for the message above: send it again or edit it" {
+		t.Errorf("the message behind the stopped one says %q", meta)
+	}
+	if msg := h.u.status.message.Text; !strings.Contains(msg, "may still answer and charge") {
+		t.Errorf("the status bar says %q after Stop", msg)
+	}
+	if n := len(svc.ChatRequests()); n != 1 {
+		t.Errorf("%d chat calls after Stop, want 1", n)
+	}
+
+	// Send again (the person's choice), then Esc stops that one too.
+	h.u.retry(h.view().Turns[0].Key)
+	<-svc.Entered
+	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	h.waitFor(func() bool { v := h.view(); return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost })
+	if n := len(svc.ChatRequests()); n != 2 {
+		t.Errorf("%d chat calls after Send again and Esc, want 2", n)
+	}
+}
+
+// rowShown reports whether the chat view has a row with text.
+func (h *harness) rowShown(text string) bool {
+	for _, r := range h.u.chat.rows {
+		if r.text == text {
+			return true
+		}
+	}
+	return false
+}
+
+// metaOf is the line under the chat view's message with text.
+func (h *harness) metaOf(text string) string {
+	h.t.Helper()
+	probe := newBubbleRow(h.u.chat)
+	for _, r := range h.u.chat.rows {
+		if r.text == text && r.kind == rowTurn {
+			probe.set(r)
+			return probe.meta.Text
+		}
+	}
+	h.t.Fatalf("no waiting or failed message %q in the chat view", text)
+	return ""
+}
+
+// TestApp_FailedFirstMessageIsKeptAsDraft: the first message of a new conversation is refused
+// (no points); leaving with Ctrl+N keeps it in the composer of the new conversation, and
+// leaving for another conversation keeps it for the next new one, saying so.
+func TestApp_FailedFirstMessageIsKeptAsDraft(t *testing.T) {
+	svc := newFakeService()
+	svc.ChatErrs = []error{&client.Error{StatusCode: 402, Message: "not enough points"}, &client.Error{StatusCode: 402, Message: "not enough points"}}
+	h := start(t, svc)
+	h.typeAndSend("Plan my trip to Lyon")
+	h.waitFor(h.failedShown)
+	test.Type(h.u.composer.entry, "with trains")
+	h.u.newConversation()
+	if got := h.u.composer.text(); got != "Plan my trip to Lyon\nwith trains" {
+		t.Errorf("after Ctrl+N the composer holds %q; want the failed message and the draft", got)
+	}
+
+	// Sent again and refused again; then the person opens another conversation.
+	h.u.composer.setText("")
+	h.typeAndSend("Plan my trip to Nice")
+	h.waitFor(h.failedShown)
+	h.typeAndSend("hello") // queued behind the failed one
+	svc.Mu.Lock()
+	svc.ChatErrs = nil
+	svc.Mu.Unlock()
+	other := h.u.sess.NewThread(client.Config{}, "")
+	h.u.sess.Send(other, "another conversation")
+	h.waitFor(func() bool { return len(h.u.sess.Snapshot(other).Messages) == 2 })
+	h.u.show(other)
+	if msg := h.u.status.message.Text; !strings.Contains(msg, "Ctrl+N") {
+		t.Errorf("leaving the failed conversation, the status bar says %q", msg)
+	}
+	h.u.newConversation()
+	if got := h.u.composer.text(); got != "Plan my trip to Nice\nhello" {
+		t.Errorf("the next new conversation's composer holds %q", got)
+	}
+	if n := len(svc.ChatRequests()); n != 3 {
+		t.Errorf("%d chat calls, want 3: a kept draft is never sent by itself", n)
+	}
+}
