@@ -12,6 +12,7 @@ import (
 	"parley/client"
 	"parley/conversation"
 	"parley/conversation/conversationtest"
+	"parley/internal/testenv"
 )
 
 // longConversation is n messages of varied length, some with Markdown.
@@ -93,6 +94,52 @@ func BenchmarkTwentyTurns(b *testing.B) {
 			h.typeAndSend(fmt.Sprintf("Turn number %d about the tides", turn))
 			h.waitFor(func() bool { return h.shown(rowMessage) == 2*turn })
 			h.u.win.Canvas().Capture()
+		}
+	}
+}
+
+// BenchmarkRichReply shows a conversation whose reply has 10,000 characters, 3 code blocks and
+// a table of 50 rows in the window (1000×700): the reply parsed, laid out and drawn, first
+// frame included (the test driver's software painter). Each round has a reply not seen before.
+//
+// The window's own first frame (sidebar, header, composer, a one-line reply) is measured beside
+// it, as "window": the reply's share is the difference.
+func BenchmarkRichReply(b *testing.B) {
+	b.Run("window", func(b *testing.B) { benchmarkReply(b, "Aye.") })
+	b.Run("reply", func(b *testing.B) { benchmarkReply(b, testenv.RichReply()) })
+}
+
+func benchmarkReply(b *testing.B, md string) {
+	h := start(b, newFakeService())
+	b.ReportMetric(float64(len(md)), "chars")
+	t0 := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	var build, frame time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v := conversation.ThreadView{Messages: []conversation.Message{
+			{Role: conversation.User, Text: "Plan the passage", At: t0},
+			{Role: conversation.Assistant, Text: fmt.Sprintf("%s\n\nRound %d.", md, i), At: t0},
+		}}
+		start := time.Now()
+		h.u.chat.showThread(v)
+		h.drain()
+		built := time.Now()
+		h.u.win.Canvas().Capture()
+		build += built.Sub(start)
+		frame += time.Since(built)
+	}
+	b.ReportMetric(float64(build.Microseconds())/1000/float64(b.N), "build-ms")
+	b.ReportMetric(float64(frame.Microseconds())/1000/float64(b.N), "frame-ms")
+}
+
+// drain runs the window's queued updates.
+func (h *harness) drain() {
+	for {
+		select {
+		case fn := <-h.queue:
+			fn()
+		default:
+			return
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
@@ -31,7 +30,7 @@ type bubbleRow struct {
 	r row
 
 	id       int // the row's index in the chat view
-	bg       *canvas.Rectangle
+	bg       *roundedBox
 	text     *widget.RichText // a notice
 	reply    *replyText       // a message
 	thinking *fyne.Container
@@ -52,11 +51,15 @@ type bubbleRow struct {
 
 func newBubbleRow(c *chatView) *bubbleRow {
 	b := &bubbleRow{c: c}
-	b.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	b.bg.CornerRadius = bubbleRadius
+	b.bg = newRoundedBox(theme.Color(theme.ColorNameInputBackground), bubbleRadius)
 	b.text = widget.NewRichText()
 	b.text.Wrapping = fyne.TextWrapWord
 	b.reply = newReplyText(c)
+	b.reply.band = func() (float32, float32, bool) {
+		top, bottom, ok := c.band(b.id)
+		y := b.reply.Position().Y
+		return top - y, bottom - y, ok
+	}
 	b.activity = widget.NewActivity()
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
 	thinking := widget.NewLabel("Thinking…")
@@ -103,7 +106,7 @@ func (b *bubbleRow) set(r row) {
 	}
 	b.text.Hidden = r.kind != rowNotice
 	b.reply.Hidden = r.kind == rowNotice || r.kind == rowThinking
-	b.bg.Hidden = r.kind == rowNotice
+	b.bg.setHidden(r.kind == rowNotice)
 	b.reply.row = b.id
 	switch {
 	case r.kind == rowNotice:
@@ -138,13 +141,14 @@ func (b *bubbleRow) set(r row) {
 
 // paint takes the bubble's colour from the theme (again, when the theme changes).
 func (b *bubbleRow) paint() {
-	b.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+	fill := theme.Color(theme.ColorNameInputBackground)
 	if b.r.role == conversation.User {
-		b.bg.FillColor = theme.Color(theme.ColorNamePrimary)
+		fill = theme.Color(theme.ColorNamePrimary)
 	}
 	if b.r.kind == rowTurn && (b.r.turn.State == conversation.Failed || b.r.turn.State == conversation.Lost) {
-		b.bg.FillColor = withAlpha(b.bg.FillColor, 0x99)
+		fill = withAlpha(fill, 0x99)
 	}
+	b.bg.setFill(fill)
 }
 
 // metaText is the line under a bubble: the time, and for a failed message what went wrong.
@@ -272,8 +276,8 @@ type bubbleRenderer struct{ b *bubbleRow }
 func (r *bubbleRenderer) Layout(size fyne.Size) {
 	b := r.b
 	g := b.layoutFor(size.Width)
-	b.bg.Move(g.bubble.Pos)
-	b.bg.Resize(g.bubble.Size)
+	b.bg.setHidden(b.r.kind == rowNotice)
+	b.bg.place(g.bubble.Pos, g.bubble.Size)
 	b.text.Move(g.text.Pos)
 	b.text.Resize(g.text.Size)
 	b.reply.Move(g.text.Pos)
@@ -312,7 +316,7 @@ func (r *bubbleRenderer) Refresh() {
 
 func (r *bubbleRenderer) Objects() []fyne.CanvasObject {
 	b := r.b
-	return []fyne.CanvasObject{b.bg, b.text, b.reply, b.thinking, b.meta, b.actions}
+	return append(b.bg.objects(), b.text, b.reply, b.thinking, b.meta, b.actions)
 }
 
 func (r *bubbleRenderer) Destroy() {}

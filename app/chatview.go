@@ -68,7 +68,9 @@ type chatView struct {
 	sel   selection
 	owner *replyText
 	// flats keeps replies parsed recently, so that scrolling back does not parse them again.
-	flats     map[string]markdown.Flat
+	flats map[string]markdown.Flat
+	// tops are the rows' tops in the list (made again when heights change).
+	tops      []float32
 	flatOrder []string
 }
 
@@ -209,7 +211,7 @@ func (c *chatView) resetHeights(old []row) {
 		}
 	}
 	prev := c.heights
-	c.heights, c.exact = heights, exact
+	c.heights, c.exact, c.tops = heights, exact, nil
 	if changed > swapThreshold {
 		c.list = c.newList()
 		for i, h := range heights {
@@ -270,7 +272,7 @@ func (c *chatView) correct(id int, h float32) {
 		top += hh
 	}
 	delta := h - c.heights[id]
-	c.heights[id] = h
+	c.heights[id], c.tops = h, nil
 	c.list.SetItemHeight(id, h)
 	switch {
 	case wasBottom:
@@ -419,4 +421,27 @@ func (c *chatView) copyText(text string)        { c.host.copyText(text) }
 // scrollChat scrolls the chat by dy (a wheel turned over a code block or a table).
 func (c *chatView) scrollChat(dy float32) {
 	c.list.ScrollToOffset(max(c.list.GetScrollOffset()-dy, 0))
+}
+
+// band is the part of row id on screen, in the row's coordinates; ok is false before the view
+// has a size.
+func (c *chatView) band(id int) (top, bottom float32, ok bool) {
+	h := c.list.Size().Height
+	if h <= 0 || id >= len(c.heights) {
+		return 0, 0, false
+	}
+	top = c.list.GetScrollOffset() - c.rowTop(id)
+	return top, top + h, true
+}
+
+// rowTop is where row id starts in the list (the list puts a padding between rows).
+func (c *chatView) rowTop(id int) float32 {
+	if c.tops == nil || len(c.tops) != len(c.heights)+1 {
+		c.tops = make([]float32, len(c.heights)+1)
+		pad := theme.Padding()
+		for i, h := range c.heights {
+			c.tops[i+1] = c.tops[i] + h + pad
+		}
+	}
+	return c.tops[id]
 }

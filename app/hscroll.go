@@ -3,7 +3,6 @@ package app
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -15,14 +14,19 @@ type hscroll struct {
 	widget.BaseWidget
 	owner    *replyText
 	ly       *layer
-	content  *fyne.Container // the layer's objects, in its own coordinates
+	content  *culled // the layer's objects, in its own coordinates
 	bar      *canvas.Rectangle
 	contentW float32
 	off      float32
 }
 
 func newHScroll(owner *replyText) *hscroll {
-	s := &hscroll{owner: owner, content: container.NewWithoutLayout()}
+	s := &hscroll{owner: owner}
+	s.content = newCulled(func() (float32, float32, bool) {
+		top, bottom, ok := owner.visibleBand()
+		y := s.Position().Y
+		return top - y, bottom - y, ok
+	})
 	s.ly = &layer{scroll: s}
 	s.bar = canvas.NewRectangle(theme.Color(theme.ColorNameScrollBar))
 	s.bar.CornerRadius = scrollbarHeight / 2

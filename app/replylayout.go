@@ -42,6 +42,8 @@ type layer struct {
 	top    []fyne.CanvasObject // scrollers and buttons (the reply's layer only)
 	nsel   int
 	scroll *hscroll // the scroller it is the inside of; nil for the reply's own
+	// shownSel is how many selection rectangles the drawn objects hold.
+	shownSel int
 }
 
 func (l *layer) objects() []fyne.CanvasObject {
@@ -56,6 +58,7 @@ func (l *layer) objects() []fyne.CanvasObject {
 
 // replyLayout is a reply laid out for one width.
 type replyLayout struct {
+	metrics   map[textStyleKey]styleMetrics
 	inCode    bool // the text being laid out is a code block's
 	t         *replyText
 	maxW      float32
@@ -266,17 +269,19 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 		lineX = 0
 	}
 	inCode := l.inCode
-	add := func(text string, tokStart, si int) {
+	// add puts text (a word and its spaces, of width tw) at the end of the line. The words of a
+	// run are measured one by one and their widths added: a space between them stops kerning.
+	add := func(text string, tw float32, tokStart, si int) {
 		st := styles[si]
-		tw := fyne.MeasureText(text, st.size, st.ts).Width
 		if n := len(cur.pieces); n > 0 && cur.pieces[n-1].span == spans[si] && cur.pieces[n-1].start+len(cur.pieces[n-1].text) == tokStart {
 			p := cur.pieces[n-1]
 			p.text += text
-			p.w = fyne.MeasureText(p.text, st.size, st.ts).Width
+			p.w += tw
 			lineX = p.x - x + p.w
 			return
 		}
-		p := &piece{layer: ly, x: x + lineX, y: cur.y, w: tw, h: lineHeight(st.size, st.ts), text: text, start: tokStart, span: spans[si], ts: st.ts, size: st.size, style: st}
+		m := l.metricsOf(st)
+		p := &piece{layer: ly, x: x + lineX, y: cur.y, w: tw, h: m.lineH, text: text, start: tokStart, span: spans[si], ts: st.ts, size: st.size, style: st}
 		cur.pieces = append(cur.pieces, p)
 		lineX += tw
 	}
@@ -287,26 +292,29 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 			continue
 		}
 		st := styles[tk.span]
+		tw, fit := l.wordWidth(tk.text, st)
 		if w > 0 {
-			fit := fyne.MeasureText(strings.TrimRight(tk.text, " \t"), st.size, st.ts).Width
 			if lineX > 0 && lineX+fit > w {
 				finish(tk.start)
 			}
 			// A word wider than the line is cut where it must be.
 			text, s := tk.text, tk.start
-			for lineX == 0 && fyne.MeasureText(strings.TrimRight(text, " \t"), st.size, st.ts).Width > w {
+			for lineX == 0 && fit > w {
 				n := fitPrefix(text, w, st)
-				add(text[:n], s, tk.span)
+				pw, _ := l.wordWidth(text[:n], st)
+				add(text[:n], pw, s, tk.span)
 				finish(s + n)
 				text, s = text[n:], s+n
+				tw, fit = l.wordWidth(text, st)
 			}
 			if text != "" {
-				add(text, s, tk.span)
+				add(text, tw, s, tk.span)
 			}
 			continue
 		}
-		add(tk.text, tk.start, tk.span)
+		add(tk.text, tw, tk.start, tk.span)
 	}
+
 	finish(off)
 	for _, ln := range l.lines[first:] {
 		for _, p := range ln.pieces {
@@ -428,11 +436,10 @@ func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
 	copyBtn.Importance = widget.LowImportance
 	bs := copyBtn.MinSize()
 	headH := bs.Height
-	bg := canvas.NewRectangle(withAlpha(l.fg, 0x12))
-	bg.CornerRadius = 6
+	bg := newRoundedBox(withAlpha(l.fg, 0x12), 6)
 	head := canvas.NewRectangle(withAlpha(l.fg, 0x10))
 	head.CornerRadius = 6
-	l.root.back = append(l.root.back, bg, head)
+	l.root.back = append(append(l.root.back, bg.objects()...), head)
 	if p.Lang != "" {
 		label := canvas.NewText(p.Lang, theme.Color(theme.ColorNamePlaceHolder))
 		label.TextSize = theme.CaptionTextSize()
@@ -466,8 +473,7 @@ func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
 	s.Move(fyne.NewPos(x, y+headH))
 	s.Resize(fyne.NewSize(w, h))
 	l.addScroller(s)
-	bg.Move(fyne.NewPos(x, y))
-	bg.Resize(fyne.NewSize(w, headH+h))
+	bg.place(fyne.NewPos(x, y), fyne.NewSize(w, headH+h))
 	head.Move(fyne.NewPos(x, y))
 	head.Resize(fyne.NewSize(w, headH))
 	return headH + h
@@ -576,7 +582,7 @@ func (l *replyLayout) table(p *markdown.Part, x, y, w, charW float32) float32 {
 }
 
 func (l *replyLayout) addScroller(s *hscroll) {
-	s.content.Objects = s.ly.objects()
+	s.content.setObjects(s.ly.objects())
 	s.content.Resize(fyne.NewSize(s.contentW, s.Size().Height))
 	l.scrollers = append(l.scrollers, s)
 	l.root.top = append(l.root.top, s)
@@ -724,11 +730,18 @@ func (l *replyLayout) paintSelection(a, b int) {
 		}
 	}
 	for _, ly := range layers {
+		grew := len(ly.sel) != ly.shownSel
 		for i, r := range ly.sel {
 			r.Hidden = i >= ly.nsel
 		}
+		if !grew {
+			continue
+		}
+		ly.shownSel = len(ly.sel)
 		if ly.scroll != nil {
-			ly.scroll.content.Objects = ly.objects()
+			ly.scroll.content.setObjects(ly.objects())
+		} else {
+			l.t.view.setObjects(ly.objects())
 		}
 	}
 }
@@ -752,4 +765,48 @@ func scrollLayers(ss []*hscroll) []*layer {
 		out[i] = s.ly
 	}
 	return out
+}
+
+// textStyleKey is a text style as far as measuring goes.
+type textStyleKey struct {
+	ts   fyne.TextStyle
+	size float32
+}
+
+// styleMetrics are measured once per style of a layout.
+type styleMetrics struct {
+	lineH, spaceW, tabW float32
+}
+
+func (l *replyLayout) metricsOf(st textStyle) styleMetrics {
+	k := textStyleKey{st.ts, st.size}
+	if m, ok := l.metrics[k]; ok {
+		return m
+	}
+	if l.metrics == nil {
+		l.metrics = map[textStyleKey]styleMetrics{}
+	}
+	m := styleMetrics{
+		lineH:  lineHeight(st.size, st.ts),
+		spaceW: fyne.MeasureText(" ", st.size, st.ts).Width,
+		tabW:   fyne.MeasureText("\t", st.size, st.ts).Width,
+	}
+	l.metrics[k] = m
+	return m
+}
+
+// wordWidth is the width of a word with its spaces, and without them (what must fit).
+func (l *replyLayout) wordWidth(text string, st textStyle) (float32, float32) {
+	word := strings.TrimRight(text, " \t")
+	w := fyne.MeasureText(word, st.size, st.ts).Width
+	m := l.metricsOf(st)
+	all := w
+	for _, c := range text[len(word):] {
+		if c == '\t' {
+			all += m.tabW
+		} else {
+			all += m.spaceW
+		}
+	}
+	return all, w
 }

@@ -49,7 +49,10 @@ type replyText struct {
 	user bool // the person's message: plain text on the accent colour
 	row  int  // the chat view's row it shows
 
-	lay      *replyLayout // at lay.width
+	lay  *replyLayout // at lay.width
+	view *culled      // what lay draws, as much of it as is near the screen
+	// band is the part of the text on screen (in its coordinates), when the chat view knows.
+	band     func() (top, bottom float32, ok bool)
 	dragging bool
 	barDrag  *hscroll // the scroll bar being dragged
 	downAt   int      // where the button went down (byte offset)
@@ -59,6 +62,7 @@ type replyText struct {
 
 func newReplyText(host replyHost) *replyText {
 	t := &replyText{host: host}
+	t.view = newCulled(t.visibleBand)
 	t.ExtendBaseWidget(t)
 	return t
 }
@@ -80,6 +84,8 @@ func (t *replyText) setPlain(s string) {
 func (t *replyText) layoutAt(maxW float32) fyne.Size {
 	if t.lay == nil || t.lay.maxW != maxW {
 		t.lay = layoutReply(t, maxW)
+		t.view.setObjects(t.lay.root.objects())
+		t.view.Resize(t.lay.size)
 	}
 	return t.lay.size
 }
@@ -112,10 +118,15 @@ func (r *replyTextRenderer) Refresh() {
 }
 
 func (r *replyTextRenderer) Objects() []fyne.CanvasObject {
-	if r.t.lay == nil {
-		return nil
+	return []fyne.CanvasObject{r.t.view}
+}
+
+// visibleBand is the part of the text on screen, when known.
+func (t *replyText) visibleBand() (float32, float32, bool) {
+	if t.band == nil {
+		return 0, 0, false
 	}
-	return r.t.lay.root.objects()
+	return t.band()
 }
 
 func (r *replyTextRenderer) Destroy() {}

@@ -40,7 +40,9 @@ func TestGolden_RichReply(t *testing.T) {
 			h := start(t, svc)
 			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
 			h.typeAndSend("Show me everything")
-			h.waitFor(func() bool { return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.status.points.Text, "Last message") })
+			h.waitFor(func() bool {
+				return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.status.points.Text, "Last message")
+			})
 			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
 		})
 	}

@@ -127,7 +127,9 @@ func launch(b *testing.B, d *testenv.Display, bin, title string, env []string) (
 
 // BenchmarkApp_StartAndMemory measures, under Xvfb against the real service: the time from
 // starting `parley` to its window on screen, and its resident memory after 20 typed turns, each
-// beside the same for a bare Fyne window started in the same run. Run it with -benchtime 1x.
+// beside the same for a bare Fyne window started in the same run; and (rich-rss) the memory
+// after 20 turns whose replies are 10,000 characters of Markdown with code blocks and a table
+// of 50 rows, from a model the service calls. Run it with -benchtime 1x.
 //
 // The yardstick (bare-rss-MB, rss-ratio) is the bare window on Fyne as published. The app is
 // built with third_party/fyne, whose patch saves about 15 MB a window and 8 MB more for each
@@ -145,6 +147,8 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 	s := startService(b)
 	key := s.newKey(b, 1000)
 	env := s.env("PARLEY_API_KEY=" + key)
+	rs := startService(b, "--llm-url", newMarkdownModel(b, testenv.RichReply()), "--llm-model", "m")
+	richEnv := rs.env("PARLEY_API_KEY=" + rs.newKey(b, 1000))
 	stock := stockBareWindow(b)
 	bare := bareWindow(b)
 	for i := 0; i < b.N; i++ {
@@ -169,6 +173,21 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		}
 		time.Sleep(3 * time.Second)
 		appKB := residentKB(b, app.Process.Pid)
+		stop(app)
+
+		// The same with replies of 10,000 characters with code and a table of 50 rows.
+		rich, _ := launch(b, d, bin, "Parley", richEnv)
+		d.WaitForText(b, "What's on your mind?", 30*time.Second)
+		for turn := 1; turn <= 20; turn++ {
+			d.Type(b, "Rich turn "+strconv.Itoa(turn))
+			d.Key(b, "Return")
+			waitMessages(b, richEnv, 2*turn)
+		}
+		time.Sleep(3 * time.Second)
+		richKB := residentKB(b, rich.Process.Pid)
+		stop(rich)
+		b.ReportMetric(float64(richKB)/1024, "rich-rss-MB")
+		b.ReportMetric(float64(richKB)/float64(bareKB), "rich-rss-ratio")
 		b.ReportMetric(float64(appStart.Milliseconds()), "start-ms")
 		b.ReportMetric(float64(bareStart.Milliseconds()), "bare-start-ms")
 		b.ReportMetric(float64(appKB)/1024, "rss-MB")
@@ -177,7 +196,6 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		b.ReportMetric(float64(sameKB)/1024, "same-fyne-bare-rss-MB")
 		b.ReportMetric(float64(appKB)/float64(sameKB), "same-fyne-ratio")
 		b.ReportMetric(float64(sameStart.Milliseconds()), "same-fyne-bare-start-ms")
-		stop(app)
 	}
 }
 

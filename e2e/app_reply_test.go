@@ -26,7 +26,7 @@ const codeOfRichReply = "func main() {\n\tfmt.Println(\"bonjour\")\n}"
 
 // newMarkdownModel starts an OpenAI-compatible stand-in on 127.0.0.1 that answers every chat
 // completion with reply.
-func newMarkdownModel(t *testing.T, reply string) string {
+func newMarkdownModel(t testing.TB, reply string) string {
 	t.Helper()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
