@@ -126,6 +126,8 @@ type UI struct {
 	// lastSettings and lastAccount are the dialogs shown last (for tests).
 	lastSettings *settingsDialog
 	lastAccount  *accountDialog
+	// shiftHeld: a Shift key is down (for Shift and an arrow extending the chat's selection).
+	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
 	onEnter func()
 

@@ -445,3 +445,15 @@ func (c *chatView) rowTop(id int) float32 {
 	}
 	return c.tops[id]
 }
+
+// extendSelection moves the end of the selection for Shift and an arrow, Home or End; it
+// reports whether there was a selection to extend.
+func (c *chatView) extendSelection(key fyne.KeyName) bool {
+	t := c.owner
+	if t == nil || t.lay == nil || c.sel.row != t.row {
+		return false
+	}
+	a, b := c.selection(t)
+	c.selectIn(t, a, t.lay.moveCaret(t.flat.Text, b, key))
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 )
 
 // openableSchemes are the links a reply may open: web pages and e-mail. Others (file:, a
@@ -50,8 +51,9 @@ func (u *UI) selecting() {
 	}
 }
 
-// watchSelectionKeys makes Ctrl+C copy the chat view's selection and Ctrl+A select the whole
-// message, when no field has the keyboard; typing then goes to the composer.
+// watchSelectionKeys makes Ctrl+C copy the chat view's selection, Ctrl+A select the whole
+// message and Shift with the arrows, Home and End extend it, when no field has the keyboard;
+// typing then goes to the composer.
 func (u *UI) watchSelectionKeys() {
 	c := u.win.Canvas()
 	c.AddShortcut(&fyne.ShortcutCopy{}, func(fyne.Shortcut) {
@@ -67,6 +69,18 @@ func (u *UI) watchSelectionKeys() {
 			u.chat.selectAll()
 		}
 	})
+	if dc, ok := c.(desktop.Canvas); ok {
+		dc.SetOnKeyDown(func(ev *fyne.KeyEvent) {
+			if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+				u.shiftHeld = true
+			}
+		})
+		dc.SetOnKeyUp(func(ev *fyne.KeyEvent) {
+			if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+				u.shiftHeld = false
+			}
+		})
+	}
 	c.SetOnTypedRune(func(r rune) {
 		if u.composer == nil || u.closeDialog != nil {
 			return

@@ -810,3 +810,65 @@ func (l *replyLayout) wordWidth(text string, st textStyle) (float32, float32) {
 	}
 	return all, w
 }
+
+// posOf is where byte i of the plain text is drawn (the middle of its line's height), and its
+// line; ok is false when no line holds it.
+func (l *replyLayout) posOf(i int) (fyne.Position, *line, bool) {
+	for _, ln := range l.lines {
+		if i < ln.start || i > ln.end {
+			continue
+		}
+		o := ln.layer.origin()
+		x := ln.x
+		for _, p := range ln.pieces {
+			if i >= p.start && i <= p.start+len(p.text) {
+				x = p.x + fyne.MeasureText(p.text[:i-p.start], p.size, p.ts).Width
+				break
+			}
+			x = p.x + p.w
+		}
+		return fyne.NewPos(o.X+x, o.Y+ln.y+ln.h/2), ln, true
+	}
+	return fyne.Position{}, nil, false
+}
+
+// moveCaret is where the caret at byte i goes for a key: a character left or right, a line up
+// or down, the start or end of its line.
+func (l *replyLayout) moveCaret(text string, i int, key fyne.KeyName) int {
+	switch key {
+	case fyne.KeyLeft:
+		if i > 0 {
+			_, n := utf8.DecodeLastRuneInString(text[:i])
+			return i - n
+		}
+	case fyne.KeyRight:
+		if i < len(text) {
+			_, n := utf8.DecodeRuneInString(text[i:])
+			return i + n
+		}
+	case fyne.KeyUp, fyne.KeyDown:
+		pos, ln, ok := l.posOf(i)
+		if !ok {
+			return i
+		}
+		dy := ln.h + lineGap
+		if key == fyne.KeyUp {
+			dy = -dy
+		}
+		if (key == fyne.KeyUp && ln == l.lines[0]) || (key == fyne.KeyDown && ln == l.lines[len(l.lines)-1]) {
+			if key == fyne.KeyUp {
+				return 0
+			}
+			return len(text)
+		}
+		return l.offsetAt(pos.AddXY(0, dy))
+	case fyne.KeyHome, fyne.KeyEnd:
+		if _, ln, ok := l.posOf(i); ok {
+			if key == fyne.KeyHome {
+				return ln.start
+			}
+			return ln.end
+		}
+	}
+	return i
+}

@@ -287,3 +287,74 @@ func FuzzReplyLayout(f *testing.F) {
 		r.lay.paintSelection(0, len(text))
 	})
 }
+
+// replyShown is the replyText of the chat view's row showing text.
+func (h *harness) replyShown(text string) *replyText {
+	h.t.Helper()
+	var found *replyText
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *bubbleRow:
+			if x.r.text == text && !x.reply.Hidden {
+				found = x.reply
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(h.u.win.Content())
+	if found == nil {
+		h.t.Fatalf("no row shows %q", text)
+	}
+	return found
+}
+
+// TestApp_SelectionFromTheKeyboard selects in a reply with the mouse, extends it with Shift and
+// the arrows, End and Home, copies it with Ctrl+C, and types on: the typing goes to the
+// composer.
+func TestApp_SelectionFromTheKeyboard(t *testing.T) {
+	svc := newFakeService()
+	reply := "First line of the answer.\nSecond line, longer than the first one."
+	svc.Reply = func(string) string { return reply }
+	h := start(t, svc)
+	h.typeAndSend("Two lines please")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	r := h.replyShown(reply)
+	drag(t, r, 0, 5) // "First"
+	if h.u.win.Canvas().Focused() != nil {
+		t.Errorf("selecting in a reply left %v with the keyboard", h.u.win.Canvas().Focused())
+	}
+	h.u.shiftHeld = true
+	for _, k := range []fyne.KeyName{fyne.KeyRight, fyne.KeyRight} {
+		h.u.typedKey(&fyne.KeyEvent{Name: k})
+	}
+	if got := h.u.chat.selectedText(); got != "First l" {
+		t.Errorf("after Shift+Right twice the selection is %q", got)
+	}
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	if got := h.u.chat.selectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
+		t.Errorf("after Shift+Down the selection is %q", got)
+	}
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
+	if got := h.u.chat.selectedText(); got != reply {
+		t.Errorf("after Shift+End the selection is %q", got)
+	}
+	h.u.shiftHeld = false
+	h.u.win.Canvas().(interface {
+		TypedShortcut(fyne.Shortcut)
+	}).TypedShortcut(&fyne.ShortcutCopy{})
+	if got := h.u.app.Clipboard().Content(); got != reply {
+		t.Errorf("Ctrl+C copied %q", got)
+	}
+	test.TypeOnCanvas(h.u.win.Canvas(), "ok")
+	if h.u.win.Canvas().Focused() != h.u.composer.entry || h.u.composer.text() != "ok" {
+		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.composer.text())
+	}
+}

@@ -86,6 +86,10 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 // typedKey handles keys that reach the window with no widget focused.
 func (u *UI) typedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
+	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyUp, fyne.KeyDown, fyne.KeyHome, fyne.KeyEnd:
+		if u.shiftHeld && u.chat != nil {
+			u.chat.extendSelection(ev.Name)
+		}
 	case fyne.KeyEscape:
 		u.escape()
 	case fyne.KeyReturn, fyne.KeyEnter:

@@ -4,7 +4,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
+
+	"parley/markdown/internal/lexers"
 )
 
 // Class is what a piece of code is, for its colour.
@@ -33,7 +34,7 @@ const highlightMax = 64 << 10
 // Highlight splits code into classed tokens with chroma's lexer for lang ("go", "python", "js",
 // "sh"…; a file name such as "main.go" works too). Code in an unknown or empty language is one
 // plain token. The tokens' texts always join to exactly code.
-func Highlight(lang, code string) []Token {
+func Highlight(lang, code string) (out []Token) {
 	plain := []Token{{Text: code}}
 	lang = strings.TrimSpace(lang)
 	if code == "" || lang == "" || len(code) > highlightMax {
@@ -43,11 +44,16 @@ func Highlight(lang, code string) []Token {
 	if lexer == nil {
 		return plain
 	}
+	defer func() {
+		// A lexer that fails on odd input (chroma panics in a few) leaves the code plain.
+		if recover() != nil {
+			out = plain
+		}
+	}()
 	it, err := chroma.Coalesce(lexer).Tokenise(&chroma.TokeniseOptions{State: "root", EnsureLF: false}, code)
 	if err != nil {
 		return plain
 	}
-	var out []Token
 	var joined strings.Builder
 	for t := it(); t != chroma.EOF; t = it() {
 		if t.Value == "" {
