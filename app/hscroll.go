@@ -34,6 +34,13 @@ func newHScroll(owner *replyText) *hscroll {
 	return s
 }
 
+// reset empties the scroller for another layout.
+func (s *hscroll) reset() {
+	s.ly = &layer{scroll: s}
+	s.contentW, s.off = 0, 0
+	s.content.setObjects(nil)
+}
+
 // Scrolled scrolls sideways, or passes a vertical wheel on to the chat.
 func (s *hscroll) Scrolled(ev *fyne.ScrollEvent) {
 	dx, dy := ev.Scrolled.DX, ev.Scrolled.DY

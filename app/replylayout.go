@@ -58,15 +58,16 @@ func (l *layer) objects() []fyne.CanvasObject {
 
 // replyLayout is a reply laid out for one width.
 type replyLayout struct {
-	metrics   map[textStyleKey]styleMetrics
-	inCode    bool // the text being laid out is a code block's
-	t         *replyText
-	maxW      float32
-	size      fyne.Size
-	root      *layer
-	lines     []*line
-	scrollers []*hscroll
-	fg        color.Color
+	usedScrollers, usedButtons int // taken from the text's pools
+	metrics                    map[textStyleKey]styleMetrics
+	inCode                     bool // the text being laid out is a code block's
+	t                          *replyText
+	maxW                       float32
+	size                       fyne.Size
+	root                       *layer
+	lines                      []*line
+	scrollers                  []*hscroll
+	fg                         color.Color
 }
 
 // textStyle is how a run of text is drawn.
@@ -432,8 +433,7 @@ func sum(fs []float32) float32 {
 // button, and the code, highlighted and not wrapped, in a horizontal scroller.
 func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
 	code := p.Text.Spans[0].Text
-	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { l.t.host.copyText(code) })
-	copyBtn.Importance = widget.LowImportance
+	copyBtn := l.copyButton(func() { l.t.host.copyText(code) })
 	bs := copyBtn.MinSize()
 	headH := bs.Height
 	bg := newRoundedBox(withAlpha(l.fg, 0x12), 6)
@@ -461,7 +461,7 @@ func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
 		st.color = classColor(tok.Class, l.fg)
 		styles = append(styles, st)
 	}
-	s := newHScroll(l.t)
+	s := l.scroller()
 	l.inCode = true
 	h := l.flow(s.ly, spans, styles, p.Text.Start, codePad, codePad, 0, markdown.AlignNone, lineHeight(mono.size, mono.ts))
 	l.inCode = false
@@ -526,7 +526,7 @@ func (l *replyLayout) columnWidths(p *markdown.Part, charW float32) ([]float32, 
 // table lays a table out at (x, y) in width w, in a horizontal scroller when it is wider.
 func (l *replyLayout) table(p *markdown.Part, x, y, w, charW float32) float32 {
 	cols, _ := l.columnWidths(p, charW)
-	s := newHScroll(l.t)
+	s := l.scroller()
 	s.contentW = sum(cols) + 1
 	line := theme.Color(theme.ColorNameSeparator)
 	base := textStyle{size: theme.TextSize(), color: l.fg}
@@ -871,4 +871,32 @@ func (l *replyLayout) moveCaret(text string, i int, key fyne.KeyName) int {
 		}
 	}
 	return i
+}
+
+// scroller is a horizontal scroller for a code block or a table, the text's own from an earlier
+// layout when it has one: a widget made for every layout would stay in Fyne's cache of
+// renderers, with all it draws, for a minute after it was last drawn.
+func (l *replyLayout) scroller() *hscroll {
+	t := l.t
+	if l.usedScrollers == len(t.scrollers) {
+		t.scrollers = append(t.scrollers, newHScroll(t))
+	}
+	s := t.scrollers[l.usedScrollers]
+	l.usedScrollers++
+	s.reset()
+	return s
+}
+
+// copyButton is a code block's Copy button, from the text's pool like scroller.
+func (l *replyLayout) copyButton(tapped func()) *widget.Button {
+	t := l.t
+	if l.usedButtons == len(t.copyButtons) {
+		b := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), nil)
+		b.Importance = widget.LowImportance
+		t.copyButtons = append(t.copyButtons, b)
+	}
+	b := t.copyButtons[l.usedButtons]
+	l.usedButtons++
+	b.OnTapped = tapped
+	return b
 }

@@ -52,12 +52,15 @@ type replyText struct {
 	lay  *replyLayout // at lay.width
 	view *culled      // what lay draws, as much of it as is near the screen
 	// band is the part of the text on screen (in its coordinates), when the chat view knows.
-	band     func() (top, bottom float32, ok bool)
-	dragging bool
-	barDrag  *hscroll // the scroll bar being dragged
-	downAt   int      // where the button went down (byte offset)
-	moved    bool
-	hover    string
+	band func() (top, bottom float32, ok bool)
+	// scrollers and copyButtons are kept from one layout to the next (see scroller).
+	scrollers   []*hscroll
+	copyButtons []*widget.Button
+	dragging    bool
+	barDrag     *hscroll // the scroll bar being dragged
+	downAt      int      // where the button went down (byte offset)
+	moved       bool
+	hover       string
 }
 
 func newReplyText(host replyHost) *replyText {
