@@ -263,6 +263,10 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 			h = max(h, p.h)
 		}
 		cur.h = h
+		for _, p := range cur.pieces {
+			// A smaller face (inline code) sits on the line's baseline, near its bottom.
+			p.y = cur.y + (h-p.h)*0.8
+		}
 		l.alignLine(cur, lineX, al)
 		l.lines = append(l.lines, cur)
 		height += h + lineGap
