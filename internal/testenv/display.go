@@ -236,7 +236,8 @@ type Box struct{ X, Y, W, H int }
 func (b Box) Center() (int, int) { return b.X + b.W/2, b.Y + b.H/2 }
 
 // FindWord waits until tesseract reads word on the screen, and returns where (the first such
-// word, top to bottom; a word read with an icon's marks glued to its front, "[]Copy", counts).
+// word, top to bottom, in either case; a word read with an icon's marks glued to its front,
+// "[]Copy", counts).
 func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box {
 	t.Helper()
 	RequireCommands(t, "tesseract")
@@ -255,7 +256,8 @@ func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box
 		// level page block par line word left top width height conf text
 		for _, ln := range strings.Split(string(out), "\n") {
 			f := strings.Split(ln, "\t")
-			if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.TrimSpace(f[11]), word) {
+			// Case aside: tesseract reads a bold "Copy" as "copy" now and then.
+			if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.ToLower(strings.TrimSpace(f[11])), strings.ToLower(word)) {
 				continue
 			}
 			var b Box
