@@ -97,19 +97,25 @@ func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC
 // before its first layout has dots of no size, one started after has its first frame, and
 // which comes first depends on how the list happened to reuse its rows.
 func restartSpinners(o fyne.CanvasObject) {
-	switch x := o.(type) {
-	case *bubbleRow:
-		if x.r.kind == rowThinking {
+	eachObject(o, func(o fyne.CanvasObject) {
+		if x, ok := o.(*bubbleRow); ok && x.r.kind == rowThinking {
 			x.activity.Stop()
 			x.activity.Start()
 		}
+	})
+}
+
+// eachObject calls fn for o and every object drawn inside it.
+func eachObject(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	fn(o)
+	switch x := o.(type) {
 	case *fyne.Container:
 		for _, c := range x.Objects {
-			restartSpinners(c)
+			eachObject(c, fn)
 		}
 	case fyne.Widget:
 		for _, c := range test.WidgetRenderer(x).Objects() {
-			restartSpinners(c)
+			eachObject(c, fn)
 		}
 	}
 }

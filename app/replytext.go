@@ -56,7 +56,6 @@ type replyText struct {
 	// scrollers and copyButtons are kept from one layout to the next (see scroller).
 	scrollers   []*hscroll
 	copyButtons []*widget.Button
-	dragging    bool
 	barDrag     *hscroll // the scroll bar being dragged
 	downAt      int      // where the button went down (byte offset)
 	moved       bool

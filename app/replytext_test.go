@@ -292,24 +292,11 @@ func FuzzReplyLayout(f *testing.F) {
 func (h *harness) replyShown(text string) *replyText {
 	h.t.Helper()
 	var found *replyText
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch x := o.(type) {
-		case *bubbleRow:
-			if x.r.text == text && !x.reply.Hidden {
-				found = x.reply
-			}
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(x).Objects() {
-				walk(c)
-			}
+	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
+		if x, ok := o.(*bubbleRow); ok && x.r.text == text && !x.reply.Hidden {
+			found = x.reply
 		}
-	}
-	walk(h.u.win.Content())
+	})
 	if found == nil {
 		h.t.Fatalf("no row shows %q", text)
 	}

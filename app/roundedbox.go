@@ -71,10 +71,3 @@ func (r *roundedBox) setHidden(hidden bool) {
 		r.middle.Hidden, r.bottom.Hidden = true, true
 	}
 }
-
-// refresh redraws the box.
-func (r *roundedBox) refresh() {
-	r.top.Refresh()
-	r.middle.Refresh()
-	r.bottom.Refresh()
-}

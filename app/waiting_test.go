@@ -16,28 +16,15 @@ import (
 func (h *harness) thinkingStop() *widget.Button {
 	h.t.Helper()
 	var found *widget.Button
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch x := o.(type) {
-		case *bubbleRow:
-			if x.r.kind == rowThinking && !x.thinking.Hidden {
-				for _, c := range x.thinking.Objects {
-					if b, ok := c.(*widget.Button); ok && b.Text == "Stop" {
-						found = b
-					}
+	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
+		if x, ok := o.(*bubbleRow); ok && x.r.kind == rowThinking && !x.thinking.Hidden {
+			for _, c := range x.thinking.Objects {
+				if b, ok := c.(*widget.Button); ok && b.Text == "Stop" {
+					found = b
 				}
 			}
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(x).Objects() {
-				walk(c)
-			}
 		}
-	}
-	walk(h.u.win.Content())
+	})
 	return found
 }
 

@@ -76,8 +76,7 @@ func checkRuns(t *testing.T, f markdown.Flat) {
 // titles, and its code fences' info strings.
 func accounted(d markdown.Document) string {
 	var b strings.Builder
-	var spans func([]markdown.Span)
-	spans = func(ss []markdown.Span) {
+	spans := func(ss []markdown.Span) {
 		for _, s := range ss {
 			b.WriteString(s.Text + "\n" + s.URL + "\n" + s.Title + "\n")
 		}
