@@ -632,14 +632,28 @@ func (w *world) event(turn int, kind voice.TraceKind, index int) (time.Time, boo
 	return time.Time{}, false
 }
 
-// wait waits for Run's result.
+// wait waits for Run's result, as long as the loop keeps moving: it is taken for hung when it
+// has shown no new status for hangAfter (a run of 50 turns takes more than that under the race
+// detector on a busy machine, and is not hung).
 func (w *world) wait(done <-chan error) error {
 	w.t.Helper()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(hangAfter):
-		w.t.Fatalf("Run did not return; states: %s", w.states())
-		return nil
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	seen, moved := -1, time.Now()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			w.mu.Lock()
+			n := len(w.statuses)
+			w.mu.Unlock()
+			if n != seen {
+				seen, moved = n, time.Now()
+			} else if time.Since(moved) > hangAfter {
+				w.t.Fatalf("Run did not return, and showed nothing new for %v; states: %s", hangAfter, w.states())
+				return nil
+			}
+		}
 	}
 }
