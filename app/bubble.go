@@ -42,7 +42,8 @@ type bubbleRow struct {
 	retryBtn *widget.Button
 	editBtn  *widget.Button
 
-	filled bool // set was called: r is what the row shows
+	filled  bool // set was called: r is what the row shows
+	flatGen int  // the chat view's flatGen when the row was set
 
 	// geom caches the layout at geomWidth until the row shows something else.
 	geom      geometry
@@ -89,7 +90,7 @@ func newBubbleRow(c *chatView) *bubbleRow {
 // shows reports whether the row already shows r, so that a list refresh need not lay it out
 // again (laying out text is the costly part of drawing).
 func (b *bubbleRow) shows(r row) bool {
-	return b.filled && sameRow(b.r, r) && b.r.at.Equal(r.at) && b.r.turn.Key == r.turn.Key && b.metaText() == b.meta.Text
+	return b.filled && sameRow(b.r, r) && b.r.at.Equal(r.at) && b.r.turn.Key == r.turn.Key && b.metaText() == b.meta.Text && b.flatGen == b.c.flatGen
 }
 
 // set shows r.
@@ -117,6 +118,7 @@ func (b *bubbleRow) set(r row) {
 	case r.kind == rowMessage:
 		// Parsed without laying out: the row's Refresh below lays it out once.
 		b.reply.setMarkdown(b.c.flatOf(r.text))
+		b.flatGen = b.c.flatGen
 	}
 	if meta := b.metaText(); meta != b.meta.Text {
 		b.meta.Text = meta

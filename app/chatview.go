@@ -68,7 +68,9 @@ type chatView struct {
 	sel   selection
 	owner *replyText
 	// flats keeps replies parsed recently, so that scrolling back does not parse them again.
-	flats map[string]markdown.Flat
+	flats   map[string]markdown.Flat
+	parsing map[string]bool // long replies being parsed in the background
+	flatGen int             // counts the parses done in the background
 	// tops are the rows' tops in the list (made again when heights change).
 	tops      []float32
 	flatOrder []string
@@ -102,7 +104,7 @@ type chatHost interface {
 }
 
 func newChatView(host chatHost, do func(func()), now func() time.Time) *chatView {
-	c := &chatView{host: host, do: do, now: now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}}
+	c := &chatView{host: host, do: do, now: now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}, parsing: map[string]bool{}}
 	c.list = c.newList()
 	c.measure = newBubbleRow(c)
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -351,19 +353,66 @@ func bubbleWidth(w float32) float32 { return w * bubbleMaxFraction }
 // flatsKept is how many parsed replies the chat view keeps.
 const flatsKept = 64
 
-// flatOf is a reply parsed and flattened, from the cache when it was lately.
+// Sizes of reply that are parsed at once, in the background, or not at all. goldmark takes time
+// that grows faster than the text on some inputs (150 KB of "*a " takes 2 s): a reply over
+// parseNowMax is shown as plain text while it is parsed away from the window, and one over
+// parseMax stays plain text (every character shown, no Markdown).
+const (
+	parseNowMax = 16 << 10
+	parseMax    = 256 << 10
+)
+
+// flatOf is a reply parsed and flattened, from the cache when it was lately; a long reply is
+// plain text until its parse, started here, is done.
 func (c *chatView) flatOf(text string) markdown.Flat {
 	if f, ok := c.flats[text]; ok {
 		return f
 	}
+	switch {
+	case len(text) > parseMax:
+		f := plainFlat(text)
+		c.keepFlat(text, f)
+		return f
+	case len(text) > parseNowMax:
+		if !c.parsing[text] {
+			c.parsing[text] = true
+			go func() {
+				f := markdown.Flatten(markdown.Parse(text))
+				c.do(func() { c.parsed(text, f) })
+			}()
+		}
+		return plainFlat(text)
+	}
 	f := markdown.Flatten(markdown.Parse(text))
+	c.keepFlat(text, f)
+	return f
+}
+
+// parsed shows a long reply whose parse is done.
+func (c *chatView) parsed(text string, f markdown.Flat) {
+	delete(c.parsing, text)
+	c.keepFlat(text, f)
+	c.flatGen++
+	for i, r := range c.rows {
+		if r.text == text && r.kind == rowMessage {
+			c.exact[i] = false
+			c.list.RefreshItem(i)
+		}
+	}
+}
+
+func (c *chatView) keepFlat(text string, f markdown.Flat) {
 	if len(c.flatOrder) >= flatsKept {
 		delete(c.flats, c.flatOrder[0])
 		c.flatOrder = c.flatOrder[1:]
 	}
 	c.flats[text] = f
 	c.flatOrder = append(c.flatOrder, text)
-	return f
+}
+
+// plainFlat is text shown as it is, with no Markdown.
+func plainFlat(s string) markdown.Flat {
+	return markdown.Flat{Text: s, Parts: []markdown.Part{{Kind: markdown.TextPart, Text: markdown.Run{Spans: []markdown.Span{{Text: s}}, End: len(s)}}}}
 }
 
 // selectIn selects bytes a to b of the plain text of t's row (a may be after b).

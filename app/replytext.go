@@ -76,7 +76,7 @@ func (t *replyText) setMarkdown(f markdown.Flat) {
 
 // setPlain shows the person's text as typed.
 func (t *replyText) setPlain(s string) {
-	t.flat = markdown.Flat{Text: s, Parts: []markdown.Part{{Kind: markdown.TextPart, Text: markdown.Run{Spans: []markdown.Span{{Text: s}}, End: len(s)}}}}
+	t.flat = plainFlat(s)
 	t.user, t.lay = true, nil
 }
 

@@ -345,3 +345,30 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.composer.text())
 	}
 }
+
+// TestChatView_LongReplyIsParsedAway: a reply over parseNowMax is shown as plain text at once and
+// drawn as Markdown when its parse, away from the window, is done; one over parseMax stays plain.
+func TestChatView_LongReplyIsParsedAway(t *testing.T) {
+	long := "| a | b |\n|---|---|\n" + strings.Repeat("| cell | more |\n", parseNowMax/15+1)
+	svc := newFakeService()
+	svc.Reply = func(q string) string {
+		if q == "huge" {
+			return strings.Repeat("*a ", parseMax/3+1)
+		}
+		return long
+	}
+	h := start(t, svc)
+	h.typeAndSend("long")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	h.waitFor(func() bool {
+		f, ok := h.u.chat.flats[long]
+		return ok && len(f.Parts) == 1 && f.Parts[0].Kind == markdown.TablePart && h.replyShown(long).flat.Parts[0].Kind == markdown.TablePart
+	})
+	h.typeAndSend("huge")
+	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
+	huge := svc.Reply("huge")
+	r := h.replyShown(huge)
+	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.chat.parsing) != 0 {
+		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.chat.parsing))
+	}
+}

@@ -154,6 +154,12 @@ func (f *flattener) block(b Block, depth, quote int, gap bool, marker []Span) {
 		p.Lang = b.Lang
 		p.Text = f.run([]Span{{Text: b.Code, Style: Code}})
 	case Table:
+		if huge(b) {
+			// Drawn as a grid, it would take the window seconds: its rows as lines of code.
+			p.Kind = CodePart
+			p.Text = f.run([]Span{{Text: tableLines(b), Style: Code}})
+			break
+		}
 		p.Kind = TablePart
 		p.Align = b.Align
 		for i, row := range append([][][]Span{b.Header}, b.Rows...) {
@@ -202,4 +208,34 @@ func bold(spans []Span) []Span {
 		out[i] = s
 	}
 	return out
+}
+
+// Bounds of a table drawn as a grid; a larger one is shown as lines of text.
+const (
+	tableColumnsMax = 64
+	tableCellsMax   = 10000
+)
+
+// huge reports whether a table is beyond what is drawn as a grid.
+func huge(b Block) bool {
+	return len(b.Header) > tableColumnsMax || len(b.Header)*(len(b.Rows)+1) > tableCellsMax
+}
+
+// tableLines is a table as lines of text: its cells separated by " | ".
+func tableLines(b Block) string {
+	var sb strings.Builder
+	for i, row := range append([][][]Span{b.Header}, b.Rows...) {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		for j, c := range row {
+			if j > 0 {
+				sb.WriteString(" | ")
+			}
+			for _, s := range c {
+				sb.WriteString(s.Text)
+			}
+		}
+	}
+	return sb.String()
 }

@@ -115,3 +115,16 @@ var listNumber = regexp.MustCompile(`(?m)^[ \t>*+\-\d.)]*\d{1,9}[.)]`)
 func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
+
+// TestFlatten_HugeTableIsText: a table of 2,000 columns is shown as lines of text, every cell
+// in it, rather than as a grid that would take the window seconds to draw.
+func TestFlatten_HugeTableIsText(t *testing.T) {
+	src := "|" + strings.Repeat(" c |", 2000) + "\n|" + strings.Repeat("---|", 2000) + "\n|" + strings.Repeat(" x |", 2000) + "\n"
+	f := markdown.Flatten(markdown.Parse(src))
+	if len(f.Parts) != 1 || f.Parts[0].Kind != markdown.CodePart {
+		t.Fatalf("a 2,000-column table flattens to %d parts, the first of kind %v", len(f.Parts), f.Parts[0].Kind)
+	}
+	if got := strings.Count(f.Text, "x"); got != 2000 {
+		t.Errorf("%d of its 2,000 cells are shown", got)
+	}
+}
