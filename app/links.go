@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"golang.org/x/net/idna"
 )
 
 // openableSchemes are the links a reply may open: web pages and e-mail. Others (file:, a
@@ -15,32 +16,72 @@ var openableSchemes = map[string]bool{"http": true, "https": true, "mailto": tru
 
 // openLink opens a reply's link in the system's browser or mail program.
 func (u *UI) openLink(link string) {
-	parsed, err := url.Parse(strings.TrimSpace(link))
-	if err != nil || !openableSchemes[strings.ToLower(parsed.Scheme)] || parsed.Opaque == "" && parsed.Host == "" && parsed.Scheme != "mailto" {
+	target, ok := safeLink(link)
+	if !ok {
 		u.flash("Parley opens only web and e-mail links (http, https, mailto); this one was not opened: " + shorten(link, 80))
 		return
 	}
-	if err := u.deps.openURL(parsed); err != nil {
+	if err := u.deps.openURL(target); err != nil {
 		u.flash("The link could not be opened: " + err.Error() + ". Copy it and paste it into your browser.")
 		return
 	}
-	u.flash("Opened " + shorten(link, 80))
+	u.flash("Opened " + shorten(target.String(), 80))
 }
 
-// hoverLink shows where the link under the pointer leads.
-func (u *UI) hoverLink(link, title string) {
+// safeLink is what a reply's link may open: an http or https address with a host, or a mailto
+// address with only a subject, a body and copies (an "attach=" in a mailto link asks some mail
+// programs to attach a file of this computer).
+func safeLink(link string) (*url.URL, bool) {
+	parsed, err := url.Parse(strings.TrimSpace(link))
+	if err != nil {
+		return nil, false
+	}
+	switch strings.ToLower(parsed.Scheme) {
+	case "http", "https":
+		return parsed, parsed.Host != ""
+	case "mailto":
+		to := parsed.Opaque
+		if to == "" || strings.ContainsAny(to, "?&") {
+			return nil, false
+		}
+		q := url.Values{}
+		for k, v := range parsed.Query() {
+			switch strings.ToLower(k) {
+			case "subject", "body", "cc", "bcc":
+				q[strings.ToLower(k)] = v
+			}
+		}
+		return &url.URL{Scheme: "mailto", Opaque: to, RawQuery: q.Encode()}, true
+	}
+	return nil, false
+}
+
+// hoverLink shows where the link under the pointer leads: its site first (in ASCII, so that a
+// look-alike letter shows), then the address. A link's title is the reply's text, not shown.
+func (u *UI) hoverLink(link, _ string) {
 	if u.status == nil {
 		return
 	}
+	u.status.showLink(linkLabel(link))
+}
+
+// linkLabel says where a link leads, for the status bar ("" for none).
+func linkLabel(link string) string {
 	if link == "" {
-		u.status.showLink("")
-		return
+		return ""
 	}
-	where := "Link: " + shorten(link, 120)
-	if title != "" {
-		where = title + " – " + where
+	target, ok := safeLink(link)
+	if !ok {
+		return "Not opened by Parley: " + shorten(link, 100)
 	}
-	u.status.showLink(where)
+	if target.Scheme == "mailto" {
+		return "E-mail to " + shorten(target.Opaque, 100)
+	}
+	host := target.Hostname()
+	if a, err := idna.ToASCII(host); err == nil {
+		host = a
+	}
+	return "Opens " + host + " – " + shorten(target.String(), 100)
 }
 
 // selecting gives the keyboard to the chat view's selection: nothing keeps the focus, so

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -59,6 +60,9 @@ type replyText struct {
 	barDrag     *hscroll // the scroll bar being dragged
 	downAt      int      // where the button went down (byte offset)
 	moved       bool
+	pressedLink string // the link under the press, if any
+	openedLink  string // the link opened last, and when
+	openedAt    time.Time
 	hover       string
 }
 
@@ -175,7 +179,10 @@ func (t *replyText) MouseDown(ev *desktop.MouseEvent) {
 		return
 	}
 	at := t.lay.offsetAt(ev.Position)
-	t.downAt, t.moved = at, false
+	t.downAt, t.moved, t.pressedLink = at, false, ""
+	if p := t.lay.pieceAt(ev.Position); p != nil && p.span.Style&markdown.Link != 0 {
+		t.pressedLink = p.span.URL
+	}
 	a, b := t.host.selection(t)
 	if ev.Modifier&fyne.KeyModifierShift != 0 && a != b {
 		t.host.selectIn(t, a, at)
@@ -189,13 +196,23 @@ func (t *replyText) MouseUp(ev *desktop.MouseEvent) {
 		t.barDrag = nil
 		return
 	}
-	if ev.Button != desktop.MouseButtonPrimary || t.moved || t.lay == nil {
+	pressed := t.pressedLink
+	t.pressedLink = ""
+	if ev.Button != desktop.MouseButtonPrimary || t.moved || t.lay == nil || pressed == "" {
 		return
 	}
-	if p := t.lay.pieceAt(ev.Position); p != nil && p.span.Style&markdown.Link != 0 {
-		t.host.openLink(p.span.URL)
+	// Opened only when pressed and released on the same link, and once for a double click.
+	if p := t.lay.pieceAt(ev.Position); p != nil && p.span.Style&markdown.Link != 0 && p.span.URL == pressed {
+		if pressed == t.openedLink && time.Since(t.openedAt) < doubleClickTime {
+			return
+		}
+		t.openedLink, t.openedAt = pressed, time.Now()
+		t.host.openLink(pressed)
 	}
 }
+
+// doubleClickTime is how soon a second click on a link is taken for a double click.
+const doubleClickTime = 600 * time.Millisecond
 
 func (t *replyText) Dragged(ev *fyne.DragEvent) {
 	if t.lay == nil {

@@ -237,11 +237,15 @@ func TestOpenLink_OnlyWebAndMail(t *testing.T) {
 		"https://parley.example/a": true, "http://localhost:8080/": true, "mailto:help@parley.example": true,
 		"HTTPS://parley.example/b": true, "file:///etc/passwd": false, "javascript:alert(1)": false,
 		"parley://x": false, "ftp://x.example/": false, "https:": false, "not a link": false, "": false,
+		"mailto:a@parley.example?subject=Hi&attach=/home/me/.ssh/id_rsa": true, "mailto:?attach=/etc/passwd": false,
 	} {
 		opened = nil
 		h.u.openLink(link)
 		if got := len(opened) == 1; got != open {
 			t.Errorf("openLink(%q) opened %q; want opened=%v", link, opened, open)
+		}
+		if len(opened) == 1 && strings.Contains(strings.ToLower(opened[0]), "attach") {
+			t.Errorf("openLink(%q) opened %q, with its attachment", link, opened[0])
 		}
 		msg := h.u.status.message.Text
 		if open && !strings.HasPrefix(msg, "Opened ") || !open && !strings.Contains(msg, "opens only web and e-mail links") {
@@ -370,5 +374,20 @@ func TestChatView_LongReplyIsParsedAway(t *testing.T) {
 	r := h.replyShown(huge)
 	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.chat.parsing) != 0 {
 		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.chat.parsing))
+	}
+}
+
+// TestLinkLabel_ShowsTheRealSite: the status bar names a link's site first, in ASCII, and never
+// the reply's own title for it.
+func TestLinkLabel_ShowsTheRealSite(t *testing.T) {
+	for link, want := range map[string]string{
+		"https://docs.python.org.evil.example/" + strings.Repeat("a", 300): "Opens docs.python.org.evil.example – ",
+		"https://pаypal.example/login":                                     "Opens xn--pypal-4ve.example – ",
+		"mailto:help@parley.example?attach=/etc/passwd":                    "E-mail to help@parley.example",
+		"javascript:alert(1)":                                              "Not opened by Parley: javascript:alert(1)",
+	} {
+		if got := linkLabel(link); !strings.HasPrefix(got, want) {
+			t.Errorf("linkLabel(%q) = %q, want it to start with %q", link, got, want)
+		}
 	}
 }

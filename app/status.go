@@ -28,9 +28,10 @@ type statusBar struct {
 	message *widget.Label
 	flashID int
 	box     *fyne.Container
-	// linkShown: the message is where a link leads; beforeLink is what it was before.
-	linkShown  bool
-	beforeLink string
+	// flashText is the message of the last flash until it expires; link is where the link
+	// under the pointer leads (shown instead while it is there).
+	flashText string
+	link      string
 }
 
 // pointsSource reports the points of the last call and the balance; *conversation.Session is one.
@@ -96,33 +97,36 @@ func (s *statusBar) setVoice(state string) { s.voice.SetText(state) }
 func (s *statusBar) flash(msg string) {
 	s.flashID++
 	id := s.flashID
-	s.message.SetText(msg)
+	s.flashText = msg
+	s.showMessage()
 	time.AfterFunc(flashFor, func() {
 		s.do(func() {
 			if s.flashID == id {
-				s.message.SetText("")
+				s.flashText = ""
+				s.showMessage()
 			}
 		})
 	})
 }
 
-// showLink shows where a link leads while the pointer is over it, as a browser does; "" puts
-// back what the bar showed.
+// showLink shows where a link leads while the pointer is over it, as a browser does, in the
+// place of the message; "" gives the place back to the message, if it has not expired.
 func (s *statusBar) showLink(where string) {
-	if where == "" {
-		if s.linkShown {
-			s.linkShown = false
-			s.message.Importance = widget.WarningImportance
-			s.message.SetText(s.beforeLink)
-		}
+	s.link = where
+	s.showMessage()
+}
+
+// showMessage shows the link under the pointer, else the current message.
+func (s *statusBar) showMessage() {
+	text, imp := s.flashText, widget.WarningImportance
+	if s.link != "" {
+		text, imp = s.link, widget.MediumImportance
+	}
+	if s.message.Text == text && s.message.Importance == imp {
 		return
 	}
-	if !s.linkShown {
-		s.beforeLink = s.message.Text
-	}
-	s.linkShown = true
-	s.message.Importance = widget.MediumImportance
-	s.message.SetText(where)
+	s.message.Importance = imp
+	s.message.SetText(text)
 }
 
 // isLoopback reports whether the service runs on this computer, by the client's rule.
