@@ -168,6 +168,8 @@ func (b *bubbleRow) metaText() string {
 		return "Stopped before it was sent: nothing was charged."
 	case r.kind == rowTurn && r.turn.State == conversation.Failed:
 		return "Not sent. " + phrase(r.turn.Err).text
+	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped) && r.unsaved:
+		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, and the conversation then shows in the list. It is not sent again unless you ask."
 	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped):
 		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here when the conversation is opened again. It is not sent again unless you ask."
 	case r.kind == rowTurn && r.turn.State == conversation.Lost:

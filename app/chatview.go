@@ -33,7 +33,9 @@ type row struct {
 	// behindFailed: a queued turn waits behind one that failed or was stopped (not behind a
 	// reply being written).
 	behindFailed bool
-	err          error // rowNotice
+	// unsaved: the conversation does not exist on the service yet (its first reply is awaited).
+	unsaved bool
+	err     error // rowNotice
 }
 
 // bubble geometry.
@@ -172,7 +174,8 @@ func rowsOf(v conversation.ThreadView) []row {
 	}
 	blocked := false
 	for _, t := range v.Turns {
-		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t, behindFailed: blocked && t.State == conversation.Queued})
+		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t,
+			behindFailed: blocked && t.State == conversation.Queued, unsaved: v.ID.IsZero()})
 		blocked = blocked || t.State == conversation.Failed || t.State == conversation.Lost
 		if t.State == conversation.Sending {
 			rows = append(rows, row{kind: rowThinking, role: conversation.Assistant})
@@ -432,10 +435,17 @@ func (c *chatView) selectIn(t *replyText, a, b int) {
 
 // selection is the range selected in t, if its row holds the selection.
 func (c *chatView) selection(t *replyText) (int, int) {
-	if c.sel.row != t.row || t.row < 0 || t.row >= len(c.rows) || c.rows[t.row].text != c.sel.text {
+	if !c.holdsSelection(t) {
 		return 0, 0
 	}
-	return c.sel.a, c.sel.b
+	n := len(t.flat.Text)
+	return min(max(c.sel.a, 0), n), min(max(c.sel.b, 0), n)
+}
+
+// holdsSelection reports whether t shows the row that has the selection (a list reuses its
+// row widgets for other rows as it scrolls).
+func (c *chatView) holdsSelection(t *replyText) bool {
+	return t != nil && c.sel.row == t.row && t.row >= 0 && t.row < len(c.rows) && c.rows[t.row].text == c.sel.text
 }
 
 // selectedText is the text selected in the chat view, as plain text ("" when none is).
@@ -456,7 +466,7 @@ func (c *chatView) selectedText() string {
 
 // selectAll selects the whole of the row that holds the selection; it reports whether one did.
 func (c *chatView) selectAll() bool {
-	if c.owner == nil || c.sel.row < 0 {
+	if !c.holdsSelection(c.owner) {
 		return false
 	}
 	c.selectIn(c.owner, 0, len(c.owner.flat.Text))
@@ -499,7 +509,7 @@ func (c *chatView) rowTop(id int) float32 {
 // reports whether there was a selection to extend.
 func (c *chatView) extendSelection(key fyne.KeyName) bool {
 	t := c.owner
-	if t == nil || t.lay == nil || c.sel.row != t.row {
+	if !c.holdsSelection(t) || t.lay == nil {
 		return false
 	}
 	a, b := c.selection(t)

@@ -9,12 +9,9 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// openableSchemes are the links a reply may open: web pages and e-mail. Others (file:, a
-// program's own scheme, javascript:) are shown but never opened: a reply is text from a model,
-// and a click should not run anything.
-var openableSchemes = map[string]bool{"http": true, "https": true, "mailto": true}
-
-// openLink opens a reply's link in the system's browser or mail program.
+// openLink opens a reply's link in the system's browser or mail program. Only web pages and
+// e-mail are opened: a reply is text from a model, and a click should not run anything (file:,
+// javascript:, a program's own scheme).
 func (u *UI) openLink(link string) {
 	target, ok := safeLink(link)
 	if !ok {

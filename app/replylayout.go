@@ -219,6 +219,10 @@ func (l *replyLayout) spansWidth(spans []markdown.Span, base textStyle) float32 
 	return w
 }
 
+// pieceMax is the longest text one drawn piece holds (bytes): a longer run, a line of code of
+// 200 KB, is drawn in several, so that no texture is wider than a painter allows.
+const pieceMax = 1024
+
 // token is a word with the spaces after it, or a line break.
 type token struct {
 	text  string
@@ -232,7 +236,9 @@ type token struct {
 func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle, start int, x, y, w float32, al markdown.Align, lh float32) float32 {
 	var toks []token
 	off := start
+	spanStart := make([]int, len(spans)) // where each span starts in the plain text
 	for si, s := range spans {
+		spanStart[si] = off
 		rest := s.Text
 		for rest != "" {
 			if rest[0] == '\n' {
@@ -278,9 +284,11 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 	// run are measured one by one and their widths added: a space between them stops kerning.
 	add := func(text string, tw float32, tokStart, si int) {
 		st := styles[si]
-		if n := len(cur.pieces); n > 0 && cur.pieces[n-1].span == spans[si] && cur.pieces[n-1].start+len(cur.pieces[n-1].text) == tokStart {
+		if n := len(cur.pieces); n > 0 && cur.pieces[n-1].span == spans[si] && cur.pieces[n-1].start+len(cur.pieces[n-1].text) == tokStart && len(cur.pieces[n-1].text)+len(text) <= pieceMax {
+			// The piece grows over its span's own text: a slice, not a copy.
 			p := cur.pieces[n-1]
-			p.text += text
+			from := p.start - spanStart[si]
+			p.text = spans[si].Text[from : from+len(p.text)+len(text)]
 			p.w += tw
 			lineX = p.x - x + p.w
 			return
@@ -297,7 +305,12 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 			continue
 		}
 		st := styles[tk.span]
-		tw, fit := l.wordWidth(tk.text, st)
+		var tw, fit float32
+		if w > 0 && len(tk.text) > cutWindow(w) {
+			tw, fit = w+1, w+1 // a word longer than any line: cut below, a window at a time
+		} else {
+			tw, fit = l.wordWidth(tk.text, st)
+		}
 		if w > 0 {
 			if lineX > 0 && lineX+fit > w {
 				finish(tk.start)
@@ -310,7 +323,11 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 				add(text[:n], pw, s, tk.span)
 				finish(s + n)
 				text, s = text[n:], s+n
-				tw, fit = l.wordWidth(text, st)
+				if len(text) > cutWindow(w) {
+					tw, fit = w+1, w+1 // certainly wider than the line: cut again
+				} else {
+					tw, fit = l.wordWidth(text, st)
+				}
 			}
 			if text != "" {
 				add(text, tw, s, tk.span)
@@ -329,8 +346,14 @@ func (l *replyLayout) flow(ly *layer, spans []markdown.Span, styles []textStyle,
 	return max(height-lineGap, lh)
 }
 
+// cutWindow is how many bytes of a word are looked at to cut it to a width w: more than a line
+// of the narrowest characters holds, so that a word of 64 KB is not measured whole for every
+// line it is cut into.
+func cutWindow(w float32) int { return int(w)*2 + 64 }
+
 // fitPrefix is how many bytes of s fit in w (at least one character).
 func fitPrefix(s string, w float32, st textStyle) int {
+	s = s[:min(len(s), cutWindow(w))]
 	lo, hi := 0, len(s)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -682,26 +705,32 @@ func lineWidth(ln *line) float32 {
 	return last.x + last.w - ln.x
 }
 
-// charAt is the byte offset in p's text nearest to x.
+// charAt is the byte offset in p's text nearest to x (a binary search over its prefixes: a
+// piece may be a long line of code).
 func charAt(p *piece, x float32) int {
-	prev, prevW := 0, float32(0)
-	for i := range p.text {
-		if i == 0 {
-			continue
+	width := func(i int) float32 { return fyne.MeasureText(p.text[:i], p.size, p.ts).Width }
+	lo, hi := 0, len(p.text) // width(lo) <= x, and x < width(hi) or hi is the end
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		for mid > lo && !utf8.RuneStart(p.text[mid]) {
+			mid--
 		}
-		w := fyne.MeasureText(p.text[:i], p.size, p.ts).Width
-		if w >= x {
-			if x-prevW < w-x {
-				return prev
-			}
-			return i
+		if mid == lo {
+			break
 		}
-		prev, prevW = i, w
+		if width(mid) <= x {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	if full := p.w; x-prevW < full-x {
-		return prev
+	// lo and the next rune's start bracket x: take the nearer.
+	_, n := utf8.DecodeRuneInString(p.text[lo:])
+	next := min(lo+n, len(p.text))
+	if next > lo && x-width(lo) > width(next)-x {
+		return next
 	}
-	return len(p.text)
+	return lo
 }
 
 // paintSelection shows the range [a, b) selected.
@@ -839,6 +868,7 @@ func (l *replyLayout) posOf(i int) (fyne.Position, *line, bool) {
 // moveCaret is where the caret at byte i goes for a key: a character left or right, a line up
 // or down, the start or end of its line.
 func (l *replyLayout) moveCaret(text string, i int, key fyne.KeyName) int {
+	i = min(max(i, 0), len(text))
 	switch key {
 	case fyne.KeyLeft:
 		if i > 0 {

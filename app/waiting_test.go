@@ -56,7 +56,7 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	if meta := h.metaOf("And a poem"); meta != "Waits for the message above: send it again or edit it" {
 		t.Errorf("the message behind the stopped one says %q", meta)
 	}
-	if msg := h.u.status.message.Text; !strings.Contains(msg, "may still answer and charge") {
+	if msg := h.u.status.message.Text; !strings.Contains(msg, "Stopped waiting") {
 		t.Errorf("the status bar says %q after Stop", msg)
 	}
 	if n := len(svc.ChatRequests()); n != 1 {

@@ -1,10 +1,11 @@
 package app
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
-	"strings"
 
 	"parley/client"
 	"parley/conversation"
@@ -117,7 +118,7 @@ func (u *UI) stopWaiting() {
 	if u.current == nil || u.sess == nil || !u.sess.StopWaiting(u.current) {
 		return
 	}
-	u.flash("Stopped waiting for the reply. The message was sent: the service may still answer and charge for it.")
+	u.flash("Stopped waiting for the reply: the message says what it means for points.")
 }
 
 // refreshMenu builds the main menu again, after the presets changed.

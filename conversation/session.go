@@ -318,14 +318,15 @@ func (s *Session) Dismiss(th *Thread, key int64) string {
 	return text
 }
 
-// TakeUnsent removes th's turns that are not being sent (queued, failed or lost) and returns
+// TakeUnsent removes th's turns that never reached the service (queued, or failed) and returns
 // their texts in order, sending nothing: for a conversation the person leaves before it exists.
+// A turn being sent, or lost after it was sent (it may have been charged), stays.
 func (s *Session) TakeUnsent(th *Thread) []string {
 	s.mu.Lock()
 	var texts []string
 	kept := th.turns[:0]
 	for _, t := range th.turns {
-		if t.State == Sending {
+		if t.State == Sending || t.State == Lost {
 			kept = append(kept, t)
 			continue
 		}

@@ -116,15 +116,29 @@ func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-// TestFlatten_HugeTableIsText: a table of 2,000 columns is shown as lines of text, every cell
-// in it, rather than as a grid that would take the window seconds to draw.
-func TestFlatten_HugeTableIsText(t *testing.T) {
-	src := "|" + strings.Repeat(" c |", 2000) + "\n|" + strings.Repeat("---|", 2000) + "\n|" + strings.Repeat(" x |", 2000) + "\n"
-	f := markdown.Flatten(markdown.Parse(src))
-	if len(f.Parts) != 1 || f.Parts[0].Kind != markdown.CodePart {
-		t.Fatalf("a 2,000-column table flattens to %d parts, the first of kind %v", len(f.Parts), f.Parts[0].Kind)
+// TestFlatten_HugeTablesAreText: tables too large to draw as a grid (2,000 columns; 64
+// columns over 200 lines) are shown as their lines, every cell in them, and quickly; a row with
+// 3,000 cells under a header of 2 keeps them all in its last cell.
+func TestFlatten_HugeTablesAreText(t *testing.T) {
+	wide := "|" + strings.Repeat(" c |", 2000) + "\n|" + strings.Repeat("---|", 2000) + "\n|" + strings.Repeat(" x |", 2000) + "\n"
+	long := "|" + strings.Repeat(" c |", 64) + "\n|" + strings.Repeat("---|", 64) + "\n" + strings.Repeat("| x |\n", 200)
+	for name, src := range map[string]string{"wide": wide, "long": long} {
+		f := markdown.Flatten(markdown.Parse(src))
+		for _, p := range f.Parts {
+			if p.Kind == markdown.TablePart {
+				t.Errorf("%s: drawn as a grid of %d rows", name, len(p.Cells))
+			}
+		}
+		if want := strings.Count(src, "x"); strings.Count(f.Text, "x") != want {
+			t.Errorf("%s: %d of its %d cells are shown", name, strings.Count(f.Text, "x"), want)
+		}
 	}
-	if got := strings.Count(f.Text, "x"); got != 2000 {
-		t.Errorf("%d of its 2,000 cells are shown", got)
+	row := "| a | b |\n|---|---|\n|" + strings.Repeat(" y |", 3000) + "\n"
+	f := markdown.Flatten(markdown.Parse(row))
+	if len(f.Parts) != 1 || f.Parts[0].Kind != markdown.TablePart || len(f.Parts[0].Cells[0]) > 64 {
+		t.Fatalf("a row of 3,000 cells under a header of 2 gives %d parts", len(f.Parts))
+	}
+	if got := strings.Count(f.Text, "y"); got != 3000 {
+		t.Errorf("%d of the row's 3,000 cells are shown", got)
 	}
 }

@@ -55,17 +55,26 @@ func Highlight(lang, code string) (out []Token) {
 		return plain
 	}
 	var joined strings.Builder
+	var starts []int // where each token starts in joined
 	for t := it(); t != chroma.EOF; t = it() {
 		if t.Value == "" {
 			continue
 		}
-		joined.WriteString(t.Value)
 		c := class(t.Type)
-		if k := len(out) - 1; k >= 0 && out[k].Class == c {
-			out[k].Text += t.Value
-			continue
+		if k := len(out) - 1; k < 0 || out[k].Class != c {
+			// Each token's text is cut from the joined text at the end: no copy per piece.
+			out = append(out, Token{Class: c})
+			starts = append(starts, joined.Len())
 		}
-		out = append(out, Token{Text: t.Value, Class: c})
+		joined.WriteString(t.Value)
+	}
+	all := joined.String()
+	for k := range out {
+		end := len(all)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		out[k].Text = all[starts[k]:end]
 	}
 	if j := joined.String(); j == code+"\n" {
 		// Lexers that need a final line break add one.

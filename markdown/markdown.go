@@ -124,6 +124,7 @@ func Parse(src string) Document {
 		// goldmark loses a fence's info string on a last line without a line break.
 		b = append(b, '\n')
 	}
+	b = tameTables(b)
 	pc := parser.NewContext()
 	root := gfm.Parse(text.NewReader(b), parser.WithContext(pc))
 	r := &reader{src: b}
@@ -132,6 +133,52 @@ func Parse(src string) Document {
 		d.Blocks = append(d.Blocks, *defs)
 	}
 	return d
+}
+
+// tameTables keeps goldmark from making a table that is too large to draw as a grid (over
+// tableColumnsMax columns or tableCellsMax cells, counted before parsing: goldmark gives every
+// row as many cells as the header, so a header of 2,000 columns over 2,000 short lines is 4
+// million cells and seconds of work). The delimiter row of such a table gets an escaped first
+// "-", which makes it text: the table is shown as its lines, every character in them.
+func tameTables(src []byte) []byte {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	changed := false
+	for i, ln := range lines {
+		cols := delimiterColumns(ln)
+		if cols == 0 {
+			continue
+		}
+		rows := 1
+		for j := i + 1; j < len(lines) && len(bytes.TrimSpace(lines[j])) > 0; j++ {
+			rows++
+		}
+		if cols <= tableColumnsMax && cols*rows <= tableCellsMax {
+			continue
+		}
+		k := bytes.IndexByte(ln, '-')
+		lines[i] = append(append(append([]byte{}, ln[:k]...), '\\'), ln[k:]...)
+		changed = true
+	}
+	if !changed {
+		return src
+	}
+	return bytes.Join(lines, nil)
+}
+
+// delimiterColumns is the number of columns of a table's delimiter row ("|---|:--:|"), 0 when
+// the line is not one.
+func delimiterColumns(ln []byte) int {
+	t := bytes.TrimSpace(ln)
+	if len(t) == 0 || bytes.IndexByte(t, '-') < 0 || bytes.IndexByte(t, '|') < 0 {
+		return 0
+	}
+	for _, c := range t {
+		if c != '|' && c != '-' && c != ':' && c != ' ' && c != '\t' {
+			return 0
+		}
+	}
+	t = bytes.TrimSuffix(bytes.TrimPrefix(t, []byte("|")), []byte("|"))
+	return bytes.Count(t, []byte("|")) + 1
 }
 
 // reader turns goldmark's tree into blocks.
@@ -255,7 +302,17 @@ func (r *reader) table(t *east.Table) Block {
 	}
 	width := len(b.Header)
 	for _, row := range b.Rows {
-		width = max(width, len(row))
+		width = max(width, min(len(row), tableColumnsMax))
+	}
+	for i, row := range b.Rows {
+		if len(row) > width {
+			// Cells beyond what a grid shows join the last one, separated as they were.
+			last := append([]Span(nil), row[width-1]...)
+			for _, c := range row[width:] {
+				last = append(append(last, Span{Text: " | "}), c...)
+			}
+			b.Rows[i] = append(row[:width-1:width-1], last)
+		}
 	}
 	for len(b.Header) < width {
 		b.Header = append(b.Header, nil)
@@ -337,23 +394,26 @@ func (r *reader) definitions(refs []parser.Reference) *Block {
 		return nil
 	}
 	b := &Block{Kind: Paragraph}
+	l := &spanList{}
 	for i, ref := range refs {
 		if i > 0 {
-			b.Spans = appendSpan(b.Spans, Span{Text: "\n"})
+			appendSpan(l, Span{Text: "\n"})
 		}
-		b.Spans = appendSpan(b.Spans, Span{Text: "[" + string(ref.Label()) + "]: "})
+		appendSpan(l, Span{Text: "[" + string(ref.Label()) + "]: "})
 		dest := string(ref.Destination())
-		b.Spans = appendSpan(b.Spans, Span{Text: dest, Style: Link, URL: dest, Title: string(ref.Title())})
+		appendSpan(l, Span{Text: dest, Style: Link, URL: dest, Title: string(ref.Title())})
 	}
+	b.Spans = l.done()
 	return b
 }
 
 // spans reads the inline children of n.
 func (r *reader) spans(n ast.Node) []Span {
-	var out []Span
+	list := &spanList{}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		out = r.inline(out, c, Span{})
+		r.inline(list, c, Span{})
 	}
+	out := list.done()
 	// A paragraph's last line break is not part of its text.
 	if k := len(out) - 1; k >= 0 {
 		out[k].Text = strings.TrimRight(out[k].Text, "\n")
@@ -365,7 +425,7 @@ func (r *reader) spans(n ast.Node) []Span {
 }
 
 // inline appends the spans of an inline node, in the style st of its parents.
-func (r *reader) inline(out []Span, n ast.Node, st Span) []Span {
+func (r *reader) inline(out *spanList, n ast.Node, st Span) *spanList {
 	switch n := n.(type) {
 	case *ast.Text:
 		v := n.Segment.Value(r.src)
@@ -470,17 +530,43 @@ func (r *reader) shortcutReference(n *ast.Link) bool {
 	return !bytes.HasPrefix(rest, []byte("(")) && (!bytes.HasPrefix(rest, []byte("[")) || bytes.HasPrefix(rest, []byte("[]")))
 }
 
-// appendSpan adds s to out, merged with the last span when they look the same, so that text
-// split by the parser ("[", "1", "]") is one run again.
-func appendSpan(out []Span, s Span) []Span {
+// spanList collects spans, merging each with the last when they look the same, so that text
+// split by the parser ("[", "1", "]") is one run again. The last span's text grows in a
+// builder: 64 KB of "[" are 64K pieces of text.
+type spanList struct {
+	spans []Span
+	buf   strings.Builder // the last span's text, while open
+	open  bool
+}
+
+// appendSpan adds s to l and returns l.
+func appendSpan(l *spanList, s Span) *spanList {
 	if s.Text == "" {
-		return out
+		return l
 	}
-	if k := len(out) - 1; k >= 0 && out[k].Style == s.Style && out[k].URL == s.URL && out[k].Title == s.Title {
-		out[k].Text += s.Text
-		return out
+	if k := len(l.spans) - 1; l.open && l.spans[k].Style == s.Style && l.spans[k].URL == s.URL && l.spans[k].Title == s.Title {
+		l.buf.WriteString(s.Text)
+		return l
 	}
-	return append(out, s)
+	l.close()
+	l.spans = append(l.spans, s)
+	l.buf.Reset()
+	l.buf.WriteString(s.Text)
+	l.open = true
+	return l
+}
+
+func (l *spanList) close() {
+	if l.open {
+		l.spans[len(l.spans)-1].Text = l.buf.String()
+		l.open = false
+	}
+}
+
+// done is the spans collected.
+func (l *spanList) done() []Span {
+	l.close()
+	return l.spans
 }
 
 // unescape resolves backslash escapes and character references, as a Markdown renderer does.
