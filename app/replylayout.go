@@ -89,8 +89,11 @@ func layoutReply(t *replyText, maxW float32) *replyLayout {
 	if t.user {
 		measure = maxW
 	}
-	// The natural width: the widest part unwrapped, within its limit.
+	// The natural width: the widest part unwrapped, within its limit. A code block's width and a
+	// table's columns are kept for laying them out below.
 	natural := float32(0)
+	codeW := map[int]float32{}
+	tableCols := map[int][]float32{}
 	for i := range t.flat.Parts {
 		p := &t.flat.Parts[i]
 		indent := l.indent(p, charW)
@@ -98,10 +101,11 @@ func layoutReply(t *replyText, maxW float32) *replyLayout {
 		case markdown.TextPart:
 			natural = max(natural, min(indent+l.unwrappedWidth(p), measure))
 		case markdown.CodePart:
-			natural = max(natural, min(indent+codeWidth(p)+2*codePad, maxW))
+			codeW[i] = codeWidth(p)
+			natural = max(natural, min(indent+codeW[i]+2*codePad, maxW))
 		case markdown.TablePart:
-			cols, _ := l.columnWidths(p, charW)
-			natural = max(natural, min(indent+sum(cols), maxW))
+			tableCols[i] = l.columnWidths(p, charW)
+			natural = max(natural, min(indent+sum(tableCols[i]), maxW))
 		}
 	}
 	width := max(min(natural, maxW), 1)
@@ -127,9 +131,9 @@ func layoutReply(t *replyText, maxW float32) *replyLayout {
 		case markdown.TextPart:
 			y += l.flowSpans(l.root, p.Text.Spans, p.Text.Start, x, y, max(textW-x, 20), markdown.AlignNone, l.baseStyle(p))
 		case markdown.CodePart:
-			y += l.code(p, x, y, width-x)
+			y += l.code(p, codeW[i], x, y, width-x)
 		case markdown.TablePart:
-			y += l.table(p, x, y, width-x, charW)
+			y += l.table(p, tableCols[i], x, y, width-x)
 		case markdown.RulePart:
 			h := lineHeight(body, fyne.TextStyle{})
 			rule := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
@@ -456,9 +460,10 @@ func sum(fs []float32) float32 {
 	return s
 }
 
-// code lays a code block out at (x, y) in width w: a header with its language and a Copy
-// button, and the code, highlighted and not wrapped, in a horizontal scroller.
-func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
+// code lays a code block, codeW wide unwrapped, out at (x, y) in width w: a header with its
+// language and a Copy button, and the code, highlighted and not wrapped, in a horizontal
+// scroller.
+func (l *replyLayout) code(p *markdown.Part, codeW, x, y, w float32) float32 {
 	code := p.Text.Spans[0].Text
 	copyBtn := l.copyButton(func() { l.t.host.copyText(code) })
 	bs := copyBtn.MinSize()
@@ -493,7 +498,7 @@ func (l *replyLayout) code(p *markdown.Part, x, y, w float32) float32 {
 	h := l.flow(s.ly, spans, styles, p.Text.Start, codePad, codePad, 0, markdown.AlignNone, lineHeight(mono.size, mono.ts))
 	l.inCode = false
 	h += 2 * codePad
-	s.contentW = codeWidth(p) + 2*codePad
+	s.contentW = codeW + 2*codePad
 	if s.contentW > w {
 		h += scrollbarHeight
 	}
@@ -525,9 +530,9 @@ func classColor(c markdown.Class, fg color.Color) color.Color {
 
 // columnWidths are a table's column widths, each as wide as its widest cell up to a limit
 // (beyond it, cells wrap).
-func (l *replyLayout) columnWidths(p *markdown.Part, charW float32) ([]float32, float32) {
+func (l *replyLayout) columnWidths(p *markdown.Part, charW float32) []float32 {
 	if len(p.Cells) == 0 {
-		return nil, 0
+		return nil
 	}
 	limit := cellMaxChars*charW + 2*cellPad
 	cols := make([]float32, len(p.Cells[0]))
@@ -547,12 +552,12 @@ func (l *replyLayout) columnWidths(p *markdown.Part, charW float32) ([]float32, 
 			cols[j] = max(cols[j], min(w+2*cellPad+2, limit), 3*charW)
 		}
 	}
-	return cols, limit
+	return cols
 }
 
-// table lays a table out at (x, y) in width w, in a horizontal scroller when it is wider.
-func (l *replyLayout) table(p *markdown.Part, x, y, w, charW float32) float32 {
-	cols, _ := l.columnWidths(p, charW)
+// table lays a table with columns of widths cols out at (x, y) in width w, in a horizontal
+// scroller when it is wider.
+func (l *replyLayout) table(p *markdown.Part, cols []float32, x, y, w float32) float32 {
 	s := l.scroller()
 	s.contentW = sum(cols) + 1
 	line := theme.Color(theme.ColorNameSeparator)

@@ -64,9 +64,6 @@ func Flatten(d Document) Flat {
 	return Flat{Parts: f.parts, Text: f.b.String()}
 }
 
-// Text is the plain text of a reply, as Flatten writes it.
-func Text(src string) string { return Flatten(Parse(src)).Text }
-
 type flattener struct {
 	parts []Part
 	b     strings.Builder

@@ -341,7 +341,7 @@ func (r *reader) extraCells(stop int) [][]Span {
 	}
 	var cells [][]Span
 	for _, cell := range splitCells(rest) {
-		cells = append(cells, Inline(strings.TrimSpace(cell)))
+		cells = append(cells, inlineSpans(strings.TrimSpace(cell)))
 	}
 	return cells
 }
@@ -362,9 +362,9 @@ func splitCells(b []byte) []string {
 	return append(cells, string(b[start:]))
 }
 
-// Inline reads text as the inside of one paragraph: its spans. Block markup in it (a "#" at the
+// inlineSpans reads text as the inside of one paragraph: its spans. Block markup in it (a "#" at the
 // start, a list marker) is kept as text.
-func Inline(s string) []Span {
+func inlineSpans(s string) []Span {
 	if s == "" {
 		return nil
 	}

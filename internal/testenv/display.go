@@ -121,6 +121,13 @@ func (d *Display) Screenshot(t testing.TB, path string) {
 // Read returns the text tesseract reads on the screen (empty when tesseract is missing outside CI).
 func (d *Display) Read(t testing.TB) string {
 	t.Helper()
+	return d.ocr(t)
+}
+
+// ocr reads the screen with tesseract, with its extra arguments ("tsv" for word boxes, at twice
+// the screen's scale).
+func (d *Display) ocr(t testing.TB, args ...string) string {
+	t.Helper()
 	RequireCommands(t, "tesseract")
 	dir := t.TempDir()
 	shot, clear := dir+"/screen.png", dir+"/clear.png"
@@ -130,7 +137,7 @@ func (d *Display) Read(t testing.TB) string {
 	if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-negate", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
 		t.Fatalf("convert: %v: %s", err, out)
 	}
-	out, err := exec.Command("tesseract", clear, "-").Output()
+	out, err := exec.Command("tesseract", append([]string{clear, "-"}, args...)...).Output()
 	if err != nil {
 		t.Fatalf("tesseract: %v", err)
 	}
@@ -240,21 +247,10 @@ func (b Box) Center() (int, int) { return b.X + b.W/2, b.Y + b.H/2 }
 // "[]Copy", counts).
 func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box {
 	t.Helper()
-	RequireCommands(t, "tesseract")
 	deadline := time.Now().Add(timeout)
 	for {
-		dir := t.TempDir()
-		shot, clear := dir+"/screen.png", dir+"/clear.png"
-		d.Screenshot(t, shot)
-		if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-negate", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
-			t.Fatalf("convert: %v: %s", err, out)
-		}
-		out, err := exec.Command("tesseract", clear, "-", "tsv").Output()
-		if err != nil {
-			t.Fatalf("tesseract: %v", err)
-		}
 		// level page block par line word left top width height conf text
-		for _, ln := range strings.Split(string(out), "\n") {
+		for _, ln := range strings.Split(d.ocr(t, "tsv"), "\n") {
 			f := strings.Split(ln, "\t")
 			// Case aside: tesseract reads a bold "Copy" as "copy" now and then.
 			if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.ToLower(strings.TrimSpace(f[11])), strings.ToLower(word)) {
