@@ -25,6 +25,8 @@ type accountHost interface {
 	// keyForSessionOnly reports whether the key of the service in use is kept for this session
 	// only.
 	keyForSessionOnly() bool
+	// confirm asks a question in a dialog over this one.
+	confirm(title, msg, yes string, danger bool, done func(ok bool))
 }
 
 // accountDialog sets the service's address and API key.
@@ -33,16 +35,16 @@ type accountDialog struct {
 	ctx  context.Context
 	deps *Deps
 	do   func(func())
-	win  fyne.Window // the window its questions open over
 	// keyring is the first keyring failure the dialog met, or nil: the dialog says it once,
 	// and in the same words each time, however the keyring fails next.
 	keyring *keystore.UnavailableError
 	d       *dialog.CustomDialog
-	base    *widget.Entry
-	key     *widget.Entry
+	keys    *dialogKeys
+	base    *field
+	key     *field
 	result  *widget.Label
-	saveBtn *widget.Button
-	testBtn *widget.Button
+	saveBtn *button
+	testBtn *button
 }
 
 // showAccount opens the account dialog.
@@ -79,15 +81,17 @@ func (u *UI) showAccountFor(err error) {
 
 // showAccountWith opens the account dialog with a message at its top.
 func (u *UI) showAccountWith(message string) {
-	a := &accountDialog{host: u, ctx: u.ctx, deps: &u.deps, do: u.do, win: u.win}
+	a := &accountDialog{host: u, ctx: u.ctx, deps: &u.deps, do: u.do}
 	env := u.deps.Getenv
-	a.base = widget.NewEntry()
+	// Enter in the address goes on to the key; anywhere else it connects.
+	a.keys = &dialogKeys{submit: a.save, cancel: func() { a.d.Hide() }}
+	a.base = newField(&dialogKeys{submit: func() { u.win.Canvas().Focus(a.key) }, cancel: a.keys.cancel}, false)
 	a.base.SetPlaceHolder("https://api.example.com")
 	a.base.SetText(u.prefs.savedBaseURL())
 	if u.conn != nil && !u.conn.local {
 		a.base.SetText(u.conn.baseURL)
 	}
-	a.key = widget.NewPasswordEntry()
+	a.key = newPasswordField(a.keys)
 	a.key.SetPlaceHolder(a.keyPlaceholder())
 	a.result = widget.NewLabel(message)
 	a.result.Wrapping = fyne.TextWrapWord
@@ -106,31 +110,28 @@ func (u *UI) showAccountWith(message string) {
 	envNote.SizeName = theme.SizeNameCaptionText
 	envNote.Hidden = len(notes) == 0
 
-	a.testBtn = widget.NewButtonWithIcon("Test connection", theme.SearchIcon(), a.test)
-	a.saveBtn = widget.NewButtonWithIcon("Connect", theme.ConfirmIcon(), a.save)
+	a.testBtn = newButton(a.keys, "Test connection", theme.SearchIcon(), a.test)
+	a.saveBtn = newButton(a.keys, "Connect", theme.ConfirmIcon(), a.save)
 	a.saveBtn.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { a.d.Hide() })
+	cancel := newButton(a.keys, "Cancel", theme.CancelIcon(), a.keys.cancel)
 	buttons := []fyne.CanvasObject{a.testBtn}
 	if u.deps.Local != nil && (u.conn == nil || !u.conn.local) {
-		buttons = append(buttons, widget.NewButtonWithIcon("Use the local service", theme.ComputerIcon(), func() {
+		buttons = append(buttons, newButton(a.keys, "Use the local service", theme.ComputerIcon(), func() {
 			a.d.Hide()
 			u.useLocal()
 		}))
 	}
 	form := widget.NewForm(widget.NewFormItem("Address", a.base), widget.NewFormItem("API key", a.key))
-	a.key.OnSubmitted = func(string) { a.save() }
-	a.base.OnSubmitted = func(string) { u.win.Canvas().Focus(a.key) }
 	content := container.NewVBox(form, envNote, a.result,
-		container.NewBorder(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
+		border(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
 	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)
 	u.lastAccount = a
 	a.d.Resize(fyne.NewSize(560, 0))
-	u.showDialog(a.d, a.save)
+	first := a.key
 	if a.base.Text == "" {
-		u.win.Canvas().Focus(a.base)
-	} else {
-		u.win.Canvas().Focus(a.key)
+		first = a.base
 	}
+	u.showDialog(a.d, a.keys, first)
 }
 
 // values checks what was typed: an http(s) address, and a key (or one stored for it).
@@ -228,14 +229,14 @@ func (a *accountDialog) save() {
 				if serr != nil && keyringMissing(serr) {
 					a.noteKeyring(serr)
 					a.warn(a.keyringSentence())
-					dialog.ShowConfirm("Keep the key for this session?",
+					a.host.confirm("Keep the key for this session?",
 						"The key works, but it cannot be stored without the system keyring. Keep it for this session only? You will be asked again next time.",
-						func(ok bool) {
+						"Keep for this session", false, func(ok bool) {
 							if ok {
 								a.d.Hide()
 								a.host.useRemote(svc, base, true)
 							}
-						}, a.win)
+						})
 					return
 				}
 				if serr != nil {

@@ -119,8 +119,13 @@ type UI struct {
 	// the player's goroutine, go to it.
 	voiceLoop atomic.Pointer[voice.Loop]
 
-	// closeDialog hides the dialog on top (Escape), when one is open.
+	// closeDialog cancels the dialog on top (Escape), when one is open; dialogs are the open
+	// dialogs, the top one last.
 	closeDialog func()
+	dialogs     []*openDialog
+	// dialogClosing: a dialog closed during the event being handled; a character it types is
+	// not the person's.
+	dialogClosing bool
 	// accountOffered marks the failed turns for which the account dialog was opened.
 	accountOffered map[int64]bool
 	// lastSettings and lastAccount are the dialogs shown last (for tests).

@@ -507,6 +507,9 @@ func findButton(o fyne.CanvasObject, label string) *widget.Button {
 		if b, ok := obj.(*widget.Button); ok && b.Text == label {
 			return b
 		}
+		if b, ok := obj.(*button); ok && b.Text == label {
+			return &b.Button
+		}
 	}
 	return nil
 }

@@ -143,3 +143,22 @@ func (h *harness) drain() {
 		}
 	}
 }
+
+// BenchmarkTypeInLongDraft types one character at the end of a 10,000-character draft of one
+// paragraph and paints the frame, as a person typing a long message does.
+func BenchmarkTypeInLongDraft(b *testing.B) {
+	h := start(b, newFakeService())
+	h.u.newConversation()
+	var sb strings.Builder
+	for sb.Len() < 10000 {
+		sb.WriteString("the tide turns at six and the wind is from the west force four ")
+	}
+	h.u.composer.setText(sb.String())
+	h.u.focusComposer()
+	h.u.win.Canvas().Capture()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.u.composer.entry.TypedRune('a')
+		h.u.win.Canvas().Capture()
+	}
+}

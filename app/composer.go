@@ -75,10 +75,10 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	c.noticeAction = widget.NewButton("", nil)
 	dismiss := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { c.hideNotice() })
 	dismiss.Importance = widget.LowImportance
-	c.notice = container.NewBorder(nil, nil, widget.NewIcon(theme.WarningIcon()),
+	c.notice = border(nil, nil, widget.NewIcon(theme.WarningIcon()),
 		container.NewCenter(container.NewHBox(c.noticeAction, dismiss)), c.noticeText)
 	c.notice.Hide()
-	c.writing = container.NewBorder(c.notice, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
+	c.writing = border(c.notice, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
 
 	c.levelBack = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	c.levelBack.SetMinSize(fyne.NewSize(160, 10))
@@ -91,7 +91,7 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.finishRecording)
 	done.Importance = widget.HighImportance
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.cancelRecording)
-	c.recording = container.NewBorder(nil, nil,
+	c.recording = border(nil, nil,
 		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
 		container.NewHBox(c.elapsed, cancel, done),
 		container.NewCenter(meter))
@@ -134,9 +134,9 @@ func (c *composer) object() fyne.CanvasObject { return c.box }
 
 func (c *composer) text() string { return c.entry.Text }
 
+// setText replaces the text, with the cursor at its end.
 func (c *composer) setText(s string) {
-	c.entry.SetText(s)
-	c.entry.CursorRow = strings.Count(s, "\n")
+	c.entry.setTextAtEnd(s)
 	c.fit()
 }
 
@@ -153,11 +153,11 @@ func (c *composer) submit() {
 	c.host.focusComposer()
 }
 
-// fit grows the entry with its text, up to maxComposerRows lines. It does nothing while the
-// number of lines stays the same: it runs on every key typed.
+// fit grows the entry with its text, lines as wrapped included, up to maxComposerRows lines;
+// then it scrolls. It runs on every key typed: lines are measured only until the limit is
+// reached, each at most once for a width, and the layout changes only when the count does.
 func (c *composer) fit() {
-	rows := strings.Count(c.entry.Text, "\n") + 1
-	rows = min(max(rows, 1), maxComposerRows)
+	rows := c.entry.rows.count(c.entry.Text, c.entry.wrapWidth(), maxComposerRows)
 	if rows == c.rows {
 		return
 	}
@@ -205,11 +205,13 @@ func (l *levelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // composerEntry is the multi-line entry: Enter sends and Shift+Enter adds a line; Escape
-// stops a recording or speech.
+// stops a recording or speech; Tab moves on (Ctrl+Tab types a tab).
 type composerEntry struct {
 	widget.Entry
 	c     *composer
 	shift bool
+	rows  rowCounter
+	width float32 // the width fit last counted rows for
 }
 
 func newComposerEntry(c *composer) *composerEntry {
@@ -224,9 +226,40 @@ func newComposerEntry(c *composer) *composerEntry {
 	return e
 }
 
+// AcceptsTab is false: Tab and Shift+Tab move the focus; Ctrl+Tab types a tab.
+func (e *composerEntry) AcceptsTab() bool { return false }
+
+// Resize counts the lines again when the width changes.
+func (e *composerEntry) Resize(size fyne.Size) {
+	e.Entry.Resize(size)
+	if size.Width != e.width {
+		e.width = size.Width
+		e.c.fit()
+	}
+}
+
+// wrapWidth is the width the entry wraps its text at (0 before it is laid out).
+func (e *composerEntry) wrapWidth() float32 {
+	return max(0, e.Size().Width-2*theme.InnerPadding())
+}
+
+// setTextAtEnd replaces the text with s, the cursor after its last character. (The entry's
+// cursor counts wrapped rows, which only the entry knows: s is pasted into it, which puts the
+// cursor after what was pasted; Ctrl+Z then empties the entry.)
+func (e *composerEntry) setTextAtEnd(s string) {
+	e.SetText("")
+	e.Entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(s)})
+}
+
+// textClipboard is a clipboard that holds one text, for pasting it.
+type textClipboard string
+
+func (t textClipboard) Content() string   { return string(t) }
+func (t textClipboard) SetContent(string) {}
+
 // KeyDown tracks Shift, so that Shift+Enter can add a line.
 func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) {
-	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+	if isShift(ev.Name) {
 		e.shift = true
 	}
 	e.Entry.KeyDown(ev)
@@ -234,10 +267,16 @@ func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) {
 
 // KeyUp tracks Shift.
 func (e *composerEntry) KeyUp(ev *fyne.KeyEvent) {
-	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+	if isShift(ev.Name) {
 		e.shift = false
 	}
 	e.Entry.KeyUp(ev)
+}
+
+// FocusLost forgets Shift: its release may go to another widget.
+func (e *composerEntry) FocusLost() {
+	e.shift = false
+	e.Entry.FocusLost()
 }
 
 // TypedKey sends on Enter and passes Escape to the window.

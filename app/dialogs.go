@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
@@ -18,23 +20,100 @@ const defaultCallTimeout = 15 * time.Second
 // scSubmit is Ctrl+Enter, which saves a dialog.
 var scSubmit = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
 
-// showDialog shows d so that Ctrl+Enter runs submit (when not nil) and Escape closes it, and
-// gives the composer the keyboard back when it closes.
-func (u *UI) showDialog(d dialog.Dialog, submit func()) {
+// openDialog is a dialog on screen: what Enter and Escape do in it, and what had the keyboard
+// before it opened.
+type openDialog struct {
+	keys  *dialogKeys
+	prev  fyne.Focusable
+	under *openDialog // the dialog it opened over, or nil
+}
+
+// showDialog shows d with first holding the keyboard (nil: nothing). Enter and Ctrl+Enter run
+// keys.submit, Escape runs keys.cancel (d.Hide when nil), wherever the focus is in the dialog;
+// keys never reach the window behind it. When it closes, the keyboard goes back to what had it.
+func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable) {
 	c := u.win.Canvas()
-	if submit != nil {
-		c.AddShortcut(scSubmit, func(fyne.Shortcut) { submit() })
+	if keys == nil {
+		keys = &dialogKeys{}
 	}
-	prev := u.closeDialog
-	u.closeDialog = d.Hide
+	if keys.cancel == nil {
+		keys.cancel = d.Hide
+	}
+	od := &openDialog{keys: keys, prev: c.Focused(), under: u.topDialog()}
+	if keys.submit != nil {
+		c.AddShortcut(scSubmit, func(fyne.Shortcut) {
+			if top := u.topDialog(); top != nil && top.keys.submit != nil {
+				top.keys.submit()
+			}
+		})
+	}
+	u.dialogs = append(u.dialogs, od)
+	u.closeDialog = u.cancelTopDialog
 	d.SetOnClosed(func() {
-		if submit != nil {
+		for i, o := range u.dialogs {
+			if o == od {
+				u.dialogs = append(u.dialogs[:i:i], u.dialogs[i+1:]...)
+				break
+			}
+		}
+		if u.topDialog() == nil {
+			u.closeDialog = nil
 			c.RemoveShortcut(scSubmit)
 		}
-		u.closeDialog = prev
-		u.focusComposer()
+		// The key that closed the dialog may still type a character (Space on a button): it
+		// must not land in the field that gets the keyboard back, so that happens after it.
+		c.Unfocus()
+		u.dialogClosing = true
+		u.do(func() {
+			u.dialogClosing = false
+			if u.topDialog() != od.under {
+				return // another dialog opened meanwhile, and has the keyboard
+			}
+			if od.prev != nil && u.inWindow(od.prev) {
+				c.Focus(od.prev)
+			} else if od.under == nil {
+				u.focusComposer()
+			}
+		})
 	})
 	d.Show()
+	if first != nil {
+		c.Focus(first)
+	}
+}
+
+// topDialog is the dialog on top, or nil.
+func (u *UI) topDialog() *openDialog {
+	if len(u.dialogs) == 0 {
+		return nil
+	}
+	return u.dialogs[len(u.dialogs)-1]
+}
+
+// cancelTopDialog does what Escape does in the dialog on top.
+func (u *UI) cancelTopDialog() {
+	if top := u.topDialog(); top != nil {
+		top.keys.cancel()
+	}
+}
+
+// inWindow reports whether o is still shown in the window (a dialog's or the window's).
+func (u *UI) inWindow(o fyne.Focusable) bool {
+	obj, ok := o.(fyne.CanvasObject)
+	if !ok || !obj.Visible() {
+		return false
+	}
+	return fyne.CurrentApp().Driver().CanvasForObject(obj) == u.win.Canvas()
+}
+
+// unlessDialog runs fn only when no dialog is open: the menu's shortcuts must not act on the
+// window behind a dialog.
+func (u *UI) unlessDialog(fn func()) func() {
+	return func() {
+		if u.topDialog() == nil {
+			fn()
+		}
+	}
 }
 
 // defaultSettings are the settings a new conversation starts with: the default preset's.
@@ -83,8 +162,11 @@ var shortcutRows = [][2]string{
 	{"Esc", "Stop recording or speech; close a dialog; stop waiting for a reply"},
 	{"Ctrl+C, Ctrl+A", "Copy the text selected in a message; select the whole message"},
 	{"Shift+arrows", "Extend the selection in a message (Shift+Home, Shift+End too)"},
-	{"Up, Down, Enter", "Move in the conversation list and open one"},
-	{"Ctrl+Enter", "Save a dialog"},
+	{"Tab, Shift+Tab", "Move to the next or previous field or button (Ctrl+Tab types a tab)"},
+	{"Up, Down, Home, End, Page Up, Page Down", "Move in the conversation list (typing there searches)"},
+	{"Enter, Delete", "Open the conversation selected in the list; delete it"},
+	{"Down in the search", "Go to the conversations found"},
+	{"Enter, Esc", "In a dialog: do what it is for (Shift+Enter: a new line), or cancel"},
 	{"Ctrl+W, Ctrl+Q", "Close Parley"},
 }
 
@@ -95,8 +177,7 @@ func (u *UI) showShortcuts() {
 		grid.Add(widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
 		grid.Add(widget.NewLabel(r[1]))
 	}
-	d := dialog.NewCustom("Keyboard shortcuts", "Close", grid, u.win)
-	u.showDialog(d, nil)
+	u.showInfo("Keyboard shortcuts", grid, 0)
 }
 
 // showAbout names the version.
@@ -104,8 +185,83 @@ func (u *UI) showAbout() {
 	text := widget.NewLabel("Parley, a voice assistant for the Chat and Voice Service.\n" + u.deps.Version)
 	text.Wrapping = fyne.TextWrapWord
 	icon := widget.NewIcon(Icon)
-	content := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(64, 64), icon), nil, text)
-	d := dialog.NewCustom("About Parley", "Close", content, u.win)
+	content := border(nil, nil, container.NewGridWrap(fyne.NewSize(64, 64), icon), nil, text)
+	u.showInfo("About Parley", content, 460)
+}
+
+// confirm asks a question in a dialog whose default answer, the button named yes (dangerous
+// when danger), has the keyboard: Enter answers yes, Escape or Cancel no. done runs once.
+func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
+	keys := &dialogKeys{}
+	var d *dialog.CustomDialog
+	answered := false
+	answer := func(ok bool) {
+		if answered {
+			return
+		}
+		answered = true
+		d.Hide()
+		done(ok)
+	}
+	keys.submit, keys.cancel = func() { answer(true) }, func() { answer(false) }
+	text := widget.NewLabel(msg)
+	text.Wrapping = fyne.TextWrapWord
+	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	ok := newButton(keys, yes, theme.ConfirmIcon(), keys.submit)
+	ok.Importance = widget.HighImportance
+	if danger {
+		ok.Icon, ok.Importance = theme.DeleteIcon(), widget.DangerImportance
+	}
+	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(text,
+		container.NewHBox(layout.NewSpacer(), no, ok)), u.win)
 	d.Resize(fyne.NewSize(460, 0))
-	u.showDialog(d, nil)
+	u.showDialog(d, keys, ok)
+}
+
+// askName asks for a name in a dialog, starting from initial, and runs apply with it when the
+// person confirms (Enter, or the button named yes). A failure of apply is shown in the dialog,
+// which stays open to correct the name; Escape or Cancel closes it.
+func (u *UI) askName(title, yes, initial string, apply func(name string) error) {
+	keys := &dialogKeys{}
+	name := newField(keys, false)
+	name.SetPlaceHolder("Name")
+	name.SetText(initial)
+	name.CursorColumn = len([]rune(initial))
+	problem := widget.NewLabel("")
+	problem.Wrapping = fyne.TextWrapWord
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	var d *dialog.CustomDialog
+	keys.submit = func() {
+		if err := apply(name.Text); err != nil {
+			problem.SetText(err.Error())
+			problem.Show()
+			return
+		}
+		d.Hide()
+	}
+	keys.cancel = func() { d.Hide() }
+	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	ok := newButton(keys, yes, theme.ConfirmIcon(), keys.submit)
+	ok.Importance = widget.HighImportance
+	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(
+		widget.NewForm(widget.NewFormItem("Name", name)), problem,
+		container.NewHBox(layout.NewSpacer(), no, ok)), u.win)
+	d.Resize(fyne.NewSize(420, 0))
+	u.showDialog(d, keys, name)
+}
+
+// showInfo shows content in a dialog with a Close button, which has the keyboard: Enter or
+// Escape closes it. width 0 leaves the dialog its own width.
+func (u *UI) showInfo(title string, content fyne.CanvasObject, width float32) {
+	var d *dialog.CustomDialog
+	keys := &dialogKeys{}
+	keys.submit = func() { d.Hide() }
+	keys.cancel = keys.submit
+	closeBtn := newButton(keys, "Close", nil, keys.submit)
+	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(content, container.NewCenter(closeBtn)), u.win)
+	if width > 0 {
+		d.Resize(fyne.NewSize(width, 0))
+	}
+	u.showDialog(d, keys, closeBtn)
 }

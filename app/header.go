@@ -53,7 +53,7 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
 	h.voice.Importance = widget.LowImportance
 	h.box = container.NewVBox(
-		container.NewBorder(nil, nil, nil, container.NewHBox(h.voice, h.persona, menuBtn), h.title),
+		border(nil, nil, nil, container.NewHBox(h.voice, h.persona, menuBtn), h.title),
 		widget.NewSeparator())
 	return h
 }

@@ -95,7 +95,7 @@ func (u *UI) selecting() {
 func (u *UI) watchSelectionKeys() {
 	c := u.win.Canvas()
 	c.AddShortcut(&fyne.ShortcutCopy{}, func(fyne.Shortcut) {
-		if u.chat == nil {
+		if u.chat == nil || u.topDialog() != nil {
 			return
 		}
 		if text := u.chat.selectedText(); text != "" {
@@ -103,7 +103,7 @@ func (u *UI) watchSelectionKeys() {
 		}
 	})
 	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) {
-		if u.chat != nil {
+		if u.chat != nil && u.topDialog() == nil {
 			u.chat.selectAll()
 		}
 	})
@@ -120,7 +120,7 @@ func (u *UI) watchSelectionKeys() {
 		})
 	}
 	c.SetOnTypedRune(func(r rune) {
-		if u.composer == nil || u.closeDialog != nil {
+		if u.composer == nil || u.closeDialog != nil || u.dialogClosing {
 			return
 		}
 		u.focusComposer()

@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
 	"parley/conversation"
@@ -72,7 +71,7 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 			t.Fatal("no offer to keep the key for this session")
 		}
 	}
-	confirm := findButton(u.win.Canvas().Overlays().Top(), "Yes")
+	confirm := findButton(u.win.Canvas().Overlays().Top(), "Keep for this session")
 	test.Tap(confirm)
 	for u.conn == nil {
 		select {
@@ -128,14 +127,17 @@ func TestSettings_SaveAsPresetThroughTheDialog(t *testing.T) {
 	test.Type(s.persona, "You are a lighthouse keeper.")
 	s.saveAsPreset()
 	top := h.u.win.Canvas().Overlays().Top()
-	var name *widget.Entry
+	var name *field
 	for _, o := range test.LaidOutObjects(top) {
-		if e, ok := o.(*widget.Entry); ok && e.PlaceHolder == "Name" {
+		if e, ok := o.(*field); ok && e.PlaceHolder == "Name" {
 			name = e
 		}
 	}
 	if name == nil {
 		t.Fatal("no name field")
+	}
+	if h.u.win.Canvas().Focused() != name {
+		t.Fatalf("the name field does not have the keyboard: %T has", h.u.win.Canvas().Focused())
 	}
 	test.Type(name, "Keeper")
 	test.Tap(findButton(top, "Save"))

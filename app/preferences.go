@@ -25,8 +25,10 @@ const defaultDevice = "System default"
 // recording, and what happens to a transcript.
 func (u *UI) showPreferences() {
 	prefs := u.prefs
+	var d *dialog.CustomDialog
+	keys := &dialogKeys{}
 
-	device := widget.NewSelect([]string{defaultDevice}, nil)
+	device := newSelector(keys, []string{defaultDevice}, nil)
 	device.SetSelected(defaultDevice)
 	if d := prefs.inputDevice(); d != "" {
 		device.Options = append(device.Options, d)
@@ -42,6 +44,7 @@ func (u *UI) showPreferences() {
 	meterBox := container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter))
 	testState := widget.NewLabel("")
 	testState.SizeName = theme.SizeNameCaptionText
+	testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
 	var testCancel context.CancelFunc
 	stopTest := func() {
 		if testCancel != nil {
@@ -49,7 +52,7 @@ func (u *UI) showPreferences() {
 			testCancel = nil
 		}
 	}
-	testBtn := widget.NewButtonWithIcon("Test", theme.MediaRecordIcon(), nil)
+	testBtn := newButton(keys, "Test", theme.MediaRecordIcon(), nil)
 	testBtn.OnTapped = func() {
 		if testCancel != nil {
 			stopTest()
@@ -89,12 +92,12 @@ func (u *UI) showPreferences() {
 		}()
 	}
 
-	volume := widget.NewSlider(0, 1)
+	volume := newSlider(keys, 0, 1)
 	volume.Step = 0.05
 	volume.SetValue(prefs.volume())
-	autoSpeak := widget.NewCheck("Speak replies aloud", nil)
+	autoSpeak := newCheck(keys, "Speak replies aloud", nil)
 	autoSpeak.SetChecked(prefs.autoSpeak())
-	voiceName := widget.NewSelectEntry(nil)
+	voiceName := newChoiceField(keys)
 	voiceName.SetPlaceHolder("the service's default")
 	voiceName.SetText(prefs.defaultVoice())
 	if u.conn != nil {
@@ -115,31 +118,31 @@ func (u *UI) showPreferences() {
 	for _, p := range (presetBook{prefs}).all() {
 		presetNames = append(presetNames, p.Name)
 	}
-	preset := widget.NewSelect(presetNames, nil)
+	preset := newSelector(keys, presetNames, nil)
 	preset.SetSelected(prefs.defaultPreset())
 
 	holdLabel := widget.NewLabel("")
-	hold := widget.NewSlider(float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
+	hold := newSlider(keys, float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
 	hold.Step = 100
 	hold.OnChanged = func(v float64) { holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
 	hold.SetValue(float64(prefs.hold() / time.Millisecond))
-	sendSpoken := widget.NewRadioGroup([]string{"Put it in the message box to review", "Send it at once"}, nil)
+	sendSpoken := newSelector(keys, []string{"Put it in the message box to review", "Send it at once"}, nil)
 	sendSpoken.SetSelected(sendSpoken.Options[0])
 	if prefs.sendSpoken() {
 		sendSpoken.SetSelected(sendSpoken.Options[1])
 	}
 
-	bargeIn := widget.NewCheck("Speaking over a reply interrupts it (barge-in)", nil)
+	bargeIn := newCheck(keys, "Speaking over a reply interrupts it (barge-in)", nil)
 	bargeIn.SetChecked(prefs.bargeIn())
-	adaptiveHold := widget.NewCheck("End a question sooner when it sounds complete, later after \"and\"", nil)
+	adaptiveHold := newCheck(keys, "End a question sooner when it sounds complete, later after \"and\"", nil)
 	adaptiveHold.SetChecked(prefs.adaptiveHold())
-	speakErrors := widget.NewCheck("Say aloud when something goes wrong", nil)
+	speakErrors := newCheck(keys, "Say aloud when something goes wrong", nil)
 	speakErrors.SetChecked(prefs.speakErrors())
 
 	form := widget.NewForm(
-		widget.NewFormItem("Microphone", container.NewBorder(nil, nil, nil, testBtn, device)),
-		widget.NewFormItem("Level", container.NewBorder(nil, nil, nil, testState, meterBox)),
-		widget.NewFormItem("Silence that ends a recording", container.NewBorder(nil, nil, nil, holdLabel, hold)),
+		widget.NewFormItem("Microphone", border(nil, nil, nil, testBtn, device)),
+		widget.NewFormItem("Level", container.NewVBox(meterBox, testState)),
+		widget.NewFormItem("Silence that ends a recording", border(nil, nil, nil, holdLabel, hold)),
 		widget.NewFormItem("What you said", sendSpoken),
 		widget.NewFormItem("Output volume", volume),
 		widget.NewFormItem("Replies", autoSpeak),
@@ -169,14 +172,17 @@ func (u *UI) showPreferences() {
 			u.ptt.setVolume(volume.Value)
 		}
 	}
-	var d *dialog.CustomDialog
-	saveBtn := widget.NewButtonWithIcon("Save", theme.ConfirmIcon(), func() { save(); d.Hide() })
+	keys.submit = func() { save(); d.Hide() }
+	keys.cancel = func() { stopTest(); d.Hide() }
+	saveBtn := newButton(keys, "Save", theme.ConfirmIcon(), keys.submit)
 	saveBtn.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { stopTest(); d.Hide() })
-	content := container.NewVBox(form, container.NewBorder(nil, nil, nil, container.NewHBox(cancel, saveBtn)))
+	cancel := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	hint := widget.NewLabel("Enter saves · Esc cancels")
+	hint.SizeName = theme.SizeNameCaptionText
+	content := container.NewVBox(form, border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
 	d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
 	d.Resize(fyne.NewSize(600, 0))
-	u.showDialog(d, func() { save(); d.Hide() })
+	u.showDialog(d, keys, device)
 }
 
 // testMicrophone records from device and reports its level until cancelled (or 15 s); done

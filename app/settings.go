@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -110,6 +109,9 @@ type settingsHost interface {
 	refreshHeader()
 	// refreshMenu builds the main menu again (it lists the presets).
 	refreshMenu()
+	// confirm and askName ask a question in a dialog over this one.
+	confirm(title, msg, yes string, danger bool, done func(ok bool))
+	askName(title, yes, initial string, apply func(name string) error)
 }
 
 // settingsStore saves a conversation's settings; *conversation.Session is one.
@@ -129,20 +131,21 @@ type settingsDialog struct {
 	saved   client.Config
 	book    presetBook
 	d       *dialog.CustomDialog
-	preset  *widget.Select
-	persona *shortcutEntry
-	tempOn  *widget.Check
-	temp    *widget.Slider
+	keys    *dialogKeys
+	preset  *selector
+	persona *field
+	tempOn  *check
+	temp    *slider
 	tempVal *widget.Label
-	topOn   *widget.Check
-	top     *widget.Slider
+	topOn   *check
+	top     *slider
 	topVal  *widget.Label
-	maxTok  *shortcutEntry
-	voice   *widget.SelectEntry
+	maxTok  *field
+	voice   *choiceField
 	errText *widget.Label
-	saveBtn *widget.Button
-	rename  *widget.Button
-	remove  *widget.Button
+	saveBtn *button
+	rename  *button
+	remove  *button
 }
 
 // showSettings opens the settings dialog of the conversation on screen.
@@ -155,32 +158,32 @@ func (u *UI) showSettings() {
 		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}}
 	s.build(formOf(v.Config, v.Voice))
 	u.lastSettings = s
-	u.showDialog(s.d, s.save)
-	u.win.Canvas().Focus(s.persona)
+	u.showDialog(s.d, s.keys, s.persona)
 	go s.loadVoices(u.conn.svc)
 }
 
 func (s *settingsDialog) build(f settingsForm) {
-	s.persona = newShortcutEntry(true, s.save, s.cancel)
+	s.keys = &dialogKeys{submit: s.save, cancel: s.cancel}
+	s.persona = newField(s.keys, true)
 	s.persona.SetPlaceHolder("Who the assistant is, e.g. “a patient maths tutor”")
 	s.persona.SetMinRowsVisible(4)
 	s.persona.SetText(f.persona)
 	s.persona.OnChanged = func(string) { s.check() }
 
 	s.tempVal = widget.NewLabel("")
-	s.temp = widget.NewSlider(settings.MinTemperature, settings.MaxTemperature)
+	s.temp = newSlider(s.keys, settings.MinTemperature, settings.MaxTemperature)
 	s.temp.Step = 0.05
 	s.temp.OnChanged = func(float64) { s.check() }
-	s.tempOn = widget.NewCheck("Set", func(bool) { s.check() })
+	s.tempOn = newCheck(s.keys, "Set", func(bool) { s.check() })
 	s.topVal = widget.NewLabel("")
-	s.top = widget.NewSlider(settings.MinTopP, settings.MaxTopP)
+	s.top = newSlider(s.keys, settings.MinTopP, settings.MaxTopP)
 	s.top.Step = 0.01
 	s.top.OnChanged = func(float64) { s.check() }
-	s.topOn = widget.NewCheck("Set", func(bool) { s.check() })
-	s.maxTok = newShortcutEntry(false, s.save, s.cancel)
+	s.topOn = newCheck(s.keys, "Set", func(bool) { s.check() })
+	s.maxTok = newField(s.keys, false)
 	s.maxTok.SetPlaceHolder("service default")
 	s.maxTok.OnChanged = func(string) { s.check() }
-	s.voice = widget.NewSelectEntry(nil)
+	s.voice = newChoiceField(s.keys)
 	s.voice.SetPlaceHolder("the default voice")
 	s.fill(f)
 
@@ -188,7 +191,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	for _, p := range s.book.all() {
 		names = append(names, p.Name)
 	}
-	s.preset = widget.NewSelect(names, func(name string) {
+	s.preset = newSelector(s.keys, names, func(name string) {
 		if p, ok := s.book.find(name); ok {
 			form := formOf(p.Config(), s.voice.Text)
 			s.fill(form)
@@ -196,9 +199,9 @@ func (s *settingsDialog) build(f settingsForm) {
 		s.check()
 	})
 	s.preset.PlaceHolder = "Start from a preset…"
-	saveAs := widget.NewButtonWithIcon("Save as preset…", theme.DocumentSaveIcon(), s.saveAsPreset)
-	s.rename = widget.NewButton("Rename…", s.renamePreset)
-	s.remove = widget.NewButtonWithIcon("", theme.DeleteIcon(), s.removePreset)
+	saveAs := newButton(s.keys, "Save as preset…", theme.DocumentSaveIcon(), s.saveAsPreset)
+	s.rename = newButton(s.keys, "Rename…", nil, s.renamePreset)
+	s.remove = newButton(s.keys, "", theme.DeleteIcon(), s.removePreset)
 
 	s.errText = widget.NewLabel("")
 	s.errText.Importance = widget.DangerImportance
@@ -212,19 +215,19 @@ func (s *settingsDialog) build(f settingsForm) {
 	hint.SizeName = theme.SizeNameCaptionText
 
 	form := widget.NewForm(
-		widget.NewFormItem("Preset", container.NewBorder(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
+		widget.NewFormItem("Preset", border(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
 		widget.NewFormItem("Persona", s.persona),
-		widget.NewFormItem("Temperature", container.NewBorder(nil, nil, s.tempOn, s.tempVal, s.temp)),
-		widget.NewFormItem("Top p", container.NewBorder(nil, nil, s.topOn, s.topVal, s.top)),
+		widget.NewFormItem("Temperature", border(nil, nil, s.tempOn, s.tempVal, s.temp)),
+		widget.NewFormItem("Top p", border(nil, nil, s.topOn, s.topVal, s.top)),
 		widget.NewFormItem("Max tokens", s.maxTok),
 		widget.NewFormItem("Voice", s.voice),
 	)
-	s.saveBtn = widget.NewButtonWithIcon("Save", theme.ConfirmIcon(), s.save)
+	s.saveBtn = newButton(s.keys, "Save", theme.ConfirmIcon(), s.save)
 	s.saveBtn.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), s.cancel)
-	keys := widget.NewLabel("Ctrl+Enter saves · Esc cancels")
+	cancel := newButton(s.keys, "Cancel", theme.CancelIcon(), s.cancel)
+	keys := widget.NewLabel("Enter saves · Shift+Enter: new line · Esc cancels")
 	keys.SizeName = theme.SizeNameCaptionText
-	buttons := container.NewBorder(nil, nil, keys, container.NewHBox(cancel, s.saveBtn))
+	buttons := border(nil, nil, keys, container.NewHBox(cancel, s.saveBtn))
 	content := container.NewVBox(form, hint, s.errText, buttons)
 	title := "Conversation settings"
 	if s.isNew {
@@ -348,23 +351,16 @@ func (s *settingsDialog) loadVoices(svc Service) {
 }
 
 // askPresetName asks for a preset's name, starting from initial, and runs apply with it; a
-// failure is shown under the fields as "The preset was not <verb>: <why>.", else the list
+// failure is shown in the name's dialog as "The preset was not <verb>: <why>.", else the list
 // shows the preset under its name.
 func (s *settingsDialog) askPresetName(title, confirm, verb, initial string, apply func(name string) error) {
-	name := widget.NewEntry()
-	name.SetPlaceHolder("Name")
-	name.SetText(initial)
-	dialog.ShowForm(title, confirm, "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
-		if !ok {
-			return
+	s.host.askName(title, confirm, initial, func(name string) error {
+		if err := apply(name); err != nil {
+			return formError("The preset was not " + verb + ": " + err.Error() + ".")
 		}
-		if err := apply(name.Text); err != nil {
-			s.errText.SetText("The preset was not " + verb + ": " + err.Error() + ".")
-			s.errText.Show()
-			return
-		}
-		s.refreshPresets(strings.TrimSpace(name.Text))
-	}, s.win)
+		s.refreshPresets(strings.TrimSpace(name))
+		return nil
+	})
 }
 
 // saveAsPreset asks for a name and saves the form as the person's preset.
@@ -399,11 +395,11 @@ func (s *settingsDialog) renamePreset() {
 // removePreset deletes the person's selected preset.
 func (s *settingsDialog) removePreset() {
 	name := s.preset.Selected
-	dialog.ShowConfirm("Delete preset", fmt.Sprintf("Delete the preset “%s”?", name), func(ok bool) {
+	s.host.confirm("Delete preset", fmt.Sprintf("Delete the preset “%s”?", name), "Delete", true, func(ok bool) {
 		if ok && s.book.remove(name) == nil {
 			s.refreshPresets("")
 		}
-	}, s.win)
+	})
 }
 
 func (s *settingsDialog) builtIn(name string) (Preset, bool) {
@@ -454,41 +450,4 @@ func describeConfig(c client.Config) string {
 		return "the service's defaults"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// shortcutEntry is an entry where Ctrl+Enter submits and Escape cancels.
-type shortcutEntry struct {
-	widget.Entry
-	onSubmit, onCancel func()
-}
-
-func newShortcutEntry(multiLine bool, onSubmit, onCancel func()) *shortcutEntry {
-	e := &shortcutEntry{onSubmit: onSubmit, onCancel: onCancel}
-	e.MultiLine = multiLine
-	if multiLine {
-		e.Wrapping = fyne.TextWrapWord
-	} else {
-		e.OnSubmitted = func(string) { onSubmit() }
-	}
-	e.ExtendBaseWidget(e)
-	return e
-}
-
-// TypedShortcut submits on Ctrl+Enter.
-func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
-	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) &&
-		cs.Modifier&fyne.KeyModifierShortcutDefault != 0 {
-		e.onSubmit()
-		return
-	}
-	e.Entry.TypedShortcut(s)
-}
-
-// TypedKey cancels on Escape.
-func (e *shortcutEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape {
-		e.onCancel()
-		return
-	}
-	e.Entry.TypedKey(ev)
 }

@@ -2,12 +2,13 @@ package app
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -57,7 +58,10 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 	s := &sidebar{host: host, index: index, canvas: canvas, now: now}
 	s.search = widget.NewEntry()
 	s.search.SetPlaceHolder("Search conversations")
-	s.search.OnChanged = func(string) { s.refresh() }
+	s.search.OnChanged = func(string) {
+		s.refresh()
+		s.list.ScrollToTop() // a new query's results start at their top
+	}
 	s.search.OnSubmitted = func(string) {
 		// Enter in the search opens the first conversation found.
 		if len(s.items) > 0 {
@@ -85,7 +89,7 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 	s.noMatch.Importance = widget.LowImportance
 	s.noMatch.Hide()
 	top := container.NewVBox(newBtn, s.search, s.errBox, s.noMatch)
-	s.box = container.NewBorder(container.NewPadded(top), nil, nil, nil, s.list)
+	s.box = border(container.NewPadded(top), nil, nil, nil, s.list)
 	return s
 }
 
@@ -130,10 +134,16 @@ func (s *sidebar) selectCurrent() {
 // focusSearch puts the keyboard in the search box.
 func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 
-// conversationList is the virtualized list; Enter opens the conversation with the focus.
+// conversationList is the virtualized list. From the keyboard: Up, Down, Home, End, Page Up
+// and Page Down move the selection (which shows the keyboard's place while the list has it),
+// Enter or Space opens the conversation selected, Delete asks to delete it, Escape goes back to
+// the message box, and typing searches.
 type conversationList struct {
 	widget.List
-	s *sidebar
+	s       *sidebar
+	focused bool
+	cursor  int     // the row the keyboard is on
+	rowH    float32 // the height of a row with the space between rows, once measured
 }
 
 func newConversationList(s *sidebar) *conversationList {
@@ -159,16 +169,95 @@ func newConversationList(s *sidebar) *conversationList {
 	return l
 }
 
-// TypedKey opens the focused conversation on Enter; Up and Down move as in any list.
+// FocusGained puts the keyboard on the conversation on screen, or the first.
+func (l *conversationList) FocusGained() {
+	l.focused = true
+	l.cursor = 0
+	if id := l.s.host.currentEntry().ID; !id.IsZero() {
+		for i, it := range l.s.items {
+			if it.ID == id {
+				l.cursor = i
+			}
+		}
+	}
+	l.moveTo(l.cursor)
+}
+
+// FocusLost shows the conversation on screen as selected again.
+func (l *conversationList) FocusLost() {
+	l.focused = false
+	l.RefreshItem(l.cursor)
+	l.s.selectCurrent()
+}
+
+// TypedKey moves, opens and deletes (see conversationList).
 func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
+	page := l.page()
 	switch ev.Name {
-	case fyne.KeyReturn, fyne.KeyEnter:
-		l.List.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	case fyne.KeyUp:
+		l.moveTo(l.cursor - 1)
+	case fyne.KeyDown:
+		l.moveTo(l.cursor + 1)
+	case fyne.KeyHome:
+		l.moveTo(0)
+	case fyne.KeyEnd:
+		l.moveTo(len(l.s.items) - 1)
+	case fyne.KeyPageUp:
+		l.moveTo(l.cursor - page)
+	case fyne.KeyPageDown:
+		l.moveTo(l.cursor + page)
+	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
+		if e, ok := l.entry(); ok {
+			l.s.host.open(e.ID)
+		}
+	case fyne.KeyDelete:
+		if e, ok := l.entry(); ok {
+			l.s.host.confirmDelete(e)
+		}
 	case fyne.KeyEscape:
 		l.s.host.focusComposer()
-	default:
-		l.List.TypedKey(ev)
 	}
+}
+
+// TypedRune starts a search with the character typed (Space opens, in TypedKey).
+func (l *conversationList) TypedRune(r rune) {
+	if r == ' ' {
+		return
+	}
+	l.s.canvas.Focus(l.s.search)
+	l.s.search.TypedRune(r)
+}
+
+// entry is the conversation the keyboard is on.
+func (l *conversationList) entry() (conversation.Entry, bool) {
+	if l.cursor < 0 || l.cursor >= len(l.s.items) {
+		return conversation.Entry{}, false
+	}
+	return l.s.items[l.cursor], true
+}
+
+// moveTo puts the keyboard on row i (kept within the list), selecting it without opening it.
+func (l *conversationList) moveTo(i int) {
+	n := len(l.s.items)
+	if n == 0 {
+		return
+	}
+	i = min(max(i, 0), n-1)
+	old := l.cursor
+	l.cursor = i
+	l.s.selecting = true
+	l.Select(i) // also scrolls to it
+	l.s.selecting = false
+	l.RefreshItem(old)
+	l.RefreshItem(i)
+}
+
+// page is how many rows Page Up and Page Down move: the rows the list shows, less one.
+func (l *conversationList) page() int {
+	if l.rowH == 0 {
+		l.rowH = newConversationRow(l.s).MinSize().Height + theme.Padding()
+	}
+	return max(1, int(l.Size().Height/l.rowH)-1)
 }
 
 // conversationRow is one line of the list: the title and when it last changed. A right click
@@ -180,10 +269,16 @@ type conversationRow struct {
 	entry conversation.Entry
 	title *widget.Label
 	when  *widget.Label
+	ring  *canvas.Rectangle // shows the keyboard's place while the list has it
 }
 
 func newConversationRow(s *sidebar) *conversationRow {
 	r := &conversationRow{s: s, title: widget.NewLabel(""), when: widget.NewLabel("")}
+	r.ring = canvas.NewRectangle(color.Transparent)
+	r.ring.StrokeColor = theme.Color(theme.ColorNameFocus)
+	r.ring.StrokeWidth = 2
+	r.ring.CornerRadius = theme.InputRadiusSize()
+	r.ring.Hide()
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.title.TextStyle.Bold = true
 	r.when.SizeName = theme.SizeNameCaptionText
@@ -193,6 +288,10 @@ func newConversationRow(s *sidebar) *conversationRow {
 
 func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 	r.index, r.entry = index, e
+	if ring := r.s.list.focused && r.s.list.cursor == index; ring == r.ring.Hidden {
+		r.ring.Hidden = !ring
+		r.ring.Refresh()
+	}
 	// SetText lays the text out again; skip it when nothing changed.
 	if t := e.DisplayTitle(); t != r.title.Text {
 		r.title.SetText(t)
@@ -203,7 +302,7 @@ func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 }
 
 func (r *conversationRow) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.New(&rowStack{}, r.title, r.when))
+	return widget.NewSimpleRenderer(container.NewStack(r.ring, container.New(&rowStack{}, r.title, r.when)))
 }
 
 // Tapped opens the conversation. (A row that takes right clicks must take left clicks too: the
@@ -246,8 +345,7 @@ func (u *UI) confirmDelete(e conversation.Entry) {
 		return
 	}
 	msg := fmt.Sprintf("Delete “%s”? Its messages are deleted from the service and cannot be recovered.", e.DisplayTitle())
-	d := dialog.NewConfirm("Delete conversation", msg, func(ok bool) {
-		defer u.focusComposer()
+	u.confirm("Delete conversation", msg, "Delete", true, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -263,8 +361,5 @@ func (u *UI) confirmDelete(e conversation.Entry) {
 				}
 			})
 		})
-	}, u.win)
-	d.SetConfirmText("Delete")
-	d.SetConfirmImportance(widget.DangerImportance)
-	d.Show()
+	})
 }

@@ -51,7 +51,7 @@ func newStatusBar(conn *connection, usage pointsSource, do func(func())) *status
 	s.service.Truncation, s.points.Truncation, s.voice.Truncation = fyne.TextTruncateOff, fyne.TextTruncateOff, fyne.TextTruncateOff
 	s.message.Importance = widget.WarningImportance
 	s.box = container.NewVBox(widget.NewSeparator(),
-		container.NewBorder(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message))
+		border(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message))
 	return s
 }
 

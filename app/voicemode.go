@@ -127,7 +127,7 @@ func newVoiceMode(ctx context.Context, host voiceModeHost, deps *Deps, p prefs, 
 		widget.NewSeparator(),
 		m.state,
 		m.detail,
-		container.NewBorder(nil, nil, widget.NewLabel("Microphone"), nil, m.level),
+		border(nil, nil, widget.NewLabel("Microphone"), nil, m.level),
 		container.NewCenter(container.NewHBox(m.mute, m.stop)),
 	)
 	m.box.Hide()

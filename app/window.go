@@ -36,10 +36,10 @@ func (u *UI) buildMain() {
 	u.vmode = newVoiceMode(u.ctx, u, &u.deps, u.prefs, u.do, u.conn.svc, u.sess, u.status, u.ptt, &u.voiceLoop)
 
 	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
-	conv := container.NewBorder(u.header.object(), bottom, nil, nil, u.chat.object())
+	conv := border(u.header.object(), bottom, nil, nil, u.chat.object())
 	split := container.NewHSplit(u.sidebar.object(), conv)
 	split.SetOffset(0.27)
-	u.win.SetContent(container.NewBorder(nil, u.status.object(), nil, nil, split))
+	u.win.SetContent(border(nil, u.status.object(), nil, nil, split))
 	u.win.SetMainMenu(u.mainMenu())
 	u.status.refresh()
 }
@@ -47,18 +47,21 @@ func (u *UI) buildMain() {
 // mainMenu holds every command, with its shortcut.
 func (u *UI) mainMenu() *fyne.MainMenu {
 	item := func(label string, sc fyne.Shortcut, action func()) *fyne.MenuItem {
-		it := fyne.NewMenuItem(label, action)
+		it := fyne.NewMenuItem(label, u.unlessDialog(action))
 		it.Shortcut = sc
 		return it
 	}
-	quit := item("Quit", scQuit, u.quit)
-	quit.IsQuit = true
+	// Closing and quitting work with a dialog open too.
+	quit := fyne.NewMenuItem("Quit", u.quit)
+	quit.Shortcut, quit.IsQuit = scQuit, true
+	closeWin := fyne.NewMenuItem("Close window", u.quit)
+	closeWin.Shortcut = scClose
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley",
-			fyne.NewMenuItem("Account…", u.showAccount),
-			fyne.NewMenuItem("Preferences…", u.showPreferences),
+			item("Account…", nil, u.showAccount),
+			item("Preferences…", nil, u.showPreferences),
 			fyne.NewMenuItemSeparator(),
-			item("Close window", scClose, u.quit),
+			closeWin,
 			quit,
 		),
 		fyne.NewMenu("Conversation",
@@ -67,25 +70,30 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 			item("Search conversations", scSearch, func() { u.sidebar.focusSearch() }),
 			item("Settings…", scSettings, u.showSettings),
 			fyne.NewMenuItemSeparator(),
-			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
-			fyne.NewMenuItem("Export as JSON…", func() { u.export(exportJSON) }),
+			item("Export as Markdown…", nil, func() { u.export(exportMarkdown) }),
+			item("Export as JSON…", nil, func() { u.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
-			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
+			item("Delete…", nil, func() { u.confirmDelete(u.currentEntry()) }),
 		),
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
 			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
-			fyne.NewMenuItem("Stop speaking", func() { u.ptt.stopSpeaking() }),
+			item("Stop speaking", nil, func() { u.ptt.stopSpeaking() }),
 		),
 		fyne.NewMenu("Help",
-			fyne.NewMenuItem("Keyboard shortcuts", u.showShortcuts),
-			fyne.NewMenuItem("About Parley", u.showAbout),
+			item("Keyboard shortcuts", nil, u.showShortcuts),
+			item("About Parley", nil, u.showAbout),
 		),
 	)
 }
 
-// typedKey handles keys that reach the window with no widget focused.
+// typedKey handles keys that reach the window with no widget focused. With a dialog open,
+// Enter and Escape are the dialog's, and other keys go nowhere.
 func (u *UI) typedKey(ev *fyne.KeyEvent) {
+	if top := u.topDialog(); top != nil {
+		top.keys.key(ev)
+		return
+	}
 	switch ev.Name {
 	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyUp, fyne.KeyDown, fyne.KeyHome, fyne.KeyEnd:
 		if u.shiftHeld && u.chat != nil {
@@ -323,7 +331,7 @@ func (u *UI) presetMenu() *fyne.MenuItem {
 	it := fyne.NewMenuItem("New from preset", nil)
 	var items []*fyne.MenuItem
 	for _, p := range (presetBook{u.prefs}).all() {
-		items = append(items, fyne.NewMenuItem(p.Name, func() { u.newFromPreset(p) }))
+		items = append(items, fyne.NewMenuItem(p.Name, u.unlessDialog(func() { u.newFromPreset(p) })))
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)
 	return it

@@ -1,0 +1,436 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/client"
+	"parley/conversation/conversationtest"
+)
+
+// describe names a focused widget for a focus order: its kind and its label or placeholder.
+func describe(o fyne.Focusable) string {
+	switch w := o.(type) {
+	case nil:
+		return "nothing"
+	case *field:
+		if w.PlaceHolder != "" {
+			return "field " + w.PlaceHolder
+		}
+		return "field"
+	case *button:
+		if w.Text == "" {
+			return "button (icon)"
+		}
+		return "button " + w.Text
+	case *check:
+		return "check " + w.Text
+	case *slider:
+		return "slider"
+	case *selector:
+		return "select"
+	case *choiceField:
+		return "choice " + w.PlaceHolder
+	case *composerEntry:
+		return "message box"
+	case *conversationList:
+		return "conversation list"
+	case *widget.Button:
+		if w.Text == "" {
+			return "Button (icon)"
+		}
+		return "Button " + w.Text
+	case *widget.Entry:
+		return "Entry " + w.PlaceHolder
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+// focusOrder presses Tab until the focus comes back to where it started (at most 60 times) and
+// lists what had it, starting with what has it now.
+func focusOrder(t *testing.T, c fyne.Canvas) []string {
+	t.Helper()
+	first := c.Focused()
+	order := []string{describe(first)}
+	for i := 0; i < 60; i++ {
+		c.FocusNext()
+		if c.Focused() == first {
+			return order
+		}
+		order = append(order, describe(c.Focused()))
+	}
+	t.Fatalf("Tab never came back to %s: %s", describe(first), strings.Join(order, ", "))
+	return nil
+}
+
+// wantOrder checks the focus order from what has the keyboard now.
+func wantOrder(t *testing.T, c fyne.Canvas, what string, want ...string) {
+	t.Helper()
+	if got := focusOrder(t, c); strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("Tab in %s goes\n  %s\nwant\n  %s", what, strings.Join(got, " | "), strings.Join(want, " | "))
+	}
+}
+
+func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
+	h := start(t, newFakeService())
+	c := h.u.win.Canvas()
+	// The main window: the sidebar top to bottom, the header left to right, the messages,
+	// then the composer left to right.
+	wantOrder(t, c, "the main window", "message box", "Button (icon)",
+		"Button New conversation", "Entry Search conversations", "Button (icon)", "conversation list",
+		"Button Voice mode", "Button No persona", "Button (icon)", "*widget.List", "Button (icon)")
+
+	h.u.showSettings()
+	wantOrder(t, c, "the settings", "field Who the assistant is, e.g. “a patient maths tutor”",
+		"check Set", "check Set", "field service default", "choice the default voice", "Button (icon)",
+		"button Cancel", "button Save", "select", "button Save as preset…")
+	c.Focus(h.u.lastSettings.tempOn)
+	test.Tap(h.u.lastSettings.tempOn) // a temperature is set: its slider follows its check
+	wantOrder(t, c, "the settings with a temperature", "check Set", "slider", "check Set",
+		"field service default", "choice the default voice", "Button (icon)", "button Cancel", "button Save",
+		"select", "button Save as preset…", "field Who the assistant is, e.g. “a patient maths tutor”")
+	h.u.closeDialog()
+
+	h.u.showPreferences()
+	wantOrder(t, c, "the preferences", "select", "button Test", "slider", "select", "slider",
+		"check Speak replies aloud", "choice the service's default", "Button (icon)",
+		"check Speaking over a reply interrupts it (barge-in)",
+		"check End a question sooner when it sounds complete, later after \"and\"",
+		"check Say aloud when something goes wrong", "select", "button Cancel", "button Save")
+	h.u.closeDialog()
+
+	h.u.showAccount()
+	wantOrder(t, c, "the account", "field API key (kept in the system keyring, never shown)", "Button (icon)",
+		"button Test connection", "button Cancel", "button Connect", "field https://api.example.com")
+	h.u.closeDialog()
+
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.u.confirmDelete(h.u.currentEntry())
+	wantOrder(t, c, "the delete confirmation", "button Delete", "button Cancel")
+	h.u.closeDialog()
+	h.u.showShortcuts()
+	wantOrder(t, c, "the shortcuts", "button Close")
+}
+
+func TestKeyboard_TabLeavesMultiLineFields(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.showSettings()
+	// The driver moves the focus on Tab unless the focused widget accepts tabs.
+	for name, w := range map[string]fyne.Tabbable{"the message box": h.u.composer.entry,
+		"the persona": h.u.lastSettings.persona, "the voice": h.u.lastSettings.voice} {
+		if w.AcceptsTab() {
+			t.Errorf("%s takes Tab as a character", name)
+		}
+	}
+}
+
+func TestKeyboard_DialogsOpenOnTheirFirstField(t *testing.T) {
+	h := start(t, newFakeService())
+	c := h.u.win.Canvas()
+	for _, tc := range []struct {
+		open func()
+		want string
+	}{
+		{h.u.showSettings, "field Who the assistant is, e.g. “a patient maths tutor”"},
+		{h.u.showPreferences, "select"},
+		{h.u.showAccount, "field API key (kept in the system keyring, never shown)"},
+		{func() { h.u.showSettings(); h.u.lastSettings.saveAsPreset() }, "field Name"},
+	} {
+		tc.open()
+		if got := describe(c.Focused()); got != tc.want {
+			t.Errorf("opened with %s focused, want %s", got, tc.want)
+		}
+		for h.u.closeDialog != nil {
+			h.u.closeDialog()
+		}
+	}
+}
+
+// enter and esc press Enter and Escape on what has the keyboard, or the window.
+func enter(c fyne.Canvas) { key(c, fyne.KeyReturn) }
+func esc(c fyne.Canvas)   { key(c, fyne.KeyEscape) }
+
+func key(c fyne.Canvas, name fyne.KeyName) {
+	if f := c.Focused(); f != nil {
+		f.TypedKey(&fyne.KeyEvent{Name: name})
+		return
+	}
+	c.(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: name})
+}
+
+func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T) {
+	h := start(t, newFakeService())
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	c := h.u.win.Canvas()
+
+	// Esc from each kind of field closes the settings unsaved.
+	pick := []func(s *settingsDialog) fyne.Focusable{
+		func(s *settingsDialog) fyne.Focusable { return s.persona },
+		func(s *settingsDialog) fyne.Focusable { return s.tempOn },
+		func(s *settingsDialog) fyne.Focusable { return s.maxTok },
+		func(s *settingsDialog) fyne.Focusable { return s.voice },
+		func(s *settingsDialog) fyne.Focusable { return s.preset },
+		func(s *settingsDialog) fyne.Focusable { return s.saveBtn },
+	}
+	for _, p := range pick {
+		h.u.showSettings()
+		w := p(h.u.lastSettings)
+		c.Focus(w)
+		esc(c)
+		if h.u.topDialog() != nil {
+			t.Errorf("Escape on %s left the settings open", describe(w))
+			h.u.closeDialog()
+		}
+	}
+
+	// Enter on a check box saves; Shift+Enter in the persona adds a line, Enter saves it.
+	h.u.showSettings()
+	s := h.u.lastSettings
+	test.Type(s.persona, "a pirate")
+	s.persona.KeyDown(&fyne.KeyEvent{Name: "LeftShift"})
+	s.persona.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	s.persona.KeyUp(&fyne.KeyEvent{Name: "LeftShift"})
+	test.Type(s.persona, "who rhymes")
+	c.Focus(s.topOn)
+	test.Tap(s.topOn)
+	enter(c)
+	h.waitFor(func() bool { p, _, _ := h.svc.Recorded(); return len(p) == 1 && h.u.topDialog() == nil })
+	p, _, _ := h.svc.Recorded()
+	if p[0].Persona == nil || *p[0].Persona != "a pirate\nwho rhymes" || p[0].TopP == nil {
+		t.Errorf("saved %+v", p[0])
+	}
+
+	// Enter on a button presses it (Cancel cancels).
+	h.u.showSettings()
+	test.Type(h.u.lastSettings.persona, " again")
+	c.Focus(findButtonOf(t, c, "Cancel"))
+	enter(c)
+	if h.u.topDialog() != nil {
+		t.Error("Enter on Cancel left the settings open")
+	}
+	if p, _, _ := h.svc.Recorded(); len(p) != 1 {
+		t.Errorf("Enter on Cancel saved: %d saves", len(p))
+	}
+}
+
+// findButtonOf is the dialog button labelled label in the dialog on top.
+func findButtonOf(t *testing.T, c fyne.Canvas, label string) *button {
+	t.Helper()
+	for _, o := range test.LaidOutObjects(c.Overlays().Top()) {
+		if b, ok := o.(*button); ok && b.Text == label {
+			return b
+		}
+	}
+	t.Fatalf("no button %q", label)
+	return nil
+}
+
+func TestKeyboard_KeysInADialogNeverReachTheWindow(t *testing.T) {
+	h := start(t, newFakeService())
+	c := h.u.win.Canvas()
+	h.u.showShortcuts()
+	c.Unfocus() // keys to the window itself
+	before := h.u.current
+	for _, it := range h.u.mainMenu().Items[1].Items {
+		if it.Label == "New conversation" || it.Label == "Settings…" || it.Label == "Search conversations" {
+			it.Action()
+		}
+	}
+	typed := c.(interface{ OnTypedRune() func(rune) }).OnTypedRune()
+	typed('x')
+	if h.u.current != before || h.u.lastSettings != nil || h.u.composer.text() != "" || c.Focused() != nil {
+		t.Errorf("keys behind the dialog acted: new conversation %v, settings %v, composer %q, focus %s",
+			h.u.current != before, h.u.lastSettings != nil, h.u.composer.text(), describe(c.Focused()))
+	}
+	enter(c) // Enter closes the shortcuts, its default, also when nothing has the keyboard
+	if h.u.topDialog() != nil {
+		t.Fatal("Enter did not close the shortcuts")
+	}
+	h.waitFor(func() bool { return c.Focused() == h.u.composer.entry })
+}
+
+func TestKeyboard_SpaceOnAConfirmationTypesNothing(t *testing.T) {
+	h := start(t, newFakeService())
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	c := h.u.win.Canvas()
+	h.u.confirmDelete(h.u.currentEntry())
+	// Space on the focused Cancel, then the character the same key types, as the driver sends
+	// them.
+	c.Focus(findButtonOf(t, c, "Cancel"))
+	c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	if f := c.Focused(); f != nil {
+		f.TypedRune(' ')
+	} else {
+		c.(interface{ OnTypedRune() func(rune) }).OnTypedRune()(' ')
+	}
+	h.waitFor(func() bool { return c.Focused() == h.u.composer.entry })
+	if got := h.u.composer.text(); got != "" {
+		t.Errorf("the message box got %q", got)
+	}
+	if _, d, _ := h.svc.Recorded(); len(d) != 0 {
+		t.Error("Cancel deleted")
+	}
+}
+
+func TestKeyboard_ConversationList(t *testing.T) {
+	svc := newFakeService()
+	for i := 0; i < 40; i++ {
+		svc.List = append(svc.List, client.Conversation{ID: conversationtest.ID(fmt.Sprint("c", i)), Title: fmt.Sprint("Trip ", i)})
+	}
+	h := start(t, svc)
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 40 })
+	l := h.u.sidebar.list
+	c := h.u.win.Canvas()
+	c.Focus(l)
+	at := func(want int, after string) {
+		t.Helper()
+		if l.cursor != want {
+			t.Errorf("after %s the keyboard is on row %d, want %d", after, l.cursor, want)
+		}
+		ring := false
+		for _, o := range test.LaidOutObjects(l) {
+			if r, ok := o.(*conversationRow); ok && r.index == want && r.ring.Visible() {
+				ring = true
+			}
+		}
+		if !ring {
+			t.Errorf("after %s row %d does not show the keyboard's place", after, want)
+		}
+	}
+	at(0, "focusing the list")
+	key(c, fyne.KeyDown)
+	key(c, fyne.KeyDown)
+	at(2, "Down twice")
+	key(c, fyne.KeyUp)
+	at(1, "Up")
+	key(c, fyne.KeyEnd)
+	at(39, "End")
+	key(c, fyne.KeyPageUp)
+	page := l.page()
+	if page < 3 {
+		t.Fatalf("a page is %d rows", page)
+	}
+	at(39-page, "Page Up")
+	key(c, fyne.KeyHome)
+	at(0, "Home")
+	key(c, fyne.KeyPageDown)
+	at(page, "Page Down")
+	key(c, fyne.KeyUp)
+	key(c, fyne.KeyUp)
+	key(c, fyne.KeyUp)
+	if h.u.current != nil && !h.u.sess.ID(h.u.current).IsZero() {
+		t.Fatal("moving opened a conversation")
+	}
+	want := l.s.items[l.cursor].ID
+	enter(c)
+	h.waitFor(func() bool { return h.u.sess.ID(h.u.current) == want })
+	if c.Focused() != h.u.composer.entry {
+		t.Errorf("after opening, %s has the keyboard", describe(c.Focused()))
+	}
+	c.Focus(l)
+	key(c, fyne.KeyDown)
+	key(c, fyne.KeyDelete)
+	if h.u.topDialog() == nil || !strings.Contains(test.RenderToMarkup(c), "Delete “Trip ") {
+		t.Fatal("Delete did not ask to delete")
+	}
+	enter(c)
+	h.waitFor(func() bool { _, d, _ := svc.Recorded(); return len(d) == 1 })
+	if _, d, _ := svc.Recorded(); d[0] != l.s.items[0].ID.String() && d[0] == want.String() {
+		t.Errorf("deleted %s, the one opened", d[0])
+	}
+	// Typing in the list searches.
+	c.Focus(l)
+	l.TypedRune('9')
+	if h.u.sidebar.search.Text != "9" || c.Focused() != h.u.sidebar.search {
+		t.Errorf("typing in the list: search %q, focus %s", h.u.sidebar.search.Text, describe(c.Focused()))
+	}
+}
+
+func TestKeyboard_TranscriptLeavesTheCursorAtItsEnd(t *testing.T) {
+	h := start(t, newFakeService())
+	text := strings.Repeat("the tide turns at six and the wind is from the west ", 12) + "\nand the last line"
+	h.u.composer.setText(text)
+	if got := h.u.composer.entry.CursorTextOffset(); got != len([]rune(text)) {
+		t.Errorf("the cursor is at %d of %d", got, len([]rune(text)))
+	}
+	test.Type(h.u.composer.entry, "!")
+	if got := h.u.composer.text(); got != text+"!" {
+		t.Errorf("typing after it gives …%q", got[max(0, len(got)-20):])
+	}
+}
+
+func TestKeyboard_MessageBoxGrowsWithWrappedLinesToEight(t *testing.T) {
+	h := start(t, newFakeService())
+	c := h.u.composer
+	rowsShown := func() int { return c.rows }
+	c.setText("short")
+	if rowsShown() != 1 {
+		t.Errorf("one short line: %d rows", rowsShown())
+	}
+	// One paragraph that wraps: as many rows as the entry makes of it.
+	para := strings.Repeat("the tide turns at six and the wind is from the west ", 4)
+	c.setText(para)
+	if want := textRows(t, c.entry); rowsShown() != want || want < 2 {
+		t.Errorf("a wrapped paragraph: %d rows, the entry shows %d", rowsShown(), want)
+	}
+	c.setText(strings.Repeat(para, 10))
+	if rowsShown() != maxComposerRows {
+		t.Errorf("a long paragraph: %d rows, want %d", rowsShown(), maxComposerRows)
+	}
+	c.setText("")
+	if rowsShown() != 1 {
+		t.Errorf("emptied: %d rows", rowsShown())
+	}
+}
+
+// textRows counts the rows of text an entry lays out (its text's canvas.Text objects).
+func textRows(t *testing.T, e fyne.Widget) int {
+	t.Helper()
+	n := 0
+	for _, o := range test.LaidOutObjects(e) {
+		if tx, ok := o.(*canvas.Text); ok && tx.Visible() && tx.Color != theme.Color(theme.ColorNamePlaceHolder) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRowCounter_CountsAsTheEntryWraps(t *testing.T) {
+	test.NewTempApp(t)
+	words := strings.Fields("a lighthouse keeper keeps the light burning through the night while the tide turns supercalifragilisticexpialidocious and extraordinarily")
+	for _, width := range []float32{120, 233, 400, 631} {
+		for n := 1; n < 60; n += 7 {
+			var b strings.Builder
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(words[(i*5)%len(words)])
+				if i%23 == 22 {
+					b.WriteString("\n")
+				}
+			}
+			e := widget.NewMultiLineEntry()
+			e.Wrapping = fyne.TextWrapWord
+			e.SetText(b.String())
+			e.SetMinRowsVisible(40)
+			w := test.NewTempWindow(t, e)
+			w.Resize(fyne.NewSize(width+2*theme.InnerPadding()+2*theme.Padding(), 1200))
+			var rc rowCounter
+			got := rc.count(e.Text, max(0, e.Size().Width-2*theme.InnerPadding()), 40)
+			if want := textRows(t, e); got != want {
+				t.Errorf("%d words at %v: counted %d rows, the entry has %d", n, e.Size().Width, got, want)
+			}
+		}
+	}
+}

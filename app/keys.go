@@ -1,0 +1,261 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Keyboard use of the dialogs. Fyne hands a key to the focused widget and nowhere else, and its
+// check boxes, sliders and selects ignore Enter and Escape; so every field of a dialog is one of
+// the types below, which do the dialog's default action on Enter and cancel on Escape. Tab and
+// Shift+Tab always move the focus, also out of multi-line fields (Ctrl+Tab types a tab there).
+
+// dialogKeys is what Enter and Escape do in a dialog. It is made before the dialog's fields,
+// and may be filled in after them.
+type dialogKeys struct {
+	submit func()
+	cancel func()
+}
+
+// key does what k says for Enter and Escape, and reports whether ev was one of them.
+func (k *dialogKeys) key(ev *fyne.KeyEvent) bool {
+	if k == nil {
+		return false
+	}
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if k.submit != nil {
+			k.submit()
+		}
+		return true
+	case fyne.KeyEscape:
+		if k.cancel != nil {
+			k.cancel()
+		}
+		return true
+	}
+	return false
+}
+
+// field is a text field. One line: Enter submits. Several lines: Enter submits too, and
+// Shift+Enter starts a new line, as in the message box. Escape cancels; Ctrl+Enter submits
+// either way.
+type field struct {
+	widget.Entry
+	keys  *dialogKeys
+	shift bool
+}
+
+func newField(keys *dialogKeys, multiLine bool) *field {
+	f := &field{keys: keys}
+	f.MultiLine = multiLine
+	if multiLine {
+		f.Wrapping = fyne.TextWrapWord
+	}
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// newPasswordField is a one-line field whose text is hidden, with a button that shows it.
+func newPasswordField(keys *dialogKeys) *field {
+	f := newField(keys, false)
+	f.Password = true
+	var reveal *widget.Button
+	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+		f.Password = !f.Password
+		if f.Password {
+			reveal.SetIcon(theme.VisibilityOffIcon())
+		} else {
+			reveal.SetIcon(theme.VisibilityIcon())
+		}
+		f.Refresh()
+	})
+	reveal.Importance = widget.LowImportance
+	f.ActionItem = reveal
+	return f
+}
+
+// AcceptsTab is false: Tab moves the focus on.
+func (f *field) AcceptsTab() bool { return false }
+
+// KeyDown tracks Shift, for Shift+Enter.
+func (f *field) KeyDown(ev *fyne.KeyEvent) {
+	if isShift(ev.Name) {
+		f.shift = true
+	}
+	f.Entry.KeyDown(ev)
+}
+
+// KeyUp tracks Shift.
+func (f *field) KeyUp(ev *fyne.KeyEvent) {
+	if isShift(ev.Name) {
+		f.shift = false
+	}
+	f.Entry.KeyUp(ev)
+}
+
+// FocusLost forgets Shift: its release may go to another widget.
+func (f *field) FocusLost() {
+	f.shift = false
+	f.Entry.FocusLost()
+}
+
+// TypedKey submits on Enter (Shift+Enter adds a line to a multi-line field) and cancels on
+// Escape.
+func (f *field) TypedKey(ev *fyne.KeyEvent) {
+	if (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && f.MultiLine && f.shift {
+		f.Entry.TypedKey(ev)
+		return
+	}
+	if f.keys.key(ev) {
+		return
+	}
+	f.Entry.TypedKey(ev)
+}
+
+// TypedShortcut submits on Ctrl+Enter, and lets Shift+Enter (reported as a shortcut by some
+// drivers) add a line.
+func (f *field) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) {
+		switch {
+		case cs.Modifier == fyne.KeyModifierShift && f.MultiLine:
+			f.Entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+			return
+		case cs.Modifier&fyne.KeyModifierShortcutDefault != 0:
+			if f.keys != nil && f.keys.submit != nil {
+				f.keys.submit()
+			}
+			return
+		}
+	}
+	f.Entry.TypedShortcut(s)
+}
+
+// isShift reports whether name is a Shift key.
+func isShift(name fyne.KeyName) bool {
+	return name == desktop.KeyShiftLeft || name == desktop.KeyShiftRight
+}
+
+// button is a button that Enter presses as well as Space (as in most desktops); Escape cancels
+// the dialog it is in.
+type button struct {
+	widget.Button
+	keys *dialogKeys
+}
+
+func newButton(keys *dialogKeys, label string, icon fyne.Resource, tapped func()) *button {
+	b := &button{keys: keys}
+	b.Text, b.Icon, b.OnTapped = label, icon, tapped
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// TypedKey presses the button on Enter, and cancels its dialog on Escape.
+func (b *button) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		b.Tapped(nil)
+	case fyne.KeyEscape:
+		b.keys.key(ev)
+	default:
+		b.Button.TypedKey(ev)
+	}
+}
+
+// check is a check box of a dialog: Space ticks it, Enter submits the dialog, Escape cancels.
+type check struct {
+	widget.Check
+	keys *dialogKeys
+}
+
+func newCheck(keys *dialogKeys, label string, changed func(bool)) *check {
+	c := &check{keys: keys}
+	c.Text, c.OnChanged = label, changed
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *check) TypedKey(ev *fyne.KeyEvent) {
+	if !c.keys.key(ev) {
+		c.Check.TypedKey(ev)
+	}
+}
+
+// slider is a slider of a dialog: the arrows move it, Enter submits the dialog, Escape cancels.
+type slider struct {
+	widget.Slider
+	keys *dialogKeys
+}
+
+func newSlider(keys *dialogKeys, min, max float64) *slider {
+	s := &slider{keys: keys}
+	s.Min, s.Max, s.Step = min, max, 1
+	s.Orientation = widget.Horizontal
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+func (s *slider) TypedKey(ev *fyne.KeyEvent) {
+	if !s.keys.key(ev) {
+		s.Slider.TypedKey(ev)
+	}
+}
+
+// selector is a drop-down of a dialog: Space or the arrows open it, Enter submits the dialog,
+// Escape cancels.
+type selector struct {
+	widget.Select
+	keys *dialogKeys
+}
+
+func newSelector(keys *dialogKeys, options []string, changed func(string)) *selector {
+	s := &selector{keys: keys}
+	s.Options, s.OnChanged = options, changed
+	s.PlaceHolder = "(Select one)"
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+func (s *selector) TypedKey(ev *fyne.KeyEvent) {
+	if !s.keys.key(ev) {
+		s.Select.TypedKey(ev)
+	}
+}
+
+// choiceField is a field with a list of suggestions (the voices): Enter submits the dialog,
+// Escape cancels, Tab moves on.
+type choiceField struct {
+	widget.SelectEntry
+	keys *dialogKeys
+}
+
+func newChoiceField(keys *dialogKeys) *choiceField {
+	c := &choiceField{keys: keys}
+	c.ExtendBaseWidget(c)
+	c.Wrapping = fyne.TextWrap(fyne.TextTruncateClip) // as widget.NewSelectEntry has it
+	return c
+}
+
+func (c *choiceField) AcceptsTab() bool { return false }
+
+func (c *choiceField) TypedKey(ev *fyne.KeyEvent) {
+	if !c.keys.key(ev) {
+		c.SelectEntry.TypedKey(ev)
+	}
+}
+
+// border is container.NewBorder with its objects in reading order (top, left, centre, right,
+// bottom), which is the order Tab moves the focus in: NewBorder puts the centre first.
+func border(top, bottom, left, right fyne.CanvasObject, center ...fyne.CanvasObject) *fyne.Container {
+	var objs []fyne.CanvasObject
+	for _, o := range append(append([]fyne.CanvasObject{top, left}, center...), right, bottom) {
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return container.New(layout.NewBorderLayout(top, bottom, left, right), objs...)
+}
