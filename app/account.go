@@ -92,7 +92,7 @@ func (u *UI) showAccountWith(message string) {
 		a.base.SetText(u.conn.baseURL)
 	}
 	a.key = newPasswordField(a.keys)
-	a.key.SetPlaceHolder(a.keyPlaceholder())
+	a.key.setPlaceholders(a.keyPlaceholders()...)
 	a.result = widget.NewLabel(message)
 	a.result.Wrapping = fyne.TextWrapWord
 	if message != "" {
@@ -268,7 +268,7 @@ func (a *accountDialog) noteKeyring(err error) {
 		return
 	}
 	a.keyring = ue
-	a.key.SetPlaceHolder(a.keyPlaceholder())
+	a.key.setPlaceholders(a.keyPlaceholders()...)
 }
 
 // keyringSentence says, in the same words each time, that the keyring is not available.
@@ -276,13 +276,13 @@ func (a *accountDialog) keyringSentence() string {
 	return phraseIn(a.keyring, explain.Scene{}, inAccount).text
 }
 
-// keyPlaceholder says where the key will be kept: the system keyring, or this session only
-// when the dialog or the connection found no keyring.
-func (a *accountDialog) keyPlaceholder() string {
+// keyPlaceholders say where the key will be kept, as the field's width allows: the system
+// keyring, or this session only when the dialog or the connection found no keyring.
+func (a *accountDialog) keyPlaceholders() []string {
 	if a.keyring != nil || a.host.keyForSessionOnly() {
-		return "API key (kept for this session only, never shown)"
+		return []string{"API key (kept for this session only, never shown)", "API key (this session only)", "API key"}
 	}
-	return "API key (kept in the system keyring, never shown)"
+	return []string{"API key (kept in the system keyring, never shown)", "API key (kept in the keyring)", "API key"}
 }
 
 // enterKey is the sentence for a key that could not be read from the keyring for base.

@@ -194,6 +194,9 @@ func (u *UI) start() {
 // shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
 	u.savePlacement()
+	if u.sidebar != nil {
+		u.sidebar.stop()
+	}
 	if u.ptt != nil {
 		u.ptt.stopAll()
 	}

@@ -70,7 +70,7 @@ func BenchmarkSidebar10000(b *testing.B) {
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 10000 })
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := newSidebar(h.u, h.u.sess, h.u.win.Canvas(), h.u.deps.Now)
+		s := newSidebar(h.u, h.u.sess, h.u.win.Canvas(), h.u.deps.Now, h.u.do)
 		s.refresh()
 		w := test.NewWindow(s.object())
 		w.Resize(fyne.NewSize(270, 700))

@@ -218,7 +218,7 @@ func newComposerEntry(c *composer) *composerEntry {
 	e := &composerEntry{c: c}
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapWord
-	e.SetPlaceHolder("Message Parley…  (Enter sends, Shift+Enter adds a line)")
+	e.SetPlaceHolder(composerPlaceholders[0])
 	e.OnChanged = func(string) { c.fit() }
 	e.ExtendBaseWidget(e)
 	e.SetMinRowsVisible(1)
@@ -229,9 +229,15 @@ func newComposerEntry(c *composer) *composerEntry {
 // AcceptsTab is false: Tab and Shift+Tab move the focus; Ctrl+Tab types a tab.
 func (e *composerEntry) AcceptsTab() bool { return false }
 
-// Resize counts the lines again when the width changes.
+// composerPlaceholders is what the empty message box says, as the width allows.
+var composerPlaceholders = placeholders{"Message Parley…  (Enter sends, Shift+Enter adds a line)",
+	"Message Parley…  (Shift+Enter: new line)", "Message Parley…", "Message…"}
+
+// Resize counts the lines again when the width changes, and shows the longest placeholder
+// that fits.
 func (e *composerEntry) Resize(size fyne.Size) {
 	e.Entry.Resize(size)
+	composerPlaceholders.apply(&e.Entry, size.Width)
 	if size.Width != e.width {
 		e.width = size.Width
 		e.c.fit()

@@ -23,9 +23,10 @@ var scSubmit = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.K
 // openDialog is a dialog on screen: what Enter and Escape do in it, and what had the keyboard
 // before it opened.
 type openDialog struct {
-	keys  *dialogKeys
-	prev  fyne.Focusable
-	under *openDialog // the dialog it opened over, or nil
+	keys    *dialogKeys
+	prev    fyne.Focusable
+	under   *openDialog       // the dialog it opened over, or nil
+	content fyne.CanvasObject // the window's content when it opened
 }
 
 // showDialog shows d with first holding the keyboard (nil: nothing). Enter and Ctrl+Enter run
@@ -39,7 +40,7 @@ func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable)
 	if keys.cancel == nil {
 		keys.cancel = d.Hide
 	}
-	od := &openDialog{keys: keys, prev: c.Focused(), under: u.topDialog()}
+	od := &openDialog{keys: keys, prev: c.Focused(), under: u.topDialog(), content: c.Content()}
 	if keys.submit != nil {
 		c.AddShortcut(scSubmit, func(fyne.Shortcut) {
 			if top := u.topDialog(); top != nil && top.keys.submit != nil {
@@ -60,20 +61,27 @@ func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable)
 			u.closeDialog = nil
 			c.RemoveShortcut(scSubmit)
 		}
-		// The key that closed the dialog may still type a character (Space on a button): it
-		// must not land in the field that gets the keyboard back, so that happens after it.
-		c.Unfocus()
-		u.dialogClosing = true
-		u.do(func() {
-			u.dialogClosing = false
+		restore := func() {
 			if u.topDialog() != od.under {
 				return // another dialog opened meanwhile, and has the keyboard
 			}
-			if od.prev != nil && u.inWindow(od.prev) {
+			if od.prev != nil && c.Content() == od.content && shown(od.prev) {
 				c.Focus(od.prev)
 			} else if od.under == nil {
 				u.focusComposer()
 			}
+		}
+		if !keys.bySpace {
+			restore()
+			return
+		}
+		// Space on a button closed it: the same key types a space after this, which must not
+		// land where the keyboard goes back to; so that happens after it.
+		c.Unfocus()
+		u.dialogClosing = true
+		u.do(func() {
+			u.dialogClosing = false
+			restore()
 		})
 	})
 	d.Show()
@@ -97,13 +105,11 @@ func (u *UI) cancelTopDialog() {
 	}
 }
 
-// inWindow reports whether o is still shown in the window (a dialog's or the window's).
-func (u *UI) inWindow(o fyne.Focusable) bool {
+// shown reports whether o is a visible object (the window's content is the same as when it
+// had the keyboard, so it is still in it).
+func shown(o fyne.Focusable) bool {
 	obj, ok := o.(fyne.CanvasObject)
-	if !ok || !obj.Visible() {
-		return false
-	}
-	return fyne.CurrentApp().Driver().CanvasForObject(obj) == u.win.Canvas()
+	return ok && obj.Visible()
 }
 
 // unlessDialog runs fn only when no dialog is open: the menu's shortcuts must not act on the

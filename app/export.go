@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
 	"parley/conversation"
@@ -41,35 +46,129 @@ func (u *UI) export(f exportFormat) {
 	if f == exportJSON {
 		ext = ".json"
 	}
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		defer u.focusComposer()
-		if err != nil || w == nil {
-			if err != nil {
-				u.status.flash("Not exported: " + phrase(err).text)
-			}
-			return
-		}
-		defer w.Close()
-		var werr error
+	write := func(w io.Writer) error {
 		if f == exportJSON {
-			werr = writeConversationJSON(w, v, title)
-		} else {
-			werr = writeConversationMarkdown(w, v, title)
+			return writeConversationJSON(w, v, title)
 		}
-		if werr != nil {
-			u.status.flash("Not exported: " + phrase(werr).text)
+		return writeConversationMarkdown(w, v, title)
+	}
+	u.askExportPath(filepath.Join(exportFolder(), fileNameFor(title)+ext), ext, write)
+}
+
+// exportFolder is where an export goes first: the person's Documents folder, else home.
+func exportFolder() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "."
+	}
+	if docs := filepath.Join(home, "Documents"); isDir(docs) {
+		return docs
+	}
+	return home
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// askExportPath asks where to save an export, starting from path: a field that has the
+// keyboard (Enter saves, Escape cancels) and a button that opens a folder chooser. A file
+// that exists is replaced only when the person says so.
+func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
+	keys := &dialogKeys{}
+	name := newField(keys, false)
+	name.SetText(path)
+	name.CursorColumn = len([]rune(path))
+	problem := widget.NewLabel("")
+	problem.Wrapping = fyne.TextWrapWord
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	var d *dialog.CustomDialog
+	fail := func(msg string) {
+		problem.SetText(msg)
+		problem.Show()
+	}
+	save := func(target string) {
+		if err := writeFileAtomic(target, write); err != nil {
+			fail("Not exported: " + phrase(err).text)
 			return
 		}
-		u.status.flash("Exported to " + w.URI().Name() + ".")
-	}, u.win)
-	d.SetFileName(fileNameFor(title) + ext)
-	if f == exportJSON {
-		d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	} else {
-		d.SetFilter(storage.NewExtensionFileFilter([]string{".md"}))
+		d.Hide()
+		u.status.flash("Exported to " + target + ".")
 	}
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
+	keys.submit = func() {
+		target := strings.TrimSpace(name.Text)
+		if strings.HasPrefix(target, "~"+string(filepath.Separator)) {
+			if home, err := os.UserHomeDir(); err == nil {
+				target = filepath.Join(home, target[2:])
+			}
+		}
+		switch {
+		case target == "":
+			fail("Enter a file name.")
+			return
+		case isDir(target):
+			fail(target + " is a folder: add a file name, such as conversation" + ext + ".")
+			return
+		case !isDir(filepath.Dir(target)):
+			fail("The folder " + filepath.Dir(target) + " does not exist: choose another.")
+			return
+		}
+		if _, err := os.Stat(target); err == nil {
+			u.confirm("Replace the file?", filepath.Base(target)+" already exists in "+filepath.Dir(target)+". Replace it?",
+				"Replace", true, func(ok bool) {
+					if ok {
+						save(target)
+					}
+				})
+			return
+		}
+		save(target)
+	}
+	keys.cancel = func() { d.Hide() }
+	choose := newButton(keys, "Choose folder…", theme.FolderOpenIcon(), func() {
+		fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
+			if err == nil && dir != nil {
+				name.SetText(filepath.Join(dir.Path(), filepath.Base(name.Text)))
+			}
+			u.win.Canvas().Focus(name)
+		}, u.win)
+		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(name.Text))); err == nil {
+			fd.SetLocation(l)
+		}
+		fd.Resize(fyne.NewSize(760, 520))
+		fd.Show()
+	})
+	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	ok := newButton(keys, "Export", theme.DocumentSaveIcon(), keys.submit)
+	ok.Importance = widget.HighImportance
+	d = dialog.NewCustomWithoutButtons("Export conversation", container.NewVBox(
+		widget.NewForm(widget.NewFormItem("Save as", name)), problem,
+		border(nil, nil, choose, container.NewHBox(no, ok))), u.win)
+	d.Resize(fyne.NewSize(620, 0))
+	u.showDialog(d, keys, name)
+}
+
+// writeFileAtomic writes path through write, into a file beside it that then replaces it, so
+// that a failure never leaves half a file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // fileNameFor makes a file name from a title: letters, digits and dashes.

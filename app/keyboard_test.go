@@ -2,8 +2,11 @@ package app
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -11,7 +14,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/audio"
 	"parley/client"
+	"parley/conversation"
 	"parley/conversation/conversationtest"
 )
 
@@ -40,6 +45,8 @@ func describe(o fyne.Focusable) string {
 		return "choice " + w.PlaceHolder
 	case *composerEntry:
 		return "message box"
+	case *searchField:
+		return "search"
 	case *conversationList:
 		return "conversation list"
 	case *widget.Button:
@@ -84,7 +91,7 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	// The main window: the sidebar top to bottom, the header left to right, the messages,
 	// then the composer left to right.
 	wantOrder(t, c, "the main window", "message box", "Button (icon)",
-		"Button New conversation", "Entry Search conversations", "Button (icon)", "conversation list",
+		"Button New conversation", "search", "Button (icon)", "conversation list",
 		"Button Voice mode", "Button No persona", "Button (icon)", "*widget.List", "Button (icon)")
 
 	h.u.showSettings()
@@ -116,6 +123,9 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	h.u.confirmDelete(h.u.currentEntry())
 	wantOrder(t, c, "the delete confirmation", "button Delete", "button Cancel")
 	h.u.closeDialog()
+	h.u.export(exportJSON)
+	wantOrder(t, c, "the export", "field", "button Choose folder…", "button Cancel", "button Export")
+	h.u.closeDialog()
 	h.u.showShortcuts()
 	wantOrder(t, c, "the shortcuts", "button Close")
 }
@@ -134,6 +144,8 @@ func TestKeyboard_TabLeavesMultiLineFields(t *testing.T) {
 
 func TestKeyboard_DialogsOpenOnTheirFirstField(t *testing.T) {
 	h := start(t, newFakeService())
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
 	c := h.u.win.Canvas()
 	for _, tc := range []struct {
 		open func()
@@ -143,6 +155,7 @@ func TestKeyboard_DialogsOpenOnTheirFirstField(t *testing.T) {
 		{h.u.showPreferences, "select"},
 		{h.u.showAccount, "field API key (kept in the system keyring, never shown)"},
 		{func() { h.u.showSettings(); h.u.lastSettings.saveAsPreset() }, "field Name"},
+		{func() { h.u.export(exportMarkdown) }, "field"},
 	} {
 		tc.open()
 		if got := describe(c.Focused()); got != tc.want {
@@ -348,11 +361,28 @@ func TestKeyboard_ConversationList(t *testing.T) {
 	if _, d, _ := svc.Recorded(); d[0] != l.s.items[0].ID.String() && d[0] == want.String() {
 		t.Errorf("deleted %s, the one opened", d[0])
 	}
-	// Typing in the list searches.
+	// Typing in the list searches, and the results show from their top; Down goes to them,
+	// Escape back to the message box.
 	c.Focus(l)
-	l.TypedRune('9')
-	if h.u.sidebar.search.Text != "9" || c.Focused() != h.u.sidebar.search {
+	key(c, fyne.KeyEnd)
+	if l.GetScrollOffset() == 0 {
+		t.Fatal("End did not scroll")
+	}
+	l.TypedRune('1')
+	if h.u.sidebar.search.Text != "1" || c.Focused() != h.u.sidebar.search {
 		t.Errorf("typing in the list: search %q, focus %s", h.u.sidebar.search.Text, describe(c.Focused()))
+	}
+	if off := l.GetScrollOffset(); off != 0 {
+		t.Errorf("the results of a new search start scrolled by %v", off)
+	}
+	key(c, fyne.KeyDown)
+	if c.Focused() != l || l.cursor != 0 {
+		t.Errorf("Down in the search: %s has the keyboard, on row %d", describe(c.Focused()), l.cursor)
+	}
+	c.Focus(h.u.sidebar.search)
+	esc(c)
+	if c.Focused() != h.u.composer.entry || h.u.sidebar.search.Text != "" {
+		t.Errorf("Escape in the search: %s has the keyboard, the search holds %q", describe(c.Focused()), h.u.sidebar.search.Text)
 	}
 }
 
@@ -432,5 +462,176 @@ func TestRowCounter_CountsAsTheEntryWraps(t *testing.T) {
 				t.Errorf("%d words at %v: counted %d rows, the entry has %d", n, e.Size().Width, got, want)
 			}
 		}
+	}
+}
+
+// fakeIndex is a conversation list that never changes.
+type fakeIndex []conversation.Entry
+
+func (f fakeIndex) Search(string) []conversation.Entry                 { return f }
+func (f fakeIndex) Entries() (entries []conversation.Entry, more bool) { return f, false }
+func (f fakeIndex) ListErr() error                                     { return nil }
+func (f fakeIndex) LoadMore()                                          {}
+
+// fakeSidebarHost is a window with nothing in it.
+type fakeSidebarHost struct{}
+
+func (fakeSidebarHost) open(client.ConversationID)       {}
+func (fakeSidebarHost) newConversation()                 {}
+func (fakeSidebarHost) confirmDelete(conversation.Entry) {}
+func (fakeSidebarHost) currentEntry() conversation.Entry { return conversation.Entry{} }
+func (fakeSidebarHost) focusComposer()                   {}
+
+func TestSidebar_TimesReadAgainWhenTheyChange(t *testing.T) {
+	test.NewTempApp(t)
+	updates := make(chan func(), 10)
+	index := fakeIndex{{ID: conversationtest.ID("a"), Title: "Tides", UpdatedAt: time.Now().Add(-59*time.Second - 800*time.Millisecond)}}
+	s := newSidebar(fakeSidebarHost{}, index, nil, time.Now, func(fn func()) { updates <- fn })
+	defer s.stop()
+	w := test.NewTempWindow(t, s.object())
+	w.Resize(fyne.NewSize(300, 400))
+	s.refresh()
+	when := func() string {
+		for _, o := range test.LaidOutObjects(s.list) {
+			if r, ok := o.(*conversationRow); ok {
+				return r.when.Text
+			}
+		}
+		return ""
+	}
+	if got := when(); got != "just now" {
+		t.Fatalf("shown %q", got)
+	}
+	select {
+	case fn := <-updates: // the timer, about 200 ms on
+		fn()
+	case <-time.After(5 * time.Second):
+		t.Fatal("the time was not read again when it changed")
+	}
+	if got := when(); got != "1 min ago" {
+		t.Errorf("a minute on, shown %q", got)
+	}
+	if s.times == nil {
+		t.Error("no timer for the next change")
+	}
+}
+
+// clippedPlaceholders lists the placeholders in o that do not fit their entry.
+func clippedPlaceholders(o fyne.CanvasObject) []string {
+	var bad []string
+	for _, obj := range test.LaidOutObjects(o) {
+		var e *widget.Entry
+		switch w := obj.(type) {
+		case *widget.Entry:
+			e = w
+		case *field:
+			e = &w.Entry
+		case *composerEntry:
+			e = &w.Entry
+		case *searchField:
+			e = &w.Entry
+		case *choiceField:
+			e = &w.Entry
+		}
+		if e == nil || e.PlaceHolder == "" || !e.Visible() {
+			continue
+		}
+		avail := e.Size().Width - 2*theme.InnerPadding()
+		if e.ActionItem != nil {
+			avail -= e.ActionItem.MinSize().Width
+		}
+		if w := fyne.MeasureText(e.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width; w > avail {
+			bad = append(bad, fmt.Sprintf("%q (%.0f px in %.0f)", e.PlaceHolder, w, avail))
+		}
+	}
+	return bad
+}
+
+func TestPlaceholders_FitANarrowWindow(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.win.Resize(fyne.NewSize(530, 700))
+	c := h.u.win.Canvas()
+	if bad := clippedPlaceholders(c.Content()); len(bad) > 0 {
+		t.Errorf("cut off in the window: %s", strings.Join(bad, ", "))
+	}
+	for name, open := range map[string]func(){"settings": h.u.showSettings, "account": h.u.showAccount,
+		"preferences": h.u.showPreferences,
+		"preset name": func() { h.u.showSettings(); h.u.lastSettings.saveAsPreset() }} {
+		open()
+		if bad := clippedPlaceholders(c.Overlays().Top()); len(bad) > 0 {
+			t.Errorf("cut off in the %s: %s", name, strings.Join(bad, ", "))
+		}
+		for h.u.closeDialog != nil {
+			h.u.closeDialog()
+		}
+	}
+	h.u.win.Resize(fyne.NewSize(1000, 700))
+	if got := h.u.composer.entry.PlaceHolder; got != composerPlaceholders[0] {
+		t.Errorf("a wide window shows %q", got)
+	}
+}
+
+func TestMicTestMessage(t *testing.T) {
+	for _, tc := range []struct {
+		l    audio.Level
+		want string
+	}{
+		{audio.Level{RMS: -120, Peak: -120}, "Only silence so far"},
+		{audio.Level{RMS: -23, Peak: -20}, "Sound at -23 dB: the microphone works."},
+		{audio.Level{RMS: -80, Peak: -70}, "very quiet"},
+		{audio.Level{RMS: -4, Peak: 0}, "cut off"},
+	} {
+		if got := micTestMessage(tc.l); !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q in it", tc.l, got, tc.want)
+		}
+	}
+}
+
+func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	h := start(t, newFakeService())
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	c := h.u.win.Canvas()
+	path := filepath.Join(home, "plan-a-trip.md")
+
+	h.u.export(exportMarkdown)
+	f, ok := c.Focused().(*field)
+	if !ok || f.Text != path {
+		t.Fatalf("the export opens on %s holding %q, want the path %s", describe(c.Focused()), f.Text, path)
+	}
+	enter(c)
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "Plan a trip") {
+		t.Fatalf("exported %q, %v", b, err)
+	}
+	os.WriteFile(path, []byte("keep me"), 0o644)
+
+	// An existing file: Escape on the question keeps it; Enter replaces it.
+	h.u.export(exportMarkdown)
+	enter(c)
+	if !strings.Contains(test.RenderToMarkup(c), "Replace the file?") {
+		t.Fatal("an existing file is not asked about")
+	}
+	esc(c)
+	if b, _ := os.ReadFile(path); string(b) != "keep me" {
+		t.Errorf("the file was replaced after Escape: %q", b)
+	}
+	for h.u.closeDialog != nil {
+		h.u.closeDialog()
+	}
+
+	// A folder that does not exist, and a folder for a file: said in the dialog, which stays.
+	h.u.export(exportJSON)
+	f = c.Focused().(*field)
+	for _, bad := range []string{filepath.Join(home, "nowhere", "x.json"), home} {
+		f.SetText(bad)
+		enter(c)
+		if h.u.topDialog() == nil || !strings.Contains(test.RenderToMarkup(c), "choose another") && !strings.Contains(test.RenderToMarkup(c), "is a folder") {
+			t.Errorf("%s: no message in the dialog", bad)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(home, ".*")); len(m) != 0 {
+		t.Errorf("left behind: %v", m)
 	}
 }

@@ -19,6 +19,9 @@ import (
 type dialogKeys struct {
 	submit func()
 	cancel func()
+	// bySpace: Space on a button is what closes the dialog, and the same key types a space
+	// next, which must not land where the keyboard goes back to.
+	bySpace bool
 }
 
 // key does what k says for Enter and Escape, and reports whether ev was one of them.
@@ -46,8 +49,9 @@ func (k *dialogKeys) key(ev *fyne.KeyEvent) bool {
 // either way.
 type field struct {
 	widget.Entry
-	keys  *dialogKeys
-	shift bool
+	keys   *dialogKeys
+	shift  bool
+	places placeholders
 }
 
 func newField(keys *dialogKeys, multiLine bool) *field {
@@ -81,6 +85,19 @@ func newPasswordField(keys *dialogKeys) *field {
 
 // AcceptsTab is false: Tab moves the focus on.
 func (f *field) AcceptsTab() bool { return false }
+
+// setPlaceholders gives the field its placeholder in several lengths, longest first.
+func (f *field) setPlaceholders(p ...string) {
+	f.places = p
+	f.SetPlaceHolder(p[0])
+	f.places.apply(&f.Entry, f.Size().Width)
+}
+
+// Resize shows the longest placeholder that fits.
+func (f *field) Resize(size fyne.Size) {
+	f.Entry.Resize(size)
+	f.places.apply(&f.Entry, size.Width)
+}
 
 // KeyDown tracks Shift, for Shift+Enter.
 func (f *field) KeyDown(ev *fyne.KeyEvent) {
@@ -161,6 +178,12 @@ func (b *button) TypedKey(ev *fyne.KeyEvent) {
 		b.Tapped(nil)
 	case fyne.KeyEscape:
 		b.keys.key(ev)
+	case fyne.KeySpace:
+		if b.keys != nil {
+			b.keys.bySpace = true
+			defer func() { b.keys.bySpace = false }()
+		}
+		b.Button.TypedKey(ev)
 	default:
 		b.Button.TypedKey(ev)
 	}
@@ -258,4 +281,33 @@ func border(top, bottom, left, right fyne.CanvasObject, center ...fyne.CanvasObj
 		}
 	}
 	return container.New(layout.NewBorderLayout(top, bottom, left, right), objs...)
+}
+
+// placeholders is an entry's placeholder in several lengths, longest first: the entry shows the
+// longest that fits its width, so that none is cut off in a narrow window.
+type placeholders []string
+
+// fit is the longest of p that fits an entry of width whose action button (nil: none) takes
+// part of it.
+func (p placeholders) fit(width float32, action fyne.CanvasObject) string {
+	avail := width - 2*theme.InnerPadding()
+	if action != nil {
+		avail -= action.MinSize().Width
+	}
+	for _, t := range p {
+		if fyne.MeasureText(t, theme.TextSize(), fyne.TextStyle{}).Width <= avail {
+			return t
+		}
+	}
+	return p[len(p)-1]
+}
+
+// apply sets e's placeholder to the longest of p that fits its width.
+func (p placeholders) apply(e *widget.Entry, width float32) {
+	if len(p) == 0 || width <= 0 {
+		return
+	}
+	if t := p.fit(width, e.ActionItem); t != e.PlaceHolder {
+		e.SetPlaceHolder(t)
+	}
 }

@@ -198,19 +198,27 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 	rec := u.deps.NewRecorder()
 	levels := make(chan audio.Level, 8)
 	go func() {
+		var last time.Time
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case l := <-levels:
+				// The meter moves at most meterRate times a second: more is not seen, and
+				// each change redraws the dialog.
+				if time.Since(last) < time.Second/meterRate {
+					continue
+				}
+				last = time.Now()
 				v := float32(max(0, min(1, (l.RMS+60)/60)))
-				msg := fmt.Sprintf("%.0f dB", l.RMS)
+				msg := micTestMessage(l)
 				u.do(func() { level(v, msg) })
 			}
 		}
 	}()
 	go func() {
-		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV})
+		// Through silence: a muted microphone may be unmuted during the test.
+		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV, ThroughSilence: true})
 		u.do(func() {
 			if err != nil && ctx.Err() == nil {
 				level(0, phrase(err).text)
@@ -219,6 +227,22 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 		})
 	}()
 	return cancel
+}
+
+// meterRate is how many times a second a level meter moves, at most.
+const meterRate = 15
+
+// micTestMessage says what a reading of the microphone test means.
+func micTestMessage(l audio.Level) string {
+	switch {
+	case l.Peak <= -120:
+		return "Only silence so far: check that the microphone is on and not muted."
+	case l.Peak >= -1:
+		return fmt.Sprintf("Sound at %.0f dB, so loud that it is cut off: lower the input volume.", l.RMS)
+	case l.RMS < -65:
+		return fmt.Sprintf("Sound at %.0f dB, very quiet: speak, or move closer.", l.RMS)
+	}
+	return fmt.Sprintf("Sound at %.0f dB: the microphone works.", l.RMS)
 }
 
 // fractionLayout sizes its one object to a fraction of the width.

@@ -165,7 +165,7 @@ func (u *UI) showSettings() {
 func (s *settingsDialog) build(f settingsForm) {
 	s.keys = &dialogKeys{submit: s.save, cancel: s.cancel}
 	s.persona = newField(s.keys, true)
-	s.persona.SetPlaceHolder("Who the assistant is, e.g. “a patient maths tutor”")
+	s.persona.setPlaceholders("Who the assistant is, e.g. “a patient maths tutor”", "Who the assistant is", "Persona")
 	s.persona.SetMinRowsVisible(4)
 	s.persona.SetText(f.persona)
 	s.persona.OnChanged = func(string) { s.check() }

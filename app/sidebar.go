@@ -25,7 +25,9 @@ type sidebar struct {
 	index     conversationIndex
 	canvas    fyne.Canvas
 	now       func() time.Time
-	search    *widget.Entry
+	do        func(func())
+	times     *time.Timer // refreshes the rows' times when the soonest of them changes
+	search    *searchField
 	list      *conversationList
 	items     []conversation.Entry // what the list shows: the search's result
 	errLine   *widget.Label
@@ -54,10 +56,10 @@ type conversationIndex interface {
 	LoadMore()
 }
 
-func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, now func() time.Time) *sidebar {
-	s := &sidebar{host: host, index: index, canvas: canvas, now: now}
-	s.search = widget.NewEntry()
-	s.search.SetPlaceHolder("Search conversations")
+func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, now func() time.Time, do func(func())) *sidebar {
+	s := &sidebar{host: host, index: index, canvas: canvas, now: now, do: do}
+	s.search = newSearchField(s)
+	s.search.SetPlaceHolder(searchPlaceholders[0])
 	s.search.OnChanged = func(string) {
 		s.refresh()
 		s.list.ScrollToTop() // a new query's results start at their top
@@ -105,6 +107,39 @@ func (s *sidebar) refresh() {
 	}
 	s.list.Refresh()
 	s.selectCurrent()
+	s.scheduleTimes()
+}
+
+// scheduleTimes sets a timer for when the soonest of the rows' times ("just now", "5 min ago")
+// reads differently, which shows them again; nothing wakes the window before that.
+func (s *sidebar) scheduleTimes() {
+	if s.times != nil {
+		s.times.Stop()
+		s.times = nil
+	}
+	now := s.now()
+	var next time.Time
+	for _, it := range s.items {
+		if c := conversation.RelativeTimeChanges(it.UpdatedAt, now); !c.IsZero() && (next.IsZero() || c.Before(next)) {
+			next = c
+		}
+	}
+	if next.IsZero() {
+		return
+	}
+	s.times = time.AfterFunc(next.Sub(now), func() {
+		s.do(func() {
+			s.list.Refresh() // the rows set only the times that changed
+			s.scheduleTimes()
+		})
+	})
+}
+
+// stop ends the timer of the rows' times.
+func (s *sidebar) stop() {
+	if s.times != nil {
+		s.times.Stop()
+	}
 }
 
 // showError says why the list could not be read, with Retry.
@@ -133,6 +168,42 @@ func (s *sidebar) selectCurrent() {
 
 // focusSearch puts the keyboard in the search box.
 func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
+
+// searchField is the search box: Down goes to the conversations found, Escape empties it and
+// goes back to the message box.
+type searchField struct {
+	widget.Entry
+	s *sidebar
+}
+
+func newSearchField(s *sidebar) *searchField {
+	f := &searchField{s: s}
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// searchPlaceholders is what the empty search says, as the width allows.
+var searchPlaceholders = placeholders{"Search conversations", "Search"}
+
+// Resize shows the longest placeholder that fits.
+func (f *searchField) Resize(size fyne.Size) {
+	f.Entry.Resize(size)
+	searchPlaceholders.apply(&f.Entry, size.Width)
+}
+
+func (f *searchField) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyDown:
+		if len(f.s.items) > 0 {
+			f.s.canvas.Focus(f.s.list)
+		}
+	case fyne.KeyEscape:
+		f.SetText("")
+		f.s.host.focusComposer()
+	default:
+		f.Entry.TypedKey(ev)
+	}
+}
 
 // conversationList is the virtualized list. From the keyboard: Up, Down, Home, End, Page Up
 // and Page Down move the selection (which shows the keyboard's place while the list has it),

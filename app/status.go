@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"net/url"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
+	"parley/internal/explain"
 )
 
 // flashFor is how long a message stays in the status bar.
@@ -136,9 +136,4 @@ func isLoopback(base string) bool {
 }
 
 // points is "1 point" or "n points".
-func points(n int64) string {
-	if n == 1 {
-		return "1 point"
-	}
-	return fmt.Sprintf("%d points", n)
-}
+func points(n int64) string { return explain.Points(n) }

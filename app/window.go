@@ -26,7 +26,10 @@ var (
 // messages, composer) and the status bar.
 func (u *UI) buildMain() {
 	canvas := u.win.Canvas()
-	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now)
+	if u.sidebar != nil {
+		u.sidebar.stop()
+	}
+	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now, u.do)
 	u.chat = newChatView(u, u.do, u.deps.Now)
 	u.composer = newComposer(u, u.ptt)
 	u.status = newStatusBar(u.conn, u.sess, u.do)

@@ -137,6 +137,11 @@ type TakeOptions struct {
 	// Levels, if not nil, receives level readings at most 30 times a second. Sends never
 	// block: a reading the receiver is not ready for is dropped. It is not closed.
 	Levels chan<- Level
+	// ThroughSilence keeps a take going while the device delivers only zeros, where it would
+	// stop after 2 s with ErrSilentDevice: for a level meter that tests a microphone, which the
+	// person may unmute meanwhile (and which some sources, such as a monitor that has just
+	// started, feed with zeros for their first seconds).
+	ThroughSilence bool
 	// Encoding of Audio; the zero value is WebM/Opus.
 	Encoding Encoding
 }

@@ -14,12 +14,16 @@ func TestDrain_DeviceFaults(t *testing.T) {
 	firstDataWithin, dataGapLimit = 100*time.Millisecond, 100*time.Millisecond
 	t.Cleanup(func() { firstDataWithin, dataGapLimit = first, gap })
 
-	run := func(feed func(q *ring, failed chan struct{})) (StopReason, *Take, error) {
-		w, err := newTakeWriter(TakeOptions{})
+	run := func(feed func(q *ring, failed chan struct{}), opts ...TakeOptions) (StopReason, *Take, error) {
+		o := TakeOptions{}
+		if len(opts) > 0 {
+			o = opts[0]
+		}
+		w, err := newTakeWriter(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.checkSilence = true
+		w.checkSilence = !o.ThroughSilence // as Record does
 		q := newRing(ringSize)
 		failed := make(chan struct{}, 1)
 		feed(q, failed)
@@ -47,6 +51,21 @@ func TestDrain_DeviceFaults(t *testing.T) {
 		q.write(make([]byte, 2*2*SampleRate+640))
 	}); r != StopSilentDevice || !errors.Is(err, ErrSilentDevice) || (take.Duration-2100*time.Millisecond).Abs() > 25*time.Millisecond {
 		t.Errorf("2 s of zeros: %v, %v, a take of %v", r, err, take.Duration)
+	}
+	// A microphone test listens through the zeros, and hears the sound after them.
+	levels := make(chan Level, 100)
+	if r, take, err := run(func(q *ring, _ chan struct{}) {
+		q.write(make([]byte, 2*3*SampleRate))
+		q.write(tone)
+	}, TakeOptions{ThroughSilence: true, Levels: levels}); r != StopDeviceFailed || !errors.Is(err, ErrDeviceFailed) || (take.Duration-3100*time.Millisecond).Abs() > 25*time.Millisecond {
+		t.Errorf("3 s of zeros, then sound, through silence: %v, %v, a take of %v", r, err, take.Duration)
+	}
+	var loudest float64 = -200
+	for len(levels) > 0 {
+		loudest = max(loudest, (<-levels).Peak)
+	}
+	if loudest <= -120 {
+		t.Errorf("the sound after the zeros was not metered: loudest %v dBFS", loudest)
 	}
 }
 

@@ -66,7 +66,7 @@ func (r *Recorder) Record(ctx context.Context, opts TakeOptions) (*Take, error) 
 	if err != nil {
 		return nil, err
 	}
-	w.checkSilence = true
+	w.checkSilence = !opts.ThroughSilence
 	r.mu.Lock()
 	if r.busy {
 		r.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"parley/internal/explain"
 	"parley/server"
 )
 
@@ -113,13 +114,8 @@ func parsePoints(s, what string, allowZero bool) (int64, error) {
 	return n, nil
 }
 
-// pointsText is "1 point" or "n points".
-func pointsText(n int64) string {
-	if n == 1 || n == -1 {
-		return fmt.Sprintf("%d point", n)
-	}
-	return fmt.Sprintf("%d points", n)
-}
+// pointsText is "1 point" or "n points", thousands separated.
+func pointsText(n int64) string { return explain.Points(n) }
 
 func newAdminKeyCreateCmd(g *globals, a *server.Admin) *cobra.Command {
 	var points string
@@ -182,7 +178,7 @@ func newAdminGrantCmd(g *globals, a *server.Admin) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "Granted %s; the balance is %d.\n", pointsText(n), balance)
+			fmt.Fprintf(g.stdout, "Granted %s; the balance is %s.\n", pointsText(n), explain.Number(balance))
 			return nil
 		},
 	}

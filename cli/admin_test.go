@@ -45,7 +45,7 @@ func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
 		{[]string{"--data", dir, "balance", "--key", key}, "5\n"},
 		{[]string{"--data", dir, "points", "grant", "--key", key, "1"}, "Granted 1 point; the balance is 6.\n"},
 		// Flags after the words, and --data last.
-		{[]string{"points", "grant", "1_000", "--key", key, "--data", dir}, "Granted 1000 points; the balance is 1006.\n"},
+		{[]string{"points", "grant", "1_000", "--key", key, "--data", dir}, "Granted 1,000 points; the balance is 1,006.\n"},
 		{[]string{"--data=" + dir, "balance", "--key=" + key}, "1006\n"},
 		{[]string{"--data", dir, "price", "show"}, "1\n"},
 		{[]string{"--data", dir, "price", "set", "1"}, "A chat call now costs 1 point, from the next call on.\n"},

@@ -163,3 +163,28 @@ func RelativeTime(t, now time.Time) string {
 	}
 	return t.Format("2 Jan 2006")
 }
+
+// RelativeTimeChanges is when RelativeTime(t, ·) next reads differently after now: the next
+// minute within the hour, the next hour within the day, else the next midnight (the zero time
+// for a zero t).
+func RelativeTimeChanges(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	t = t.In(now.Location())
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t
+	case d < time.Hour:
+		return t.Add((d/time.Minute + 1) * time.Minute)
+	}
+	y, m, day := now.Date()
+	midnight := time.Date(y, m, day+1, 0, 0, 0, 0, now.Location())
+	if ty, tm, td := t.Date(); ty == y && tm == m && td == day {
+		if next := t.Add((d/time.Hour + 1) * time.Hour); next.Before(midnight) {
+			return next // "N h ago"
+		}
+	}
+	return midnight
+}

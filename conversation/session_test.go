@@ -315,6 +315,36 @@ func TestRelativeTime(t *testing.T) {
 	}
 }
 
+// TestRelativeTimeChanges: the label stays the same until the time given, and (but at
+// midnight, when an older date's label may stay) reads differently from then on.
+func TestRelativeTimeChanges(t *testing.T) {
+	now := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
+	for _, ago := range []time.Duration{0, 20 * time.Second, 59 * time.Second, 5*time.Minute + 3*time.Second,
+		59 * time.Minute, 61 * time.Minute, 3*time.Hour + time.Second, 14*time.Hour + 59*time.Minute, 16 * time.Hour,
+		40 * time.Hour, 9 * 24 * time.Hour, 500 * 24 * time.Hour, -30 * time.Second} {
+		at := now.Add(-ago)
+		next := conversation.RelativeTimeChanges(at, now)
+		if !next.After(now) && ago >= 0 {
+			t.Errorf("%v ago: changes at %v, not after now", ago, next)
+			continue
+		}
+		label := conversation.RelativeTime(at, now)
+		for probe := now; probe.Before(next); probe = probe.Add(7 * time.Second) {
+			if got := conversation.RelativeTime(at, probe); got != label {
+				t.Errorf("%v ago: reads %q at %v, before %v when it was to change from %q", ago, got, probe, next, label)
+				break
+			}
+		}
+		midnight := next.Hour() == 0 && next.Minute() == 0 && next.Second() == 0
+		if got := conversation.RelativeTime(at, next); got == label && !midnight && ago >= 0 {
+			t.Errorf("%v ago: still %q at %v", ago, got, next)
+		}
+	}
+	if !conversation.RelativeTimeChanges(time.Time{}, now).IsZero() {
+		t.Error("a zero time changes")
+	}
+}
+
 // TestSession_StopWaiting stops waiting for a reply: the call is cancelled, the turn is left
 // Lost with ErrStopped (the message had left, so the service may still charge), it blocks the
 // next message until the person decides, and nothing is sent again by itself.

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -412,4 +413,29 @@ func Capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(string(r)) + s[n:]
+}
+
+// Points is a number of points as people read it: "1 point", "-1 point", "1,000,000 points".
+func Points(n int64) string {
+	if n == 1 || n == -1 {
+		return Number(n) + " point"
+	}
+	return Number(n) + " points"
+}
+
+// Number writes n with its thousands separated by commas: 1,000,000.
+func Number(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	digits := strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if len(digits) < len(s) {
+		b.WriteByte('-')
+	}
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	return b.String()
 }

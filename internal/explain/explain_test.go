@@ -280,3 +280,13 @@ func TestError_WithoutAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestPoints_ThousandsSeparated(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 points", 1: "1 point", -1: "-1 point", 999: "999 points",
+		1000: "1,000 points", -1000: "-1,000 points", 1000000: "1,000,000 points", 123456789: "123,456,789 points",
+		-9223372036854775808: "-9,223,372,036,854,775,808 points"} {
+		if got := explain.Points(n); got != want {
+			t.Errorf("Points(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
