@@ -165,6 +165,7 @@ var shortcutRows = [][2]string{
 	{"Ctrl+,", "Conversation settings"},
 	{"Ctrl+M", "Push to talk: start or stop recording"},
 	{"Ctrl+Shift+M", "Voice mode: talk hands-free, or end it"},
+	{"Ctrl+D", "Voice mode: mute or unmute the microphone (muted, it is closed)"},
 	{"Esc", "Stop recording or speech; close a dialog; stop waiting for a reply"},
 	{"Ctrl+C, Ctrl+A", "Copy the text selected in a message; select the whole message"},
 	{"Shift+arrows", "Extend the selection in a message (Shift+Home, Shift+End too)"},
@@ -173,6 +174,7 @@ var shortcutRows = [][2]string{
 	{"Enter, Delete", "Open the conversation selected in the list; delete it"},
 	{"Down in the search", "Go to the conversations found"},
 	{"Enter, Esc", "In a dialog: do what it is for (Shift+Enter: a new line), or cancel"},
+	{"Alt", "Open the menus (the arrows move in them)"},
 	{"Ctrl+W, Ctrl+Q", "Close Parley"},
 }
 

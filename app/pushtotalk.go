@@ -182,14 +182,19 @@ func (v *pushToTalk) showLevels(ctx context.Context, levels <-chan audio.Level, 
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var last audio.Level
+	var shown time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case l := <-levels:
 			last = l
+			if time.Since(shown) < time.Second/meterRate {
+				continue // the meter moves at most meterRate times a second
+			}
 		case <-tick.C:
 		}
+		shown = time.Now()
 		level := (last.RMS + 60) / 60 // -60 dBFS … 0 dBFS
 		elapsed := time.Since(started)
 		state := "Listening…"

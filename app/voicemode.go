@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +24,9 @@ import (
 
 // scVoiceMode toggles hands-free voice mode.
 var scVoiceMode = &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+
+// scMute mutes or unmutes the microphone in voice mode (Ctrl+D, as in many call apps).
+var scMute = &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}
 
 // Mic is a microphone that runs until closed; *audio.Capture is one.
 type Mic interface {
@@ -46,7 +51,12 @@ type voiceMode struct {
 	th      *conversation.Thread        // the conversation it talks in
 	active  bool
 	muted   bool
-	bargeIn bool // speaking over a reply interrupts it
+	mic     *muteableMic // the loop's microphone, closed while muted
+	bargeIn bool         // speaking over a reply interrupts it
+	// levelShown and levelAt are the meter's value and when it last moved.
+	levelMu    sync.Mutex
+	levelShown float64
+	levelAt    time.Time
 
 	// Waiting for the reply to a question sent through the session.
 	pending *voicePending
@@ -163,7 +173,8 @@ func (m *voiceMode) start() {
 	if !m.ptt.openPlayer() {
 		return
 	}
-	mic, err := m.deps.OpenMic(m.prefs.inputDevice())
+	device := m.prefs.inputDevice()
+	mic, err := newMuteableMic(func() (Mic, error) { return m.deps.OpenMic(device) }, m.muted)
 	if err != nil {
 		m.ptt.problem("Voice mode needs a microphone.", err, m.start)
 		return
@@ -188,11 +199,14 @@ func (m *voiceMode) start() {
 		BargeIn:      m.bargeIn,
 		SpeakErrors:  m.prefs.speakErrors(),
 		OnStatus:     func(s voice.Status) { m.do(func() { m.show(s) }) },
-		OnLevel:      func(db float64) { m.do(func() { m.level.SetValue(max(0, min(1, (db+60)/60))) }) },
+		OnLevel:      m.levelHeard,
 	})
 	loop.SetMuted(m.muted)
 	m.loop.Store(loop)
-	m.th, m.active = th, true
+	m.th, m.active, m.mic = th, true, mic
+	m.levelMu.Lock()
+	m.levelShown = 0
+	m.levelMu.Unlock()
 	m.host.voiceModeShown(true)
 	m.box.Show()
 	m.state.Text = "Starting…"
@@ -215,7 +229,7 @@ func (m *voiceMode) end() {
 // ended puts the composer back when the loop has stopped, and says why when it failed.
 func (m *voiceMode) ended(l *voice.Loop, err error) {
 	m.loop.CompareAndSwap(l, nil)
-	m.active, m.th, m.pending = false, nil, nil
+	m.active, m.th, m.pending, m.mic = false, nil, nil, nil
 	m.box.Hide()
 	m.host.voiceModeShown(false)
 	m.status.setVoice("")
@@ -231,13 +245,44 @@ func (m *voiceMode) ended(l *voice.Loop, err error) {
 	m.host.focusComposer()
 }
 
+// levelHeard moves the meter to a level the loop heard (on the loop's goroutine, for each
+// frame): at most meterRate times a second, and only when it moves visibly, since each move
+// redraws the window.
+func (m *voiceMode) levelHeard(db float64) {
+	v := max(0, min(1, (db+60)/60))
+	now := time.Now()
+	m.levelMu.Lock()
+	if now.Sub(m.levelAt) < time.Second/meterRate || math.Abs(v-m.levelShown) < 0.02 {
+		m.levelMu.Unlock()
+		return
+	}
+	m.levelShown, m.levelAt = v, now
+	m.levelMu.Unlock()
+	m.do(func() { m.level.SetValue(v) })
+}
+
 // toggleMute mutes or unmutes the microphone.
 func (m *voiceMode) toggleMute() {
 	m.muted = !m.muted
 	if l := m.loop.Load(); l != nil {
 		l.SetMuted(m.muted)
 	}
+	if mic := m.mic; mic != nil && m.active {
+		// Muted, the microphone is closed; unmuted, it opens again (which takes a moment).
+		muted := m.muted
+		go func() {
+			if err := mic.setMuted(muted); err != nil {
+				m.do(func() {
+					m.ptt.problem("The microphone could not be opened again.", err, m.toggleMute)
+					if !m.muted {
+						m.toggleMute()
+					}
+				})
+			}
+		}()
+	}
 	if m.muted {
+		m.level.SetValue(0)
 		m.mute.SetText("Unmute")
 		m.mute.SetIcon(theme.VolumeUpIcon())
 	} else {

@@ -81,6 +81,11 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
 			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
+			item("Mute the microphone in voice mode", scMute, func() {
+				if u.vmode != nil && u.vmode.active {
+					u.vmode.toggleMute()
+				}
+			}),
 			item("Stop speaking", nil, func() { u.ptt.stopSpeaking() }),
 		),
 		fyne.NewMenu("Help",

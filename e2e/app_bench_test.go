@@ -96,11 +96,11 @@ func stop(cmd *exec.Cmd) {
 	}
 }
 
-// launch starts bin on d and returns it with the time until its window titled title is shown.
-func launch(b *testing.B, d *testenv.Display, bin, title string, env []string) (*exec.Cmd, time.Duration) {
+// launch starts bin (with args) on d and returns it with the time until its window titled title is shown.
+func launch(b *testing.B, d *testenv.Display, bin, title string, env []string, args ...string) (*exec.Cmd, time.Duration) {
 	b.Helper()
 	home := b.TempDir()
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
 	start := time.Now()

@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"parley/audio"
+)
+
+// muteableMic is voice mode's microphone: muting closes the device, so that nothing captures
+// (no stream in the sound server, no light on the microphone, no work), and unmuting opens it
+// again. While muted, ReadFrame waits; a read under way when it is muted waits too.
+type muteableMic struct {
+	open func() (Mic, error)
+	op   sync.Mutex // one opening or closing at a time, to the state wanted last
+
+	mu     sync.Mutex
+	muted  bool          // the state wanted
+	cur    Mic           // nil while muted
+	wake   chan struct{} // closed when a microphone is there again, or on Close
+	closed bool
+}
+
+// newMuteableMic opens the microphone, unless muted.
+func newMuteableMic(open func() (Mic, error), muted bool) (*muteableMic, error) {
+	m := &muteableMic{open: open, muted: muted, wake: make(chan struct{})}
+	if !muted {
+		mic, err := open()
+		if err != nil {
+			return nil, err
+		}
+		m.cur = mic
+	}
+	return m, nil
+}
+
+// ReadFrame reads from the microphone, waiting while it is muted.
+func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
+	for {
+		m.mu.Lock()
+		cur, wake, closed := m.cur, m.wake, m.closed
+		m.mu.Unlock()
+		if closed {
+			return audio.ErrCaptureClosed
+		}
+		if cur == nil {
+			select {
+			case <-wake:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := cur.ReadFrame(ctx, frame)
+		if err != nil && errors.Is(err, audio.ErrCaptureClosed) {
+			m.mu.Lock()
+			swapped := m.cur != cur && !m.closed
+			m.mu.Unlock()
+			if swapped {
+				continue // muted while reading
+			}
+		}
+		return err
+	}
+}
+
+// setMuted closes the microphone (true) or opens it again (false). Opening takes a moment and
+// may fail (the microphone was unplugged meanwhile): call it off the window's goroutine. Calls
+// that overlap end in the state asked for last.
+func (m *muteableMic) setMuted(muted bool) error {
+	m.mu.Lock()
+	m.muted = muted
+	m.mu.Unlock()
+	m.op.Lock()
+	defer m.op.Unlock()
+	m.mu.Lock()
+	want, cur, closed := m.muted, m.cur, m.closed
+	if closed || want == (cur == nil) {
+		m.mu.Unlock()
+		return nil
+	}
+	if want {
+		m.cur = nil
+		m.mu.Unlock()
+		return cur.Close()
+	}
+	m.mu.Unlock()
+	mic, err := m.open()
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.muted {
+		mic.Close()
+		return nil
+	}
+	m.cur = mic
+	close(m.wake)
+	m.wake = make(chan struct{})
+	return nil
+}
+
+// Close closes the microphone for good.
+func (m *muteableMic) Close() error {
+	m.mu.Lock()
+	cur := m.cur
+	m.cur, m.closed = nil, true
+	close(m.wake)
+	m.wake = make(chan struct{})
+	m.mu.Unlock()
+	if cur != nil {
+		return cur.Close()
+	}
+	return nil
+}
