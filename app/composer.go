@@ -210,6 +210,7 @@ type composerEntry struct {
 	widget.Entry
 	c     *composer
 	shift bool
+	space spaceGuard
 	rows  rowCounter
 	width float32 // the width fit last counted rows for
 }
@@ -268,7 +269,17 @@ func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) {
 	if isShift(ev.Name) {
 		e.shift = true
 	}
+	e.space.keyDown(ev)
 	e.Entry.KeyDown(ev)
+}
+
+// TypedRune types r, but not the space of a Space pressed on a button that gave the message
+// box the keyboard (see spaceGuard).
+func (e *composerEntry) TypedRune(r rune) {
+	if e.space.stray(r) {
+		return
+	}
+	e.Entry.TypedRune(r)
 }
 
 // KeyUp tracks Shift.
@@ -276,12 +287,14 @@ func (e *composerEntry) KeyUp(ev *fyne.KeyEvent) {
 	if isShift(ev.Name) {
 		e.shift = false
 	}
+	e.space.keyUp(ev)
 	e.Entry.KeyUp(ev)
 }
 
-// FocusLost forgets Shift: its release may go to another widget.
+// FocusLost forgets Shift and Space: their release may go to another widget.
 func (e *composerEntry) FocusLost() {
 	e.shift = false
+	e.space.reset()
 	e.Entry.FocusLost()
 }
 

@@ -197,8 +197,11 @@ func (u *UI) showAbout() {
 	u.showInfo("About Parley", content, 460)
 }
 
-// confirm asks a question in a dialog whose default answer, the button named yes (dangerous
-// when danger), has the keyboard: Enter answers yes, Escape or Cancel no. done runs once.
+// confirm asks a question in a dialog: Enter answers with the button that has the keyboard,
+// Escape or Cancel no. The default is yes (the button named yes), except for what cannot be
+// undone (danger: a deletion, a file replaced), where Cancel has the keyboard and Tab reaches
+// yes, so that an Enter meant for something else, or held down, destroys nothing. done runs
+// once.
 func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 	keys := &dialogKeys{}
 	var d *dialog.CustomDialog
@@ -223,6 +226,11 @@ func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(text,
 		container.NewHBox(layout.NewSpacer(), no, ok)), u.win)
 	d.Resize(fyne.NewSize(460, 0))
+	if danger {
+		keys.submit = keys.cancel // Enter with nothing focused
+		u.showDialog(d, keys, no)
+		return
+	}
 	u.showDialog(d, keys, ok)
 }
 

@@ -2,11 +2,14 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -91,19 +94,14 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 	}
 	save := func(target string) {
 		if err := writeFileAtomic(target, write); err != nil {
-			fail("Not exported: " + phrase(err).text)
+			fail(exportFailure(err, target))
 			return
 		}
 		d.Hide()
 		u.status.flash("Exported to " + target + ".")
 	}
 	keys.submit = func() {
-		target := strings.TrimSpace(name.Text)
-		if strings.HasPrefix(target, "~"+string(filepath.Separator)) {
-			if home, err := os.UserHomeDir(); err == nil {
-				target = filepath.Join(home, target[2:])
-			}
-		}
+		target := exportTarget(name.Text, filepath.Dir(path))
 		switch {
 		case target == "":
 			fail("Enter a file name.")
@@ -129,16 +127,17 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 	keys.cancel = func() { d.Hide() }
 	choose := newButton(keys, "Choose folder…", theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
-			if err == nil && dir != nil {
+			if err == nil && dir != nil && u.topDialog() != nil {
 				name.SetText(filepath.Join(dir.Path(), filepath.Base(name.Text)))
 			}
-			u.win.Canvas().Focus(name)
 		}, u.win)
-		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(name.Text))); err == nil {
+		if l, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(exportTarget(name.Text, filepath.Dir(path))))); err == nil {
 			fd.SetLocation(l)
 		}
 		fd.Resize(fyne.NewSize(760, 520))
-		fd.Show()
+		// On the dialogs' stack, so that Escape closes the chooser (not the export under it)
+		// and Enter does not export behind it.
+		u.showDialog(fd, &dialogKeys{cancel: fd.Hide}, nil)
 	})
 	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
 	ok := newButton(keys, "Export", theme.DocumentSaveIcon(), keys.submit)
@@ -150,25 +149,88 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 	u.showDialog(d, keys, name)
 }
 
-// writeFileAtomic writes path through write, into a file beside it that then replaces it, so
-// that a failure never leaves half a file.
+// exportTarget is the file a person typed: "~" is their home folder, and a name or path
+// without a folder from the root is in folder (where the suggested file is).
+func exportTarget(typed, folder string) string {
+	target := strings.TrimSpace(typed)
+	if target == "" {
+		return ""
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		switch {
+		case target == "~":
+			target = home
+		case strings.HasPrefix(target, "~"+string(filepath.Separator)):
+			target = filepath.Join(home, target[2:])
+		}
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(folder, target)
+	}
+	return filepath.Clean(target)
+}
+
+// exportFailure says why an export could not be written, and what to do.
+func exportFailure(err error, target string) string {
+	dir := filepath.Dir(target)
+	switch {
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		return "Not exported: Parley may not write in " + dir + ". Choose another folder."
+	case errors.Is(err, syscall.ENOSPC):
+		return "Not exported: the disk holding " + dir + " is full. Free some space, or choose another folder."
+	}
+	return "Not exported to " + target + ": " + phrase(err).text
+}
+
+// writeFileAtomic writes path through write. A new file is created as files are (its mode from
+// the umask); a file that exists is written beside and then put in its place, keeping its
+// mode, so that a failure never leaves half of it. A link is followed: the file it points to
+// is replaced.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return err
+		}
+		if err := writeAndSync(f, write); err != nil {
+			os.Remove(path)
+			return err
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	defer os.Remove(tmp.Name()) // after a rename, there is nothing there to remove
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := writeAndSync(tmp, write); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writeAndSync writes f through write, flushes it to the disk and closes it.
+func writeAndSync(f *os.File, write func(io.Writer) error) error {
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // fileNameFor makes a file name from a title: letters, digits and dashes.

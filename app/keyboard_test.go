@@ -96,32 +96,32 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 
 	h.u.showSettings()
 	wantOrder(t, c, "the settings", "field Who the assistant is, e.g. “a patient maths tutor”",
-		"check Set", "check Set", "field service default", "choice the default voice", "Button (icon)",
+		"check Set", "check Set", "field service default", "choice the default voice", "button (icon)",
 		"button Cancel", "button Save", "select", "button Save as preset…")
 	c.Focus(h.u.lastSettings.tempOn)
 	test.Tap(h.u.lastSettings.tempOn) // a temperature is set: its slider follows its check
 	wantOrder(t, c, "the settings with a temperature", "check Set", "slider", "check Set",
-		"field service default", "choice the default voice", "Button (icon)", "button Cancel", "button Save",
+		"field service default", "choice the default voice", "button (icon)", "button Cancel", "button Save",
 		"select", "button Save as preset…", "field Who the assistant is, e.g. “a patient maths tutor”")
 	h.u.closeDialog()
 
 	h.u.showPreferences()
 	wantOrder(t, c, "the preferences", "select", "button Test", "slider", "select", "slider",
-		"check Speak replies aloud", "choice the service's default", "Button (icon)",
+		"check Speak replies aloud", "choice the service's default", "button (icon)",
 		"check Speaking over a reply interrupts it (barge-in)",
 		"check End a question sooner when it sounds complete, later after \"and\"",
 		"check Say aloud when something goes wrong", "select", "button Cancel", "button Save")
 	h.u.closeDialog()
 
 	h.u.showAccount()
-	wantOrder(t, c, "the account", "field API key (kept in the system keyring, never shown)", "Button (icon)",
+	wantOrder(t, c, "the account", "field API key (kept in the system keyring, never shown)", "button (icon)",
 		"button Test connection", "button Cancel", "button Connect", "field https://api.example.com")
 	h.u.closeDialog()
 
 	h.typeAndSend("Plan a trip")
 	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
 	h.u.confirmDelete(h.u.currentEntry())
-	wantOrder(t, c, "the delete confirmation", "button Delete", "button Cancel")
+	wantOrder(t, c, "the delete confirmation", "button Cancel", "button Delete")
 	h.u.closeDialog()
 	h.u.export(exportJSON)
 	wantOrder(t, c, "the export", "field", "button Choose folder…", "button Cancel", "button Export")
@@ -356,6 +356,12 @@ func TestKeyboard_ConversationList(t *testing.T) {
 	if h.u.topDialog() == nil || !strings.Contains(test.RenderToMarkup(c), "Delete “Trip ") {
 		t.Fatal("Delete did not ask to delete")
 	}
+	enter(c) // Cancel has the keyboard: nothing is deleted
+	if _, d, _ := svc.Recorded(); len(d) != 0 || h.u.topDialog() != nil {
+		t.Fatalf("Enter on the question deleted %v", d)
+	}
+	key(c, fyne.KeyDelete)
+	c.FocusNext() // Tab to Delete
 	enter(c)
 	h.waitFor(func() bool { _, d, _ := svc.Recorded(); return len(d) == 1 })
 	if _, d, _ := svc.Recorded(); d[0] != l.s.items[0].ID.String() && d[0] == want.String() {
@@ -607,15 +613,24 @@ func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
 	}
 	os.WriteFile(path, []byte("keep me"), 0o644)
 
-	// An existing file: Escape on the question keeps it; Enter replaces it.
+	// An existing file: Escape on the question keeps it, and so does Enter (Cancel has the
+	// keyboard); Tab to Replace and Enter replaces it.
 	h.u.export(exportMarkdown)
 	enter(c)
 	if !strings.Contains(test.RenderToMarkup(c), "Replace the file?") {
 		t.Fatal("an existing file is not asked about")
 	}
 	esc(c)
+	enter(c) // the export again
+	enter(c) // the question, on Cancel
 	if b, _ := os.ReadFile(path); string(b) != "keep me" {
-		t.Errorf("the file was replaced after Escape: %q", b)
+		t.Errorf("the file was replaced after Escape or Enter: %q", b)
+	}
+	enter(c) // the export again
+	c.FocusNext()
+	enter(c)
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "Plan a trip") {
+		t.Errorf("Replace did not replace: %q", b)
 	}
 	for h.u.closeDialog != nil {
 		h.u.closeDialog()
@@ -631,7 +646,25 @@ func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
 			t.Errorf("%s: no message in the dialog", bad)
 		}
 	}
+	// A bare name goes beside the suggested file, not where the app was started.
+	f.SetText("notes.json")
+	enter(c)
+	if _, err := os.Stat(filepath.Join(home, "notes.json")); err != nil {
+		t.Errorf("a bare name: %v", err)
+	}
 	if m, _ := filepath.Glob(filepath.Join(home, ".*")); len(m) != 0 {
 		t.Errorf("left behind: %v", m)
+	}
+}
+
+func TestExportTarget(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	for typed, want := range map[string]string{
+		"notes.md": "/docs/notes.md", "sub/notes.md": "/docs/sub/notes.md", "/tmp/x.md": "/tmp/x.md",
+		"~": home, "~/x.md": filepath.Join(home, "x.md"), "  /a/../b.md ": "/b.md", "": "",
+	} {
+		if got := exportTarget(typed, "/docs"); got != want {
+			t.Errorf("exportTarget(%q) = %q, want %q", typed, got, want)
+		}
 	}
 }

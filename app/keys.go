@@ -51,6 +51,7 @@ type field struct {
 	widget.Entry
 	keys   *dialogKeys
 	shift  bool
+	space  spaceGuard
 	places placeholders
 }
 
@@ -68,8 +69,8 @@ func newField(keys *dialogKeys, multiLine bool) *field {
 func newPasswordField(keys *dialogKeys) *field {
 	f := newField(keys, false)
 	f.Password = true
-	var reveal *widget.Button
-	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+	var reveal *button
+	reveal = newButton(keys, "", theme.VisibilityOffIcon(), func() {
 		f.Password = !f.Password
 		if f.Password {
 			reveal.SetIcon(theme.VisibilityOffIcon())
@@ -99,26 +100,38 @@ func (f *field) Resize(size fyne.Size) {
 	f.places.apply(&f.Entry, size.Width)
 }
 
-// KeyDown tracks Shift, for Shift+Enter.
+// KeyDown tracks Shift, for Shift+Enter, and Space.
 func (f *field) KeyDown(ev *fyne.KeyEvent) {
 	if isShift(ev.Name) {
 		f.shift = true
 	}
+	f.space.keyDown(ev)
 	f.Entry.KeyDown(ev)
 }
 
-// KeyUp tracks Shift.
+// KeyUp tracks Shift and Space.
 func (f *field) KeyUp(ev *fyne.KeyEvent) {
 	if isShift(ev.Name) {
 		f.shift = false
 	}
+	f.space.keyUp(ev)
 	f.Entry.KeyUp(ev)
 }
 
-// FocusLost forgets Shift: its release may go to another widget.
+// FocusLost forgets Shift and Space: their release may go to another widget.
 func (f *field) FocusLost() {
 	f.shift = false
+	f.space.reset()
 	f.Entry.FocusLost()
+}
+
+// TypedRune types r, but not the space of a Space pressed on a button that gave this field
+// the keyboard.
+func (f *field) TypedRune(r rune) {
+	if f.space.stray(r) {
+		return
+	}
+	f.Entry.TypedRune(r)
 }
 
 // TypedKey submits on Enter (Shift+Enter adds a line to a multi-line field) and cancels on
@@ -150,6 +163,36 @@ func (f *field) TypedShortcut(s fyne.Shortcut) {
 		}
 	}
 	f.Entry.TypedShortcut(s)
+}
+
+// spaceGuard tells a space typed in a field from the one a Space key types after it pressed a
+// button that moved the keyboard to the field: the driver sends the key to the button, then
+// the character to whatever has the keyboard by then. A field sees Space go down before its
+// own spaces.
+type spaceGuard struct{ down bool }
+
+func (g *spaceGuard) keyDown(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeySpace {
+		g.down = true
+	}
+}
+
+func (g *spaceGuard) keyUp(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeySpace {
+		g.down = false
+	}
+}
+
+func (g *spaceGuard) reset() { g.down = false }
+
+// stray reports whether r is a space whose key went down elsewhere. Only a desktop driver
+// reports keys going down; elsewhere (mobile, tests) every space is kept.
+func (g *spaceGuard) stray(r rune) bool {
+	if r != ' ' || g.down {
+		return false
+	}
+	_, desk := fyne.CurrentApp().Driver().(desktop.Driver)
+	return desk
 }
 
 // isShift reports whether name is a Shift key.
@@ -260,7 +303,32 @@ func newChoiceField(keys *dialogKeys) *choiceField {
 	c := &choiceField{keys: keys}
 	c.ExtendBaseWidget(c)
 	c.Wrapping = fyne.TextWrap(fyne.TextTruncateClip) // as widget.NewSelectEntry has it
+	c.SetOptions(nil)
 	return c
+}
+
+// SetOptions sets the suggestions; the button that lists them is a dialog button (Escape
+// cancels there too).
+func (c *choiceField) SetOptions(options []string) {
+	c.SelectEntry.SetOptions(options)
+	if b, ok := c.ActionItem.(*widget.Button); ok {
+		nb := newButton(c.keys, "", b.Icon, b.OnTapped)
+		nb.Importance = widget.LowImportance
+		c.ActionItem = nb
+		c.Refresh()
+	}
+}
+
+// TypedShortcut submits the dialog on Ctrl+Enter.
+func (c *choiceField) TypedShortcut(s fyne.Shortcut) {
+	if cs, ok := s.(*desktop.CustomShortcut); ok && (cs.KeyName == fyne.KeyReturn || cs.KeyName == fyne.KeyEnter) &&
+		cs.Modifier&fyne.KeyModifierShortcutDefault != 0 {
+		if c.keys != nil && c.keys.submit != nil {
+			c.keys.submit()
+		}
+		return
+	}
+	c.SelectEntry.TypedShortcut(s)
 }
 
 func (c *choiceField) AcceptsTab() bool { return false }

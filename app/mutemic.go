@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"parley/audio"
@@ -53,25 +52,38 @@ func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
 			}
 		}
 		err := cur.ReadFrame(ctx, frame)
-		if err != nil && errors.Is(err, audio.ErrCaptureClosed) {
+		if err != nil && ctx.Err() == nil {
+			// A microphone closed by muting may fail its read in more than one way (closed,
+			// or stopped): any failure of one that is no longer the one in use is the mute.
 			m.mu.Lock()
 			swapped := m.cur != cur && !m.closed
 			m.mu.Unlock()
 			if swapped {
-				continue // muted while reading
+				continue
 			}
 		}
 		return err
 	}
 }
 
-// setMuted closes the microphone (true) or opens it again (false). Opening takes a moment and
-// may fail (the microphone was unplugged meanwhile): call it off the window's goroutine. Calls
-// that overlap end in the state asked for last.
+// setMuted asks for the microphone closed (true) or open (false), and makes it so.
 func (m *muteableMic) setMuted(muted bool) error {
+	m.want(muted)
+	return m.apply()
+}
+
+// want records the state asked for; call it in the order the person asks (on the window's
+// goroutine), and apply after it.
+func (m *muteableMic) want(muted bool) {
 	m.mu.Lock()
 	m.muted = muted
 	m.mu.Unlock()
+}
+
+// apply closes the microphone or opens it again, to the state wanted last. Opening takes a
+// moment and may fail (the microphone was unplugged meanwhile): call it off the window's
+// goroutine. Calls that overlap end in the state wanted last.
+func (m *muteableMic) apply() error {
 	m.op.Lock()
 	defer m.op.Unlock()
 	m.mu.Lock()

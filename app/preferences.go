@@ -204,6 +204,9 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 			case <-ctx.Done():
 				return
 			case l := <-levels:
+				if ctx.Err() != nil {
+					return // the test ended: its last message stays
+				}
 				// The meter moves at most meterRate times a second: more is not seen, and
 				// each change redraws the dialog.
 				if time.Since(last) < time.Second/meterRate {
@@ -219,8 +222,10 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 	go func() {
 		// Through silence: a muted microphone may be unmuted during the test.
 		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV, ThroughSilence: true})
+		ended := ctx.Err() != nil
+		cancel() // no reading after this one's message
 		u.do(func() {
-			if err != nil && ctx.Err() == nil {
+			if err != nil && !ended {
 				level(0, phrase(err).text)
 			}
 			done()

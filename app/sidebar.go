@@ -27,6 +27,7 @@ type sidebar struct {
 	now       func() time.Time
 	do        func(func())
 	times     *time.Timer // refreshes the rows' times when the soonest of them changes
+	stopped   bool        // the sidebar is no longer shown: its timer is not set again
 	search    *searchField
 	list      *conversationList
 	items     []conversation.Entry // what the list shows: the search's result
@@ -124,11 +125,14 @@ func (s *sidebar) scheduleTimes() {
 			next = c
 		}
 	}
-	if next.IsZero() {
+	if next.IsZero() || s.stopped {
 		return
 	}
 	s.times = time.AfterFunc(next.Sub(now), func() {
 		s.do(func() {
+			if s.stopped {
+				return
+			}
 			s.list.Refresh() // the rows set only the times that changed
 			s.scheduleTimes()
 		})
@@ -137,6 +141,7 @@ func (s *sidebar) scheduleTimes() {
 
 // stop ends the timer of the rows' times.
 func (s *sidebar) stop() {
+	s.stopped = true
 	if s.times != nil {
 		s.times.Stop()
 	}
@@ -173,7 +178,20 @@ func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 // goes back to the message box.
 type searchField struct {
 	widget.Entry
-	s *sidebar
+	s     *sidebar
+	space spaceGuard
+}
+
+func (f *searchField) KeyDown(ev *fyne.KeyEvent) { f.space.keyDown(ev); f.Entry.KeyDown(ev) }
+func (f *searchField) KeyUp(ev *fyne.KeyEvent)   { f.space.keyUp(ev); f.Entry.KeyUp(ev) }
+func (f *searchField) FocusLost()                { f.space.reset(); f.Entry.FocusLost() }
+
+// TypedRune types r, but not a space whose key went down elsewhere (see spaceGuard).
+func (f *searchField) TypedRune(r rune) {
+	if f.space.stray(r) {
+		return
+	}
+	f.Entry.TypedRune(r)
 }
 
 func newSearchField(s *sidebar) *searchField {

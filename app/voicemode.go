@@ -258,7 +258,11 @@ func (m *voiceMode) levelHeard(db float64) {
 	}
 	m.levelShown, m.levelAt = v, now
 	m.levelMu.Unlock()
-	m.do(func() { m.level.SetValue(v) })
+	m.do(func() {
+		if !m.muted {
+			m.level.SetValue(v)
+		}
+	})
 }
 
 // toggleMute mutes or unmutes the microphone.
@@ -268,10 +272,11 @@ func (m *voiceMode) toggleMute() {
 		l.SetMuted(m.muted)
 	}
 	if mic := m.mic; mic != nil && m.active {
-		// Muted, the microphone is closed; unmuted, it opens again (which takes a moment).
-		muted := m.muted
+		// Muted, the microphone is closed; unmuted, it opens again (which takes a moment). The
+		// state is recorded here, in the order asked; the device follows on a goroutine.
+		mic.want(m.muted)
 		go func() {
-			if err := mic.setMuted(muted); err != nil {
+			if err := mic.apply(); err != nil {
 				m.do(func() {
 					m.ptt.problem("The microphone could not be opened again.", err, m.toggleMute)
 					if !m.muted {
@@ -282,6 +287,9 @@ func (m *voiceMode) toggleMute() {
 		}()
 	}
 	if m.muted {
+		m.levelMu.Lock()
+		m.levelShown = 0
+		m.levelMu.Unlock()
 		m.level.SetValue(0)
 		m.mute.SetText("Unmute")
 		m.mute.SetIcon(theme.VolumeUpIcon())

@@ -104,7 +104,8 @@ func numberArgFlagError(g *globals, what string, allowZero bool) func(*cobra.Com
 // parsePoints parses a count of points from the command line: a whole number, "_" allowed
 // between digits (1_000), 0 only if allowZero. what names the value in the error.
 func parsePoints(s, what string, allowZero bool) (int64, error) {
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+	// 1_000 and 1,000 (as Parley prints points) read as 1000.
+	n, err := strconv.ParseInt(strings.NewReplacer("_", "", ",", "").Replace(s), 10, 64)
 	switch {
 	case allowZero && (err != nil || n < 0):
 		return 0, usageErrorf("%s must be a whole number, 0 or more, not %q", what, s)

@@ -74,3 +74,14 @@ func isolatedGlobals(t testing.TB, stdin io.Reader, stdout, stderr io.Writer) *g
 	}
 	return s.globals(stdin, stdout, stderr)
 }
+
+func TestParsePoints_AsPrinted(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "1_000": 1000, "1,000": 1000, "1,000,000": 1000000} {
+		if n, err := parsePoints(in, "points", false); err != nil || n != want {
+			t.Errorf("parsePoints(%q) = %d, %v; want %d", in, n, err, want)
+		}
+	}
+	if _, err := parsePoints("1.5", "points", false); err == nil {
+		t.Error("1.5 was taken")
+	}
+}

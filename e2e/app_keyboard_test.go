@@ -128,7 +128,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	// The list with the arrows: Down to the other one, Delete, Enter.
 	d.Key(t, "ctrl+f", "Escape", "ctrl+f", "Down", "Down", "Delete")
 	d.WaitForText(t, "Delete conversation", 10*time.Second)
-	d.Key(t, "Return")
+	d.Key(t, "Tab", "Return") // Cancel has the keyboard; Tab to Delete
 	waitUntil(t, 30*time.Second, "the deletion", func() bool { return len(listConversations(t, env)) == 1 })
 	if left := listConversations(t, env); left[0] != first {
 		t.Fatalf("deleted the wrong conversation: %v left", left)

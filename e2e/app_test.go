@@ -93,12 +93,13 @@ func TestApp_TypeSendAndSettings(t *testing.T) {
 	d.WaitForText(t, "a ships navigator", 10*time.Second)
 	d.Screenshot(t, filepath.Join(shots, "settings.png"))
 	d.Key(t, "ctrl+Return")
+	// The status bar says so for 8 s: read it first, then ask the service.
+	d.WaitForText(t, "Saved: persona", 20*time.Second)
 	waitUntil(t, 30*time.Second, "the persona to be saved", func() bool {
 		h := history(t, env, id)
 		p, _ := h.Config["persona"].(string)
 		return p == "a ships navigator"
 	})
-	d.WaitForText(t, "Saved: persona", 20*time.Second)
 }
 
 // TestApp_FirstRunWelcome opens the app with nothing configured: the welcome screen offers the

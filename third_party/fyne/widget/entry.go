@@ -851,6 +851,9 @@ func (e *Entry) TypedRune(r rune) {
 	if e.Disabled() {
 		return
 	}
+	if e.cursorAnim != nil {
+		e.cursorAnim.interrupt() // Parley: typing keeps the cursor on, and wakes a resting one
+	}
 
 	e.syncSelectable()
 	if e.popUp != nil {
@@ -888,6 +891,9 @@ func (e *Entry) TypedRune(r rune) {
 
 // TypedShortcut implements the Shortcutable interface
 func (e *Entry) TypedShortcut(shortcut fyne.Shortcut) {
+	if e.cursorAnim != nil {
+		e.cursorAnim.interrupt() // Parley: as for a key (paste, a word left or right)
+	}
 	e.shortcut.TypedShortcut(shortcut)
 }
 
