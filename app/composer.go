@@ -209,8 +209,7 @@ func (l *levelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 type composerEntry struct {
 	widget.Entry
 	c     *composer
-	shift bool
-	space spaceGuard
+	held  heldKeys
 	rows  rowCounter
 	width float32 // the width fit last counted rows for
 }
@@ -264,45 +263,24 @@ type textClipboard string
 func (t textClipboard) Content() string   { return string(t) }
 func (t textClipboard) SetContent(string) {}
 
-// KeyDown tracks Shift, so that Shift+Enter can add a line.
-func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) {
-	if isShift(ev.Name) {
-		e.shift = true
-	}
-	e.space.keyDown(ev)
-	e.Entry.KeyDown(ev)
-}
+// KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space (see heldKeys).
+func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) { e.held.down(ev); e.Entry.KeyDown(ev) }
+func (e *composerEntry) KeyUp(ev *fyne.KeyEvent)   { e.held.up(ev); e.Entry.KeyUp(ev) }
+func (e *composerEntry) FocusLost()                { e.held.reset(); e.Entry.FocusLost() }
 
 // TypedRune types r, but not the space of a Space pressed on a button that gave the message
-// box the keyboard (see spaceGuard).
+// box the keyboard.
 func (e *composerEntry) TypedRune(r rune) {
-	if e.space.stray(r) {
-		return
+	if !e.held.stray(r) {
+		e.Entry.TypedRune(r)
 	}
-	e.Entry.TypedRune(r)
-}
-
-// KeyUp tracks Shift.
-func (e *composerEntry) KeyUp(ev *fyne.KeyEvent) {
-	if isShift(ev.Name) {
-		e.shift = false
-	}
-	e.space.keyUp(ev)
-	e.Entry.KeyUp(ev)
-}
-
-// FocusLost forgets Shift and Space: their release may go to another widget.
-func (e *composerEntry) FocusLost() {
-	e.shift = false
-	e.space.reset()
-	e.Entry.FocusLost()
 }
 
 // TypedKey sends on Enter and passes Escape to the window.
 func (e *composerEntry) TypedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if !e.shift {
+		if !e.held.shift {
 			e.c.submit()
 			return
 		}

@@ -239,14 +239,8 @@ func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 // which stays open to correct the name; Escape or Cancel closes it.
 func (u *UI) askName(title, yes, initial string, apply func(name string) error) {
 	keys := &dialogKeys{}
-	name := newField(keys, false)
+	name, problem := textAndProblem(keys, initial)
 	name.SetPlaceHolder("Name")
-	name.SetText(initial)
-	name.CursorColumn = len([]rune(initial))
-	problem := widget.NewLabel("")
-	problem.Wrapping = fyne.TextWrapWord
-	problem.Importance = widget.DangerImportance
-	problem.Hide()
 	var d *dialog.CustomDialog
 	keys.submit = func() {
 		if err := apply(name.Text); err != nil {
@@ -280,4 +274,17 @@ func (u *UI) showInfo(title string, content fyne.CanvasObject, width float32) {
 		d.Resize(fyne.NewSize(width, 0))
 	}
 	u.showDialog(d, keys, closeBtn)
+}
+
+// textAndProblem is a dialog's one-line field holding text, the cursor at its end, and the
+// hidden line under it that says what is wrong with it.
+func textAndProblem(keys *dialogKeys, text string) (*field, *widget.Label) {
+	f := newField(keys, false)
+	f.SetText(text)
+	f.CursorColumn = len([]rune(text))
+	problem := widget.NewLabel("")
+	problem.Wrapping = fyne.TextWrapWord
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	return f, problem
 }

@@ -80,13 +80,7 @@ func isDir(path string) bool {
 // that exists is replaced only when the person says so.
 func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 	keys := &dialogKeys{}
-	name := newField(keys, false)
-	name.SetText(path)
-	name.CursorColumn = len([]rune(path))
-	problem := widget.NewLabel("")
-	problem.Wrapping = fyne.TextWrapWord
-	problem.Importance = widget.DangerImportance
-	problem.Hide()
+	name, problem := textAndProblem(keys, path)
 	var d *dialog.CustomDialog
 	fail := func(msg string) {
 		problem.SetText(msg)

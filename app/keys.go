@@ -50,8 +50,7 @@ func (k *dialogKeys) key(ev *fyne.KeyEvent) bool {
 type field struct {
 	widget.Entry
 	keys   *dialogKeys
-	shift  bool
-	space  spaceGuard
+	held   heldKeys
 	places placeholders
 }
 
@@ -100,44 +99,23 @@ func (f *field) Resize(size fyne.Size) {
 	f.places.apply(&f.Entry, size.Width)
 }
 
-// KeyDown tracks Shift, for Shift+Enter, and Space.
-func (f *field) KeyDown(ev *fyne.KeyEvent) {
-	if isShift(ev.Name) {
-		f.shift = true
-	}
-	f.space.keyDown(ev)
-	f.Entry.KeyDown(ev)
-}
-
-// KeyUp tracks Shift and Space.
-func (f *field) KeyUp(ev *fyne.KeyEvent) {
-	if isShift(ev.Name) {
-		f.shift = false
-	}
-	f.space.keyUp(ev)
-	f.Entry.KeyUp(ev)
-}
-
-// FocusLost forgets Shift and Space: their release may go to another widget.
-func (f *field) FocusLost() {
-	f.shift = false
-	f.space.reset()
-	f.Entry.FocusLost()
-}
+// KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space (see heldKeys).
+func (f *field) KeyDown(ev *fyne.KeyEvent) { f.held.down(ev); f.Entry.KeyDown(ev) }
+func (f *field) KeyUp(ev *fyne.KeyEvent)   { f.held.up(ev); f.Entry.KeyUp(ev) }
+func (f *field) FocusLost()                { f.held.reset(); f.Entry.FocusLost() }
 
 // TypedRune types r, but not the space of a Space pressed on a button that gave this field
 // the keyboard.
 func (f *field) TypedRune(r rune) {
-	if f.space.stray(r) {
-		return
+	if !f.held.stray(r) {
+		f.Entry.TypedRune(r)
 	}
-	f.Entry.TypedRune(r)
 }
 
 // TypedKey submits on Enter (Shift+Enter adds a line to a multi-line field) and cancels on
 // Escape.
 func (f *field) TypedKey(ev *fyne.KeyEvent) {
-	if (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && f.MultiLine && f.shift {
+	if (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && f.MultiLine && f.held.shift {
 		f.Entry.TypedKey(ev)
 		return
 	}
@@ -165,30 +143,32 @@ func (f *field) TypedShortcut(s fyne.Shortcut) {
 	f.Entry.TypedShortcut(s)
 }
 
-// spaceGuard tells a space typed in a field from the one a Space key types after it pressed a
-// button that moved the keyboard to the field: the driver sends the key to the button, then
-// the character to whatever has the keyboard by then. A field sees Space go down before its
+// heldKeys is what a text field knows of the keys held down: Shift (for Shift+Enter), and
+// Space, to tell a space typed in the field from the one a Space key types after it pressed a
+// button that moved the keyboard to the field (the driver sends the key to the button, then
+// the character to whatever has the keyboard by then). A field sees Space go down before its
 // own spaces.
-type spaceGuard struct{ down bool }
+type heldKeys struct{ shift, space bool }
 
-func (g *spaceGuard) keyDown(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeySpace {
-		g.down = true
+func (h *heldKeys) down(ev *fyne.KeyEvent) { h.set(ev, true) }
+func (h *heldKeys) up(ev *fyne.KeyEvent)   { h.set(ev, false) }
+
+func (h *heldKeys) set(ev *fyne.KeyEvent, held bool) {
+	switch {
+	case isShift(ev.Name):
+		h.shift = held
+	case ev.Name == fyne.KeySpace:
+		h.space = held
 	}
 }
 
-func (g *spaceGuard) keyUp(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeySpace {
-		g.down = false
-	}
-}
-
-func (g *spaceGuard) reset() { g.down = false }
+// reset forgets the keys: their release may go to another widget.
+func (h *heldKeys) reset() { *h = heldKeys{} }
 
 // stray reports whether r is a space whose key went down elsewhere. Only a desktop driver
 // reports keys going down; elsewhere (mobile, tests) every space is kept.
-func (g *spaceGuard) stray(r rune) bool {
-	if r != ' ' || g.down {
+func (h *heldKeys) stray(r rune) bool {
+	if r != ' ' || h.space {
 		return false
 	}
 	_, desk := fyne.CurrentApp().Driver().(desktop.Driver)

@@ -178,20 +178,19 @@ func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 // goes back to the message box.
 type searchField struct {
 	widget.Entry
-	s     *sidebar
-	space spaceGuard
+	s    *sidebar
+	held heldKeys
 }
 
-func (f *searchField) KeyDown(ev *fyne.KeyEvent) { f.space.keyDown(ev); f.Entry.KeyDown(ev) }
-func (f *searchField) KeyUp(ev *fyne.KeyEvent)   { f.space.keyUp(ev); f.Entry.KeyUp(ev) }
-func (f *searchField) FocusLost()                { f.space.reset(); f.Entry.FocusLost() }
+func (f *searchField) KeyDown(ev *fyne.KeyEvent) { f.held.down(ev); f.Entry.KeyDown(ev) }
+func (f *searchField) KeyUp(ev *fyne.KeyEvent)   { f.held.up(ev); f.Entry.KeyUp(ev) }
+func (f *searchField) FocusLost()                { f.held.reset(); f.Entry.FocusLost() }
 
-// TypedRune types r, but not a space whose key went down elsewhere (see spaceGuard).
+// TypedRune types r, but not a space whose key went down elsewhere (see heldKeys).
 func (f *searchField) TypedRune(r rune) {
-	if f.space.stray(r) {
-		return
+	if !f.held.stray(r) {
+		f.Entry.TypedRune(r)
 	}
-	f.Entry.TypedRune(r)
 }
 
 func newSearchField(s *sidebar) *searchField {
