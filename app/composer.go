@@ -207,9 +207,8 @@ func (l *levelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // composerEntry is the multi-line entry: Enter sends and Shift+Enter adds a line; Escape
 // stops a recording or speech; Tab moves on (Ctrl+Tab types a tab).
 type composerEntry struct {
-	widget.Entry
+	textEntry
 	c     *composer
-	held  heldKeys
 	rows  rowCounter
 	width float32 // the width fit last counted rows for
 }
@@ -262,19 +261,6 @@ type textClipboard string
 
 func (t textClipboard) Content() string   { return string(t) }
 func (t textClipboard) SetContent(string) {}
-
-// KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space (see heldKeys).
-func (e *composerEntry) KeyDown(ev *fyne.KeyEvent) { e.held.down(ev); e.Entry.KeyDown(ev) }
-func (e *composerEntry) KeyUp(ev *fyne.KeyEvent)   { e.held.up(ev); e.Entry.KeyUp(ev) }
-func (e *composerEntry) FocusLost()                { e.held.reset(); e.Entry.FocusLost() }
-
-// TypedRune types r, but not the space of a Space pressed on a button that gave the message
-// box the keyboard.
-func (e *composerEntry) TypedRune(r rune) {
-	if !e.held.stray(r) {
-		e.Entry.TypedRune(r)
-	}
-}
 
 // TypedKey sends on Enter and passes Escape to the window.
 func (e *composerEntry) TypedKey(ev *fyne.KeyEvent) {

@@ -48,9 +48,8 @@ func (k *dialogKeys) key(ev *fyne.KeyEvent) bool {
 // Shift+Enter starts a new line, as in the message box. Escape cancels; Ctrl+Enter submits
 // either way.
 type field struct {
-	widget.Entry
+	textEntry
 	keys   *dialogKeys
-	held   heldKeys
 	places placeholders
 }
 
@@ -99,19 +98,6 @@ func (f *field) Resize(size fyne.Size) {
 	f.places.apply(&f.Entry, size.Width)
 }
 
-// KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space (see heldKeys).
-func (f *field) KeyDown(ev *fyne.KeyEvent) { f.held.down(ev); f.Entry.KeyDown(ev) }
-func (f *field) KeyUp(ev *fyne.KeyEvent)   { f.held.up(ev); f.Entry.KeyUp(ev) }
-func (f *field) FocusLost()                { f.held.reset(); f.Entry.FocusLost() }
-
-// TypedRune types r, but not the space of a Space pressed on a button that gave this field
-// the keyboard.
-func (f *field) TypedRune(r rune) {
-	if !f.held.stray(r) {
-		f.Entry.TypedRune(r)
-	}
-}
-
 // TypedKey submits on Enter (Shift+Enter adds a line to a multi-line field) and cancels on
 // Escape.
 func (f *field) TypedKey(ev *fyne.KeyEvent) {
@@ -141,6 +127,26 @@ func (f *field) TypedShortcut(s fyne.Shortcut) {
 		}
 	}
 	f.Entry.TypedShortcut(s)
+}
+
+// textEntry is an Entry that knows the keys held down (heldKeys), the base of Parley's text
+// fields: the message box, the search and the dialogs' fields.
+type textEntry struct {
+	widget.Entry
+	held heldKeys
+}
+
+// KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space.
+func (e *textEntry) KeyDown(ev *fyne.KeyEvent) { e.held.down(ev); e.Entry.KeyDown(ev) }
+func (e *textEntry) KeyUp(ev *fyne.KeyEvent)   { e.held.up(ev); e.Entry.KeyUp(ev) }
+func (e *textEntry) FocusLost()                { e.held.reset(); e.Entry.FocusLost() }
+
+// TypedRune types r, but not the space of a Space pressed on a button that gave this field
+// the keyboard.
+func (e *textEntry) TypedRune(r rune) {
+	if !e.held.stray(r) {
+		e.Entry.TypedRune(r)
+	}
 }
 
 // heldKeys is what a text field knows of the keys held down: Shift (for Shift+Enter), and

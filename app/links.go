@@ -124,7 +124,7 @@ func (u *UI) watchSelectionKeys() {
 			return
 		}
 		u.focusComposer()
-		u.composer.entry.TypedRune(r)
+		u.composer.entry.Entry.TypedRune(r) // its key went down with no widget focused: a real character
 	})
 }
 

@@ -177,20 +177,8 @@ func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 // searchField is the search box: Down goes to the conversations found, Escape empties it and
 // goes back to the message box.
 type searchField struct {
-	widget.Entry
-	s    *sidebar
-	held heldKeys
-}
-
-func (f *searchField) KeyDown(ev *fyne.KeyEvent) { f.held.down(ev); f.Entry.KeyDown(ev) }
-func (f *searchField) KeyUp(ev *fyne.KeyEvent)   { f.held.up(ev); f.Entry.KeyUp(ev) }
-func (f *searchField) FocusLost()                { f.held.reset(); f.Entry.FocusLost() }
-
-// TypedRune types r, but not a space whose key went down elsewhere (see heldKeys).
-func (f *searchField) TypedRune(r rune) {
-	if !f.held.stray(r) {
-		f.Entry.TypedRune(r)
-	}
+	textEntry
+	s *sidebar
 }
 
 func newSearchField(s *sidebar) *searchField {
