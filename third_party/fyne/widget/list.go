@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/internal/async"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/widget"
 	"fyne.io/fyne/v2/theme"
@@ -454,6 +453,10 @@ type listRenderer struct {
 	list     *List
 	scroller *widget.Scroll
 	layout   *fyne.Container
+	// Parley: template is the item measured for the list's minimum size, made once: a new one at
+	// every refresh was a whole item built (and its renderers cached for a minute) to be measured
+	// and dropped. A refresh refreshes it, for a new theme.
+	template fyne.CanvasObject
 }
 
 func newListRenderer(objects []fyne.CanvasObject, l *List, scroller *widget.Scroll, layout *fyne.Container) *listRenderer {
@@ -472,8 +475,12 @@ func (l *listRenderer) MinSize() fyne.Size {
 
 func (l *listRenderer) Refresh() {
 	if f := l.list.CreateItem; f != nil {
-		item := createItemAndApplyThemeScope(f, l.list)
-		l.list.itemMin = item.MinSize()
+		if l.template == nil {
+			l.template = createItemAndApplyThemeScope(f, l.list)
+		} else {
+			l.template.Refresh()
+		}
+		l.list.itemMin = l.template.MinSize()
 	}
 	l.Layout(l.list.Size())
 	l.scroller.Refresh()
@@ -610,7 +617,12 @@ type listLayout struct {
 	separators []fyne.CanvasObject
 	children   []fyne.CanvasObject
 
-	itemPool          async.Pool[fyne.CanvasObject]
+	// Parley: the items out of view are kept for reuse in a list of their own, not a sync.Pool,
+	// which the garbage collector empties: every collection made the next scroll create rows
+	// again (icons parsed, renderers built) while the dropped rows' renderers stayed cached for
+	// a minute. stale are items kept across a full refresh (which may change the theme): they
+	// are refreshed when reused. Together they never hold more items than were once in view.
+	itemPool, stale   []fyne.CanvasObject
 	visible           []listItemAndID
 	wasVisible        []listItemAndID
 	visibleRowHeights []float32
@@ -631,7 +643,19 @@ func (l *listLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 }
 
 func (l *listLayout) getItem() *listItem {
-	item := l.itemPool.Get()
+	var item fyne.CanvasObject
+	switch {
+	case len(l.itemPool) > 0:
+		item = l.itemPool[len(l.itemPool)-1]
+		l.itemPool[len(l.itemPool)-1] = nil
+		l.itemPool = l.itemPool[:len(l.itemPool)-1]
+	case len(l.stale) > 0:
+		item = l.stale[len(l.stale)-1]
+		l.stale[len(l.stale)-1] = nil
+		l.stale = l.stale[:len(l.stale)-1]
+		item.(*listItem).child.Refresh()
+		item.Refresh()
+	}
 	if item == nil {
 		if f := l.list.CreateItem; f != nil {
 			item2 := createItemAndApplyThemeScope(f, l.list)
@@ -733,7 +757,7 @@ func (l *listLayout) updateList(newOnly bool) {
 
 	for _, wasVis := range l.wasVisible {
 		if _, ok := l.searchVisible(l.visible, wasVis.id); !ok {
-			l.itemPool.Put(wasVis.item)
+			l.itemPool = append(l.itemPool, wasVis.item)
 		}
 	}
 
@@ -757,9 +781,12 @@ func (l *listLayout) updateList(newOnly bool) {
 			l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentFocus == vis.id)
 		}
 
-		// a full refresh may change theme, we should drain the pool of unused items instead of refreshing them.
-		for l.itemPool.Get() != nil {
+		// a full refresh may change theme: the unused items are refreshed when they are used again.
+		l.stale = append(l.stale, l.itemPool...)
+		for i := range l.itemPool {
+			l.itemPool[i] = nil
 		}
+		l.itemPool = l.itemPool[:0]
 	}
 
 	// we don't need wasVisible now until next call to update

@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"parley/internal/testenv"
+)
+
+// BenchmarkApp_Memory measures, under Xvfb against the real service, the app's resident memory
+// after 20, 100 and 200 turns typed into one conversation, beside a bare Fyne window (Fyne as
+// published, a label) measured in the same run; and what the turns from 100 to 200 cost each
+// (per-turn-KB), beside the text those turns hold (text-per-turn-B: question and reply). Every
+// reading is taken after the app has been left alone for settle, so that what Fyne keeps for a
+// minute after drawing it (textures, measured strings) has had time to go. Run it with
+// -benchtime 1x; it types 200 turns and takes about 5 minutes.
+func BenchmarkApp_Memory(b *testing.B) {
+	testenv.RequireCommands(b, "xdotool", "tesseract")
+	d := testenv.StartDisplay(b)
+	testenv.StartSessionBus(b)
+	s := startService(b)
+	key := s.newKey(b, 100000)
+	env := s.env("PARLEY_API_KEY=" + key)
+	stock := stockBareWindow(b)
+	const settle = 70 * time.Second
+	for i := 0; i < b.N; i++ {
+		bare, _ := launch(b, d, stock, "Bare", os.Environ())
+		time.Sleep(5 * time.Second)
+		bareKB := residentKB(b, bare.Process.Pid)
+		stop(bare)
+
+		app, _ := launch(b, d, bin, "Parley", env)
+		d.WaitForText(b, "What's on your mind?", 30*time.Second)
+		at := map[int]int{}
+		for turn := 1; turn <= 200; turn++ {
+			d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
+			d.Key(b, "Return")
+			waitMessages(b, env, 2*turn)
+			if turn == 20 || turn == 100 || turn == 200 {
+				time.Sleep(settle)
+				at[turn] = residentKB(b, app.Process.Pid)
+			}
+		}
+		text := 0
+		r := run(b, env, "", "conversations", "--json")
+		for _, m := range history(b, env, firstID(r.Stdout)).Messages[200:] {
+			text += len(m.Content)
+		}
+		stop(app)
+		for _, turn := range []int{20, 100, 200} {
+			b.ReportMetric(float64(at[turn])/1024, "rss-"+strconv.Itoa(turn)+"-MB")
+		}
+		b.ReportMetric(float64(bareKB)/1024, "bare-rss-MB")
+		b.ReportMetric(float64(at[200])/float64(bareKB), "rss-200-ratio")
+		b.ReportMetric(float64(at[200]-at[100])/100, "per-turn-KB")
+		b.ReportMetric(float64(text)/100, "text-per-turn-B")
+	}
+}
