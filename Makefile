@@ -136,9 +136,11 @@ integration: deps-test
 
 test: deps-test fmt-check fyne-check vet staticcheck unit unit-c-locale integration package-test
 
-# third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else.
+# third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else; and
+# Fyne's own tests of the packages the patch changes pass with it.
 fyne-check: check-go
 	GO="$(GO)" third_party/fyne.sh check
+	GO="$(GO)" third_party/fyne.sh test
 
 bench: deps-test
 	"$(GO)" test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...

@@ -14,8 +14,8 @@ import (
 // published, a label) measured in the same run; and what the turns from 100 to 200 cost each
 // (per-turn-KB), beside the text those turns hold (text-per-turn-B: question and reply). Every
 // reading is taken after the app has been left alone for settle, so that what Fyne keeps for a
-// minute after drawing it (textures, measured strings) has had time to go. Run it with
-// -benchtime 1x; it types 200 turns and takes about 5 minutes.
+// minute after drawing it (textures, measured strings) has had time to go; the bare window is
+// read after as long. Run it with -benchtime 1x; it types 200 turns and takes about 6 minutes.
 func BenchmarkApp_Memory(b *testing.B) {
 	testenv.RequireCommands(b, "xdotool", "tesseract")
 	d := testenv.StartDisplay(b)
@@ -27,7 +27,7 @@ func BenchmarkApp_Memory(b *testing.B) {
 	const settle = 70 * time.Second
 	for i := 0; i < b.N; i++ {
 		bare, _ := launch(b, d, stock, "Bare", os.Environ())
-		time.Sleep(5 * time.Second)
+		time.Sleep(settle) // as long alone as the app before each reading
 		bareKB := residentKB(b, bare.Process.Pid)
 		stop(bare)
 

@@ -8,6 +8,9 @@
 #   third_party/fyne.sh sync    rebuilds third_party/fyne that way (after editing the patch, or
 #                               with VERSION and SUM changed for a new Fyne)
 #   third_party/fyne.sh diff    prints the patch again from third_party/fyne (after editing it)
+#   third_party/fyne.sh test    runs Fyne's own tests of the packages the patch changes, on the
+#                               published module (tests included) plus the patch; the GLFW
+#                               driver's are left out, since they open real windows
 #
 # Pruned: tests, test data, the fyne commands (cmd/) and the README's images (img/).
 set -eu
@@ -66,6 +69,15 @@ sync)
 	rm -rf "$fork.old"
 	echo "third_party/fyne is now Fyne $VERSION plus third_party/fyne.patch."
 	;;
+test)
+	cp -R "$dir" "$tmp/full"
+	chmod -R u+w "$tmp/full"
+	(cd "$tmp/full" && patch -p1 --quiet --no-backup-if-mismatch <"$patchfile")
+	pkgs=$(sed -n 's|^+++ b/\(.*\)/[^/]*$|./\1/|p' "$patchfile" | sort -u | grep -v '^./internal/driver/glfw/$')
+	echo "Fyne's tests of the patched packages:" $pkgs
+	# shellcheck disable=SC2086 # one argument per package
+	(cd "$tmp/full" && GOWORK=off GOFLAGS=-mod=mod "$go" test -count=1 $pkgs)
+	;;
 diff)
 	# diff exits 1 when the trees differ, which is the point here.
 	# (without the files' times, so that the patch changes only when the code does; editors'
@@ -83,7 +95,7 @@ diff)
 	echo "third_party/fyne.patch now holds what third_party/fyne changes in Fyne $VERSION."
 	;;
 *)
-	echo "usage: third_party/fyne.sh check|sync|diff" >&2
+	echo "usage: third_party/fyne.sh check|sync|diff|test" >&2
 	exit 2
 	;;
 esac

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/driver/desktop"
+	intapp "fyne.io/fyne/v2/internal/app"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/widget"
 	"fyne.io/fyne/v2/theme"
@@ -102,17 +103,20 @@ func NewListWithData(data binding.DataList, createItem func() fyne.CanvasObject,
 func (l *List) CreateRenderer() fyne.WidgetRenderer {
 	l.ExtendBaseWidget(l)
 
+	var template fyne.CanvasObject
 	if f := l.CreateItem; f != nil && l.itemMin.IsZero() {
-		item := createItemAndApplyThemeScope(f, l)
+		template = createItemAndApplyThemeScope(f, l)
 
-		l.itemMin = item.MinSize()
+		l.itemMin = template.MinSize()
 	}
 
 	layout := &fyne.Container{Layout: newListLayout(l)}
 	l.scroller = widget.NewVScroll(layout)
 	layout.Resize(layout.MinSize())
 	objects := []fyne.CanvasObject{l.scroller}
-	return newListRenderer(objects, l, l.scroller, layout)
+	r := newListRenderer(objects, l, l.scroller, layout)
+	r.template, r.templateScope, r.templateTheme = template, cache.WidgetScopeID(l), cache.ThemeGeneration() // Parley
+	return r
 }
 
 // FocusGained is called after this List has gained focus.
@@ -453,10 +457,14 @@ type listRenderer struct {
 	list     *List
 	scroller *widget.Scroll
 	layout   *fyne.Container
-	// Parley: template is the item measured for the list's minimum size, made once: a new one at
-	// every refresh was a whole item built (and its renderers cached for a minute) to be measured
-	// and dropped. A refresh refreshes it, for a new theme.
-	template fyne.CanvasObject
+	// Parley: template is the item measured for the list's minimum size. A new one at every
+	// refresh was a whole item built to be measured and dropped, its renderers cached for a
+	// minute; it is made again only when the list's theme scope changes, and given the theme
+	// again when that changes. (Should CreateItem be replaced, the size is that of the first
+	// kind of item.)
+	template      fyne.CanvasObject
+	templateScope string
+	templateTheme uint64
 }
 
 func newListRenderer(objects []fyne.CanvasObject, l *List, scroller *widget.Scroll, layout *fyne.Container) *listRenderer {
@@ -475,11 +483,14 @@ func (l *listRenderer) MinSize() fyne.Size {
 
 func (l *listRenderer) Refresh() {
 	if f := l.list.CreateItem; f != nil {
-		if l.template == nil {
+		scope, gen := cache.WidgetScopeID(l.list), cache.ThemeGeneration()
+		switch {
+		case l.template == nil || scope != l.templateScope:
 			l.template = createItemAndApplyThemeScope(f, l.list)
-		} else {
-			l.template.Refresh()
+		case gen != l.templateTheme:
+			intapp.ApplyThemeTo(l.template, nil)
 		}
+		l.templateScope, l.templateTheme = scope, gen
 		l.list.itemMin = l.template.MinSize()
 	}
 	l.Layout(l.list.Size())
@@ -617,15 +628,24 @@ type listLayout struct {
 	separators []fyne.CanvasObject
 	children   []fyne.CanvasObject
 
-	// Parley: the items out of view are kept for reuse in a list of their own, not a sync.Pool,
-	// which the garbage collector empties: every collection made the next scroll create rows
-	// again (icons parsed, renderers built) while the dropped rows' renderers stayed cached for
-	// a minute. stale are items kept across a full refresh (which may change the theme): they
-	// are refreshed when reused. Together they never hold more items than were once in view.
-	itemPool, stale   []fyne.CanvasObject
-	visible           []listItemAndID
-	wasVisible        []listItemAndID
-	visibleRowHeights []float32
+	// Parley: the items out of view are kept for reuse in a slice, not a sync.Pool, which every
+	// garbage collection empties (each scroll after one built rows again, icons parsed anew,
+	// while the dropped rows' renderers stayed cached for a minute); nor is it emptied by every
+	// full refresh, only by one after the theme or the list's theme scope changed (poolTheme,
+	// poolScope: what the kept items were made for). Rows leaving the view give their items
+	// back before new ones are taken, so the list never holds more items than fit in its
+	// largest view.
+	itemPool  []fyne.CanvasObject
+	poolTheme uint64
+	poolScope string
+	// Parley: updating is set while updateList runs: an UpdateItem that changes a height
+	// (SetItemHeight refreshes the list) asks for another update (again, againAll) rather than
+	// running one inside it, on visible rows it has not finished, which put shown items in the
+	// pool.
+	updating, again, againAll bool
+	visible                   []listItemAndID
+	wasVisible                []listItemAndID
+	visibleRowHeights         []float32
 }
 
 func newListLayout(list *List) fyne.Layout {
@@ -644,17 +664,10 @@ func (l *listLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 
 func (l *listLayout) getItem() *listItem {
 	var item fyne.CanvasObject
-	switch {
-	case len(l.itemPool) > 0:
-		item = l.itemPool[len(l.itemPool)-1]
-		l.itemPool[len(l.itemPool)-1] = nil
-		l.itemPool = l.itemPool[:len(l.itemPool)-1]
-	case len(l.stale) > 0:
-		item = l.stale[len(l.stale)-1]
-		l.stale[len(l.stale)-1] = nil
-		l.stale = l.stale[:len(l.stale)-1]
-		item.(*listItem).child.Refresh()
-		item.Refresh()
+	if n := len(l.itemPool); n > 0 {
+		item = l.itemPool[n-1]
+		l.itemPool[n-1] = nil
+		l.itemPool = l.itemPool[:n-1]
 	}
 	if item == nil {
 		if f := l.list.CreateItem; f != nil {
@@ -708,6 +721,24 @@ func (l *listLayout) setupListItem(li *listItem, id ListItemID, focus bool) {
 }
 
 func (l *listLayout) updateList(newOnly bool) {
+	if l.updating { // Parley: see updating
+		l.again = true
+		l.againAll = l.againAll || !newOnly
+		return
+	}
+	l.updating = true
+	defer func() { l.updating = false }()
+	l.update(newOnly)
+	// An UpdateItem that keeps changing heights would have recursed without end; 64 passes
+	// leave the rest for the next update.
+	for i := 0; l.again && i < 64; i++ {
+		all := l.againAll
+		l.again, l.againAll = false, false
+		l.update(!all)
+	}
+}
+
+func (l *listLayout) update(newOnly bool) {
 	th := l.list.Theme()
 	separatorThickness := th.Size(theme.SizeNamePadding)
 	width := l.list.Size().Width
@@ -727,6 +758,14 @@ func (l *listLayout) updateList(newOnly bool) {
 	offY, minRow := l.calculateVisibleRowHeights(l.list.itemMin.Height, length, th)
 	if len(l.visibleRowHeights) == 0 && length > 0 { // we can't show anything until we have some dimensions
 		return
+	}
+
+	// Parley: the rows leaving the view give their items back first, for the new ones.
+	maxRow := minRow + len(l.visibleRowHeights)
+	for _, wasVis := range l.wasVisible {
+		if wasVis.id < minRow || wasVis.id >= maxRow {
+			l.itemPool = append(l.itemPool, wasVis.item)
+		}
 	}
 
 	oldChildrenLen := len(l.children)
@@ -755,12 +794,6 @@ func (l *listLayout) updateList(newOnly bool) {
 	}
 	l.nilOldSliceData(l.children, len(l.children), oldChildrenLen)
 
-	for _, wasVis := range l.wasVisible {
-		if _, ok := l.searchVisible(l.visible, wasVis.id); !ok {
-			l.itemPool = append(l.itemPool, wasVis.item)
-		}
-	}
-
 	l.updateSeparators()
 
 	c := l.list.scroller.Content.(*fyne.Container)
@@ -781,12 +814,14 @@ func (l *listLayout) updateList(newOnly bool) {
 			l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentFocus == vis.id)
 		}
 
-		// a full refresh may change theme: the unused items are refreshed when they are used again.
-		l.stale = append(l.stale, l.itemPool...)
-		for i := range l.itemPool {
-			l.itemPool[i] = nil
+		// a full refresh may change theme, we should drain the pool of unused items instead of refreshing them.
+		// Parley: only when it did.
+		if gen, scope := cache.ThemeGeneration(), cache.WidgetScopeID(l.list); gen != l.poolTheme || scope != l.poolScope {
+			for i := range l.itemPool {
+				l.itemPool[i] = nil
+			}
+			l.itemPool, l.poolTheme, l.poolScope = l.itemPool[:0], gen, scope
 		}
-		l.itemPool = l.itemPool[:0]
 	}
 
 	// we don't need wasVisible now until next call to update

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"os"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -82,7 +83,16 @@ func CleanCanvas(canvas fyne.Canvas) {
 func ResetThemeCaches() {
 	svgs.Clear()
 	fontSizeCache.Clear()
+	themeGeneration.Add(1) // Parley
 }
+
+// Parley: themeGeneration counts the resets of the theme caches (a theme, variant or scale
+// changed, or a theme override was applied), so that what was made for one theme and kept
+// (a list's spare items) can tell.
+var themeGeneration atomic.Uint64
+
+// ThemeGeneration changes whenever the theme caches are reset.
+func ThemeGeneration() uint64 { return themeGeneration.Load() }
 
 // destroyExpiredCanvases deletes objects from the canvases cache.
 func destroyExpiredCanvases(now time.Time) {
