@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"parley/client"
 	"parley/conversation/conversationtest"
@@ -92,7 +91,13 @@ func TestChatView_ResizeShowsEachRowOnce(t *testing.T) {
 			h.drain()
 			seen := map[*bubbleRow]bool{}
 			rows := map[int]bool{}
-			for _, r := range bubbleRowsIn(h.u.chat.list) {
+			var shown []*bubbleRow
+			eachObject(h.u.chat.list, func(o fyne.CanvasObject) {
+				if r, ok := o.(*bubbleRow); ok {
+					shown = append(shown, r)
+				}
+			})
+			for _, r := range shown {
 				if seen[r] || rows[r.id] {
 					t.Fatalf("width %v: row %d is shown twice, or by an item shown twice", w, r.id)
 				}
@@ -103,25 +108,4 @@ func TestChatView_ResizeShowsEachRowOnce(t *testing.T) {
 			}
 		}
 	}
-}
-
-// bubbleRowsIn lists the chat rows in o's tree: those a list shows.
-func bubbleRowsIn(o fyne.CanvasObject) []*bubbleRow {
-	switch o := o.(type) {
-	case *bubbleRow:
-		return []*bubbleRow{o}
-	case *fyne.Container:
-		var rows []*bubbleRow
-		for _, c := range o.Objects {
-			rows = append(rows, bubbleRowsIn(c)...)
-		}
-		return rows
-	case fyne.Widget:
-		var rows []*bubbleRow
-		for _, c := range test.WidgetRenderer(o).Objects() {
-			rows = append(rows, bubbleRowsIn(c)...)
-		}
-		return rows
-	}
-	return nil
 }

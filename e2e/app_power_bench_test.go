@@ -116,21 +116,20 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 		time.Sleep(settle)
 		long := cpuPercent(b, pid)
 
-		d.Key(b, "ctrl+shift+m")
-		d.WaitForText(b, "Listening", 20*time.Second)
-		time.Sleep(settle)
-		listening := cpuPercent(b, pid)
-		if n := captureStreams(b); n != 1 {
-			b.Fatalf("voice mode listening: %d capture streams, want 1", n)
+		// voice presses key, waits for shown, and measures that state, which must have streams
+		// capture streams open.
+		voice := func(key, shown string, streams int) float64 {
+			d.Key(b, key)
+			d.WaitForText(b, shown, 20*time.Second)
+			time.Sleep(settle)
+			pct := cpuPercent(b, pid)
+			if n := captureStreams(b); n != streams {
+				b.Fatalf("voice mode %s: %d capture streams, want %d", strings.ToLower(shown), n, streams)
+			}
+			return pct
 		}
-
-		d.Key(b, "ctrl+d")
-		d.WaitForText(b, "Muted", 20*time.Second)
-		time.Sleep(settle)
-		muted := cpuPercent(b, pid)
-		if n := captureStreams(b); n != 0 {
-			b.Fatalf("voice mode muted: %d capture streams, want none", n)
-		}
+		listening := voice("ctrl+shift+m", "Listening", 1)
+		muted := voice("ctrl+d", "Muted", 0)
 		stop(app)
 
 		b.ReportMetric(bareLabel, "bare-label-%cpu")
