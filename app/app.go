@@ -9,6 +9,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"parley/audio/playback"
 	"parley/client"
 	"parley/conversation"
+	"parley/engine"
 	"parley/voice"
 )
 
@@ -60,6 +62,23 @@ type LocalService interface {
 	// WarmSpeech has its speech recogniser loaded in the background, for a question about to
 	// be spoken (it is not loaded at Start: typed conversations never need it).
 	WarmSpeech()
+
+	// Detect looks for model runtimes on this computer, taking a few hundred milliseconds at most.
+	Detect(ctx context.Context) []engine.Runtime
+	// SetEngines makes s the engines of the service's next calls, before or while it runs; the
+	// status says which chat engine answers.
+	SetEngines(ctx context.Context, s engine.Set) engine.Status
+	// EngineStatus says which chat engine answers now.
+	EngineStatus() engine.Status
+	// OnEngineStatus has f told, on any goroutine, when the chat engine changes by itself (a
+	// chosen runtime that went away or came back).
+	OnEngineStatus(f func(engine.Status))
+	// TryChat asks a chat engine a short question and says in one line how it went.
+	TryChat(ctx context.Context, c engine.Chat) (string, error)
+	// TrySpeechRecognition has a recogniser transcribe a test phrase and says what it heard.
+	TrySpeechRecognition(ctx context.Context, s engine.Speech) (string, error)
+	// TryVoices has voices speak a test sentence, returned as MP3, and says how soon.
+	TryVoices(ctx context.Context, s engine.Speech) (string, []byte, error)
 }
 
 // Deps are the real parts the window works with; main wires them, tests give fakes.
@@ -135,6 +154,11 @@ type UI struct {
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
 	onEnter func()
+
+	// engineKeys are keys of the built-in service's remote engines kept for this session only,
+	// by normalized address, when the keyring could not take them.
+	engineKeysMu sync.Mutex
+	engineKeys   map[string]string
 
 	ctx    context.Context
 	cancel context.CancelFunc

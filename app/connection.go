@@ -8,6 +8,7 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/engine"
 	"parley/keystore"
 )
 
@@ -21,6 +22,10 @@ type connection struct {
 	sessionKey bool
 	// warmSpeech, when not nil, has the service load its speech recogniser ahead of a question.
 	warmSpeech func()
+	// engine, for the built-in service, says which chat engine answers; engineNotice is what
+	// to tell the person about it once the window shows (a runtime found, or gone).
+	engine       engine.Status
+	engineNotice string
 }
 
 // host is the service's host for the status bar.
@@ -69,17 +74,26 @@ func (u *UI) connectStored() {
 	}()
 }
 
-// useLocal starts the reference service inside the app and connects to it.
+// useLocal starts the reference service inside the app, with the engines chosen (or found on
+// this computer), and connects to it.
 func (u *UI) useLocal() {
 	u.showConnecting("the local service")
+	firstRun := u.prefs.service() == ""
+	local := u.deps.Local
+	local.OnEngineStatus(func(st engine.Status) { u.do(func() { u.engineChanged(st) }) })
 	go func() {
-		base, key, err := u.deps.Local.Start(u.ctx)
+		set, notice := u.localEngines(u.ctx, firstRun)
+		st := local.SetEngines(u.ctx, set)
+		if st.Notice != "" {
+			notice = st.Notice
+		}
+		base, key, err := local.Start(u.ctx)
 		if err != nil {
 			u.do(func() { u.showWelcomeAfter(err) })
 			return
 		}
 		u.prefs.useLocal()
-		u.connect(base, key, &connection{local: true, warmSpeech: u.deps.Local.WarmSpeech})
+		u.connect(base, key, &connection{local: true, warmSpeech: local.WarmSpeech, engine: st, engineNotice: notice})
 	}()
 }
 
@@ -115,6 +129,9 @@ func (u *UI) attach(c *connection) {
 	u.buildMain()
 	u.sess.LoadMore()
 	u.newConversation()
+	if c.engineNotice != "" {
+		u.status.flash(c.engineNotice)
+	}
 	go refreshAccount(u.ctx, c.svc, u.sess)
 }
 

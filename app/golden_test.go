@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"parley/audio"
 	"parley/client"
+	"parley/engine"
 )
 
 // The main states of the window, as markup. A changed rendering fails with the new markup in
@@ -17,9 +19,12 @@ import (
 
 func TestGolden_Welcome(t *testing.T) {
 	a := test.NewTempApp(t)
+	queue := make(chan func(), 10)
 	u := New(a, Deps{Connect: func(string, client.APIKey) (Service, error) { return newFakeService(), nil },
-		Secrets: &memSecrets{keys: map[string]string{}}, Local: fakeLocal{}, Now: fixedNow})
+		Secrets: &memSecrets{keys: map[string]string{}}, Local: fakeLocal{}, Now: fixedNow, run: func(fn func()) { queue <- fn }})
 	u.win.Resize(fyne.NewSize(1000, 700))
+	// The screen looks for a model on this computer as it opens; nothing is found here.
+	(<-queue)()
 	test.AssertRendersToMarkup(t, "welcome.xml", u.win.Canvas())
 }
 
@@ -87,8 +92,25 @@ type fakeLocal struct{}
 func (fakeLocal) Start(context.Context) (string, client.APIKey, error) {
 	return "http://127.0.0.1:1", "pk_local_0123456789", nil
 }
-func (fakeLocal) Stop()       {}
-func (fakeLocal) WarmSpeech() {}
+func (fakeLocal) Stop()                                   {}
+func (fakeLocal) WarmSpeech()                             {}
+func (fakeLocal) Detect(context.Context) []engine.Runtime { return nil }
+func (fakeLocal) SetEngines(_ context.Context, s engine.Set) engine.Status {
+	return engine.Status{Chat: s.Chat.Describe(), Short: s.Chat.Short()}
+}
+func (fakeLocal) EngineStatus() engine.Status {
+	return engine.Status{Chat: "the offline responder", Short: "offline responder"}
+}
+func (fakeLocal) OnEngineStatus(func(engine.Status)) {}
+func (fakeLocal) TryChat(context.Context, engine.Chat) (string, error) {
+	return "", errors.New("not started")
+}
+func (fakeLocal) TrySpeechRecognition(context.Context, engine.Speech) (string, error) {
+	return "", errors.New("not started")
+}
+func (fakeLocal) TryVoices(context.Context, engine.Speech) (string, []byte, error) {
+	return "", nil, errors.New("not started")
+}
 
 func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC) }
 

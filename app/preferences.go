@@ -150,6 +150,10 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, adaptiveHold, speakErrors)),
 		widget.NewFormItem("New conversations use", preset),
 	)
+	if u.deps.Local != nil {
+		engines := newButton(keys, "Change…", theme.SettingsIcon(), u.showEngines)
+		form.Append("Built-in service", border(nil, nil, nil, engines, widget.NewLabel(u.builtInSummary())))
+	}
 	save := func() {
 		stopTest()
 		dev := device.Selected

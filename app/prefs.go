@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"parley/audio/vad"
+	"parley/engine"
 )
 
 // The keys of the app's preferences. They are what earlier versions saved, so they never
@@ -28,6 +29,19 @@ const (
 	prefDefaultPreset = "default_preset"
 	prefDefaultVoice  = "default_voice"
 	prefPresets       = "presets" // the person's own presets, as JSON
+
+	// The built-in service's engines (keys are in the system keyring, never here).
+	prefChatEngine  = "engine.chat" // engine.Offline, engine.Detected or engine.Remote; unset until chosen
+	prefChatURL     = "engine.chat.url"
+	prefChatModel   = "engine.chat.model"
+	prefChatRuntime = "engine.chat.runtime"
+	prefChatContext = "engine.chat.context_tokens"
+	prefSTTRemote   = "engine.stt.remote"
+	prefSTTURL      = "engine.stt.url"
+	prefSTTModel    = "engine.stt.model"
+	prefTTSRemote   = "engine.tts.remote"
+	prefTTSURL      = "engine.tts.url"
+	prefTTSModel    = "engine.tts.model"
 )
 
 // The values of prefService, and the address used before any was chosen.
@@ -128,8 +142,57 @@ func (p prefs) setAll(values map[string]any) {
 			p.p.SetInt(k, v)
 		case float64:
 			p.p.SetFloat(k, v)
+		case string:
+			p.p.SetString(k, v)
+		case bool:
+			p.p.SetBool(k, v)
 		}
 	}
+}
+
+// engines is the built-in service's engines as chosen, without their keys; chosen is false
+// while no chat engine was ever chosen (the first runtime found answers, else the offline
+// responder).
+func (p prefs) engines() (s engine.Set, chosen bool) {
+	kind := engine.Kind(p.p.String(prefChatEngine))
+	switch kind {
+	case engine.Offline:
+		s.Chat = engine.Chat{Kind: engine.Offline}
+	case engine.Detected, engine.Remote:
+		s.Chat = engine.Chat{Kind: kind, URL: p.p.String(prefChatURL), Model: p.p.String(prefChatModel),
+			ContextTokens: p.p.Int(prefChatContext)}
+		if kind == engine.Detected {
+			s.Chat.Runtime = p.p.String(prefChatRuntime)
+		}
+		if s.Chat.Check() != nil {
+			s.Chat, kind = engine.Chat{Kind: engine.Offline}, "" // edited by hand into something unusable
+		}
+	default:
+		s.Chat, kind = engine.Chat{Kind: engine.Offline}, ""
+	}
+	s.STT = engine.Speech{Remote: p.p.Bool(prefSTTRemote), URL: p.p.String(prefSTTURL), Model: p.p.String(prefSTTModel)}
+	if s.STT.Check() != nil {
+		s.STT = engine.Speech{}
+	}
+	s.TTS = engine.Speech{Remote: p.p.Bool(prefTTSRemote), URL: p.p.String(prefTTSURL), Model: p.p.String(prefTTSModel)}
+	if s.TTS.Check() != nil {
+		s.TTS = engine.Speech{}
+	}
+	return s, kind != ""
+}
+
+// setEngines keeps s, without its keys, as the chosen engines.
+func (p prefs) setEngines(s engine.Set) {
+	kind := s.Chat.Kind
+	if kind == "" {
+		kind = engine.Offline
+	}
+	p.setAll(map[string]any{
+		prefChatEngine: string(kind), prefChatURL: s.Chat.URL, prefChatModel: s.Chat.Model,
+		prefChatRuntime: s.Chat.Runtime, prefChatContext: s.Chat.ContextTokens,
+		prefSTTRemote: s.STT.Remote, prefSTTURL: s.STT.URL, prefSTTModel: s.STT.Model,
+		prefTTSRemote: s.TTS.Remote, prefTTSURL: s.TTS.URL, prefTTSModel: s.TTS.Model,
+	})
 }
 
 // inputDevice is the microphone's ID, "" for the system's default input.

@@ -65,8 +65,10 @@ func (s *statusBar) refresh() {
 	}
 	where := c.host()
 	switch {
+	case c.local && c.engine.Short != "":
+		where = "Built-in service · " + c.engine.Short
 	case c.local:
-		where = "Local service (built in, " + c.host() + ")"
+		where = "Built-in service"
 	case isLoopback(c.baseURL):
 		where += " (this computer)"
 	}

@@ -29,8 +29,10 @@ func (u *UI) showWelcomeAfter(err error) {
 
 	local := widget.NewButtonWithIcon("Use the local service", theme.ComputerIcon(), u.useLocal)
 	local.Importance = widget.HighImportance
-	localHint := widget.NewLabelWithStyle("Runs a service on this computer, with an offline responder and local voices. No account needed.",
-		fyne.TextAlignCenter, fyne.TextStyle{})
+	localHint := widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	if u.deps.Local != nil {
+		u.describeLocal(localHint)
+	}
 	localHint.Wrapping = fyne.TextWrapWord
 	localHint.SizeName = theme.SizeNameCaptionText
 	remote := widget.NewButtonWithIcon("Connect to a service…", theme.LoginIcon(), u.showAccount)
@@ -54,7 +56,15 @@ func (u *UI) showWelcomeAfter(err error) {
 	items = append(items, remote, remoteHint)
 	box := container.NewVBox(items...)
 	u.win.SetMainMenu(nil)
-	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(460, box.MinSize().Height), box)))
+	// The screen is as tall as with the longest hint, so that the hint can change (when the
+	// search for a model ends) without moving the buttons.
+	// Wrapped texts are measured at the width they get.
+	shown := localHint.Text
+	localHint.Text = welcomeEngineHint(nil, false)
+	box.Resize(fyne.NewSize(460, box.MinSize().Height))
+	height := box.MinSize().Height
+	localHint.Text = shown
+	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(460, height), box)))
 	u.win.Canvas().Unfocus()
 	u.onEnter = remote.OnTapped
 	if u.deps.Local != nil {
@@ -68,3 +78,27 @@ func (u *UI) showConnecting(what string) {
 	label := widget.NewLabelWithStyle("Connecting to "+what+"…", fyne.TextAlignCenter, fyne.TextStyle{})
 	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(360, 80), container.NewVBox(label, bar))))
 }
+
+// describeLocal says in hint what the local service would answer with: the chat engine chosen
+// before, else the first model found on this computer (looked for in the background: the screen
+// never waits), else the offline responder and how to get a real model.
+func (u *UI) describeLocal(hint *widget.Label) {
+	if set, chosen := u.prefs.engines(); chosen {
+		hint.SetText(welcomeEngineHint(&set.Chat, false))
+		return
+	}
+	hint.SetText(welcomeEngineHint(nil, true))
+	local := u.deps.Local
+	go func() {
+		found := local.Detect(u.ctx)
+		u.do(func() {
+			if len(found) == 0 {
+				hint.SetText(welcomeEngineHint(nil, false))
+			} else {
+				c := found[0].Chat(found[0].Models[0])
+				hint.SetText(welcomeEngineHint(&c, false))
+			}
+		})
+	}()
+}
+

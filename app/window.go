@@ -63,6 +63,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		fyne.NewMenu("Parley",
 			item("Account…", nil, u.showAccount),
 			item("Preferences…", nil, u.showPreferences),
+			item("Built-in service…", nil, u.showEngines),
 			fyne.NewMenuItemSeparator(),
 			closeWin,
 			quit,

@@ -22,6 +22,7 @@ unless told otherwise. Keys, points and the price are managed with 'parley admin
 variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a flag.`,
 		Example: `  parley serve --demo
   parley serve --addr 127.0.0.1:0
+  parley serve --llm auto
   parley serve --llm-url http://localhost:11434/v1 --llm-model llama3.2 --llm-key-env OPENAI_API_KEY`,
 		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -41,8 +42,9 @@ variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a 
 	f.StringVar(&o.Addr, "addr", o.Addr, "`host:port` to listen on (port 0 picks a free one)")
 	f.StringVar(&o.Data, "data", o.Data, "`directory` of the database (parley.db)")
 	f.BoolVar(&o.Demo, "demo", false, "create a key with 1,000,000 points if there is none, and print it")
+	f.StringVar(&o.LLM, "llm", "", "`auto`: use the first model runtime found on this computer (Ollama, LM Studio, llama.cpp, vLLM); offline: the offline responder")
 	f.StringVar(&o.LLMURL, "llm-url", "", "base `URL` of an OpenAI-compatible chat API (without it, the offline responder answers)")
-	f.StringVar(&o.LLMModel, "llm-model", "", "chat model `name` (required with --llm-url)")
+	f.StringVar(&o.LLMModel, "llm-model", "", "chat model `name` (required with --llm-url; with --llm auto, the model to look for)")
 	f.StringVar(&o.LLMKeyEnv, "llm-key-env", "", "environment `variable` holding the chat API key")
 	f.StringVar(&o.STTURL, "stt-url", "", "base `URL` of an OpenAI-compatible /audio/transcriptions API (default: local pocketsphinx)")
 	f.StringVar(&o.STTModel, "stt-model", o.STTModel, "speech-to-text model `name`")

@@ -66,9 +66,11 @@ type statusJSON struct {
 	LatencyMS *int64 `json:"latency_ms,omitempty"`
 	Balance   *int64 `json:"balance,omitempty"`
 	Price     *int64 `json:"price,omitempty"`
-	Error     string `json:"error,omitempty"`
-	asked     bool   // a request was sent
-	noKey     bool   // none was found anywhere, which the API key line says
+	// ChatEngine is which chat model answers, when the service says (the reference service does).
+	ChatEngine string `json:"chat_engine,omitempty"`
+	Error      string `json:"error,omitempty"`
+	asked      bool   // a request was sent
+	noKey      bool   // none was found anywhere, which the API key line says
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -77,7 +79,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "Show the service address, where the API key comes from, and whether the service answers",
 		Long: `Shows the service's address, where the API key comes from (--api-key, PARLEY_API_KEY or the
 system keyring; never the key), whether the service answers with that key, and the balance when
-the service reports it. Exits 1 when the service does not answer or refuses the key.
+the service reports it, and which chat model answers when the service says (the reference
+service does: the offline responder, or a model and where it runs). Exits 1 when the service does not answer or refuses the key.
 With --json, key_source is "flag", "env", "keyring" or "none".`,
 		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -106,7 +109,7 @@ With --json, key_source is "flag", "env", "keyring" or "none".`,
 					ms := time.Since(start).Milliseconds()
 					st.Reachable, st.LatencyMS = true, &ms
 					if a, aerr := c.Account(cmd.Context()); aerr == nil {
-						st.Balance, st.Price = a.Balance, a.Price
+						st.Balance, st.Price, st.ChatEngine = a.Balance, a.Price, a.ChatEngine
 					}
 				}
 				stop()
@@ -166,6 +169,9 @@ func printStatus(g *globals, st statusJSON) {
 		fmt.Fprintf(tw, "Balance:\t%s\n", pointsText(*st.Balance))
 	case st.Reachable:
 		fmt.Fprintln(tw, "Balance:\tnot reported by this service")
+	}
+	if st.ChatEngine != "" {
+		fmt.Fprintf(tw, "Chat engine:\t%s\n", st.ChatEngine)
 	}
 	tw.Flush()
 }

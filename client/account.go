@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The two calls in this file are extensions of the reference service (docs/API.md), not part of
@@ -27,6 +30,9 @@ type Account struct {
 	Balance *int64 `json:"balance,omitempty"`
 	// Price is what one chat call costs, when the service reported it.
 	Price *int64 `json:"price,omitempty"`
+	// ChatEngine says which chat model answers ("llama3.2, from Ollama on this computer"), when
+	// the service says (the reference service does).
+	ChatEngine string `json:"chat_engine,omitempty"`
 }
 
 // Voices lists the voices of the speech endpoint (GET /v1/chat/voices, an extension). The
@@ -67,12 +73,36 @@ func (c *Client) Account(ctx context.Context) (*Account, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeAccount(res)
+}
+
+// decodeAccount reads an account answer: a balance or a price at least, and the chat engine
+// when it is text.
+func (c *Client) decodeAccount(res *response) (*Account, error) {
 	var a struct {
-		Balance jsonInt `json:"balance"`
-		Price   jsonInt `json:"price"`
+		Balance    jsonInt `json:"balance"`
+		Price      jsonInt `json:"price"`
+		ChatEngine any     `json:"chat_engine"`
 	}
 	if !res.isJSON || !decodeObject(res.payload, &a) || (!a.Balance.ok && !a.Price.ok) {
 		return nil, c.decodeError(res, "balance")
 	}
-	return &Account{Balance: firstInt(a.Balance), Price: firstInt(a.Price)}, nil
+	engine, _ := a.ChatEngine.(string) // anything but text is left out
+	return &Account{Balance: firstInt(a.Balance), Price: firstInt(a.Price), ChatEngine: printable(engine, 200)}, nil
+}
+
+// printable is s on one line without control characters, cut to max runes: text from a
+// service that is shown as it is.
+func printable(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
 }

@@ -65,8 +65,24 @@ func TestAccount_ShapesAndMissing(t *testing.T) {
 		w.Write([]byte(`{"data":{"balance":999998,"price":1}}`))
 	})
 	a, err := c.Account(t.Context())
-	if err != nil || a.Balance == nil || *a.Balance != 999998 || a.Price == nil || *a.Price != 1 {
+	if err != nil || a.Balance == nil || *a.Balance != 999998 || a.Price == nil || *a.Price != 1 || a.ChatEngine != "" {
 		t.Fatalf("Account = %+v, %v", a, err)
+	}
+
+	// The chat engine, when the service says, as one line of text.
+	c = serveOnce(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":{"balance":7,"chat_engine":"llama3.2, from Ollama\non this\u001b[31m computer"}}`))
+	})
+	if a, err := c.Account(t.Context()); err != nil || a.ChatEngine != "llama3.2, from Ollama on this [31m computer" {
+		t.Fatalf("Account = %+v, %v; want the engine on one line without control characters", a, err)
+	}
+	c = serveOnce(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":{"balance":7,"chat_engine":{"name":"x"}}}`))
+	})
+	if a, err := c.Account(t.Context()); err != nil || a.ChatEngine != "" || *a.Balance != 7 {
+		t.Fatalf("Account = %+v, %v; want the balance, and no engine from an object", a, err)
 	}
 
 	// A service without the extension: a typed 404 the caller can tell apart.

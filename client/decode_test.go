@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,6 +54,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		`{"text":"t","language":"en"}`,
 		`{"result":{"transcript":"t","language":{"code":"en"}}}`,
 		`{"audio":"data:audio/mpeg;base64,AAAA"}`,
+		`{"data":{"balance":5,"price":1,"chat_engine":"llama3.2, from Ollama\non this computer"}}`,
 		`{"audio_base64":"AAAA","format":"wav"}`,
 		`{"error":{"code":"x","message":"Cut`,
 		`<html><title>oops</title></html>`,
@@ -118,6 +120,10 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 		if tr, err := c.decodeTranscript(res); err == nil && tr == nil {
 			t.Fatal("nil transcript without an error")
+		}
+		if a, err := c.decodeAccount(res); err == nil && (a.Balance == nil && a.Price == nil ||
+			strings.IndexFunc(a.ChatEngine, unicode.IsControl) >= 0 || utf8.RuneCountInString(a.ChatEngine) > 201) {
+			t.Fatalf("account %+v", a)
 		}
 		if sp, err := c.decodeSpeech(res); err == nil && len(sp.Audio) == 0 {
 			t.Fatal("speech without audio")

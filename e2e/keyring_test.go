@@ -70,7 +70,7 @@ func TestLogin_APIKeyFlagJSONAndStatus(t *testing.T) {
 
 	st := mustRun(t, env, "", "status")
 	outputs = append(outputs, st)
-	for _, want := range []string{s.url, "this machine", "the system keyring", "yes, in", "20 points", "costs 1 point)"} {
+	for _, want := range []string{s.url, "this machine", "the system keyring", "yes, in", "20 points", "costs 1 point)", "Chat engine:  the offline responder"} {
 		if !strings.Contains(st.Stdout, want) {
 			t.Errorf("status does not say %q: %s", want, st)
 		}

@@ -96,8 +96,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	}
 	if err != nil {
 		s.log.Warn("chat model failed", "account", acct.ID, "call", res.CallID, "err", err)
-		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream,
-			"The chat model failed to answer; the points for this call were refunded.")
+		msg := "The chat model failed to answer; the points for this call were refunded."
+		var cf *ChatFailure
+		if errors.As(err, &cf) {
+			msg = cf.Sentence() + " The points for this call were refunded."
+		}
+		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, msg)
 	}
 
 	p := store.CommitParams{CallID: res.CallID, ConversationID: body.ConversationID, UserText: body.Message, Reply: reply}
@@ -263,8 +267,9 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request, acct stor
 		return s.internal(r, "price", err)
 	}
 	writeData(w, struct {
-		Balance int64 `json:"balance"`
-		Price   int64 `json:"price"`
-	}{acct.Balance, price})
+		Balance    int64  `json:"balance"`
+		Price      int64  `json:"price"`
+		ChatEngine string `json:"chat_engine,omitempty"`
+	}{acct.Balance, price, describeChat(s.llm)})
 	return nil
 }

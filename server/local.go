@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"parley/engine"
 	"parley/server/speech"
 	"parley/server/store"
 )
@@ -35,12 +36,13 @@ type Local struct {
 	// Logger gets its request log; nil discards it.
 	Logger *slog.Logger
 
-	mu     sync.Mutex
-	unlock func()
-	st     *store.Store
-	srv    *http.Server
-	done   chan struct{}
-	url    string
+	mu      sync.Mutex
+	engines *Engines
+	unlock  func()
+	st      *store.Store
+	srv     *http.Server
+	done    chan struct{}
+	url     string
 }
 
 // DefaultLocalDataDir is where the app's built-in service keeps its data: a folder of its own
@@ -89,8 +91,9 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	srv, err := New(Config{Store: st, Logger: log, LLM: NewOfflineResponder(),
-		STT: speech.NewPocketSphinx(speech.PocketSphinxOptions{}), TTS: speech.NewBuiltIn(ctx, speech.BuiltInOptions{})})
+	eng := l.eng()
+	stt, tts := eng.Speech()
+	srv, err := New(Config{Store: st, Logger: log, LLM: eng, STT: stt, TTS: tts})
 	if err != nil {
 		return fail(st, err)
 	}
@@ -109,10 +112,75 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	return l.url, key, nil
 }
 
-// WarmSpeech loads the speech recogniser's model in the background, when it is not loaded yet,
-// so that a question about to be spoken does not wait for it. The service does not load it as it
-// starts: the model takes about 100 MB, which typed conversations never need.
-func (l *Local) WarmSpeech() { speech.WarmPocketSphinx(speech.PocketSphinxOptions{}) }
+// eng returns the service's engines, made the first time.
+func (l *Local) eng() *Engines {
+	if l.engines == nil {
+		l.engines = NewEngines(DefaultChatTimeout)
+	}
+	return l.engines
+}
+
+// WarmSpeech loads the speech recogniser's model in the background, when it is not loaded yet
+// and is the one in use, so that a question about to be spoken does not wait for it. The service
+// does not load it as it starts: the model takes about 100 MB, which typed conversations never
+// need.
+func (l *Local) WarmSpeech() {
+	l.mu.Lock()
+	local := l.eng().LocalSpeech()
+	l.mu.Unlock()
+	if local {
+		speech.WarmPocketSphinx(speech.PocketSphinxOptions{})
+	}
+}
+
+// Detect looks for model runtimes on this computer (see engine.Detect), at engine.DefaultPorts
+// or where the test-only engine.PortsEnv says.
+func (l *Local) Detect(ctx context.Context) []engine.Runtime {
+	ports, err := engine.Ports(os.Getenv)
+	if err != nil {
+		return nil
+	}
+	return engine.Detect(ctx, ports, engine.DetectTimeout)
+}
+
+// SetEngines makes s the engines of the service's next calls, before or while it runs; the
+// status says which chat engine answers (a chosen runtime that does not run leaves the offline
+// responder answering, and says so). s must pass its Check methods.
+func (l *Local) SetEngines(ctx context.Context, s engine.Set) engine.Status {
+	l.mu.Lock()
+	eng := l.eng()
+	l.mu.Unlock()
+	return eng.Set(ctx, s)
+}
+
+// EngineStatus says which chat engine answers now.
+func (l *Local) EngineStatus() engine.Status {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.eng().Status()
+}
+
+// OnEngineStatus has f told when the chat engine changes by itself (see Engines.OnStatus).
+func (l *Local) OnEngineStatus(f func(engine.Status)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.eng().OnStatus(f)
+}
+
+// TryChat asks the chat engine spec for a short reply and says in one line how it went.
+func (l *Local) TryChat(ctx context.Context, spec engine.Chat) (string, error) {
+	return TryChat(ctx, spec)
+}
+
+// TrySpeechRecognition has spec transcribe a spoken test phrase and says in one line what it heard.
+func (l *Local) TrySpeechRecognition(ctx context.Context, spec engine.Speech) (string, error) {
+	return TrySpeechRecognition(ctx, spec)
+}
+
+// TryVoices has spec speak a test sentence and returns it (MP3) with a line on how it went.
+func (l *Local) TryVoices(ctx context.Context, spec engine.Speech) (string, []byte, error) {
+	return TryVoices(ctx, spec)
+}
 
 // Stop ends the service, letting calls in flight finish for a while.
 func (l *Local) Stop() {

@@ -16,6 +16,17 @@ type ChatModel interface {
 	Complete(ctx context.Context, req ChatRequest) (string, error)
 }
 
+// describer is a ChatModel that says which engine it is ("llama3.2, from Ollama on this computer").
+type describer interface{ Describe() string }
+
+// describeChat says which engine m is, "" when it does not say.
+func describeChat(m ChatModel) string {
+	if d, ok := m.(describer); ok {
+		return d.Describe()
+	}
+	return ""
+}
+
 // ChatRequest is one chat turn as a model sees it: the effective settings,
 // the conversation so far (oldest first) and the user's new text.
 type ChatRequest struct {
@@ -35,6 +46,9 @@ func NewOfflineResponder() ChatModel { return offlineResponder{} }
 type offlineResponder struct{}
 
 const offlinePrefix = "[offline] "
+
+// Describe says it is the offline responder.
+func (offlineResponder) Describe() string { return "the offline responder" }
 
 func (offlineResponder) Complete(ctx context.Context, req ChatRequest) (string, error) {
 	if err := ctx.Err(); err != nil {

@@ -7,44 +7,180 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"parley/engine"
 )
 
 // Limits of the OpenAI-compatible chat model.
 const (
-	// contextBudgetChars is how much history, in characters, is sent; the
-	// oldest messages are dropped first.
-	contextBudgetChars = 24000
+	// contextBudgetChars is how much history, in characters, is read for a chat call; the chat
+	// model then keeps the newest of it that fits its context window.
+	contextBudgetChars = 64000
 	// maxUpstreamBody caps what is read of an upstream response.
 	maxUpstreamBody = 8 << 20
 )
+
+// OpenAIChatOptions configure a chat model reached over the OpenAI-compatible chat API.
+type OpenAIChatOptions struct {
+	// BaseURL is the API's base URL, such as "http://127.0.0.1:11434/v1".
+	BaseURL string
+	// Model is the model's name.
+	Model string
+	// APIKey is sent as a bearer token; "" sends none.
+	APIKey string
+	// Where names the engine for people in failure messages ("Ollama on this computer"); empty
+	// derives it from BaseURL.
+	Where string
+	// ContextTokens is the model's context window; 0 takes engine.Chat's default for BaseURL.
+	ContextTokens int
+	// HTTP is the client to use (nil: one with DefaultChatTimeout); redirects are refused either way.
+	HTTP *http.Client
+}
 
 // NewOpenAIChat returns a ChatModel that asks an OpenAI-compatible
 // chat-completions endpoint (OpenAI, Ollama, llama.cpp server, vLLM) at
 // baseURL, such as "http://localhost:11434/v1". apiKey may be "". hc may be
 // nil; redirects are refused either way. Every error is an upstream failure.
 func NewOpenAIChat(baseURL, model, apiKey string, hc *http.Client) ChatModel {
+	return NewOpenAIChatWith(OpenAIChatOptions{BaseURL: baseURL, Model: model, APIKey: apiKey, HTTP: hc})
+}
+
+// NewOpenAIChatWith returns the ChatModel o describes. Its errors are *ChatFailure.
+func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 	c := &http.Client{Timeout: DefaultChatTimeout}
-	if hc != nil {
-		cp := *hc
+	if o.HTTP != nil {
+		cp := *o.HTTP
 		c = &cp
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errors.New("redirect refused") }
+	spec := engine.Chat{Kind: engine.Remote, URL: o.BaseURL, Model: o.Model, ContextTokens: o.ContextTokens}
+	where := o.Where
+	if where == "" {
+		where = spec.Where()
+	}
 	return &openAIChat{
-		url:    strings.TrimRight(baseURL, "/") + "/chat/completions",
-		model:  model,
-		key:    apiKey,
-		hc:     c,
-		budget: contextBudgetChars,
+		url:     strings.TrimRight(o.BaseURL, "/") + "/chat/completions",
+		model:   o.Model,
+		key:     o.APIKey,
+		where:   where,
+		hc:      c,
+		context: spec.ContextWindow(),
 	}
 }
 
 type openAIChat struct {
 	url, model, key string
+	where           string
 	hc              *http.Client
-	budget          int
+	// context is the model's context window, in tokens.
+	context int
+}
+
+// Describe says which model answers, and where.
+func (c *openAIChat) Describe() string { return engine.ModelName(c.model) + ", from " + c.where }
+
+// ChatFailure is why a chat model failed to answer: Sentence says it to a person, naming the
+// engine; Error, for the log, carries the cause too.
+type ChatFailure struct {
+	// Where names the engine ("Ollama on this computer").
+	Where string
+	// What says what went wrong and what to do, after Where: "did not answer: is it still running?".
+	What string
+	// Unreachable is true when nothing answered: the runtime stopped, or never ran.
+	Unreachable bool
+	// Err is the cause.
+	Err error
+}
+
+func (f *ChatFailure) Error() string {
+	return "chat upstream: " + f.Where + " " + f.What + ": " + f.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (f *ChatFailure) Unwrap() error { return f.Err }
+
+// Sentence is the failure for people: "Ollama on this computer did not answer: is it still running?".
+func (f *ChatFailure) Sentence() string {
+	s := f.Where + " " + f.What
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
+		s = string(unicode.ToUpper(r)) + s[utf8.RuneLen(r):]
+	}
+	return s
+}
+
+func (c *openAIChat) fail(what string, err error) *ChatFailure {
+	return &ChatFailure{Where: c.where, What: what, Err: err}
+}
+
+// transportFailure says what a failed request means: nothing listening, or a connection that
+// ended before the reply (the runtime stopped mid-reply), or too long a wait.
+func (c *openAIChat) transportFailure(err error) *ChatFailure {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return c.fail("took too long to answer; try a shorter question, or a smaller model", err)
+	case strings.Contains(err.Error(), "redirect refused"):
+		return c.fail("answered with a redirect, which Parley does not follow: check the address", err)
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
+		f := c.fail("did not answer: is it still running?", err)
+		f.Unreachable = true
+		return f
+	}
+	return c.fail("could not be reached: check the address and your connection", err)
+}
+
+// statusFailure says what an error status means.
+func (c *openAIChat) statusFailure(status int, body []byte) *ChatFailure {
+	msg := upstreamMessage(body, c.key)
+	err := fmt.Errorf("status %d: %s", status, msg)
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return c.fail(fmt.Sprintf("refused the API key (%d): check the key", status), err)
+	case status == http.StatusNotFound && strings.Contains(strings.ToLower(msg), "model"):
+		return c.fail(fmt.Sprintf("has no model %q (404: %s): check the model's name", c.model, msg), err)
+	case status == http.StatusNotFound:
+		return c.fail("has no chat API at this address (404): check that it ends in /v1", err)
+	case status == http.StatusTooManyRequests:
+		return c.fail("is busy or out of quota (429): try again later", err)
+	}
+	return c.fail(fmt.Sprintf("failed (%d: %s)", status, msg), err)
+}
+
+// upstreamMessage picks the message out of an error body (OpenAI's {"error":{"message"}},
+// Ollama's {"error":"…"}, or the text), bounded, with the key blanked should it be echoed.
+func upstreamMessage(body []byte, key string) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	msg := strings.TrimSpace(string(body))
+	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
+		var s string
+		var o struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e.Error, &s) == nil && s != "" {
+			msg = s
+		} else if json.Unmarshal(e.Error, &o) == nil && o.Message != "" {
+			msg = o.Message
+		}
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if key != "" {
+		msg = strings.ReplaceAll(msg, key, "[API key]")
+	}
+	msg = strings.TrimRight(strings.ToValidUTF8(truncate(msg, 200), ""), ".")
+	if msg == "" {
+		msg = "no message"
+	}
+	return msg
 }
 
 type oaMessage struct {
@@ -69,21 +205,39 @@ type oaResponse struct {
 	} `json:"choices"`
 }
 
+// Bounding the context. A chat call sends the persona, the newest turns of the conversation that
+// fit, and the question. What fits is judged in tokens, estimated as one per 3 bytes of text
+// (English runs about 4 characters a token, so the estimate errs long) and 4 more per message;
+// the reply is given room first: its max_tokens, else a quarter of the window.
+const (
+	bytesPerToken    = 3
+	tokensPerMessage = 4
+)
+
+// estimateTokens is an upper estimate of how many tokens text takes as one message.
+func estimateTokens(text string) int {
+	return (len(text)+bytesPerToken-1)/bytesPerToken + tokensPerMessage
+}
+
 // messages builds the prompt: the persona as the system message, the history
-// that fits the budget (the newest kept), then the user's text.
+// that fits the context window (the newest kept), then the user's text.
 func (c *openAIChat) messages(req ChatRequest) []oaMessage {
 	out := []oaMessage{}
 	if req.Persona != "" {
 		out = append(out, oaMessage{Role: "system", Content: req.Persona})
 	}
-	used := len(req.Persona) + len(req.UserText)
+	reply := c.context / 4
+	if req.MaxTokens != nil && *req.MaxTokens > 0 {
+		reply = min(*req.MaxTokens, c.context/2)
+	}
+	budget := c.context - reply - estimateTokens(req.Persona) - estimateTokens(req.UserText)
 	start := len(req.History)
 	for start > 0 {
-		n := len(req.History[start-1].Content)
-		if used+n > c.budget {
+		n := estimateTokens(req.History[start-1].Content)
+		if n > budget {
 			break
 		}
-		used += n
+		budget -= n
 		start--
 	}
 	for _, m := range req.History[start:] {
@@ -96,18 +250,19 @@ func (c *openAIChat) messages(req ChatRequest) []oaMessage {
 	return append(out, oaMessage{Role: "user", Content: req.UserText})
 }
 
-// Complete asks the endpoint once; it never retries (the call is charged).
+// Complete asks the endpoint once; it never retries (the call is charged). Its errors are
+// *ChatFailure.
 func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, error) {
 	body, err := json.Marshal(oaRequest{
 		Model: c.model, Messages: c.messages(req),
 		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens,
 	})
 	if err != nil {
-		return "", fmt.Errorf("chat upstream: encode request: %w", err)
+		return "", c.fail("could not be asked", fmt.Errorf("encode request: %w", err))
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return "", fmt.Errorf("chat upstream: %w", err)
+		return "", c.fail("could not be asked: check the address", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -117,29 +272,29 @@ func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, err
 	start := time.Now()
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		return "", fmt.Errorf("chat upstream: %w", err)
+		return "", c.transportFailure(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxUpstreamBody+1))
 	if err != nil {
-		return "", fmt.Errorf("chat upstream: read response after %v: %w", time.Since(start).Round(time.Millisecond), err)
+		return "", c.transportFailure(fmt.Errorf("read response after %v: %w", time.Since(start).Round(time.Millisecond), err))
 	}
 	if len(raw) > maxUpstreamBody {
-		return "", fmt.Errorf("chat upstream: response larger than %d bytes", maxUpstreamBody)
+		return "", c.fail("answered with more than 8 MB", fmt.Errorf("response larger than %d bytes", maxUpstreamBody))
 	}
 	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("chat upstream: status %d: %s", resp.StatusCode, truncate(strings.TrimSpace(string(raw)), 300))
+		return "", c.statusFailure(resp.StatusCode, raw)
 	}
 	var out oaResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", fmt.Errorf("chat upstream: malformed response: %w", err)
+		return "", c.fail("answered with something that is not a chat reply: is this an OpenAI-compatible address?", fmt.Errorf("malformed response: %w", err))
 	}
 	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil {
-		return "", errors.New("chat upstream: response has no choices")
+		return "", c.fail("answered with no reply", errors.New("response has no choices"))
 	}
 	reply := strings.TrimSpace(*out.Choices[0].Message.Content)
 	if reply == "" {
-		return "", errors.New("chat upstream: the reply is empty")
+		return "", c.fail("answered with an empty reply", errors.New("the reply is empty"))
 	}
 	return reply, nil
 }

@@ -59,7 +59,7 @@ func TestOpenAIChat_SendsPersonaHistoryAndSettings(t *testing.T) {
 
 func TestOpenAIChat_TrimsHistoryOldestFirst(t *testing.T) {
 	c := NewOpenAIChat("http://x", "m", "", nil).(*openAIChat)
-	c.budget = 25
+	c.context = 40 // room for two 10-byte messages: 40 - 10 (the reply) - 4 (no persona) - 6 ("hello") = 20 tokens, 8 a message
 	hist := []store.Message{
 		{Role: "user", Content: "0123456789"},
 		{Role: "assistant", Content: "abcdefghij"},

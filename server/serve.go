@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"parley/engine"
 	"parley/server/speech"
 	"parley/server/store"
 )
@@ -50,6 +52,7 @@ type ServeOptions struct {
 	Demo         bool   // --demo: create a key with 1,000,000 points if there is none, and print it
 	InsecureBind bool   // --insecure-bind: allow a non-loopback Addr without TLS
 
+	LLM       string // --llm: "auto" uses the first model runtime found on this computer; "offline" or "" the offline responder (unless LLMURL)
 	LLMURL    string // --llm-url: base URL of an OpenAI-compatible chat API; "" uses the offline responder
 	LLMModel  string // --llm-model: chat model name, required with LLMURL
 	LLMKeyEnv string // --llm-key-env: environment variable holding the chat API key
@@ -106,6 +109,14 @@ func (o *ServeOptions) Check() error {
 	if !isLoopback(host) && o.TLSCert == "" && !o.InsecureBind {
 		return optionErrorf("--addr", "--addr %s is reachable from other machines, and API keys would cross the network in clear; "+
 			"give --tls-cert and --tls-key, or --insecure-bind if you mean it", o.Addr)
+	}
+	switch o.LLM {
+	case "", "offline", "auto":
+	default:
+		return optionErrorf("--llm", "--llm is auto or offline, not %q (give --llm-url for a chat API elsewhere)", o.LLM)
+	}
+	if o.LLM != "" && o.LLMURL != "" {
+		return optionErrorf("--llm", "--llm %s and --llm-url choose the chat model twice: give one of them", o.LLM)
 	}
 	if o.LLMURL != "" && o.LLMModel == "" {
 		return optionErrorf("--llm-model", "--llm-url needs --llm-model NAME")
@@ -309,10 +320,13 @@ func shellQuote(s string) string {
 // warning on stderr about local engines that are missing.
 func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber, speech.Synthesizer) {
 	llm := NewOfflineResponder()
-	if o.LLMURL != "" {
+	switch {
+	case o.LLMURL != "":
 		llm = NewOpenAIChat(o.LLMURL, o.LLMModel, envKey(o.LLMKeyEnv, stderr), &http.Client{Timeout: o.ChatTimeout})
-	} else {
-		fmt.Fprintln(stderr, "Chat: the built-in offline responder answers (give --llm-url and --llm-model for a real model).")
+	case o.LLM == "auto":
+		llm = autoChat(o, stderr)
+	default:
+		fmt.Fprintln(stderr, "Chat: the built-in offline responder answers (give --llm auto to use a model runtime on this computer, or --llm-url and --llm-model).")
 	}
 	var stt speech.Transcriber
 	if o.STTURL != "" {
@@ -350,4 +364,46 @@ func envKey(name string, stderr io.Writer) string {
 		fmt.Fprintf(stderr, "Warning: $%s is empty; the upstream is called without a key.\n", name)
 	}
 	return v
+}
+
+// autoChat is the chat engine of --llm auto: the first model (or the one --llm-model names) of
+// the first runtime found on this computer, else the offline responder; it says which on stderr,
+// and when the runtime goes away or comes back.
+func autoChat(o *ServeOptions, stderr io.Writer) ChatModel {
+	eng := NewEngines(o.ChatTimeout)
+	ports, err := engine.Ports(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "Warning: %v; looking at the usual ports.\n", err)
+		ports = engine.DefaultPorts
+	}
+	var where []string
+	for _, p := range ports {
+		where = append(where, strconv.Itoa(p.Number)+" ("+p.Runtime+")")
+	}
+	var chosen *engine.Chat
+	for _, r := range engine.Detect(context.Background(), ports, engine.DetectTimeout) {
+		for _, m := range r.Models {
+			if chosen == nil && (o.LLMModel == "" || m.ID == o.LLMModel || engine.ModelName(m.ID) == o.LLMModel) {
+				c := r.Chat(m)
+				chosen = &c
+			}
+		}
+	}
+	if chosen == nil {
+		what := "no model runtime"
+		if o.LLMModel != "" {
+			what = "no runtime with the model " + o.LLMModel
+		}
+		fmt.Fprintf(stderr, "Chat: --llm auto found %s on this computer (looked at 127.0.0.1, ports %s): the offline responder answers. "+
+			"Install Ollama (https://ollama.com) and run 'ollama pull llama3.2', then start the service again.\n", what, strings.Join(where, ", "))
+		return eng
+	}
+	eng.OnStatus(func(st engine.Status) { fmt.Fprintln(stderr, "Chat: "+st.Notice) })
+	st := eng.Set(context.Background(), engine.Set{Chat: *chosen})
+	if st.FellBack {
+		fmt.Fprintln(stderr, "Chat: "+st.Notice)
+		return eng
+	}
+	fmt.Fprintf(stderr, "Chat: %s answers (found by --llm auto; context window %d tokens).\n", st.Chat, chosen.ContextWindow())
+	return eng
 }

@@ -1,0 +1,466 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/engine"
+)
+
+// The options of the engine choices that are not a model found on this computer.
+const (
+	optOffline     = "Offline responder (cannot think)"
+	optRemote      = "An OpenAI-compatible service (address below)"
+	optPocket      = "PocketSphinx, on this computer"
+	optLocalVoices = "Local voices (flite or espeak-ng), on this computer"
+)
+
+// enginePane is one engine's part of the Built-in service dialog: the choice, the address,
+// model and key of an OpenAI-compatible service, a Test button and its one-line result.
+type enginePane struct {
+	choice  *selector
+	address *field
+	model   *field
+	key     *field
+	test    *button
+	result  *widget.Label
+	// storedFor is the address shown when the dialog opened, whose kept key the key field
+	// mentions.
+	storedFor  string
+	cancelTest context.CancelFunc
+}
+
+func newEnginePane(keys *dialogKeys, options []string, addressHint, modelHint string) *enginePane {
+	p := &enginePane{choice: newSelector(keys, options, nil), address: newField(keys, false), model: newField(keys, false),
+		key: newPasswordField(keys), result: widget.NewLabel("")}
+	p.address.SetPlaceHolder(addressHint)
+	p.model.SetPlaceHolder(modelHint)
+	p.key.SetPlaceHolder("API key, if it needs one (kept in the system keyring)")
+	p.result.Wrapping = fyne.TextWrapWord
+	p.result.SizeName = theme.SizeNameCaptionText
+	p.test = newButton(keys, "Test", theme.MediaPlayIcon(), nil)
+	return p
+}
+
+// remote reports whether the pane's choice is an OpenAI-compatible service.
+func (p *enginePane) remote() bool { return p.choice.Selected == optRemote }
+
+// enableFields lets the address, model and key be edited only for a service of the person's.
+func (p *enginePane) enableFields() {
+	for _, f := range []*field{p.address, p.model, p.key} {
+		if p.remote() {
+			f.Enable()
+		} else {
+			f.Disable()
+		}
+	}
+}
+
+// items lays the pane out as form rows.
+func (p *enginePane) items(label string) []*widget.FormItem {
+	addr := border(nil, nil, nil, container.NewGridWrap(fyne.NewSize(170, p.model.MinSize().Height), p.model), p.address)
+	return []*widget.FormItem{
+		widget.NewFormItem(label, p.choice),
+		widget.NewFormItem("Address, model", addr),
+		widget.NewFormItem("Key", border(nil, nil, nil, p.test, p.key)),
+		widget.NewFormItem("", p.result),
+	}
+}
+
+// speech is the pane's speech engine, without a key unless one was typed.
+func (p *enginePane) speech() engine.Speech {
+	if !p.remote() {
+		return engine.Speech{}
+	}
+	return engine.Speech{Remote: true, URL: strings.TrimSpace(p.address.Text), Model: strings.TrimSpace(p.model.Text), Key: strings.TrimSpace(p.key.Text)}
+}
+
+// say shows a one-line result: bad in the danger colour.
+func (p *enginePane) say(text string, bad bool) {
+	p.result.Importance = widget.MediumImportance
+	if bad {
+		p.result.Importance = widget.DangerImportance
+	}
+	p.result.SetText(text)
+}
+
+// stopTest cancels the pane's test, if one runs.
+func (p *enginePane) stopTest() {
+	if p.cancelTest != nil {
+		p.cancelTest()
+		p.cancelTest = nil
+	}
+}
+
+// enginesDialog is the Built-in service dialog: which chat model, speech recogniser and voices
+// the service inside the app uses.
+type enginesDialog struct {
+	u        *UI
+	keys     *dialogKeys
+	found    *widget.Label
+	chat     *enginePane
+	stt      *enginePane
+	tts      *enginePane
+	detected map[string]engine.Chat // chat options that are models found on this computer
+	d        *dialog.CustomDialog
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// showEngines opens the Built-in service dialog. It looks for model runtimes on this computer
+// as it opens, and fills in what it finds when they answer.
+func (u *UI) showEngines() {
+	if u.deps.Local == nil {
+		return
+	}
+	set, chosen := u.prefs.engines()
+	e := &enginesDialog{u: u, keys: &dialogKeys{}, detected: map[string]engine.Chat{}}
+	e.ctx, e.cancel = context.WithCancel(u.ctx)
+	e.found = widget.NewLabel("Looking for model runtimes on this computer…")
+	e.found.Wrapping = fyne.TextWrapWord
+
+	e.chat = newEnginePane(e.keys, []string{optOffline, optRemote}, "https://api.openai.com/v1", "gpt-4o-mini")
+	e.stt = newEnginePane(e.keys, []string{optPocket, optRemote}, "https://api.openai.com/v1", "whisper-1")
+	e.tts = newEnginePane(e.keys, []string{optLocalVoices, optRemote}, "https://api.openai.com/v1", "tts-1")
+
+	// What was chosen before.
+	switch set.Chat.Kind {
+	case engine.Detected:
+		opt := detectedOption(set.Chat, false)
+		e.detected[opt] = set.Chat
+		e.chat.choice.Options = []string{optOffline, opt, optRemote}
+		e.chat.choice.SetSelected(opt)
+	case engine.Remote:
+		e.chat.choice.SetSelected(optRemote)
+		e.chat.address.SetText(set.Chat.URL)
+		e.chat.model.SetText(set.Chat.Model)
+	default:
+		e.chat.choice.SetSelected(optOffline)
+	}
+	for _, x := range []struct {
+		p     *enginePane
+		s     engine.Speech
+		local string
+	}{{e.stt, set.STT, optPocket}, {e.tts, set.TTS, optLocalVoices}} {
+		if x.s.Remote {
+			x.p.choice.SetSelected(optRemote)
+			x.p.address.SetText(x.s.URL)
+			x.p.model.SetText(x.s.Model)
+		} else {
+			x.p.choice.SetSelected(x.local)
+		}
+	}
+	for _, p := range []*enginePane{e.chat, e.stt, e.tts} {
+		p.storedFor = strings.TrimSpace(p.address.Text)
+		p.enableFields()
+		p.choice.OnChanged = func(string) {
+			e.fillSpeechFromChat(p)
+			p.enableFields()
+			p.say("", false)
+		}
+	}
+	e.chat.test.OnTapped = e.testChat
+	e.stt.test.OnTapped = e.testSTT
+	e.tts.test.OnTapped = e.testTTS
+	e.lookForStoredKeys()
+	e.detect(set, chosen)
+
+	intro := widget.NewLabel("The service inside Parley answers with these engines. A change takes effect at once.")
+	intro.Wrapping = fyne.TextWrapWord
+	if u.conn != nil && !u.conn.local {
+		intro.SetText("Parley uses " + u.conn.host() + " now: these engines answer when it uses the built-in service.")
+	}
+	var items []*widget.FormItem
+	items = append(items, e.chat.items("Chat")...)
+	items = append(items, e.stt.items("Speech recognition")...)
+	items = append(items, e.tts.items("Voices")...)
+	form := widget.NewForm(items...)
+
+	e.keys.submit = e.save
+	e.keys.cancel = e.close
+	saveBtn := newButton(e.keys, "Save", theme.ConfirmIcon(), e.keys.submit)
+	saveBtn.Importance = widget.HighImportance
+	cancelBtn := newButton(e.keys, "Cancel", theme.CancelIcon(), e.keys.cancel)
+	hint := widget.NewLabel("Enter saves · Esc cancels")
+	hint.SizeName = theme.SizeNameCaptionText
+	content := container.NewVBox(intro, e.found, form, border(nil, nil, hint, container.NewHBox(cancelBtn, saveBtn)))
+	e.d = dialog.NewCustomWithoutButtons("Built-in service", content, u.win)
+	e.d.Resize(fyne.NewSize(720, 0))
+	u.showDialog(e.d, e.keys, e.chat.choice)
+}
+
+// detectedOption is how the chat choice lists a model found on this computer.
+func detectedOption(c engine.Chat, missing bool) string {
+	s := engine.ModelName(c.Model) + " from " + c.Runtime + " on this computer"
+	if missing {
+		s += " (not running now)"
+	}
+	return s
+}
+
+// detect looks for runtimes and adds their models to the chat choice.
+func (e *enginesDialog) detect(set engine.Set, chosen bool) {
+	local := e.u.deps.Local
+	go func() {
+		found := local.Detect(e.ctx)
+		e.u.do(func() {
+			if e.ctx.Err() != nil {
+				return
+			}
+			opts := []string{optOffline}
+			var names []string
+			seen := false
+			for _, r := range found {
+				for _, m := range r.Models {
+					c := r.Chat(m)
+					opt := detectedOption(c, false)
+					e.detected[opt] = c
+					opts = append(opts, opt)
+					names = append(names, engine.ModelName(m.ID)+" ("+r.Name+")")
+					if set.Chat.Kind == engine.Detected && c.URL == set.Chat.URL && c.Model == set.Chat.Model {
+						seen = true
+					}
+				}
+			}
+			sel := e.chat.choice.Selected
+			if set.Chat.Kind == engine.Detected && !seen {
+				// Chosen before, not running now: it stays a choice, marked so.
+				opt := detectedOption(set.Chat, true)
+				e.detected[opt] = set.Chat
+				opts = append(opts, opt)
+				if sel == detectedOption(set.Chat, false) {
+					sel = opt
+				}
+			}
+			e.chat.choice.Options = append(opts, optRemote)
+			e.chat.choice.Selected = sel
+			e.chat.choice.Refresh()
+			switch {
+			case len(names) == 0:
+				e.found.SetText("No model runtime answers on this computer (Ollama, LM Studio, llama.cpp, vLLM). " + installHint)
+			case len(names) <= 3:
+				e.found.SetText("Found on this computer: " + strings.Join(names, ", ") + ".")
+			default:
+				e.found.SetText(fmt.Sprintf("Found on this computer: %s and %d more.", strings.Join(names[:3], ", "), len(names)-3))
+			}
+			if !chosen && len(found) > 0 && e.u.conn != nil && e.u.conn.local && sel == optOffline {
+				// Never chosen: the first model found is what answers.
+				e.chat.choice.SetSelected(detectedOption(found[0].Chat(found[0].Models[0]), false))
+			}
+		})
+	}()
+}
+
+// fillSpeechFromChat starts a speech pane switched to a service of the person's with the chat's
+// address, which is often the same (OpenAI, or a server that does all three).
+func (e *enginesDialog) fillSpeechFromChat(p *enginePane) {
+	if p == e.chat || !p.remote() || strings.TrimSpace(p.address.Text) != "" || !e.chat.remote() {
+		return
+	}
+	p.address.SetText(e.chat.address.Text)
+	if p.model.Text == "" {
+		p.model.SetText(p.model.PlaceHolder)
+	}
+}
+
+// lookForStoredKeys says, in each key field, whether a key is kept for its address.
+func (e *enginesDialog) lookForStoredKeys() {
+	panes := []*enginePane{e.chat, e.stt, e.tts}
+	var urls []string
+	for _, p := range panes {
+		urls = append(urls, p.storedFor)
+	}
+	go func() {
+		have := make([]bool, len(urls))
+		for i, u := range urls {
+			have[i] = u != "" && e.u.engineKey(u) != ""
+		}
+		e.u.do(func() {
+			for i, p := range panes {
+				if have[i] {
+					p.key.SetPlaceHolder("A key is kept in the keyring; type another to replace it")
+				}
+			}
+		})
+	}()
+}
+
+// chatChoice is the chat engine the dialog shows, without a key unless one was typed.
+func (e *enginesDialog) chatChoice() engine.Chat {
+	switch sel := e.chat.choice.Selected; {
+	case sel == optRemote:
+		return engine.Chat{Kind: engine.Remote, URL: strings.TrimSpace(e.chat.address.Text), Model: strings.TrimSpace(e.chat.model.Text),
+			Key: strings.TrimSpace(e.chat.key.Text)}
+	case e.detected[sel].Kind == engine.Detected:
+		return e.detected[sel]
+	}
+	return engine.Chat{Kind: engine.Offline}
+}
+
+// keyFor is the key to use for an address: the one typed, else the one kept for it. It runs
+// off the UI goroutine.
+func (e *enginesDialog) keyFor(typed, url string) string {
+	if typed != "" || url == "" {
+		return typed
+	}
+	return e.u.engineKey(url)
+}
+
+// runTest runs a pane's test off the UI goroutine and shows its line.
+func (e *enginesDialog) runTest(p *enginePane, check error, try func(ctx context.Context) (string, []byte, error)) {
+	if p.cancelTest != nil {
+		return // one at a time: the line will say
+	}
+	if check != nil {
+		p.say(sentenceOf(check.Error())+".", true)
+		return
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	p.cancelTest = cancel
+	p.say("Testing…", false)
+	go func() {
+		line, mp3, err := try(ctx)
+		e.u.do(func() {
+			if ctx.Err() != nil {
+				return
+			}
+			cancel()
+			p.cancelTest = nil
+			if err != nil {
+				p.say(sentenceOf(err.Error())+".", true)
+				return
+			}
+			p.say(line, false)
+			if len(mp3) > 0 && e.u.ptt != nil {
+				e.u.ptt.playClip(mp3)
+			}
+		})
+	}()
+}
+
+func (e *enginesDialog) testChat() {
+	c := e.chatChoice()
+	e.runTest(e.chat, c.Check(), func(ctx context.Context) (string, []byte, error) {
+		if c.Kind == engine.Remote {
+			c.Key = e.keyFor(c.Key, c.URL)
+		}
+		line, err := e.u.deps.Local.TryChat(ctx, c)
+		return line, nil, err
+	})
+}
+
+func (e *enginesDialog) testSTT() {
+	s := e.stt.speech()
+	e.runTest(e.stt, s.Check(), func(ctx context.Context) (string, []byte, error) {
+		if s.Remote {
+			s.Key = e.keyFor(s.Key, s.URL)
+		}
+		line, err := e.u.deps.Local.TrySpeechRecognition(ctx, s)
+		return line, nil, err
+	})
+}
+
+func (e *enginesDialog) testTTS() {
+	s := e.tts.speech()
+	e.runTest(e.tts, s.Check(), func(ctx context.Context) (string, []byte, error) {
+		if s.Remote {
+			s.Key = e.keyFor(s.Key, s.URL)
+		}
+		return e.u.deps.Local.TryVoices(ctx, s)
+	})
+}
+
+// save checks the choices, keeps them (the keys in the keyring) and, when the built-in service
+// is in use, switches its engines at once.
+func (e *enginesDialog) save() {
+	set := engine.Set{Chat: e.chatChoice(), STT: e.stt.speech(), TTS: e.tts.speech()}
+	for _, c := range []struct {
+		p   *enginePane
+		err error
+	}{{e.chat, set.Chat.Check()}, {e.stt, set.STT.Check()}, {e.tts, set.TTS.Check()}} {
+		if c.err != nil {
+			c.p.say(sentenceOf(c.err.Error())+".", true)
+			e.u.win.Canvas().Focus(c.p.address)
+			return
+		}
+	}
+	typed := []struct{ url, key string }{{set.Chat.URL, set.Chat.Key}, {set.STT.URL, set.STT.Key}, {set.TTS.URL, set.TTS.Key}}
+	kept := set
+	kept.Chat.Key, kept.STT.Key, kept.TTS.Key = "", "", ""
+	e.u.prefs.setEngines(kept)
+	e.close()
+	u := e.u
+	apply := u.conn != nil && u.conn.local
+	go func() {
+		var problems []string
+		for _, t := range typed {
+			if t.key == "" {
+				continue
+			}
+			sessionOnly, err := u.keepEngineKey(t.url, t.key)
+			switch {
+			case err != nil:
+				problems = append(problems, "the key for "+engine.WhereURL(t.url)+" was not kept: "+err.Error())
+			case sessionOnly:
+				problems = append(problems, "no keyring: the key for "+engine.WhereURL(t.url)+" is kept until Parley closes")
+			}
+		}
+		if !apply {
+			u.do(func() { u.status.flash("Saved: the built-in service will answer with " + set.Chat.Describe() + ".") })
+			return
+		}
+		full := kept
+		u.addEngineKeys(&full)
+		st := u.deps.Local.SetEngines(u.ctx, full)
+		u.do(func() {
+			if u.conn == nil || !u.conn.local {
+				return
+			}
+			u.conn.engine = st
+			u.status.refresh()
+			msg := "The built-in service answers with " + st.Chat + " now."
+			if st.Notice != "" {
+				msg = st.Notice
+			}
+			if len(problems) > 0 {
+				msg += " (" + sentenceOf(strings.Join(problems, "; ")) + ".)"
+			}
+			u.status.flash(msg)
+		})
+	}()
+}
+
+// close ends the dialog and its tests.
+func (e *enginesDialog) close() {
+	for _, p := range []*enginePane{e.chat, e.stt, e.tts} {
+		p.stopTest()
+	}
+	e.cancel()
+	e.d.Hide()
+}
+
+// sentenceOf is msg with a capital first letter and no final period.
+func sentenceOf(msg string) string {
+	msg = strings.TrimRight(strings.TrimSpace(msg), ".")
+	if msg == "" {
+		return msg
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
+// playClip plays an MP3 clip through the audio output (a voice test).
+func (v *pushToTalk) playClip(mp3 []byte) {
+	if v.openPlayer() {
+		if _, err := v.player.Enqueue(bytes.NewReader(mp3)); err != nil {
+			v.problem("", err, nil)
+		}
+	}
+}
