@@ -150,6 +150,7 @@ type UI struct {
 	// lastSettings and lastAccount are the dialogs shown last (for tests).
 	lastSettings *settingsDialog
 	lastAccount  *accountDialog
+	lastEngines  *enginesDialog
 	// shiftHeld: a Shift key is down (for Shift and an arrow extending the chat's selection).
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"fyne.io/fyne/v2/widget"
+
 	"parley/engine"
 	"parley/keystore"
 )
@@ -138,4 +140,24 @@ func (u *UI) builtInSummary() string {
 		return "Answers with the first model found on this computer, else the offline responder"
 	}
 	return "Answers with " + set.Chat.Short()
+}
+
+// offerFoundModel looks for model runtimes on this computer and, when one is found while the
+// offline responder answers, says so in summary.
+func (u *UI) offerFoundModel(summary *widget.Label) {
+	set, _ := u.prefs.engines()
+	if set.Chat.Kind != engine.Offline {
+		return
+	}
+	local := u.deps.Local
+	go func() {
+		found := local.Detect(u.ctx)
+		if len(found) == 0 {
+			return
+		}
+		c := found[0].Chat(found[0].Models[0])
+		u.do(func() {
+			summary.SetText(u.builtInSummary() + ". Found " + c.Short() + " on this computer: Change… to use it.")
+		})
+	}()
 }

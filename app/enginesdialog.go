@@ -193,6 +193,7 @@ func (u *UI) showEngines() {
 	hint.SizeName = theme.SizeNameCaptionText
 	content := container.NewVBox(intro, e.found, form, border(nil, nil, hint, container.NewHBox(cancelBtn, saveBtn)))
 	e.d = dialog.NewCustomWithoutButtons("Built-in service", content, u.win)
+	u.lastEngines = e
 	e.d.Resize(fyne.NewSize(720, 0))
 	u.showDialog(e.d, e.keys, e.chat.choice)
 }

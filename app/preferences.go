@@ -152,7 +152,10 @@ func (u *UI) showPreferences() {
 	)
 	if u.deps.Local != nil {
 		engines := newButton(keys, "Change…", theme.SettingsIcon(), u.showEngines)
-		form.Append("Built-in service", border(nil, nil, nil, engines, widget.NewLabel(u.builtInSummary())))
+		summary := widget.NewLabel(u.builtInSummary())
+		summary.Wrapping = fyne.TextWrapWord
+		form.Append("Built-in service", border(nil, nil, nil, engines, summary))
+		u.offerFoundModel(summary)
 	}
 	save := func() {
 		stopTest()

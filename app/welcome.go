@@ -101,4 +101,3 @@ func (u *UI) describeLocal(hint *widget.Label) {
 		})
 	}()
 }
-

@@ -23,6 +23,10 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(standInEnv) != "" {
+		runStandIn()
+		os.Exit(0)
+	}
 	b, cleanup, err := testenv.BuildParley()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,7 +45,8 @@ type result = testenv.Result
 type service struct {
 	url  string
 	data string
-	home string // HOME and XDG directories for CLI runs against this service
+	home string              // HOME and XDG directories for CLI runs against this service
+	logs *testenv.SyncBuffer // what the service printed
 }
 
 // env is the environment for a CLI run: private config directories, no inherited PARLEY_ variables;
@@ -95,14 +100,20 @@ func freeAddr(t testing.TB) string {
 // answers, and stops it (by its PID) when the test ends.
 func startService(t testing.TB, extra ...string) *service {
 	t.Helper()
-	s := &service{data: t.TempDir(), home: t.TempDir()}
+	return startServiceEnv(t, nil, extra...)
+}
+
+// startServiceEnv is startService with env added to the service's environment.
+func startServiceEnv(t testing.TB, env []string, extra ...string) *service {
+	t.Helper()
+	s := &service{data: t.TempDir(), home: t.TempDir(), logs: &testenv.SyncBuffer{}}
 	addr := freeAddr(t)
 	s.url = "http://" + addr
 	args := append([]string{"serve", "--addr", addr, "--data", s.data}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = s.env()
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Env = s.env(env...)
+	logs := s.logs
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting parley serve: %v", err)
 	}

@@ -246,7 +246,7 @@ func TestChat_Describe(t *testing.T) {
 	}{
 		{Chat{Kind: Offline}, "the offline responder", "offline responder", 16384},
 		{Chat{Kind: Remote, URL: "https://api.openai.com/v1", Model: "gpt-4o-mini"}, "gpt-4o-mini, from api.openai.com", "gpt-4o-mini from api.openai.com", 16384},
-		{Chat{Kind: Remote, URL: "http://127.0.0.1:9999/v1", Model: "m"}, "m, from the model server at 127.0.0.1:9999 on this computer", "m from the model server at 127.0.0.1:9999 on this computer", 4096},
+		{Chat{Kind: Remote, URL: "http://127.0.0.1:9999/v1", Model: "m"}, "m, from the model server at 127.0.0.1:9999 on this computer", "m on this computer", 4096},
 		{Chat{Kind: Detected, URL: "http://127.0.0.1:8000/v1", Model: "q", Runtime: "vLLM", ContextTokens: 32768}, "q, from vLLM on this computer", "q from vLLM", 32768},
 	} {
 		if got := c.chat.Describe(); got != c.describe {

@@ -132,6 +132,8 @@ func (c Chat) Short() string {
 		return "offline responder"
 	case c.Runtime != "":
 		return ModelName(c.Model) + " from " + c.Runtime
+	case IsLoopbackURL(c.URL):
+		return ModelName(c.Model) + " on this computer"
 	}
 	return ModelName(c.Model) + " from " + WhereURL(c.URL)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // recheckEvery is how often, at most, a chat call asks whether a runtime that went away is back.
-const recheckEvery = 5 * time.Second
+var recheckEvery = 5 * time.Second
 
 // Engines are a service's chat model and speech engines, which can be changed while it runs: a
 // call in flight finishes with the engine it started with, the next one takes the new one.

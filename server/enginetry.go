@@ -49,7 +49,7 @@ func TryChat(ctx context.Context, spec engine.Chat) (string, error) {
 		}
 		return "", err
 	}
-	return fmt.Sprintf("%s answered in %s: %q", engine.ModelName(spec.Model), seconds(time.Since(start)), oneLine(reply, 60)), nil
+	return fmt.Sprintf("%s answered in %s: “%s”", engine.ModelName(spec.Model), seconds(time.Since(start)), oneLine(reply, 60)), nil
 }
 
 // TrySpeechRecognition has spec transcribe a test phrase spoken by the local voices (a second of
@@ -83,11 +83,11 @@ func TrySpeechRecognition(ctx context.Context, spec engine.Speech) (string, erro
 	case !spoken && text == "":
 		return "It answered in " + took + ", hearing nothing in a second of silence (install flite for a spoken test).", nil
 	case !spoken:
-		return fmt.Sprintf("It answered in %s, hearing %q in a second of silence.", took, oneLine(text, 60)), nil
+		return fmt.Sprintf("It answered in %s, hearing “%s” in a second of silence.", took, oneLine(text, 60)), nil
 	case text == "":
 		return "It answered in " + took + ", but heard nothing in the spoken test phrase: check the model.", nil
 	}
-	return fmt.Sprintf("Heard %q in %s (the test said %q).", oneLine(text, 60), took, tryPhrase), nil
+	return fmt.Sprintf("Heard “%s” in %s (the test said “%s”).", oneLine(text, 60), took, tryPhrase), nil
 }
 
 // testPhrase is tryPhrase spoken by the local voices, else a second of silence (spoken false).
@@ -127,7 +127,7 @@ func TryVoices(ctx context.Context, spec engine.Speech) (string, []byte, error) 
 	if media.Sniff(mp3) != media.FormatMP3 {
 		return "", nil, fmt.Errorf("%s answered with something that is not MP3 audio: check the address and model", where)
 	}
-	return fmt.Sprintf("Spoke %q in %s; playing it now.", trySentence, seconds(time.Since(start))), mp3, nil
+	return fmt.Sprintf("Spoke “%s” in %s; playing it now.", trySentence, seconds(time.Since(start))), mp3, nil
 }
 
 // speechFailure says what a failed speech call means, in one line naming the engine.

@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A stand-in model runtime: this test binary, started again with standInEnv set, serves an
+// OpenAI-compatible model list and chat completions as Ollama does, so that the built-in
+// service and `parley serve --llm auto` find and use a real process on this computer.
+const standInEnv = "PARLEY_E2E_STANDIN"
+
+// standInModel is the one model the stand-in serves.
+const standInModel = "standin:latest"
+
+// standInSettings configure a stand-in.
+type standInSettings struct {
+	Addr string `json:"addr"` // where to listen: 127.0.0.1:11434, or 127.0.0.1:0
+	Log  string `json:"log"`  // a file each request is appended to, as one JSON line
+	// Key, when set, is the bearer token every request must carry (a remote engine).
+	Key string `json:"key,omitempty"`
+	// DieOn: a chat whose question holds it ends the process before any reply.
+	DieOn string `json:"die_on,omitempty"`
+}
+
+// standInRequest is one request the stand-in got, as its log keeps it: never the key itself.
+type standInRequest struct {
+	Path   string           `json:"path"`
+	KeyOK  bool             `json:"key_ok"`
+	Model  string           `json:"model,omitempty"`
+	Body   map[string]any   `json:"body,omitempty"`
+	Chat   []map[string]any `json:"messages,omitempty"`
+	Header string           `json:"auth_scheme,omitempty"`
+}
+
+// runStandIn serves until killed; it is what the test binary does with standInEnv set.
+func runStandIn() {
+	var s standInSettings
+	if err := json.Unmarshal([]byte(os.Getenv(standInEnv)), &s); err != nil {
+		fmt.Fprintln(os.Stderr, "stand-in:", err)
+		os.Exit(2)
+	}
+	ln, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stand-in:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("listening %s\n", ln.Addr())
+	var mu sync.Mutex
+	record := func(r standInRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.OpenFile(s.Log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return
+		}
+		json.NewEncoder(f).Encode(r)
+		f.Close()
+	}
+	keyOK := func(r *http.Request) bool {
+		return s.Key == "" || r.Header.Get("Authorization") == "Bearer "+s.Key
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		record(standInRequest{Path: r.URL.Path, KeyOK: keyOK(r)})
+		if !keyOK(r) {
+			http.Error(w, `{"error":{"message":"missing or wrong API key"}}`, http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"library"}]}`, standInModel)
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model    string           `json:"model"`
+			Messages []map[string]any `json:"messages"`
+		}
+		json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body)
+		record(standInRequest{Path: r.URL.Path, KeyOK: keyOK(r), Model: body.Model, Chat: body.Messages})
+		if !keyOK(r) {
+			http.Error(w, `{"error":{"message":"missing or wrong API key"}}`, http.StatusUnauthorized)
+			return
+		}
+		question := ""
+		if n := len(body.Messages); n > 0 {
+			question, _ = body.Messages[n-1]["content"].(string)
+		}
+		if s.DieOn != "" && strings.Contains(question, s.DieOn) {
+			os.Exit(3) // mid-reply: the request was read, no answer will come
+		}
+		earlier := 0
+		for _, m := range body.Messages[:max(0, len(body.Messages)-1)] {
+			if m["role"] == "user" {
+				earlier++
+			}
+		}
+		reply := fmt.Sprintf("The standin model heard %q after %d earlier questions.", question, earlier)
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}}})
+	})
+	http.Serve(ln, mux)
+}
+
+// standIn is a running stand-in runtime.
+type standIn struct {
+	url    string // its OpenAI-compatible base URL, ending in /v1
+	port   string
+	log    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	// portsEnv is what the app and `parley serve` need in their environment to look at its
+	// port: nothing when it has Ollama's.
+	portsEnv []string
+}
+
+// startStandIn starts a stand-in on Ollama's port when it is free, else on a free port that
+// portsEnv names; it is killed (by its PID) when the test ends.
+func startStandIn(t *testing.T, s standInSettings) *standIn {
+	t.Helper()
+	si := &standIn{log: filepath.Join(t.TempDir(), "requests.jsonl"), exited: make(chan struct{})}
+	s.Log = si.log
+	if s.Addr == "" {
+		s.Addr = "127.0.0.1:11434"
+		if ln, err := net.Listen("tcp", s.Addr); err != nil {
+			s.Addr = "127.0.0.1:0" // taken (a real Ollama?): the test-only setting points at ours
+		} else {
+			ln.Close()
+		}
+	}
+	cfg, _ := json.Marshal(s)
+	si.cmd = exec.Command(os.Args[0])
+	si.cmd.Env = append(os.Environ(), standInEnv+"="+string(cfg))
+	out, err := si.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	si.cmd.Stderr = &stderr
+	if err := si.cmd.Start(); err != nil {
+		t.Fatalf("starting the stand-in runtime: %v", err)
+	}
+	go func() { si.cmd.Wait(); close(si.exited) }()
+	t.Cleanup(si.stop)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	if err != nil || !ok {
+		t.Fatalf("the stand-in runtime did not start: %q %v %s", line, err, stderr.String())
+	}
+	_, si.port, _ = net.SplitHostPort(addr)
+	si.url = "http://" + addr + "/v1"
+	if si.port != "11434" {
+		si.portsEnv = []string{"PARLEY_TEST_RUNTIME_PORTS=" + si.port + "=Ollama"}
+	} else {
+		si.portsEnv = []string{"PARLEY_TEST_RUNTIME_PORTS="}
+	}
+	return si
+}
+
+func (si *standIn) stop() {
+	select {
+	case <-si.exited:
+		return
+	default:
+	}
+	si.cmd.Process.Kill()
+	<-si.exited
+}
+
+// requests reads what the stand-in was asked.
+func (si *standIn) requests(t *testing.T) []standInRequest {
+	t.Helper()
+	b, err := os.ReadFile(si.log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []standInRequest
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r standInRequest
+		if l != "" && json.Unmarshal([]byte(l), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// chats are the chat requests the stand-in got.
+func (si *standIn) chats(t *testing.T) []standInRequest {
+	var out []standInRequest
+	for _, r := range si.requests(t) {
+		if r.Path == "/v1/chat/completions" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitChats waits until the stand-in got n chat requests, and returns them.
+func (si *standIn) waitChats(t *testing.T, n int) []standInRequest {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c := si.chats(t); len(c) >= n {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stand-in got %d chat requests; want %d", len(si.chats(t)), n)
+		}
+		time.Sleep(100 * time.Millisecond) // another process's file: nothing to wait on
+	}
+}
