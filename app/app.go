@@ -68,8 +68,6 @@ type LocalService interface {
 	// SetEngines makes s the engines of the service's next calls, before or while it runs; the
 	// status says which chat engine answers.
 	SetEngines(ctx context.Context, s engine.Set) engine.Status
-	// EngineStatus says which chat engine answers now.
-	EngineStatus() engine.Status
 	// OnEngineStatus has f told, on any goroutine, when the chat engine changes by itself (a
 	// chosen runtime that went away or came back).
 	OnEngineStatus(f func(engine.Status))

@@ -18,20 +18,20 @@ import (
 const installHint = "For real answers, install Ollama (ollama.com) and run \u201collama pull llama3.2\u201d, or connect to a service."
 
 // localEngines works out the engines the built-in service starts with: the chosen ones with
-// their keys; with none chosen, the first model found on this computer (kept as the choice on
-// the first run, whose screen named it). notice says what the person should know. It runs off
-// the UI goroutine: it asks the keyring.
+// their keys. On the first run, whose screen named it, the first model found on this computer
+// is used and kept as the choice. Later, with none chosen, the offline responder answers and a
+// model found is only offered: nothing is sent to it until the person chooses it. notice says
+// what the person should know. It runs off the UI goroutine: it asks the keyring.
 func (u *UI) localEngines(ctx context.Context, firstRun bool) (set engine.Set, notice string) {
 	found := u.deps.Local.Detect(ctx)
 	set, chosen := u.prefs.engines()
 	switch {
-	case !chosen && len(found) > 0:
+	case !chosen && len(found) > 0 && firstRun:
 		set.Chat = found[0].Chat(found[0].Models[0])
-		if firstRun {
-			u.prefs.setEngines(set) // the welcome screen named it: using it chose it
-		} else {
-			notice = "Found " + set.Chat.Describe() + ": it answers now. Preferences → Built-in service to change."
-		}
+		u.prefs.setEngines(set) // the welcome screen named it: using it chose it
+	case !chosen && len(found) > 0:
+		c := found[0].Chat(found[0].Models[0])
+		notice = "Found " + c.Describe() + ": choose it in Parley → Built-in service to have real answers."
 	case set.Chat.Kind == engine.Detected:
 		// The runtime may say more about the model now (its context window).
 		for _, r := range found {
@@ -60,10 +60,15 @@ func (u *UI) addEngineKeys(set *engine.Set) {
 	}
 }
 
+// engineAccount is the keyring entry of an engine's key: its address under a scheme of its own
+// ("engine+https://api.openai.com/v1"), so that it never takes the place of the key of a Chat and
+// Voice Service at the same address.
+func engineAccount(url string) string { return "engine+" + keystore.NormalizeBaseURL(url) }
+
 // engineKey is the key kept for an engine's address, "" when none is.
 func (u *UI) engineKey(url string) string {
 	u.engineKeysMu.Lock()
-	k, ok := u.engineKeys[keystore.NormalizeBaseURL(url)]
+	k, ok := u.engineKeys[engineAccount(url)]
 	u.engineKeysMu.Unlock()
 	if ok {
 		return k
@@ -71,7 +76,7 @@ func (u *UI) engineKey(url string) string {
 	if u.deps.Secrets == nil {
 		return ""
 	}
-	k, err := u.deps.Secrets.Get(url)
+	k, err := u.deps.Secrets.Get(engineAccount(url))
 	if err != nil {
 		return ""
 	}
@@ -86,7 +91,7 @@ func (u *UI) keepEngineKey(url, key string) (sessionOnly bool, err error) {
 		return false, err
 	}
 	if u.deps.Secrets != nil {
-		err = u.deps.Secrets.Set(url, key)
+		err = u.deps.Secrets.Set(engineAccount(url), key)
 	} else {
 		err = keystore.ErrUnavailable
 	}
@@ -97,10 +102,10 @@ func (u *UI) keepEngineKey(url, key string) (sessionOnly bool, err error) {
 	}
 	switch {
 	case err == nil:
-		delete(u.engineKeys, keystore.NormalizeBaseURL(url))
+		delete(u.engineKeys, engineAccount(url))
 		return false, nil
 	case errors.Is(err, keystore.ErrUnavailable):
-		u.engineKeys[keystore.NormalizeBaseURL(url)] = key
+		u.engineKeys[engineAccount(url)] = key
 		return true, nil
 	}
 	return false, err
@@ -127,7 +132,11 @@ func welcomeEngineHint(chat *engine.Chat, searching bool) string {
 	case chat == nil || chat.Kind == engine.Offline:
 		return "Runs a service on this computer, with an offline responder that cannot think, and local voices. No account needed. " + installHint
 	}
-	return "Runs a service on this computer that answers with " + chat.Describe() + ", and speaks with local voices. No account needed."
+	c := *chat
+	if r := []rune(c.Model); len(r) > 40 {
+		c.Model = string(r[:39]) + "…" // the screen keeps room for three lines
+	}
+	return "Runs a service on this computer that answers with " + c.Describe() + ", and speaks with local voices. No account needed."
 }
 
 // builtInSummary says in a line which chat engine the built-in service answers with.
@@ -135,10 +144,7 @@ func (u *UI) builtInSummary() string {
 	if u.conn != nil && u.conn.local && u.conn.engine.Short != "" {
 		return "Answers with " + u.conn.engine.Short
 	}
-	set, chosen := u.prefs.engines()
-	if !chosen {
-		return "Answers with the first model found on this computer, else the offline responder"
-	}
+	set, _ := u.prefs.engines()
 	return "Answers with " + set.Chat.Short()
 }
 
@@ -146,8 +152,8 @@ func (u *UI) builtInSummary() string {
 // offline responder answers, says so in summary.
 func (u *UI) offerFoundModel(summary *widget.Label) {
 	set, _ := u.prefs.engines()
-	if set.Chat.Kind != engine.Offline {
-		return
+	if set.Chat.Kind != engine.Offline || u.conn != nil && u.conn.local && u.conn.engine.FellBack {
+		return // a model answers, or one chosen is away (the status bar says so)
 	}
 	local := u.deps.Local
 	go func() {

@@ -34,7 +34,6 @@ func (l *engineLocal) Start(context.Context) (string, client.APIKey, error) {
 func (l *engineLocal) Stop()                                   {}
 func (l *engineLocal) WarmSpeech()                             {}
 func (l *engineLocal) Detect(context.Context) []engine.Runtime { return l.found }
-func (l *engineLocal) EngineStatus() engine.Status             { return engine.Status{} }
 func (l *engineLocal) OnEngineStatus(f func(engine.Status))    { l.mu.Lock(); l.on = f; l.mu.Unlock() }
 func (l *engineLocal) TrySpeechRecognition(context.Context, engine.Speech) (string, error) {
 	return "", nil
@@ -202,7 +201,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 
 	h.u.topDialog().keys.submit()
 	h.waitFor(func() bool { return strings.Contains(h.u.status.service.Text, "gpt-4o-mini") })
-	if got := secrets.keys["https://api.example.com/v1"]; got != "sk-typed" {
+	if got := secrets.keys["engine+https://api.example.com/v1"]; got != "sk-typed" {
 		t.Errorf("keyring holds %q for the address", got)
 	}
 	s := local.lastSet()
@@ -248,4 +247,25 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// After the first run, with no engine chosen, a model found is offered, not used: nothing is
+// sent to it until the person chooses it.
+func TestBuiltIn_ModelFoundLaterIsOffered(t *testing.T) {
+	local := &engineLocal{found: []engine.Runtime{ollama}}
+	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
+	h.u.prefs.useLocal() // the built-in service was used before, when nothing was found
+	h.u.useLocal()
+	h.waitFor(func() bool {
+		return h.u.status != nil && h.u.status.service.Text == "Built-in service · offline responder"
+	})
+	if s := local.lastSet(); s.Chat.Kind != engine.Offline {
+		t.Errorf("the service was given %+v", s.Chat)
+	}
+	if got := h.u.status.message.Text; got != "Found llama3.2, from Ollama on this computer: choose it in Parley → Built-in service to have real answers." {
+		t.Errorf("status bar message: %q", got)
+	}
+	if _, chosen := h.u.prefs.engines(); chosen {
+		t.Error("a choice was kept")
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/engine"
+	"parley/keystore"
 )
 
 // The options of the engine choices that are not a model found on this computer.
@@ -113,16 +114,22 @@ type enginesDialog struct {
 	d        *dialog.CustomDialog
 	ctx      context.Context
 	cancel   context.CancelFunc
+	// onSaved, when set, hears of the chat engine saved (the Preferences' summary).
+	onSaved func(engine.Chat)
 }
 
 // showEngines opens the Built-in service dialog. It looks for model runtimes on this computer
 // as it opens, and fills in what it finds when they answer.
-func (u *UI) showEngines() {
+func (u *UI) showEngines() { u.showEnginesThen(nil) }
+
+// showEnginesThen opens the Built-in service dialog; onSaved, when set, hears of the chat engine
+// saved.
+func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	if u.deps.Local == nil {
 		return
 	}
 	set, chosen := u.prefs.engines()
-	e := &enginesDialog{u: u, keys: &dialogKeys{}, detected: map[string]engine.Chat{}}
+	e := &enginesDialog{u: u, keys: &dialogKeys{}, detected: map[string]engine.Chat{}, onSaved: onSaved}
 	e.ctx, e.cancel = context.WithCancel(u.ctx)
 	e.found = widget.NewLabel("Looking for model runtimes on this computer…")
 	e.found.Wrapping = fyne.TextWrapWord
@@ -386,17 +393,34 @@ func (e *enginesDialog) save() {
 	for _, c := range []struct {
 		p   *enginePane
 		err error
-	}{{e.chat, set.Chat.Check()}, {e.stt, set.STT.Check()}, {e.tts, set.TTS.Check()}} {
+		key string
+	}{{e.chat, set.Chat.Check(), set.Chat.Key}, {e.stt, set.STT.Check(), set.STT.Key}, {e.tts, set.TTS.Check(), set.TTS.Key}} {
 		if c.err != nil {
 			c.p.say(sentenceOf(c.err.Error())+".", true)
-			e.u.win.Canvas().Focus(c.p.address)
+			if c.p.remote() {
+				bad := c.p.model // the address is right: the model's name is missing
+				if engine.CheckURL(c.p.address.Text) != nil {
+					bad = c.p.address
+				}
+				e.u.win.Canvas().Focus(bad)
+			}
 			return
+		}
+		if c.key != "" {
+			if err := keystore.ValidateKey(c.key); err != nil {
+				c.p.say(sentenceOf(err.Error())+".", true)
+				e.u.win.Canvas().Focus(c.p.key)
+				return
+			}
 		}
 	}
 	typed := []struct{ url, key string }{{set.Chat.URL, set.Chat.Key}, {set.STT.URL, set.STT.Key}, {set.TTS.URL, set.TTS.Key}}
 	kept := set
 	kept.Chat.Key, kept.STT.Key, kept.TTS.Key = "", "", ""
 	e.u.prefs.setEngines(kept)
+	if e.onSaved != nil {
+		e.onSaved(set.Chat)
+	}
 	e.close()
 	u := e.u
 	apply := u.conn != nil && u.conn.local

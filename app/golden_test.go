@@ -98,9 +98,6 @@ func (fakeLocal) Detect(context.Context) []engine.Runtime { return nil }
 func (fakeLocal) SetEngines(_ context.Context, s engine.Set) engine.Status {
 	return engine.Status{Chat: s.Chat.Describe(), Short: s.Chat.Short()}
 }
-func (fakeLocal) EngineStatus() engine.Status {
-	return engine.Status{Chat: "the offline responder", Short: "offline responder"}
-}
 func (fakeLocal) OnEngineStatus(func(engine.Status)) {}
 func (fakeLocal) TryChat(context.Context, engine.Chat) (string, error) {
 	return "", errors.New("not started")

@@ -15,6 +15,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/vad"
+	"parley/engine"
 )
 
 // defaultDevice is how the preferences name the system's default input.
@@ -151,8 +152,10 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("New conversations use", preset),
 	)
 	if u.deps.Local != nil {
-		engines := newButton(keys, "Change…", theme.SettingsIcon(), u.showEngines)
 		summary := widget.NewLabel(u.builtInSummary())
+		engines := newButton(keys, "Change…", theme.SettingsIcon(), func() {
+			u.showEnginesThen(func(c engine.Chat) { summary.SetText("Answers with " + c.Short()) })
+		})
 		summary.Wrapping = fyne.TextWrapWord
 		form.Append("Built-in service", border(nil, nil, nil, engines, summary))
 		u.offerFoundModel(summary)

@@ -135,8 +135,8 @@ func TestApp_RemoteEngineFromTheKeyboard(t *testing.T) {
 	d.Key(t, "Down", "Down", "Down", "Return")
 	d.WaitForText(t, "Speech recognition", 20*time.Second)
 	d.WaitForText(t, "No model runtime answers", 10*time.Second)
-	d.Key(t, "space") // the chat choice is focused: open it
-	time.Sleep(500 * time.Millisecond)
+	d.Key(t, "space")                                           // the chat choice is focused: open it
+	d.WaitForText(t, "service (address below)", 10*time.Second) // shown only in the open list
 	d.Screenshot(t, filepath.Join(shots, "engines-choice.png"))
 	d.Key(t, "Down", "Down", "Return") // the list opens with nothing marked: offline, then the OpenAI-compatible service
 	d.Key(t, "Tab")

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +17,7 @@ import (
 )
 
 // runtimeServer serves a model list at /v1/models and counts every request.
-func runtimeServer(t *testing.T, body string) (port int, requests *atomic.Int64) {
+func runtimeServer(t testing.TB, body string) (port int, requests *atomic.Int64) {
 	t.Helper()
 	requests = &atomic.Int64{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,7 +33,7 @@ func runtimeServer(t *testing.T, body string) (port int, requests *atomic.Int64)
 	return portOf(t, srv.URL), requests
 }
 
-func portOf(t *testing.T, raw string) int {
+func portOf(t testing.TB, raw string) int {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -45,7 +47,7 @@ func portOf(t *testing.T, raw string) int {
 }
 
 // silentPort accepts connections and never answers them, as a hung runtime does.
-func silentPort(t *testing.T) int {
+func silentPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,7 +78,7 @@ func silentPort(t *testing.T) int {
 }
 
 // closedPort is a port where nothing listens.
-func closedPort(t *testing.T) int {
+func closedPort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -280,4 +282,21 @@ func FuzzParseModels(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A key never shows when an engine is printed or logged.
+func TestEngine_KeyNeverPrinted(t *testing.T) {
+	const key = "sk-secret-0123456789"
+	set := Set{Chat: Chat{Kind: Remote, URL: "https://api.example.com/v1", Model: "m", Key: key},
+		STT: Speech{Remote: true, URL: "https://api.example.com/v1", Model: "whisper-1", Key: key}}
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("engines", "chat", set.Chat, "stt", set.STT, "set", set)
+	for _, s := range []string{fmt.Sprint(set), fmt.Sprintf("%+v", set), fmt.Sprintf("%#v", set), fmt.Sprint(set.Chat), logged.String()} {
+		if strings.Contains(s, key) {
+			t.Errorf("the key shows in %s", s)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(set.Chat), "key=[key]") {
+		t.Errorf("printed as %s; want it to say a key is set", set.Chat)
+	}
 }

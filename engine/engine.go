@@ -6,6 +6,7 @@ package engine
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -80,6 +81,36 @@ const (
 	// DefaultRemoteContextTokens is a floor of today's hosted models.
 	DefaultRemoteContextTokens = 16384
 )
+
+// String is c without its key, for logs and messages ("[key]" stands for one).
+func (c Chat) String() string {
+	return fmt.Sprintf("{%s %s %s runtime=%q context=%d key=%s}", c.Kind, c.URL, c.Model, c.Runtime, c.ContextTokens, hidden(c.Key))
+}
+
+// GoString is String: %#v never shows the key either.
+func (c Chat) GoString() string { return "engine.Chat" + c.String() }
+
+// LogValue is c without its key, for log/slog.
+func (c Chat) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// String is s without its key.
+func (s Speech) String() string {
+	return fmt.Sprintf("{remote=%v %s %s key=%s}", s.Remote, s.URL, s.Model, hidden(s.Key))
+}
+
+// GoString is String.
+func (s Speech) GoString() string { return "engine.Speech" + s.String() }
+
+// LogValue is s without its key, for log/slog.
+func (s Speech) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// hidden stands for a key in text: whether there is one, never what it is.
+func hidden(key string) string {
+	if key == "" {
+		return "none"
+	}
+	return "[key]"
+}
 
 // ContextWindow is how many tokens c's model takes in.
 func (c Chat) ContextWindow() int {
@@ -160,6 +191,9 @@ func (c Chat) Check() error {
 	}
 	if err := CheckURL(c.URL); err != nil {
 		return err
+	}
+	if u, _ := url.Parse(c.URL); c.Kind == Detected && u.Hostname() != "127.0.0.1" {
+		return fmt.Errorf("a model found on this computer is at 127.0.0.1, not %s", u.Hostname())
 	}
 	if strings.TrimSpace(c.Model) == "" {
 		return fmt.Errorf("give the name of the model to use, such as llama3.2 or gpt-4o-mini")

@@ -98,7 +98,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		s.log.Warn("chat model failed", "account", acct.ID, "call", res.CallID, "err", err)
 		msg := "The chat model failed to answer; the points for this call were refunded."
 		var cf *ChatFailure
-		if errors.As(err, &cf) {
+		if errors.As(err, &cf) && s.explain {
 			msg = cf.Sentence() + " The points for this call were refunded."
 		}
 		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, msg)
@@ -270,6 +270,6 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request, acct stor
 		Balance    int64  `json:"balance"`
 		Price      int64  `json:"price"`
 		ChatEngine string `json:"chat_engine,omitempty"`
-	}{acct.Balance, price, describeChat(s.llm)})
+	}{acct.Balance, price, describeChat(s.llm, s.explain)})
 	return nil
 }

@@ -101,6 +101,9 @@ func (e *Engines) Set(ctx context.Context, s engine.Set) engine.Status {
 		ce.watch.checked = time.Now()
 	}
 	e.chat.Store(ce)
+	if ce.watch != nil && ce.watch.away.Load() {
+		go ce.watch.watch(ce)
+	}
 	if s.STT.Remote {
 		e.stt.Store(&transcriber{speech.NewRemoteTranscriber(s.STT.URL, s.STT.Model, s.STT.Key, nil)})
 	} else {
@@ -137,7 +140,7 @@ func (e *Engines) newChat(spec engine.Chat) *chatEngine {
 		return &chatEngine{spec: engine.Chat{Kind: engine.Offline}, model: NewOfflineResponder()}
 	}
 	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: spec.URL, Model: spec.Model, APIKey: spec.Key, Where: spec.Where(),
-		ContextTokens: spec.ContextWindow(), HTTP: &http.Client{Timeout: e.chatTimeout}})
+		ContextTokens: spec.ContextTokens, HTTP: &http.Client{Timeout: e.chatTimeout}})
 	ce := &chatEngine{spec: spec, model: m}
 	if spec.Kind == engine.Detected {
 		ce.watch = &runtimeWatch{e: e, offline: NewOfflineResponder()}
@@ -223,11 +226,32 @@ func (c *chatEngine) complete(ctx context.Context, req ChatRequest) (string, err
 		w.mu.Lock()
 		w.checked = time.Now()
 		w.mu.Unlock()
-		st := c.status()
-		st.Notice = c.spec.Where() + " stopped answering: the offline responder answers until it is back."
-		w.e.notify(st)
+		if w.e.chat.Load() == c { // not replaced while this call ran
+			st := c.status()
+			st.Notice = c.spec.Where() + " stopped answering: the offline responder answers until it is back."
+			w.e.notify(st)
+		}
+		go w.watch(c)
 	}
 	return reply, err
+}
+
+// watch asks every recheckEvery, while the runtime is away and c is the engine in use, whether
+// it is back, so that the person hears of it without sending a message first.
+func (w *runtimeWatch) watch(c *chatEngine) {
+	t := time.NewTicker(max(recheckEvery, 10*time.Millisecond))
+	defer t.Stop()
+	for range t.C {
+		if !w.away.Load() || w.e.chat.Load() != c {
+			return
+		}
+		w.mu.Lock()
+		w.checked = time.Now()
+		w.mu.Unlock()
+		if w.recheck(context.Background(), c) {
+			return
+		}
+	}
 }
 
 // back asks, at most every recheckEvery, whether the runtime answers again, and says so when it does.
@@ -238,10 +262,15 @@ func (w *runtimeWatch) back(ctx context.Context, c *chatEngine) bool {
 		w.checked = time.Now()
 	}
 	w.mu.Unlock()
-	if !due || !engine.Reachable(ctx, c.spec.URL, c.spec.Model) {
+	return due && w.recheck(ctx, c)
+}
+
+// recheck asks whether the runtime answers again, and says so when it does.
+func (w *runtimeWatch) recheck(ctx context.Context, c *chatEngine) bool {
+	if !engine.Reachable(ctx, c.spec.URL, c.spec.Model) {
 		return false
 	}
-	if w.away.CompareAndSwap(true, false) {
+	if w.away.CompareAndSwap(true, false) && w.e.chat.Load() == c {
 		st := c.status()
 		st.Notice = c.spec.Where() + " is back: " + engine.ModelName(c.spec.Model) + " answers again."
 		w.e.notify(st)

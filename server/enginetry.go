@@ -39,7 +39,7 @@ func TryChat(ctx context.Context, spec engine.Chat) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, tryTimeout)
 	defer cancel()
 	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: spec.URL, Model: spec.Model, APIKey: spec.Key, Where: spec.Where(),
-		ContextTokens: spec.ContextWindow(), HTTP: &http.Client{Timeout: tryTimeout}})
+		ContextTokens: spec.ContextTokens, HTTP: &http.Client{Timeout: tryTimeout}})
 	start := time.Now()
 	reply, err := m.Complete(ctx, ChatRequest{UserText: tryQuestion})
 	if err != nil {

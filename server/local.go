@@ -93,7 +93,7 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	}
 	eng := l.eng()
 	stt, tts := eng.Speech()
-	srv, err := New(Config{Store: st, Logger: log, LLM: eng, STT: stt, TTS: tts})
+	srv, err := New(Config{Store: st, Logger: log, LLM: eng, STT: stt, TTS: tts, ExplainUpstream: true, LenientVoices: true})
 	if err != nil {
 		return fail(st, err)
 	}
@@ -151,13 +151,6 @@ func (l *Local) SetEngines(ctx context.Context, s engine.Set) engine.Status {
 	eng := l.eng()
 	l.mu.Unlock()
 	return eng.Set(ctx, s)
-}
-
-// EngineStatus says which chat engine answers now.
-func (l *Local) EngineStatus() engine.Status {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.eng().Status()
 }
 
 // OnEngineStatus has f told when the chat engine changes by itself (see Engines.OnStatus).

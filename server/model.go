@@ -19,8 +19,14 @@ type ChatModel interface {
 // describer is a ChatModel that says which engine it is ("llama3.2, from Ollama on this computer").
 type describer interface{ Describe() string }
 
-// describeChat says which engine m is, "" when it does not say.
-func describeChat(m ChatModel) string {
+// modelNamer is a ChatModel that names its model without saying where it runs.
+type modelNamer interface{ ModelName() string }
+
+// describeChat says which engine m is, and where when full; "" when it does not say.
+func describeChat(m ChatModel, full bool) string {
+	if n, ok := m.(modelNamer); ok && !full {
+		return n.ModelName()
+	}
 	if d, ok := m.(describer); ok {
 		return d.Describe()
 	}

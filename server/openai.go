@@ -38,7 +38,9 @@ type OpenAIChatOptions struct {
 	// Where names the engine for people in failure messages ("Ollama on this computer"); empty
 	// derives it from BaseURL.
 	Where string
-	// ContextTokens is the model's context window; 0 takes engine.Chat's default for BaseURL.
+	// ContextTokens is the model's context window as its runtime reported it; 0 takes
+	// engine.Chat's default for BaseURL. A reported window also caps the max_tokens sent, which
+	// a runtime such as vLLM refuses when the prompt and the reply do not fit it together.
 	ContextTokens int
 	// HTTP is the client to use (nil: one with DefaultChatTimeout); redirects are refused either way.
 	HTTP *http.Client
@@ -72,6 +74,7 @@ func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 		where:   where,
 		hc:      c,
 		context: spec.ContextWindow(),
+		known:   o.ContextTokens > 0,
 	}
 }
 
@@ -79,12 +82,16 @@ type openAIChat struct {
 	url, model, key string
 	where           string
 	hc              *http.Client
-	// context is the model's context window, in tokens.
+	// context is the model's context window, in tokens; known when the runtime reported it.
 	context int
+	known   bool
 }
 
 // Describe says which model answers, and where.
 func (c *openAIChat) Describe() string { return engine.ModelName(c.model) + ", from " + c.where }
+
+// ModelName names the model.
+func (c *openAIChat) ModelName() string { return engine.ModelName(c.model) }
 
 // ChatFailure is why a chat model failed to answer: Sentence says it to a person, naming the
 // engine; Error, for the log, carries the cause too.
@@ -219,6 +226,15 @@ func estimateTokens(text string) int {
 	return (len(text)+bytesPerToken-1)/bytesPerToken + tokensPerMessage
 }
 
+// replyTokens is the room given to the reply: its max_tokens (at most half the window), else a
+// quarter of the window.
+func (c *openAIChat) replyTokens(req ChatRequest) int {
+	if req.MaxTokens != nil && *req.MaxTokens > 0 {
+		return min(*req.MaxTokens, c.context/2)
+	}
+	return c.context / 4
+}
+
 // messages builds the prompt: the persona as the system message, the history
 // that fits the context window (the newest kept), then the user's text.
 func (c *openAIChat) messages(req ChatRequest) []oaMessage {
@@ -226,10 +242,7 @@ func (c *openAIChat) messages(req ChatRequest) []oaMessage {
 	if req.Persona != "" {
 		out = append(out, oaMessage{Role: "system", Content: req.Persona})
 	}
-	reply := c.context / 4
-	if req.MaxTokens != nil && *req.MaxTokens > 0 {
-		reply = min(*req.MaxTokens, c.context/2)
-	}
+	reply := c.replyTokens(req)
 	budget := c.context - reply - estimateTokens(req.Persona) - estimateTokens(req.UserText)
 	start := len(req.History)
 	for start > 0 {
@@ -253,9 +266,14 @@ func (c *openAIChat) messages(req ChatRequest) []oaMessage {
 // Complete asks the endpoint once; it never retries (the call is charged). Its errors are
 // *ChatFailure.
 func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, error) {
+	maxTokens := req.MaxTokens
+	if c.known && maxTokens != nil {
+		n := c.replyTokens(req) // the room the prompt left it
+		maxTokens = &n
+	}
 	body, err := json.Marshal(oaRequest{
 		Model: c.model, Messages: c.messages(req),
-		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens,
+		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: maxTokens,
 	})
 	if err != nil {
 		return "", c.fail("could not be asked", fmt.Errorf("encode request: %w", err))

@@ -22,10 +22,12 @@ type fakeRuntime struct {
 	addr string
 	// die: the next chat request ends the connection before any reply, as a runtime that
 	// stops mid-reply does.
-	die      atomic.Bool
-	mu       sync.Mutex
-	srv      *http.Server
-	requests []map[string]any
+	die atomic.Bool
+	// held, when set, is told of each chat request, which then waits for release.
+	held, release chan struct{}
+	mu            sync.Mutex
+	srv           *http.Server
+	requests      []map[string]any
 }
 
 func newFakeRuntime(t *testing.T) *fakeRuntime {
@@ -54,6 +56,10 @@ func (rt *fakeRuntime) serve(ln net.Listener) {
 		rt.mu.Lock()
 		rt.requests = append(rt.requests, body)
 		rt.mu.Unlock()
+		if rt.held != nil {
+			rt.held <- struct{}{}
+			<-rt.release
+		}
 		if rt.die.Load() {
 			c, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {
@@ -105,7 +111,7 @@ func (rt *fakeRuntime) chat() engine.Chat {
 // message naming it, the person is told, and the offline responder answers until it is back.
 func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	old := recheckEvery
-	recheckEvery = 0
+	recheckEvery = 300 * time.Millisecond
 	t.Cleanup(func() { recheckEvery = old })
 	rt := newFakeRuntime(t)
 	eng := NewEngines(5 * time.Second)
@@ -116,7 +122,7 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	stt, tts := eng.Speech()
-	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS = eng, stt, tts })
+	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS, c.ExplainUpstream = eng, stt, tts, true })
 
 	if got := e.chat(map[string]any{"message": "hi"})["reply"]; got != "tiny says hello" {
 		t.Fatalf("reply %v", got)
@@ -127,6 +133,7 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 
 	rt.die.Store(true)
 	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "are you there?"})
+	rt.stop() // the process is gone, as it would be
 	msg, _ := r.Body["error"].(map[string]any)["message"].(string)
 	if r.Status != http.StatusBadGateway || msg != "Ollama on this computer did not answer: is it still running? The points for this call were refunded." {
 		t.Fatalf("a call the runtime died in: %d %s", r.Status, r.Raw)
@@ -143,7 +150,6 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 		t.Error("the person was not told that the runtime went away")
 	}
 
-	rt.stop()
 	reply, _ := e.chat(map[string]any{"message": "what is the capital of France"})["reply"].(string)
 	if !strings.HasPrefix(reply, "[offline] ") {
 		t.Errorf("with the runtime away, the reply is %q; want the offline responder's", reply)
@@ -154,16 +160,17 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 
 	rt.die.Store(false)
 	rt.restart()
-	if got := e.chat(map[string]any{"message": "back?"})["reply"]; got != "tiny says hello" {
-		t.Errorf("with the runtime back, the reply is %v", got)
-	}
+	// The person hears of it without sending anything: the service asks in the background.
 	select {
 	case s := <-notices:
 		if s.FellBack || s.Notice != "Ollama on this computer is back: tiny answers again." {
 			t.Errorf("notice %+v", s)
 		}
-	default:
-		t.Error("the person was not told that the runtime is back")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the person was not told that the runtime is back")
+	}
+	if got := e.chat(map[string]any{"message": "back?"})["reply"]; got != "tiny says hello" {
+		t.Errorf("with the runtime back, the reply is %v", got)
 	}
 	e.verify()
 }
@@ -217,6 +224,16 @@ func TestEngines_ContextBoundedByWindow(t *testing.T) {
 	}
 	if len(msgs) < 4 || msgs[len(msgs)-1].(map[string]any)["content"] != "last" {
 		t.Errorf("sent %d messages; want the persona, the newest turns that fit and the question", len(msgs))
+	}
+
+	// A max_tokens larger than the window leaves is cut to what it leaves: the runtime reported
+	// its window, and would refuse a request that cannot fit it.
+	e.chat(map[string]any{"message": "a long answer please", "max_tokens": 1000})
+	rt.mu.Lock()
+	last = rt.requests[len(rt.requests)-1]
+	rt.mu.Unlock()
+	if last["max_tokens"] != 300.0 {
+		t.Errorf("max_tokens sent: %v; want 300, half the 600-token window", last["max_tokens"])
 	}
 }
 
@@ -286,5 +303,86 @@ func TestTrySpeech_Remote(t *testing.T) {
 	s.Key = "sk-wrong"
 	if _, _, err := TryVoices(t.Context(), s); err == nil || !strings.Contains(err.Error(), "refused the API key (401)") || strings.Contains(err.Error(), "sk-wrong") {
 		t.Errorf("wrong key: %v", err)
+	}
+}
+
+// A service whose model runs elsewhere tells its clients that the model failed, not where it
+// runs or what it said: the host may be one its operator keeps private.
+func TestChat_UpstreamDetailsStayInTheLog(t *testing.T) {
+	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"model gpt-x is not on internal-llm.corp"}}`, http.StatusNotFound)
+	})
+	model := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: up.URL + "/v1", Model: "gpt-x", Where: "internal-llm.corp"})
+	e := newEnv(t, 10, func(c *Config) { c.LLM = model })
+	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "hi"})
+	msg, _ := r.Body["error"].(map[string]any)["message"].(string)
+	if r.Status != http.StatusBadGateway || msg != "The chat model failed to answer; the points for this call were refunded." {
+		t.Errorf("%d %s", r.Status, r.Raw)
+	}
+	if !strings.Contains(e.logs.String(), "internal-llm.corp") {
+		t.Error("the log does not say what failed")
+	}
+	if acct := e.do("GET", "/v1/account", nil).data(); acct["chat_engine"] != "gpt-x" {
+		t.Errorf("account says %v; want the model's name only", acct["chat_engine"])
+	}
+}
+
+// The app's own service speaks with the default voice when a conversation names a voice of the
+// engine it used before; any other service refuses the voice.
+func TestSpeech_LenientVoices(t *testing.T) {
+	mp3, err := os.ReadFile("../media/testdata/hello.mp3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Value
+	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		asked.Store(body["voice"])
+		w.Write(mp3)
+	})
+	eng := NewEngines(0)
+	eng.Set(t.Context(), engine.Set{TTS: engine.Speech{Remote: true, URL: up.URL + "/v1", Model: "tts-1"}})
+	stt, tts := eng.Speech()
+	for _, lenient := range []bool{false, true} {
+		e := newEnv(t, 10, func(c *Config) { c.STT, c.TTS, c.LenientVoices = stt, tts, lenient })
+		r := e.do("POST", "/v1/chat/speech", map[string]any{"text": "Hello there.", "voice": "slt"})
+		switch {
+		case !lenient && (r.Status != 422 || r.code() != "unknown_voice"):
+			t.Errorf("strict: %d %s", r.Status, r.Raw)
+		case lenient && (r.Status != 200 || asked.Load() != "alloy"):
+			t.Errorf("lenient: %d %s, the engine was asked for voice %v", r.Status, r.Raw, asked.Load())
+		}
+	}
+}
+
+// A runtime that dies in a call that began before the person chose another engine says
+// nothing: the status bar shows the engine in use, not the one replaced.
+func TestEngines_ReplacedRuntimeSaysNothing(t *testing.T) {
+	rt := newFakeRuntime(t)
+	rt.held, rt.release = make(chan struct{}), make(chan struct{})
+	rt.die.Store(true)
+	eng := NewEngines(5 * time.Second)
+	notices := make(chan engine.Status, 10)
+	eng.OnStatus(func(s engine.Status) { notices <- s })
+	eng.Set(t.Context(), engine.Set{Chat: rt.chat()})
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.Complete(t.Context(), ChatRequest{UserText: "hi"})
+		done <- err
+	}()
+	<-rt.held
+	eng.Set(t.Context(), engine.Set{Chat: engine.Chat{Kind: engine.Offline}})
+	close(rt.release)
+	if err := <-done; err == nil {
+		t.Fatal("the call the runtime died in succeeded")
+	}
+	select {
+	case s := <-notices: // a notice comes before the call returns, if it comes at all
+		t.Errorf("a notice about the engine replaced: %+v", s)
+	default:
+	}
+	if st := eng.Status(); st.FellBack || st.Chat != "the offline responder" {
+		t.Errorf("status %+v", st)
 	}
 }

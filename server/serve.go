@@ -182,7 +182,8 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := Config{Store: st, Logger: log, MaxBodyBytes: o.MaxBody, ChatTimeout: o.ChatTimeout}
+	cfg := Config{Store: st, Logger: log, MaxBodyBytes: o.MaxBody, ChatTimeout: o.ChatTimeout,
+		ExplainUpstream: o.LLM == "auto" || o.LLMURL != "" && engine.IsLoopbackURL(o.LLMURL)}
 	cfg.LLM, cfg.STT, cfg.TTS = providers(o, stderr)
 	srv, err := New(cfg)
 	if err != nil {

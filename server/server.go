@@ -42,12 +42,23 @@ type Config struct {
 	ChatTimeout time.Duration
 	// Limits bound the work and memory of requests under load; zero fields take defaults.
 	Limits Limits
+	// ExplainUpstream tells clients which chat engine failed and why, and where it runs: for a
+	// service whose model runs on the same computer, or the app's own. Otherwise a failure says
+	// only that the model failed (its details go to the log), and the account names the model
+	// without its host, which may be one the operator keeps private.
+	ExplainUpstream bool
+	// LenientVoices speaks with the default voice when asked for one the voices do not have,
+	// rather than refusing: for the app's own service, whose voices change when the person
+	// switches between the local ones and a service's, while conversations keep the voice set.
+	LenientVoices bool
 }
 
 // Server serves the Chat and Voice API.
 type Server struct {
 	store   *store.Store
 	llm     ChatModel
+	explain bool
+	lenient bool
 	stt     speech.Transcriber
 	tts     speech.Synthesizer
 	log     *slog.Logger
@@ -68,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: Config.Store is required")
 	}
 	s := &Server{
-		store: cfg.Store, llm: cfg.LLM, stt: cfg.STT, tts: cfg.TTS, log: cfg.Logger,
+		store: cfg.Store, llm: cfg.LLM, explain: cfg.ExplainUpstream, lenient: cfg.LenientVoices, stt: cfg.STT, tts: cfg.TTS, log: cfg.Logger,
 		maxBody: cfg.MaxBodyBytes, now: cfg.Now, timeout: cfg.ChatTimeout,
 	}
 	if s.llm == nil {

@@ -88,7 +88,10 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, acct store
 	if voice == "" && len(voices) > 0 {
 		voice = voices[0].Name
 	} else if voice != "" && len(voices) > 0 && !hasVoice(voices, voice) {
-		return unknownVoice(voice, voices)
+		if !s.lenient {
+			return unknownVoice(voice, voices)
+		}
+		voice = voices[0].Name
 	}
 	done, e := s.ttsGate.run(r.Context(), w)
 	if e != nil {
