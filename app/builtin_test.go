@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -171,7 +172,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 		return labelWith(h.u.win.Canvas().Overlays().Top(), "Found on this computer: llama3.2 (Ollama).") != nil
 	})
 	e := h.u.lastEngines
-	if !containsString(e.chat.choice.Options, "llama3.2 from Ollama on this computer") || e.chat.choice.Selected != "llama3.2 from Ollama on this computer" {
+	if !slices.Contains(e.chat.choice.Options, "llama3.2 from Ollama on this computer") || e.chat.choice.Selected != "llama3.2 from Ollama on this computer" {
 		t.Fatalf("chat options %q, selected %q", e.chat.choice.Options, e.chat.choice.Selected)
 	}
 	if !e.chat.address.Disabled() {
@@ -238,34 +239,4 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 	e.testChat()
 	h.waitFor(func() bool { return strings.Contains(e.chat.result.Text, "gpt-4o-mini answered") })
 	e.close()
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// After the first run, with no engine chosen, a model found is offered, not used: nothing is
-// sent to it until the person chooses it.
-func TestBuiltIn_ModelFoundLaterIsOffered(t *testing.T) {
-	local := &engineLocal{found: []engine.Runtime{ollama}}
-	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
-	h.u.prefs.useLocal() // the built-in service was used before, when nothing was found
-	h.u.useLocal()
-	h.waitFor(func() bool {
-		return h.u.status != nil && h.u.status.service.Text == "Built-in service · offline responder"
-	})
-	if s := local.lastSet(); s.Chat.Kind != engine.Offline {
-		t.Errorf("the service was given %+v", s.Chat)
-	}
-	if got := h.u.status.message.Text; got != "Found llama3.2, from Ollama on this computer: choose it in Parley → Built-in service to have real answers." {
-		t.Errorf("status bar message: %q", got)
-	}
-	if _, chosen := h.u.prefs.engines(); chosen {
-		t.Error("a choice was kept")
-	}
 }

@@ -23,17 +23,9 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	s := startService(t)
 	key := s.newKey(t, 100)
 	env := s.env("PARLEY_API_KEY=" + key)
-	var appEnv []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			appEnv = append(appEnv, kv)
-		}
-	}
+	appEnv := appEnviron()
 	home := t.TempDir()
-	shots := t.TempDir()
-	if dir := os.Getenv("PARLEY_KEEP_SHOTS"); dir != "" {
-		shots = dir // to look at the screens after the test
-	}
+	shots := shotsDir(t) // PARLEY_KEEP_SHOTS keeps them, to look at the screens after the test
 	startAppAt(t, d, appEnv, home)
 	defer func() {
 		if t.Failed() {

@@ -68,12 +68,7 @@ func TestApp_WindowPositionIsRemembered(t *testing.T) {
 	d := testenv.StartDisplay(t)
 	d.StartWindowManager(t)
 	testenv.StartSessionBus(t)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			env = append(env, kv)
-		}
-	}
+	env := appEnviron()
 	home := t.TempDir()
 	open := func() (*app, string) {
 		a := startAppAt(t, d, env, home)

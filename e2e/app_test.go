@@ -108,12 +108,7 @@ func TestApp_FirstRunWelcome(t *testing.T) {
 	d := testenv.StartDisplay(t)
 	testenv.StartSessionBus(t)
 	shots := screenshotDir(t)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			env = append(env, kv)
-		}
-	}
+	env := appEnviron()
 	startApp(t, d, env)
 	d.WaitForWindow(t, "Parley", 30*time.Second)
 	d.WaitForText(t, "No account needed", 30*time.Second) // under "Use the local service"

@@ -166,24 +166,13 @@ func (e *Engines) Synthesize(ctx context.Context, text, voice string) ([]byte, e
 // Voices lists the voices of the moment.
 func (e *Engines) Voices() []speech.Voice { return e.tts.Load().Voices() }
 
-// Speech returns the engines' speech recogniser and voices as the Server's Config takes them.
-func (e *Engines) Speech() (speech.Transcriber, speech.Synthesizer) {
-	return engineSTT{e}, engineTTS{e}
-}
-
-type engineSTT struct{ e *Engines }
-
-func (s engineSTT) Transcribe(ctx context.Context, audio []byte, mime string) (speech.Transcript, error) {
-	return s.e.Transcribe(ctx, audio, mime)
-}
-
-type engineTTS struct{ e *Engines }
-
-func (s engineTTS) Synthesize(ctx context.Context, text, voice string) ([]byte, error) {
-	return s.e.Synthesize(ctx, text, voice)
-}
-
-func (s engineTTS) Voices() []speech.Voice { return s.e.Voices() }
+// Engines answer chat, transcription and speech calls: a Server's Config takes them as its
+// LLM, STT and TTS.
+var (
+	_ ChatModel          = (*Engines)(nil)
+	_ speech.Transcriber = (*Engines)(nil)
+	_ speech.Synthesizer = (*Engines)(nil)
+)
 
 // chatEngine is one chosen chat engine.
 type chatEngine struct {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"parley/engine"
 	"parley/media"
@@ -179,8 +181,9 @@ func oneLine(s string, n int) string {
 
 // sentence is msg with a capital first letter.
 func sentence(msg string) string {
-	if msg == "" {
+	r, n := utf8.DecodeRuneInString(msg)
+	if !unicode.IsLower(r) {
 		return msg
 	}
-	return strings.ToUpper(msg[:1]) + msg[1:]
+	return string(unicode.ToUpper(r)) + msg[n:]
 }

@@ -92,8 +92,7 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	eng := l.eng()
-	stt, tts := eng.Speech()
-	srv, err := New(Config{Store: st, Logger: log, LLM: eng, STT: stt, TTS: tts, ExplainUpstream: true, LenientVoices: true})
+	srv, err := New(Config{Store: st, Logger: log, LLM: eng, STT: eng, TTS: eng, ExplainUpstream: true, LenientVoices: true})
 	if err != nil {
 		return fail(st, err)
 	}

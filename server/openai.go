@@ -12,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"parley/engine"
 )
@@ -114,13 +112,7 @@ func (f *ChatFailure) Error() string {
 func (f *ChatFailure) Unwrap() error { return f.Err }
 
 // Sentence is the failure for people: "Ollama on this computer did not answer: is it still running?".
-func (f *ChatFailure) Sentence() string {
-	s := f.Where + " " + f.What
-	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
-		s = string(unicode.ToUpper(r)) + s[utf8.RuneLen(r):]
-	}
-	return s
-}
+func (f *ChatFailure) Sentence() string { return sentence(f.Where + " " + f.What) }
 
 func (c *openAIChat) fail(what string, err error) *ChatFailure {
 	return &ChatFailure{Where: c.where, What: what, Err: err}

@@ -121,8 +121,7 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	if st.FellBack || st.Chat != "tiny, from Ollama on this computer" || st.Short != "tiny from Ollama" {
 		t.Fatalf("status %+v", st)
 	}
-	stt, tts := eng.Speech()
-	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS, c.ExplainUpstream = eng, stt, tts, true })
+	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS, c.ExplainUpstream = eng, eng, eng, true })
 
 	if got := e.chat(map[string]any{"message": "hi"})["reply"]; got != "tiny says hello" {
 		t.Fatalf("reply %v", got)
@@ -343,9 +342,8 @@ func TestSpeech_LenientVoices(t *testing.T) {
 	})
 	eng := NewEngines(0)
 	eng.Set(t.Context(), engine.Set{TTS: engine.Speech{Remote: true, URL: up.URL + "/v1", Model: "tts-1"}})
-	stt, tts := eng.Speech()
 	for _, lenient := range []bool{false, true} {
-		e := newEnv(t, 10, func(c *Config) { c.STT, c.TTS, c.LenientVoices = stt, tts, lenient })
+		e := newEnv(t, 10, func(c *Config) { c.STT, c.TTS, c.LenientVoices = eng, eng, lenient })
 		r := e.do("POST", "/v1/chat/speech", map[string]any{"text": "Hello there.", "voice": "slt"})
 		switch {
 		case !lenient && (r.Status != 422 || r.code() != "unknown_voice"):
