@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -71,20 +72,37 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Advance moves the clock on by d, fires the timers due, and waits (up to timerWake of real
+// time each) until whoever waits on them has woken: a goroutine that reads the clock just after
+// its timer fires reads the time it fired at, not a frame or more later because the scheduler
+// ran it late on a busy machine. A timer nobody waits on any more costs timerWake, once.
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	kept := c.timers[:0]
+	var fired []chan time.Time
 	for _, t := range c.timers {
 		if !t.at.After(c.now) {
 			t.ch <- c.now
+			fired = append(fired, t.ch)
 		} else {
 			kept = append(kept, t)
 		}
 	}
 	c.timers = kept
 	c.mu.Unlock()
+	for _, ch := range fired {
+		for deadline := time.Now().Add(timerWake); len(ch) > 0 && time.Now().Before(deadline); {
+			runtime.Gosched()
+		}
+	}
+	if len(fired) > 0 {
+		runtime.Gosched() // the woken goroutines run on to their next step
+	}
 }
+
+// timerWake bounds how long Advance waits for a fired timer to be received.
+const timerWake = 20 * time.Millisecond
 
 // fakeMic delivers frames: low noise, the loudspeaker's echo, and speech the test queues.
 type fakeMic struct {
