@@ -669,7 +669,9 @@ func (w *world) wait(done <-chan error) error {
 			if n != seen {
 				seen, moved = n, time.Now()
 			} else if time.Since(moved) > hangAfter {
-				w.t.Fatalf("Run did not return, and showed nothing new for %v; states: %s", hangAfter, w.states())
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				w.t.Fatalf("Run did not return, and showed nothing new for %v; states: %s\ngoroutines:\n%s", hangAfter, w.states(), buf)
 				return nil
 			}
 		}

@@ -140,6 +140,8 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer func() {
 		cancel()
 		<-readerDone
+		// Frames still queued, or put back in the inbox after a Stop, are never handled now.
+		l.backlog.Store(0)
 	}()
 
 	if err := r.listen(true); err != nil {
@@ -196,9 +198,14 @@ func (r *run) finish(err error) error {
 		for {
 			// The reply may be in the inbox already (put back by Run), or yet to come.
 			for _, m := range r.l.take() {
-				if rep, ok := m.(replied); ok && rep.turn == r.Turn {
-					r.chatting = false
-					r.gotReply(rep)
+				switch m := m.(type) {
+				case replied:
+					if m.turn == r.Turn {
+						r.chatting = false
+						r.gotReply(m)
+					}
+				case frameMsg:
+					r.l.backlog.Add(-1) // heard before the Stop was handled: not used
 				}
 			}
 			if !r.chatting {

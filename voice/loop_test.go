@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -683,5 +684,40 @@ func TestLoop_MuteDuringTheEchoGuardShowsMuted(t *testing.T) {
 	}
 	if !strings.Contains(got, "1:speaking 2:muted") {
 		t.Errorf("states %s, want 1:speaking then 2:muted", got)
+	}
+}
+
+// A Stop handled together with a frame the microphone had just delivered: the frame goes back
+// to the inbox behind the Stop and is never handled, and the loop must count it as done, or
+// it waits for the chat call's reply forever (seen in CI: the source waits for the loop to
+// catch up, so the clock the reply waits on stopped).
+func TestLoop_StopWithAFrameQueuedWhileThinking(t *testing.T) {
+	for i := range 12 {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			w := newWorld(t, nil)
+			w.svc.chatDelay = 2 * time.Second
+			stopped := false
+			w.onStatus = func(s voice.Status) {
+				if s.Turn == 1 && s.State == voice.Listening {
+					go w.mic.say(corpus.question, 1)
+				}
+				if s.State == voice.Thinking && !stopped {
+					stopped = true
+					// The microphone delivers a frame every millisecond: let one wait in the
+					// queue, then Stop from the loop's own goroutine.
+					time.Sleep(5 * time.Millisecond)
+					w.loop.Stop()
+				}
+			}
+			if err := w.wait(w.run()); err != nil {
+				t.Fatalf("Run = %v, want nil after Stop", err)
+			}
+			if _, chats, _ := w.svc.count(); chats != 1 {
+				t.Errorf("%d chats, want 1 (answered, stored, not spoken)", chats)
+			}
+			if last := w.lastStatus(); last.State != voice.Idle {
+				t.Errorf("last state %v, want idle", last.State)
+			}
+		})
 	}
 }
