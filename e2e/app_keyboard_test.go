@@ -88,7 +88,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.Key(t, "Return")
 	d.WaitForText(t, "Microphone", 20*time.Second)
 	toneFile := filepath.Join(t.TempDir(), "tone.wav")
-	if out, err := exec.Command("sox", "-n", "-r", "48000", "-c", "1", toneFile, "synth", "10", "sine", "440", "vol", "-20dB").CombinedOutput(); err != nil {
+	if out, err := exec.Command("sox", "-n", "-r", "48000", "-c", "1", toneFile, "synth", "40", "sine", "440", "vol", "-20dB").CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
 	tone := exec.Command("paplay", "--device="+p.Sink, toneFile)
@@ -100,7 +100,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.WaitForText(t, "Stop test", 10*time.Second)
 	d.Screenshot(t, filepath.Join(shots, "04-preferences.png"))
 	// The monitor of a null sink starts with seconds of zeros: the test listens through them.
-	d.WaitForText(t, "the microphone works", 15*time.Second)
+	d.WaitForText(t, "the microphone works", 30*time.Second)
 	d.Key(t, "Escape")
 
 	// A second conversation, then the first one again: search, Down, Enter.

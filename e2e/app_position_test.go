@@ -40,7 +40,8 @@ func (a *app) waitExit(t *testing.T, why string) {
 	select {
 	case <-a.exited:
 	case <-time.After(15 * time.Second):
-		t.Fatalf("the app did not quit within 15 s of %s", why)
+		a.dump()
+		t.Fatalf("the app did not quit within 15 s of %s; its log, with its goroutines:\n%s", why, a.logs)
 	}
 }
 

@@ -49,9 +49,20 @@ func (a *app) stop(t *testing.T) {
 	select {
 	case <-a.exited:
 	case <-time.After(15 * time.Second):
+		a.dump()
+		t.Errorf("the app did not quit within 15 s of SIGTERM; its log, with its goroutines:\n%s", a.logs)
+	}
+}
+
+// dump ends an app that hangs with SIGQUIT, which has the Go runtime print every goroutine to
+// its log first, and waits for it to end (killing it after 10 s).
+func (a *app) dump() {
+	a.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-a.exited:
+	case <-time.After(10 * time.Second):
 		a.cmd.Process.Kill()
 		<-a.exited
-		t.Error("the app did not quit within 15 s of SIGTERM")
 	}
 }
 
