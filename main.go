@@ -4,11 +4,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"time"
 
+	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"parley/app"
@@ -16,6 +21,11 @@ import (
 	"parley/audio/playback"
 	"parley/cli"
 	"parley/client"
+	"parley/desktop/autostart"
+	"parley/desktop/hotkey"
+	"parley/desktop/instance"
+	"parley/desktop/notify"
+	"parley/desktop/tray"
 	"parley/internal/version"
 	"parley/keystore"
 	"parley/server"
@@ -25,16 +35,18 @@ import (
 const appID = "io.github.parley"
 
 func main() {
-	if len(os.Args) > 1 {
+	startedAtLogin := len(os.Args) == 2 && os.Args[1] == autostart.Flag
+	if len(os.Args) > 1 && !startedAtLogin {
 		useParentConsole()
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(runApp())
+	os.Exit(runApp(startedAtLogin))
 }
 
 // runApp opens the desktop app with the real client, keyring, microphone, speakers and the
-// built-in reference service.
-func runApp() int {
+// built-in reference service; started at login, it starts in the tray. When Parley runs
+// already, it hands over to it (which shows its window) and returns.
+func runApp(startedAtLogin bool) int {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		fmt.Fprint(os.Stderr, `parley: there is no display (DISPLAY and WAYLAND_DISPLAY are unset), so the desktop app cannot open.
 Without one, run the reference service and talk to it with the command-line client:
@@ -44,11 +56,23 @@ Without one, run the reference service and talk to it with the command-line clie
 `)
 		return 1
 	}
+	inst, code, done := claimInstance(startedAtLogin)
+	if done {
+		return code
+	}
+	if inst != nil {
+		defer inst.Close()
+	}
 	// A window holds little live data but allocates as it draws: collect more often, so the
 	// app stays close to a bare Fyne window's footprint (see the README's performance table).
 	debug.SetGCPercent(25)
 	backend := audio.BackendFromEnv()
-	ui := app.New(fyneapp.NewWithID(appID), app.Deps{
+	fa := fyneapp.NewWithID(appID)
+	var login app.Autostart
+	if e, err := autostart.ForThisProgram(); err == nil {
+		login = e
+	}
+	ui := app.New(fa, app.Deps{
 		Connect: func(base string, key client.APIKey) (app.Service, error) {
 			return client.New(client.Options{BaseURL: base, APIKey: key, UserAgent: "parley-app/" + version.Version})
 		},
@@ -62,9 +86,90 @@ Without one, run the reference service and talk to it with the command-line clie
 		NewPlayer:    func(onEvent func(playback.Event)) app.Player { return playback.New(onEvent) },
 		Getenv:       os.Getenv,
 		Version:      version.String(),
+		HotkeyAsks:   hotkey.RegisteringAsks(),
+		Hotkey: func(c hotkey.Combo) (app.HotkeyListener, error) {
+			l, err := hotkey.Register(c)
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		},
+		Notify:        newNotifier(fa).show,
+		TrayHost:      tray.HostPresent,
+		WatchTrayHost: tray.WatchHost,
+		Autostart:     login,
+		StartHidden:   startedAtLogin,
 	})
+	if inst != nil {
+		inst.Serve(func(r instance.Request) {
+			if r == instance.Show {
+				fyne.Do(ui.Present)
+			}
+		})
+	}
 	ui.ShowAndRun()
 	return 0
+}
+
+// claimInstance makes this process the running Parley, or hands over to the one running
+// (done: this process has nothing more to do, and exits with code). A lock it cannot take or
+// check leaves it running alone, with a warning.
+func claimInstance(startedAtLogin bool) (inst *instance.Instance, code int, done bool) {
+	req := instance.Show
+	if startedAtLogin {
+		req = instance.Background
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "parley: could not check whether Parley runs already (%v); starting anyway.\n", err)
+		return nil, 0, false
+	}
+	inst, err = instance.Claim(filepath.Join(dir, "parley"), req)
+	var na *instance.NotAnsweringError
+	switch {
+	case errors.Is(err, instance.ErrRunning):
+		return nil, 0, true
+	case errors.As(err, &na):
+		// The cause (a socket refused, an address file not written yet) helps nobody here.
+		fmt.Fprintf(os.Stderr, "parley: %s is running but did not answer within a second.\nIf that Parley is stuck, end it (its window, or its process), then start Parley again.\n", na.Who())
+		return nil, 1, true
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "parley: could not check whether Parley runs already (%v); starting anyway.\n", err)
+	}
+	return inst, 0, false
+}
+
+// notifier shows desktop notifications that open what they are about when clicked (through
+// the session bus's notification service), else Fyne's, which cannot be clicked.
+type notifier struct {
+	app   fyne.App
+	mu    sync.Mutex
+	n     *notify.Notifier
+	tried time.Time // when connecting to the notification service last failed
+}
+
+func newNotifier(a fyne.App) *notifier { return &notifier{app: a} }
+
+// notifyRetry is how long after failing to reach the notification service it is tried again
+// (started at login, Parley may come before it).
+const notifyRetry = 30 * time.Second
+
+func (n *notifier) show(title, body string, onClick func()) error {
+	n.mu.Lock()
+	if n.n == nil && (n.tried.IsZero() || time.Since(n.tried) > notifyRetry) {
+		var err error
+		if n.n, err = notify.New("Parley", "io.github.parley"); err != nil {
+			n.tried = time.Now()
+		}
+	}
+	nn := n.n
+	n.mu.Unlock()
+	if nn != nil {
+		_, err := nn.Show(title, body, onClick)
+		return err
+	}
+	n.app.SendNotification(fyne.NewNotification(title, body))
+	return nil
 }
 
 // localService adapts server.Local to the app.

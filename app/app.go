@@ -19,6 +19,7 @@ import (
 	"parley/audio/playback"
 	"parley/client"
 	"parley/conversation"
+	"parley/desktop/hotkey"
 	"parley/engine"
 	"parley/voice"
 )
@@ -105,10 +106,44 @@ type Deps struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 
+	// Hotkey listens for the hold-to-talk key anywhere on the desktop (nil: not on this
+	// system); hotkey.Register is one.
+	Hotkey func(hotkey.Combo) (HotkeyListener, error)
+	// HotkeyAsks reports that registering a key may ask the person (the desktop portal):
+	// Preferences then does not try keys before they are saved.
+	HotkeyAsks bool
+	// Notify shows a desktop notification that calls onClick (on any goroutine) when clicked;
+	// nil: notifications are not shown.
+	Notify func(title, body string, onClick func()) error
+	// TrayHost reports whether the desktop shows tray icons now (nil: it does when the app has
+	// a tray).
+	TrayHost func() bool
+	// WatchTrayHost calls appeared (on any goroutine) when a tray host starts, until stop
+	// (nil: never).
+	WatchTrayHost func(appeared func()) (stop func())
+	// Autostart writes and removes the entry that starts Parley at login (nil: not offered).
+	Autostart Autostart
+	// StartHidden starts with the window hidden, in the tray (Parley started at login).
+	StartHidden bool
+
 	// run, in tests, replaces fyne.Do: the test runs the queued updates on its own goroutine.
 	run func(func())
 	// openURL, in tests, replaces the app's OpenURL (the system's browser).
 	openURL func(*url.URL) error
+}
+
+// HotkeyListener delivers the hold-to-talk key's presses; *hotkey.Listener is one.
+type HotkeyListener interface {
+	Events() <-chan hotkey.Event
+	Via() string
+	Close() error
+}
+
+// Autostart is the entry that starts Parley when the person logs in; autostart.Entry is one.
+type Autostart interface {
+	Enabled() (bool, error)
+	Enable() error
+	Disable() error
 }
 
 // UI is the desktop app: one main window over one session at a time.
@@ -149,6 +184,7 @@ type UI struct {
 	lastSettings *settingsDialog
 	lastAccount  *accountDialog
 	lastEngines  *enginesDialog
+	lastTalkKey  *talkKeyRow
 	// shiftHeld: a Shift key is down (for Shift and an arrow extending the chat's selection).
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
@@ -158,6 +194,14 @@ type UI struct {
 	// by normalized address, when the keyring could not take them.
 	engineKeysMu sync.Mutex
 	engineKeys   map[string]string
+
+	// gkey is the hold-to-talk key that works from anywhere; tray is the icon in the system
+	// tray (nil where the app has none); hidden: the window is hidden in the tray.
+	gkey   *globalKey
+	tray   *tray
+	hidden bool
+	// notes are the notifications on their way to the notification service (nil until one).
+	notes chan awayNote
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -184,18 +228,55 @@ func New(a fyne.App, d Deps) *UI {
 	u.watchPlacement()
 	u.win.Canvas().SetOnTypedKey(u.typedKey)
 	u.watchSelectionKeys()
+	u.gkey = newGlobalKey(u)
+	u.tray = newTray(u)
+	u.win.SetCloseIntercept(u.closeRequested)
 	u.start()
+	u.gkey.start()
 	return u
 }
 
 // Window is the main window.
 func (u *UI) Window() fyne.Window { return u.win }
 
-// ShowAndRun shows the window where it was last, and runs the app until it quits.
+// ShowAndRun shows the window where it was last (or, started at login, only the tray icon),
+// and runs the app until it quits.
 func (u *UI) ShowAndRun() {
+	u.showAtStart()
+	u.app.Run()
+}
+
+// loginTrayWait is how long Parley started at login waits for the desktop's tray (the panel
+// may start after it) before it shows its window instead.
+var loginTrayWait = 20 * time.Second
+
+// showAtStart shows the window, or, started at login, only the tray icon. Where the desktop
+// shows no tray yet, the icon waits for it a while; a desktop with no tray gets the window.
+func (u *UI) showAtStart() {
+	switch {
+	case !u.deps.StartHidden || u.tray == nil:
+	case u.tray.hostPresent():
+		u.hidden = true
+		u.tray.refresh()
+		return
+	case u.tray.waiting:
+		u.hidden = true
+		time.AfterFunc(loginTrayWait, func() {
+			u.do(func() {
+				if u.hidden && u.tray.waiting {
+					// No tray came: without the window Parley could not be reached. It is
+					// shown without taking the keyboard from what the person is doing.
+					u.hidden = false
+					u.win.Show()
+					u.restorePosition()
+					u.tray.refresh()
+				}
+			})
+		})
+		return
+	}
 	u.win.Show()
 	u.restorePosition()
-	u.app.Run()
 }
 
 // start decides between the welcome screen and the main window: an address and key in the
@@ -217,6 +298,12 @@ func (u *UI) start() {
 // shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
 	u.savePlacement()
+	u.gkey.stop()
+	u.tray.stop()
+	if u.notes != nil {
+		close(u.notes)
+		u.notes = nil
+	}
 	if u.sidebar != nil {
 		u.sidebar.stop()
 	}

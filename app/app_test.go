@@ -109,12 +109,18 @@ type harness struct {
 // start builds the app on the fake service, as if PARLEY_BASE_URL and PARLEY_API_KEY were set.
 func start(t testing.TB, svc *conversationtest.Service) *harness {
 	t.Helper()
-	a := test.NewTempApp(t)
+	return startWith(t, svc, test.NewTempApp(t), nil)
+}
+
+// startWith is start on the app a, with the Deps changed by edit (when not nil) before the
+// window is built.
+func startWith(t testing.TB, svc *conversationtest.Service, a fyne.App, edit func(*Deps)) *harness {
+	t.Helper()
 	h := &harness{t: t, svc: svc, queue: make(chan func(), 1000),
 		rec:    &fakeRecorder{calls: make(chan struct{}, 10)},
 		player: &fakePlayer{added: make(chan string, 100)}}
 	env := map[string]string{"PARLEY_BASE_URL": svc.BaseURL(), "PARLEY_API_KEY": "pk_test_0123456789abcdef"}
-	h.u = New(a, Deps{
+	deps := Deps{
 		Connect:     func(string, client.APIKey) (Service, error) { return svc, nil },
 		Secrets:     &memSecrets{keys: map[string]string{}},
 		NewRecorder: func() Recorder { return h.rec },
@@ -128,7 +134,11 @@ func start(t testing.TB, svc *conversationtest.Service) *harness {
 		Version: "parley test",
 		Now:     fixedNow,
 		run:     func(fn func()) { h.queue <- fn },
-	})
+	}
+	if edit != nil {
+		edit(&deps)
+	}
+	h.u = New(a, deps)
 	h.u.win.Resize(fyne.NewSize(1000, 700))
 	// Ready: the main window is up and the account's balance (read at start) is shown.
 	h.waitFor(func() bool { return h.u.status != nil && h.u.status.points.Text != "" })

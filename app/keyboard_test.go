@@ -47,6 +47,8 @@ func describe(o fyne.Focusable) string {
 		return "message box"
 	case *searchField:
 		return "search"
+	case *keyField:
+		return "key field"
 	case *conversationList:
 		return "conversation list"
 	case *widget.Button:
@@ -110,7 +112,9 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 		"check Speak replies aloud", "choice the service's default", "button (icon)",
 		"check Speaking over a reply interrupts it (barge-in)",
 		"check End a question sooner when it sounds complete, later after \"and\"",
-		"check Say aloud when something goes wrong", "select", "button Cancel", "button Save")
+		"check Say aloud when something goes wrong", "select", "key field",
+		"check Keep running in the tray when the window is closed (no tray on this desktop now)",
+		"button Cancel", "button Save")
 	h.u.closeDialog()
 
 	h.u.showAccount()

@@ -22,6 +22,16 @@ type dialogKeys struct {
 	// bySpace: Space on a button is what closes the dialog, and the same key types a space
 	// next, which must not land where the keyboard goes back to.
 	bySpace bool
+	// onFocus, when set, is told which field got the keyboard (a dialog that scrolls brings it
+	// into view: Fyne's scroll does not follow the focus).
+	onFocus func(fyne.CanvasObject)
+}
+
+// focused tells onFocus that o got the keyboard.
+func (k *dialogKeys) focused(o fyne.CanvasObject) {
+	if k != nil && k.onFocus != nil {
+		k.onFocus(o)
+	}
 }
 
 // key does what k says for Enter and Escape, and reports whether ev was one of them.
@@ -140,6 +150,15 @@ type textEntry struct {
 func (e *textEntry) KeyDown(ev *fyne.KeyEvent) { e.held.down(ev); e.Entry.KeyDown(ev) }
 func (e *textEntry) KeyUp(ev *fyne.KeyEvent)   { e.held.up(ev); e.Entry.KeyUp(ev) }
 func (e *textEntry) FocusLost()                { e.held.reset(); e.Entry.FocusLost() }
+
+// FocusGained tells the dialog the field has the keyboard.
+func (f *field) FocusGained() { f.Entry.FocusGained(); f.keys.focused(f) }
+
+func (b *button) FocusGained()      { b.Button.FocusGained(); b.keys.focused(b) }
+func (c *check) FocusGained()       { c.Check.FocusGained(); c.keys.focused(c) }
+func (s *slider) FocusGained()      { s.Slider.FocusGained(); s.keys.focused(s) }
+func (s *selector) FocusGained()    { s.Select.FocusGained(); s.keys.focused(s) }
+func (c *choiceField) FocusGained() { c.SelectEntry.FocusGained(); c.keys.focused(c) }
 
 // TypedRune types r, but not the space of a Space pressed on a button that gave this field
 // the keyboard.
@@ -364,4 +383,31 @@ func (p placeholders) apply(e *widget.Entry, width float32) {
 	if t := p.fit(width, e.ActionItem); t != e.PlaceHolder {
 		e.SetPlaceHolder(t)
 	}
+}
+
+// dialogScroll holds a dialog's fields in a vertical scroll no taller than the window leaves
+// room for, and scrolls to each field that gets the keyboard (keys.onFocus).
+func dialogScroll(win fyne.Window, keys *dialogKeys, content fyne.CanvasObject, room float32) *container.Scroll {
+	sc := container.NewVScroll(content)
+	h := min(content.MinSize().Height, win.Canvas().Size().Height-room)
+	sc.SetMinSize(fyne.NewSize(content.MinSize().Width, max(h, 120)))
+	keys.onFocus = func(o fyne.CanvasObject) { scrollIntoView(sc, o) }
+	return sc
+}
+
+// scrollIntoView scrolls sc, the least, so that o (inside it) shows whole.
+func scrollIntoView(sc *container.Scroll, o fyne.CanvasObject) {
+	d := fyne.CurrentApp().Driver()
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(sc.Content).Y
+	bottom := top + o.Size().Height
+	pad := theme.Padding()
+	switch {
+	case top-pad < sc.Offset.Y:
+		sc.Offset.Y = max(top-pad, 0)
+	case bottom+pad > sc.Offset.Y+sc.Size().Height:
+		sc.Offset.Y = bottom + pad - sc.Size().Height
+	default:
+		return
+	}
+	sc.Refresh()
 }

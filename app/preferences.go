@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -15,6 +16,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/vad"
+	"parley/desktop/hotkey"
 	"parley/engine"
 )
 
@@ -140,6 +142,29 @@ func (u *UI) showPreferences() {
 	speakErrors := newCheck(keys, "Say aloud when something goes wrong", nil)
 	speakErrors.SetChecked(prefs.speakErrors())
 
+	talkKey := u.talkKeyRow(keys)
+	u.lastTalkKey = talkKey
+	keepInTray := newCheck(keys, "Keep running in the tray when the window is closed", nil)
+	keepInTray.SetChecked(prefs.keepInTray())
+	if u.tray == nil || !u.tray.hostPresent() {
+		keepInTray.SetText("Keep running in the tray when the window is closed (no tray on this desktop now)")
+	}
+	atLogin := newCheck(keys, "Start Parley in the tray when I log in", nil)
+	wasAtLogin := false
+	if u.deps.Autostart != nil {
+		wasAtLogin, _ = u.deps.Autostart.Enabled()
+		atLogin.SetChecked(wasAtLogin)
+	} else {
+		atLogin.Disable()
+	}
+	atLogin.OnChanged = func(on bool) {
+		// Started in the tray, Parley is expected to go back there when its window is
+		// closed; the person may still untick that.
+		if on {
+			keepInTray.SetChecked(true)
+		}
+	}
+
 	form := widget.NewForm(
 		widget.NewFormItem("Microphone", border(nil, nil, nil, testBtn, device)),
 		widget.NewFormItem("Level", container.NewVBox(meterBox, testState)),
@@ -150,6 +175,8 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("Default voice", voiceName),
 		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, adaptiveHold, speakErrors)),
 		widget.NewFormItem("New conversations use", preset),
+		widget.NewFormItem("Talk from anywhere", talkKey.box),
+		widget.NewFormItem("In the background", container.NewVBox(keepInTray, atLogin)),
 	)
 	if u.deps.Local != nil {
 		summary := widget.NewLabel(u.builtInSummary())
@@ -181,15 +208,21 @@ func (u *UI) showPreferences() {
 		if u.ptt != nil {
 			u.ptt.setVolume(volume.Value)
 		}
+		talkKey.save()
+		prefs.setKeepInTray(keepInTray.Checked)
+		if u.deps.Autostart != nil && atLogin.Checked != wasAtLogin {
+			u.setStartAtLogin(atLogin.Checked)
+		}
 	}
 	keys.submit = func() { save(); d.Hide() }
-	keys.cancel = func() { stopTest(); d.Hide() }
+	keys.cancel = func() { stopTest(); talkKey.cancel(); d.Hide() }
 	saveBtn := newButton(keys, "Save", theme.ConfirmIcon(), keys.submit)
 	saveBtn.Importance = widget.HighImportance
 	cancel := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
 	hint := widget.NewLabel("Enter saves · Esc cancels")
 	hint.SizeName = theme.SizeNameCaptionText
-	content := container.NewVBox(form, border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
+	// In a window too short for every row, the rows scroll, following the keyboard.
+	content := container.NewVBox(dialogScroll(u.win, keys, form, 190), border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
 	d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
 	d.Resize(fyne.NewSize(600, 0))
 	u.showDialog(d, keys, device)
@@ -268,4 +301,100 @@ func (f *fractionLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.Ne
 func (f *fractionLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Move(fyne.NewPos(0, 0))
 	objs[0].Resize(fyne.NewSize(size.Width**f.value, size.Height))
+}
+
+// talkKeyRow is Preferences' row for the hold-to-talk key: the field that takes new keys, and
+// a line that says how they stand.
+type talkKeyRow struct {
+	u     *UI
+	field *keyField
+	state *widget.Label
+	box   fyne.CanvasObject
+	// changed: a combination was pressed; combo and on are the last valid one.
+	changed bool
+	combo   hotkey.Combo
+	on      bool
+	checks  int // counts the checks started: a late one's answer is dropped
+}
+
+func (u *UI) talkKeyRow(keys *dialogKeys) *talkKeyRow {
+	c, on := u.prefs.hotkey()
+	r := &talkKeyRow{u: u, combo: c, on: on}
+	r.field = newKeyField(keys, c, on)
+	r.state = widget.NewLabel(u.gkey.state)
+	r.state.SizeName = theme.SizeNameCaptionText
+	r.state.Wrapping = fyne.TextWrapWord
+	u.gkey.onState = func() {
+		if !r.changed {
+			r.state.SetText(u.gkey.state)
+		}
+	}
+	r.field.onFocus = func(focused bool) {
+		if focused {
+			u.gkey.pause()
+		} else if !r.changed {
+			u.gkey.resume()
+		}
+	}
+	r.field.onPressed = r.pressed
+	r.box = container.NewVBox(r.field, r.state)
+	return r
+}
+
+// pressed says what a combination pressed in the field collides with, and whether another
+// program holds it.
+func (r *talkKeyRow) pressed(c hotkey.Combo, on bool) {
+	r.checks++
+	if !on {
+		r.changed, r.on = true, false
+		r.state.SetText("Off: no key will talk to Parley from other programs. Save to keep it.")
+		return
+	}
+	conflicts := keyConflicts(c)
+	if c.Valid() != nil {
+		r.state.SetText(conflicts)
+		return
+	}
+	r.changed, r.combo, r.on = true, c, true
+	r.state.SetText(strings.TrimSpace(fmt.Sprintf("Checking %s… %s", c, conflicts)))
+	n := r.checks
+	r.u.gkey.check(c, func(state string, free bool) {
+		if n == r.checks {
+			r.state.SetText(strings.TrimSpace(state + " " + conflicts))
+		}
+	})
+}
+
+// save keeps the key chosen, and registers it.
+func (r *talkKeyRow) save() {
+	r.u.gkey.onState = nil
+	if !r.changed {
+		r.u.gkey.resume()
+		return
+	}
+	r.u.prefs.setHotkey(r.combo, r.on)
+	r.u.gkey.paused = false
+	r.u.gkey.set(r.combo, r.on)
+}
+
+// cancel takes the key in use back.
+func (r *talkKeyRow) cancel() {
+	r.u.gkey.onState = nil
+	r.u.gkey.resume()
+}
+
+// setStartAtLogin writes or removes the entry that starts Parley at login.
+func (u *UI) setStartAtLogin(on bool) {
+	a := u.deps.Autostart
+	go func() {
+		var err error
+		if on {
+			err = a.Enable()
+		} else {
+			err = a.Disable()
+		}
+		if err != nil {
+			u.do(func() { u.flash("Parley could not change how it starts at login: " + err.Error()) })
+		}
+	}()
 }

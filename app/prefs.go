@@ -3,6 +3,8 @@ package app
 import (
 	"time"
 
+	"parley/desktop/hotkey"
+
 	"fyne.io/fyne/v2"
 
 	"parley/audio/vad"
@@ -29,6 +31,8 @@ const (
 	prefDefaultPreset = "default_preset"
 	prefDefaultVoice  = "default_voice"
 	prefPresets       = "presets" // the person's own presets, as JSON
+	prefHotkey        = "hotkey"  // the hold-to-talk key from anywhere: "" the default, hotkeyOff none
+	prefKeepInTray    = "keep_in_tray"
 
 	// The built-in service's engines (keys are in the system keyring, never here).
 	prefChatEngine  = "engine.chat" // engine.Offline, engine.Detected or engine.Remote; unset until chosen
@@ -43,6 +47,9 @@ const (
 	prefTTSURL      = "engine.tts.url"
 	prefTTSModel    = "engine.tts.model"
 )
+
+// hotkeyOff is prefHotkey's value when the person turned the key off.
+const hotkeyOff = "off"
 
 // The values of prefService, and the address used before any was chosen.
 const (
@@ -258,3 +265,29 @@ func (p prefs) setDefaultPreset(name string) { p.p.SetString(prefDefaultPreset, 
 func (p prefs) presets() string { return p.p.String(prefPresets) }
 
 func (p prefs) setPresets(js string) { p.p.SetString(prefPresets, js) }
+
+// hotkey is the hold-to-talk key that works from anywhere, and whether it is on.
+func (p prefs) hotkey() (hotkey.Combo, bool) {
+	v := p.p.String(prefHotkey)
+	if v == hotkeyOff {
+		return hotkey.Combo{}, false
+	}
+	if c, err := hotkey.Parse(v); err == nil {
+		return c, true
+	}
+	return hotkey.Default, true
+}
+
+// setHotkey keeps the hold-to-talk key (on false: none).
+func (p prefs) setHotkey(c hotkey.Combo, on bool) {
+	if !on {
+		p.p.SetString(prefHotkey, hotkeyOff)
+		return
+	}
+	p.p.SetString(prefHotkey, c.String())
+}
+
+// keepInTray: closing the window hides it in the tray, where Parley keeps running.
+func (p prefs) keepInTray() bool { return p.p.Bool(prefKeepInTray) }
+
+func (p prefs) setKeepInTray(on bool) { p.p.SetBool(prefKeepInTray, on) }

@@ -17,8 +17,15 @@ import (
 	"parley/voice"
 )
 
+// heldHint follows the recording's time in the status bar while the hold-to-talk key is held.
+const heldHint = " · release the keys to send"
+
 // maxTake bounds one push-to-talk recording.
 const maxTake = audio.MaxTakeLength
+
+// maxHeldTake bounds a take of the hold-to-talk key: a key whose release never came (a stuck
+// key, a desktop that lost it) must not record for long while the person is away.
+const maxHeldTake = 2 * time.Minute
 
 // pushToTalkHost is what push-to-talk needs from the window.
 type pushToTalkHost interface {
@@ -31,6 +38,15 @@ type pushToTalkHost interface {
 	// voiceModeActive reports whether hands-free voice mode runs: it then has the microphone
 	// and the speakers.
 	voiceModeActive() bool
+	// sendHeld sends what was said while the hold-to-talk key was held in the conversation on
+	// screen (a new one when there is none), and returns the conversation it went to.
+	sendHeld(text string) *conversation.Thread
+	// tellAway tells the person, when the window is hidden, what happened to a hold-to-talk
+	// take (a desktop notification); title and body are plain text; open shows th (nil: none).
+	tellAway(title, body string, th *conversation.Thread)
+	// voiceStateChanged is called when recording or speaking starts or ends (the tray's icon
+	// follows it).
+	voiceStateChanged()
 }
 
 // takeView is where push-to-talk shows a take and its problems: the composer.
@@ -69,6 +85,9 @@ type pushToTalk struct {
 	recCancel context.CancelFunc
 	recording bool
 	started   time.Time
+	// held: the recording is the hold-to-talk key's; its question is sent and its reply
+	// spoken, the window not raised.
+	held bool
 
 	// Speaking.
 	player    Player
@@ -77,10 +96,13 @@ type pushToTalk struct {
 	speaking  bool
 	sayGen    int                          // counts the texts given to the speaker
 	waiting   map[*conversation.Thread]int // messages seen while a reply was awaited
+	// asked are the questions said with the hold-to-talk key whose replies are awaited, by
+	// conversation: they are spoken whatever the Speak replies preference says.
+	asked map[*conversation.Thread]string
 }
 
 func newPushToTalk(ctx context.Context, host pushToTalkHost, deps *Deps, p prefs, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
-	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[*conversation.Thread]int{}}
+	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[*conversation.Thread]int{}, asked: map[*conversation.Thread]string{}}
 }
 
 // attach makes push-to-talk use the service c and its session: what was recorded or spoken
@@ -118,6 +140,9 @@ func (v *pushToTalk) problem(lead string, err error, retry func()) {
 		label = p.action.label()
 	}
 	v.view.showNotice(text, label, act)
+	if v.held {
+		v.host.tellAway("Parley could not take what you said", text, nil)
+	}
 }
 
 // state shows what push-to-talk is doing in the status bar.
@@ -125,6 +150,7 @@ func (v *pushToTalk) state(s string) {
 	if v.status != nil {
 		v.status.setVoice(s)
 	}
+	v.host.voiceStateChanged()
 }
 
 // toggle starts push-to-talk, or finishes the recording under way.
@@ -139,7 +165,25 @@ func (v *pushToTalk) toggle() {
 		v.finishRecording()
 		return
 	}
-	v.startRecording()
+	v.startRecording(true)
+}
+
+// holdStart starts a take for the hold-to-talk key, pressed anywhere: it records until
+// holdEnd (the key's release), and what was said is sent in the conversation on screen, or
+// a new one, with the reply spoken. A recording or voice mode under way keeps the microphone.
+func (v *pushToTalk) holdStart() {
+	if v.sess == nil || v.view == nil || v.recording || v.host.voiceModeActive() {
+		return
+	}
+	v.held = true
+	v.startRecording(false)
+}
+
+// holdEnd ends the hold-to-talk key's take.
+func (v *pushToTalk) holdEnd() {
+	if v.held && v.recording {
+		v.finishRecording()
+	}
 }
 
 // warmSpeech has the app's own service load its speech recogniser while the person speaks, so
@@ -150,11 +194,13 @@ func (v *pushToTalk) warmSpeech() {
 	}
 }
 
-// startRecording records until the person stops or the voice detector hears the end of speech.
-func (v *pushToTalk) startRecording() {
+// startRecording records until the person stops or, with endAtSilence, the voice detector hears the
+// end of speech (without it, the detector only tells whether the take holds speech).
+func (v *pushToTalk) startRecording(endAtSilence bool) {
 	v.view.hideNotice() // it was about the take before
 	if v.deps.NewRecorder == nil {
 		v.problem("", audio.ErrNoDevice, nil)
+		v.held = false
 		return
 	}
 	v.stopSpeaking() // starting a recording stops playback
@@ -163,10 +209,18 @@ func (v *pushToTalk) startRecording() {
 	ctx, cancel := context.WithCancel(v.ctx)
 	v.recorder, v.recCancel, v.recording, v.started = rec, cancel, true, time.Now()
 	levels := make(chan audio.Level, 8)
-	opts := audio.TakeOptions{Device: v.prefs.inputDevice(), VAD: true, VADConfig: vad.Config{Hold: v.prefs.hold()}, MaxDuration: maxTake, Levels: levels}
+	limit := maxTake
+	if v.held {
+		limit = maxHeldTake
+	}
+	opts := audio.TakeOptions{Device: v.prefs.inputDevice(), VAD: endAtSilence, VADConfig: vad.Config{Hold: v.prefs.hold()}, MaxDuration: limit, Levels: levels}
 	v.view.showRecording(true)
 	v.view.setLevel(0, 0, "Listening…")
-	v.state("Recording 0:00")
+	if v.held {
+		v.state("Recording 0:00" + heldHint)
+	} else {
+		v.state("Recording 0:00")
+	}
 	go v.showLevels(ctx, levels, v.started)
 	go func() {
 		take, err := rec.Record(ctx, opts)
@@ -204,7 +258,11 @@ func (v *pushToTalk) showLevels(ctx context.Context, levels <-chan audio.Level, 
 		v.do(func() {
 			if v.recording {
 				v.view.setLevel(math.Max(level, 0), elapsed, state)
-				v.state(fmt.Sprintf("Recording %d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60))
+				s := fmt.Sprintf("Recording %d:%02d", int(elapsed.Minutes()), int(elapsed.Seconds())%60)
+				if v.held {
+					s += heldHint
+				}
+				v.state(s)
 			}
 		})
 	}
@@ -228,35 +286,98 @@ func (v *pushToTalk) cancelRecording() {
 func (v *pushToTalk) tookTake(take *audio.Take, err error, cancelled bool) {
 	v.recording = false
 	v.view.showRecording(false)
-	v.host.focusComposer()
+	held := v.held
+	if !held {
+		v.host.focusComposer()
+	}
 	switch {
 	case cancelled:
+		v.held = false
 		v.state("")
 		return
 	case take == nil || take.Empty():
 		v.state("")
 		if err != nil && !errors.Is(err, context.Canceled) {
 			v.problem("", err, v.toggle)
+			v.held = false
 			return
 		}
+		v.held = false
 		v.view.showNotice("Didn't catch that: no speech was heard.", actionRetry.label(), v.toggle)
+		if held {
+			v.host.tellAway("Parley didn't catch that", "No speech was heard, so nothing was sent.", nil)
+		}
 		return
 	case err != nil && !errors.Is(err, context.Canceled):
 		// The device failed after some speech: what was said is transcribed all the same.
 		v.problem("", err, v.toggle)
 	}
+	v.held = false
+	if held && (take.Reason == audio.StopMaxDuration || take.Reason == audio.StopSizeLimit) {
+		// The key's release never came (a stuck key, a desktop that lost it): what was heard
+		// waits in the message box, unsent.
+		v.host.tellAway("Parley stopped listening", "The talk key was held for 2 minutes. What was heard is in Parley's message box; nothing was sent.", nil)
+		th := v.host.onScreen()
+		v.transcribeThen(take, func(tr *client.Transcript, err error) {
+			if err != nil || strings.TrimSpace(tr.Text) == "" {
+				v.transcribed(th, take, tr, err)
+				return
+			}
+			v.state("")
+			text := strings.TrimSpace(tr.Text)
+			if cur := strings.TrimSpace(v.view.text()); cur != "" {
+				text = cur + " " + text
+			}
+			v.view.setText(text)
+			v.view.showNotice("The talk key was held for 2 minutes, so Parley stopped listening: what it heard is in the message box, not sent.", "", nil)
+		})
+		return
+	}
+	if held {
+		v.transcribeHeld(take)
+		return
+	}
 	v.transcribe(v.host.onScreen(), take)
+}
+
+// transcribeHeld transcribes a hold-to-talk take and sends what was said: the person holding
+// the key is not looking at the window.
+func (v *pushToTalk) transcribeHeld(take *audio.Take) {
+	v.transcribeThen(take, func(tr *client.Transcript, err error) {
+		v.state("")
+		if err != nil {
+			v.problem("The recording was not transcribed.", err, func() { v.transcribeHeld(take) })
+			v.host.tellAway("Parley could not take what you said", "The recording was not transcribed. "+phrase(err).text, nil)
+			return
+		}
+		text := strings.TrimSpace(tr.Text)
+		if text == "" {
+			v.view.showNotice("Didn't catch that: the service heard no words.", actionRetry.label(), v.toggle)
+			v.host.tellAway("Parley didn't catch that", "The service heard no words, so nothing was sent.", nil)
+			return
+		}
+		sent := v.host.sendHeld(text)
+		if sent != nil {
+			v.asked[sent] = text
+		}
+	})
 }
 
 // transcribe sends a take to the service; its text goes to th's composer.
 func (v *pushToTalk) transcribe(th *conversation.Thread, take *audio.Take) {
+	v.transcribeThen(take, func(tr *client.Transcript, err error) { v.transcribed(th, take, tr, err) })
+}
+
+// transcribeThen sends a take to the service and hands what it answered to done, on the UI's
+// goroutine.
+func (v *pushToTalk) transcribeThen(take *audio.Take, done func(*client.Transcript, error)) {
 	v.state("Transcribing…")
 	svc, ctx := v.conn.svc, v.ctx
 	go func() {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
-		v.do(func() { v.transcribed(th, take, tr, err) })
+		v.do(func() { done(tr, err) })
 	}()
 }
 
@@ -303,6 +424,7 @@ func (v *pushToTalk) threadChanged(th *conversation.Thread, snap conversation.Th
 		return
 	}
 	if len(snap.Messages) <= seen {
+		v.heldFailed(th, snap)
 		return
 	}
 	if snap.Waiting() {
@@ -311,8 +433,55 @@ func (v *pushToTalk) threadChanged(th *conversation.Thread, snap conversation.Th
 		delete(v.waiting, th)
 	}
 	last := snap.Messages[len(snap.Messages)-1]
-	if last.Role == conversation.Assistant && v.prefs.autoSpeak() {
+	question, held := v.asked[th]
+	if held && !snap.Waiting() {
+		delete(v.asked, th)
+	}
+	if last.Role != conversation.Assistant {
+		return
+	}
+	if held {
+		v.host.tellAway(question, last.Text, th)
+	}
+	if v.prefs.autoSpeak() || held {
 		v.speakWith(last.Text, snap.Voice)
+	}
+}
+
+// awaits reports whether a reply in th is awaited (to speak it, or to stop waiting for it).
+func (v *pushToTalk) awaits(th *conversation.Thread) bool {
+	_, held := v.asked[th]
+	_, waiting := v.waiting[th]
+	return held || waiting
+}
+
+// offScreenChanged follows a conversation that is not on screen: the reply to a question said
+// with the hold-to-talk key is spoken and told wherever the person has gone since (to another
+// conversation, or a new one from the tray); the reply to a typed question is not spoken once
+// the person has left its conversation, now or later.
+func (v *pushToTalk) offScreenChanged(th *conversation.Thread, snap conversation.ThreadView) {
+	if _, held := v.asked[th]; held {
+		v.threadChanged(th, snap)
+		return
+	}
+	if _, ok := v.waiting[th]; ok && !snap.Waiting() {
+		delete(v.waiting, th)
+	}
+}
+
+// heldFailed tells the person away from the window that the question they said with the
+// hold-to-talk key got no reply, and why.
+func (v *pushToTalk) heldFailed(th *conversation.Thread, snap conversation.ThreadView) {
+	q, held := v.asked[th]
+	if !held || snap.Waiting() {
+		return
+	}
+	for _, t := range snap.Turns {
+		if (t.State == conversation.Failed || t.State == conversation.Lost) && t.Err != nil {
+			delete(v.asked, th)
+			v.host.tellAway("No reply to: "+q, phrase(t.Err).text, th)
+			return
+		}
 	}
 }
 
@@ -338,6 +507,7 @@ func (v *pushToTalk) speakWith(text, voiceName string) {
 	v.sayGen++
 	v.view.showStop(true)
 	v.state("Speaking")
+
 	sp, ctx, gen := v.speaker, v.ctx, v.sayGen
 	go func() {
 		err := sp.Say(ctx, text, voiceName, nil)

@@ -50,6 +50,7 @@ type voiceMode struct {
 	loop    *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
 	th      *conversation.Thread        // the conversation it talks in
 	active  bool
+	last    voice.State // the loop's state shown last
 	muted   bool
 	mic     *muteableMic // the loop's microphone, closed while muted
 	bargeIn bool         // speaking over a reply interrupts it
@@ -90,6 +91,9 @@ type voiceModeHost interface {
 	// voiceModeShown gives the composer's place to voice mode's panel (on), or gives it back,
 	// and shows on the header whether voice mode runs.
 	voiceModeShown(on bool)
+	// voiceStateChanged is called when the loop's state or the mute changes (the tray's icon
+	// follows it).
+	voiceStateChanged()
 }
 
 // speechService is what voice mode needs from the service: speech to text and back.
@@ -229,10 +233,11 @@ func (m *voiceMode) end() {
 // ended puts the composer back when the loop has stopped, and says why when it failed.
 func (m *voiceMode) ended(l *voice.Loop, err error) {
 	m.loop.CompareAndSwap(l, nil)
-	m.active, m.th, m.pending, m.mic = false, nil, nil, nil
+	m.active, m.th, m.pending, m.mic, m.last = false, nil, nil, nil, voice.Idle
 	m.box.Hide()
 	m.host.voiceModeShown(false)
 	m.status.setVoice("")
+	m.host.voiceStateChanged()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		lead := "Voice mode stopped."
 		var fe *voice.FailuresError
@@ -286,6 +291,7 @@ func (m *voiceMode) toggleMute() {
 			}
 		}()
 	}
+	m.host.voiceStateChanged()
 	if m.muted {
 		m.levelMu.Lock()
 		m.levelShown = 0
@@ -322,6 +328,8 @@ func (m *voiceMode) show(s voice.Status) {
 	if !m.active {
 		return
 	}
+	m.last = s.State
+	defer m.host.voiceStateChanged()
 	text := stateText[s.State]
 	detail := ""
 	switch {

@@ -170,6 +170,9 @@ func (u *UI) apply(ch conversation.Change) {
 	} else if ch.Thread != nil && u.vmode != nil && u.vmode.waitsFor(ch.Thread) {
 		// Voice mode's question, in a conversation left while it was answered.
 		u.vmode.threadChanged(ch.Thread, u.sess.Snapshot(ch.Thread))
+	} else if ch.Thread != nil && u.ptt != nil && u.ptt.awaits(ch.Thread) {
+		// A conversation left while its reply was awaited.
+		u.ptt.offScreenChanged(ch.Thread, u.sess.Snapshot(ch.Thread))
 	}
 	if ch.Usage {
 		u.status.refresh()

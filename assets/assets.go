@@ -14,3 +14,8 @@ var IconPNG []byte
 //
 //go:embed icon.svg
 var IconSVG []byte
+
+// Icon48PNG is the application icon at 48×48, the size tray icons are drawn from.
+//
+//go:embed icon-48.png
+var Icon48PNG []byte

@@ -184,7 +184,8 @@ func newRootCmd(g *globals) *cobra.Command {
 		Use:   "parley",
 		Short: "Parley: a voice assistant for the Chat and Voice Service",
 		Long: `Parley talks to a Chat and Voice Service: chat with persistent conversations,
-speech-to-text and text-to-speech. With no arguments it opens the desktop app.
+speech-to-text and text-to-speech. With no arguments it opens the desktop app (or shows
+the one running); 'parley --tray' starts it hidden in the tray, as at login.
 
 The service's address comes from --base-url, PARLEY_BASE_URL, the address saved by
 'parley login', or http://127.0.0.1:8780 (the reference service, 'parley serve').

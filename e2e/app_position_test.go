@@ -12,13 +12,13 @@ import (
 	"parley/internal/testenv"
 )
 
-// startAppAt opens `parley` with no arguments on d, with its HOME (and so its preferences) in
+// startAppAt opens `parley` (with args, usually none) on d, with its HOME (and so its preferences) in
 // home, which outlives the run; it stops the app by its PID when the test ends.
-func startAppAt(t *testing.T, d *testenv.Display, env []string, home string) *app {
+func startAppAt(t *testing.T, d *testenv.Display, env []string, home string, args ...string) *app {
 	t.Helper()
 	env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
-	a := &app{cmd: exec.Command(bin), exited: make(chan struct{}), logs: &strings.Builder{}}
+	a := &app{cmd: exec.Command(bin, args...), exited: make(chan struct{}), logs: &strings.Builder{}}
 	a.cmd.Env = env
 	a.cmd.Stdout, a.cmd.Stderr = a.logs, a.logs
 	if err := a.cmd.Start(); err != nil {

@@ -371,6 +371,45 @@ func TestPackageWindows_GUIUnderWine(t *testing.T) {
 	out, _ := exec.Command("xprop", "-display", d.Name, "-id", win, "WM_CLASS").CombinedOutput()
 	t.Logf("parley.exe's window under Wine: %s", strings.TrimSpace(string(out)))
 	useInstalledApp(t, d, s, key, version)
+
+	// A second parley.exe hands over to the first and exits; one window stays.
+	start := time.Now()
+	r := w.runEnv(t, 2*time.Minute, []string{"FYNE_THEME=dark", "PARLEY_BASE_URL=" + s.url, "PARLEY_API_KEY=" + key}, exe)
+	t.Logf("a second parley.exe exited %d after %v: %s%s", r.Code, time.Since(start).Round(time.Millisecond), r.Stdout, r.Stderr)
+	if r.Code != 0 {
+		t.Errorf("a second parley.exe exited %d", r.Code)
+	}
+	search := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Parley$")
+	search.Env = append(os.Environ(), d.Env())
+	if out, _ := search.CombinedOutput(); len(strings.Fields(string(out))) != 1 {
+		t.Errorf("Parley windows after a second start: %q", out)
+	}
+}
+
+// TestPackageWindows_DesktopPartsUnderWine runs the Windows builds of the desktop packages'
+// tests under Wine: the Run key that starts Parley at login (in Wine's registry), the one-
+// instance lock (LockFileEx, loopback TCP), and RegisterHotKey (registered, refused as taken,
+// given back). Wine's hotkeys fire only for keys typed into Wine's own windows, so a press
+// from another program cannot be tested here.
+func TestPackageWindows_DesktopPartsUnderWine(t *testing.T) {
+	packageInput(t, windowsArchiveVar) // run with the package tests, which install Wine
+	d := testenv.StartDisplay(t)
+	w := newWinePrefix(t, d.Name)
+	for _, pkg := range []string{"autostart", "instance", "hotkey"} {
+		t.Run(pkg, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), pkg+".test.exe")
+			build := exec.Command("go", "test", "-c", "-o", exe, "parley/desktop/"+pkg)
+			build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("building the %s tests for Windows: %v\n%s", pkg, err, out)
+			}
+			r := w.run(t, 3*time.Minute, exe, "-test.v", "-test.count=1")
+			t.Logf("%s tests under Wine:\n%s%s", pkg, r.Stdout, r.Stderr)
+			if r.Code != 0 || !strings.Contains(r.Stdout, "PASS") {
+				t.Errorf("the %s tests failed under Wine (exit %d)", pkg, r.Code)
+			}
+		})
+	}
 }
 
 func fileSize(t *testing.T, path string) int64 {

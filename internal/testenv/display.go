@@ -102,6 +102,22 @@ func (d *Display) Key(t testing.TB, keys ...string) {
 	}
 }
 
+// KeyDown presses keys, such as "ctrl+alt+space", and holds them until KeyUp.
+func (d *Display) KeyDown(t testing.TB, keys string) {
+	t.Helper()
+	if out, err := d.run("xdotool", "keydown", keys); err != nil {
+		t.Fatalf("xdotool keydown %s: %v: %s", keys, err, out)
+	}
+}
+
+// KeyUp releases keys KeyDown pressed.
+func (d *Display) KeyUp(t testing.TB, keys string) {
+	t.Helper()
+	if out, err := d.run("xdotool", "keyup", keys); err != nil {
+		t.Fatalf("xdotool keyup %s: %v: %s", keys, err, out)
+	}
+}
+
 // Click clicks at a point of the screen.
 func (d *Display) Click(t testing.TB, x, y int) {
 	t.Helper()

@@ -743,6 +743,10 @@ func (w *window) processFocused(focus bool) {
 	} else {
 		w.canvas.FocusLost()
 		w.mousePos = fyne.Position{}
+		// Parley: GLFW releases every key still down after it says the focus went (Alt of
+		// Alt+Tab or Alt+F4, whose other key the window manager took); that release must not
+		// open the menu, which the person would find open on coming back.
+		w.menuTogglePending = desktop.KeyNone
 
 		// check whether another window was focused or not
 		if curWindow != w {

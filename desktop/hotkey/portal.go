@@ -1,0 +1,275 @@
+//go:build unix && !darwin
+
+package hotkey
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// The XDG desktop portal's global shortcuts (org.freedesktop.portal.GlobalShortcuts).
+const (
+	portalName      = "org.freedesktop.portal.Desktop"
+	portalPath      = dbus.ObjectPath("/org/freedesktop/portal/desktop")
+	portalShortcuts = "org.freedesktop.portal.GlobalShortcuts"
+	portalRequest   = "org.freedesktop.portal.Request"
+	portalSession   = "org.freedesktop.portal.Session"
+	portalID        = "hold-to-talk"
+	appID           = "io.github.parley" // the desktop file's name, as the app's ID
+)
+
+// portalTimeout bounds each exchange with the portal, the person's answer to the desktop's
+// dialog included (the desktop may ask whether Parley may have the shortcut).
+var portalTimeout = 2 * time.Minute
+
+// portalTrigger writes c as the shortcuts specification does: "CTRL+ALT+space".
+func portalTrigger(c Combo) string {
+	var parts []string
+	for _, m := range []struct {
+		m    Modifier
+		name string
+	}{{Ctrl, "CTRL"}, {Alt, "ALT"}, {Shift, "SHIFT"}, {Super, "LOGO"}} {
+		if c.Mods&m.m != 0 {
+			parts = append(parts, m.name)
+		}
+	}
+	names := map[string]string{"Space": "space", "-": "minus", "=": "equal", "[": "bracketleft",
+		"]": "bracketright", "\\": "backslash", ";": "semicolon", "'": "apostrophe", ",": "comma",
+		".": "period", "/": "slash", "`": "grave"}
+	k, ok := names[c.Key]
+	if !ok {
+		k = c.Key
+		if len(k) == 1 {
+			k = strings.ToLower(k)
+		}
+	}
+	return strings.Join(append(parts, k), "+")
+}
+
+// registerPortal binds c through the desktop portal on the session bus.
+func registerPortal(c Combo) (*Listener, error) {
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		return nil, &UnavailableError{Reason: "this Wayland session has no desktop portal (the session bus could not be reached)"}
+	}
+	l, err := bindPortal(conn, c)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
+	portal := conn.Object(portalName, portalPath)
+	if _, err := portal.GetProperty(portalShortcuts + ".version"); err != nil {
+		return nil, &UnavailableError{Reason: "this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)"}
+	}
+	// Unsandboxed apps say who they are first (xdg-desktop-portal 1.19 and later), so that the
+	// desktop lists the shortcut under Parley; older portals do not know the call.
+	portal.Call("org.freedesktop.host.portal.Registry.Register", 0, appID, map[string]dbus.Variant{})
+	// Only the portal's signals count: any program on the session bus can send a signal to
+	// Parley, and a forged Activated would start a recording.
+	var owner string
+	if err := conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, portalName).Store(&owner); err != nil {
+		return nil, &UnavailableError{Reason: "this Wayland session's desktop portal is not running"}
+	}
+	all := make(chan *dbus.Signal, 32)
+	conn.Signal(all)
+	signals := make(chan *dbus.Signal, 32)
+	// filterDone lets the filter drop what nobody reads any more, until the connection's
+	// close ends it.
+	filterDone := make(chan struct{})
+	var stopFilter sync.Once
+	endFilter := func() { stopFilter.Do(func() { close(filterDone) }) }
+	go func() {
+		defer close(signals)
+		for s := range all {
+			if s != nil && s.Sender == owner {
+				select {
+				case signals <- s:
+				case <-filterDone:
+				}
+			}
+		}
+	}()
+	ok := false
+	defer func() {
+		if !ok {
+			endFilter()
+		}
+	}()
+	for _, m := range [][]dbus.MatchOption{
+		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalRequest), dbus.WithMatchMember("Response")},
+		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalShortcuts)},
+		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalSession), dbus.WithMatchMember("Closed")},
+	} {
+		if err := conn.AddMatchSignal(m...); err != nil {
+			return nil, err
+		}
+	}
+
+	res, err := portalCall(conn, signals, portal, "CreateSession", map[string]dbus.Variant{
+		"session_handle_token": dbus.MakeVariant(token()),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the desktop portal did not open a session: %w", err)
+	}
+	var session dbus.ObjectPath
+	switch v := res["session_handle"].Value().(type) {
+	case string:
+		session = dbus.ObjectPath(v)
+	case dbus.ObjectPath:
+		session = v
+	}
+	if !session.IsValid() {
+		return nil, errors.New("the desktop portal opened no valid session")
+	}
+	shortcuts := []struct {
+		ID      string
+		Options map[string]dbus.Variant
+	}{{portalID, map[string]dbus.Variant{
+		"description":       dbus.MakeVariant("Hold to talk to Parley"),
+		"preferred_trigger": dbus.MakeVariant(portalTrigger(c)),
+	}}}
+	closeSession := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		conn.Object(portalName, session).CallWithContext(ctx, portalSession+".Close", 0)
+	}
+	bound, err := portalCall(conn, signals, portal, "BindShortcuts", session, shortcuts, "", map[string]dbus.Variant{})
+	if err != nil {
+		closeSession()
+		return nil, err
+	}
+
+	l := &Listener{events: make(chan Event, 16), via: "the desktop portal", trigger: boundTrigger(bound)}
+	quit := make(chan struct{})
+	var once sync.Once
+	l.stop = func() error {
+		once.Do(func() {
+			close(quit)
+			endFilter()
+			closeSession()
+			conn.Close()
+		})
+		return nil
+	}
+	ok = true
+	go func() {
+		// The session or the bus ended: the connection goes too (after the events close).
+		defer func() { go l.stop() }()
+		defer close(l.events)
+		down := false
+		defer func() {
+			if down { // the bus or the session went with the key held: the take must still end
+				l.events <- Event{Down: false, At: time.Now()}
+			}
+		}()
+		for {
+			select {
+			case <-quit:
+				return
+			case s, ok := <-signals:
+				if !ok || s == nil {
+					return
+				}
+				if s.Name == portalSession+".Closed" && s.Path == session {
+					return // the desktop ended the session: the shortcut is gone
+				}
+				if len(s.Body) < 2 || s.Body[0] != session || s.Body[1] != portalID {
+					continue
+				}
+				switch s.Name {
+				case portalShortcuts + ".Activated":
+					if !down {
+						down = true
+						l.events <- Event{Down: true, At: time.Now()}
+					}
+				case portalShortcuts + ".Deactivated":
+					if down {
+						down = false
+						l.events <- Event{Down: false, At: time.Now()}
+					}
+				}
+			}
+		}
+	}()
+	return l, nil
+}
+
+// boundTrigger reads what the desktop says triggers Parley's shortcut from BindShortcuts'
+// results (shortcuts: a(sa{sv}), each with its trigger_description), "" when it says nothing.
+func boundTrigger(results map[string]dbus.Variant) string {
+	// godbus reads a struct inside a variant as []any.
+	list, _ := results["shortcuts"].Value().([][]any)
+	for _, sc := range list {
+		if len(sc) != 2 {
+			continue
+		}
+		id, _ := sc[0].(string)
+		opts, _ := sc[1].(map[string]dbus.Variant)
+		if id != portalID {
+			continue
+		}
+		d, _ := opts["trigger_description"].Value().(string)
+		d = strings.Join(strings.Fields(d), " ")
+		if r := []rune(d); len(r) > 60 {
+			d = string(r[:60]) + "…"
+		}
+		return d
+	}
+	return ""
+}
+
+// portalCall calls a portal method that answers through a Request object's Response signal,
+// and returns the response's results.
+func portalCall(conn *dbus.Conn, signals <-chan *dbus.Signal, portal dbus.BusObject, method string, args ...any) (map[string]dbus.Variant, error) {
+	// The handle token goes in the last argument, the options.
+	tok := token()
+	opts := args[len(args)-1].(map[string]dbus.Variant)
+	opts["handle_token"] = dbus.MakeVariant(tok)
+	var handle dbus.ObjectPath
+	if err := portal.Call(portalShortcuts+"."+method, 0, args...).Store(&handle); err != nil {
+		return nil, err
+	}
+	deadline := time.After(portalTimeout)
+	for {
+		select {
+		case s, ok := <-signals:
+			if !ok {
+				return nil, errors.New("the session bus connection closed")
+			}
+			if s.Name != portalRequest+".Response" || s.Path != handle || len(s.Body) < 2 {
+				continue
+			}
+			code, _ := s.Body[0].(uint32)
+			results, _ := s.Body[1].(map[string]dbus.Variant)
+			switch code {
+			case 0:
+				return results, nil
+			case 1:
+				return nil, &UnavailableError{Reason: "the desktop did not allow Parley the shortcut"}
+			default:
+				return nil, fmt.Errorf("the desktop portal's %s failed (response %d)", method, code)
+			}
+		case <-deadline:
+			return nil, fmt.Errorf("the desktop portal did not answer %s within %v", method, portalTimeout)
+		}
+	}
+}
+
+// token is a request or session token: letters and digits, as the portal requires.
+func token() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "parley" + hex.EncodeToString(b)
+}

@@ -1,0 +1,360 @@
+package instance
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary hold an instance in a process of its own (for the crash test).
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("PARLEY_INSTANCE_HOLDER"); dir != "" {
+		inst, err := Claim(dir, Show)
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		inst.Serve(func(r Request) { fmt.Println("request:", r) })
+		fmt.Println("holding")
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+func claim(t *testing.T, dir string) *Instance {
+	t.Helper()
+	inst, err := Claim(dir, Show)
+	if err != nil {
+		t.Fatalf("Claim: %v", err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	return inst
+}
+
+func TestClaim_SecondStartHandsOverAndTheFirstShows(t *testing.T) {
+	dir := filepath.Join(tempDir(t), "parley")
+	first := claim(t, dir)
+	got := make(chan Request, 4)
+	first.Serve(func(r Request) { got <- r })
+
+	start := time.Now()
+	_, err := Claim(dir, Show)
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("second Claim = %v, want ErrRunning", err)
+	}
+	t.Logf("handed over in %v", time.Since(start))
+	select {
+	case r := <-got:
+		if r != Show {
+			t.Errorf("the running instance got %q, want show", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the running instance was never asked to show")
+	}
+	if _, err := Claim(dir, Background); !errors.Is(err, ErrRunning) {
+		t.Fatalf("a start at login = %v, want ErrRunning", err)
+	}
+	if r := <-got; r != Background {
+		t.Errorf("got %q, want background", r)
+	}
+	if fi, err := os.Stat(dir); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o700) {
+		t.Errorf("the instance folder is %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+}
+
+func TestClaim_RequestsBeforeServeAreKept(t *testing.T) {
+	dir := tempDir(t)
+	first := claim(t, dir)
+	if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+		t.Fatal(err)
+	}
+	got := make(chan Request, 1)
+	first.Serve(func(r Request) { got <- r })
+	select {
+	case r := <-got:
+		if r != Show {
+			t.Errorf("got %q", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request taken before Serve was lost")
+	}
+}
+
+func TestClaim_AfterCloseTheNextStartRuns(t *testing.T) {
+	dir := tempDir(t)
+	first, err := Claim(dir, Show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	claim(t, dir)
+}
+
+// A crashed instance leaves its lock file, address file and socket: none of it blocks.
+func TestClaim_AnInstanceKilledLeavesNothingThatBlocks(t *testing.T) {
+	dir := tempDir(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command(exe, "-test.run=^$")
+	holder.Env = append(os.Environ(), "PARLEY_INSTANCE_HOLDER="+dir)
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "holding") {
+		t.Fatalf("the holder said %q", buf[:n])
+	}
+	if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+		t.Fatalf("while the holder runs, Claim = %v, want ErrRunning", err)
+	}
+	holder.Process.Kill() // SIGKILL: nothing is cleaned up
+	holder.Wait()
+	for _, f := range []string{"instance.lock", addrFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("the killed holder left no %s (%v): the test proves nothing", f, err)
+		}
+	}
+	inst := claim(t, dir)
+	got := make(chan Request, 1)
+	inst.Serve(func(r Request) { got <- r })
+	if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+		t.Fatalf("after the crash, a second start = %v, want ErrRunning", err)
+	}
+	<-got
+}
+
+// A process that holds the lock and never answers: the new start gives up within a second and
+// says who holds it.
+func TestClaim_AHolderThatDoesNotAnswer(t *testing.T) {
+	dir := tempDir(t)
+	f, err := os.OpenFile(filepath.Join(dir, "instance.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ok, err := tryLock(f); !ok || err != nil {
+		t.Fatalf("tryLock = %v, %v", ok, err)
+	}
+	f.WriteString("4242\n")
+	start := time.Now()
+	_, err = Claim(dir, Show)
+	took := time.Since(start)
+	var na *NotAnsweringError
+	if !errors.As(err, &na) {
+		t.Fatalf("Claim = %v, want a NotAnsweringError", err)
+	}
+	if na.PID != 4242 || !strings.Contains(err.Error(), "process 4242") {
+		t.Errorf("error %q, PID %d", err, na.PID)
+	}
+	t.Logf("gave up after %v: %v", took, err)
+}
+
+// A request must carry the token of the address file, which only its owner can read, even
+// when a file left behind (by a crash while it was written) was readable by others.
+func TestInstance_RefusesARequestWithoutTheToken(t *testing.T) {
+	dir := tempDir(t)
+	if err := os.WriteFile(filepath.Join(dir, addrFile+".new"), []byte("left\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inst := claim(t, dir)
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(filepath.Join(dir, "instance.sock")); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("socket: %v, %v; want mode 0600", fi, err)
+		}
+	}
+	got := make(chan Request, 1)
+	inst.Serve(func(r Request) { got <- r })
+	ep, err := findEndpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(filepath.Join(dir, addrFile)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("address file: %v, %v; want mode 0600", fi, err)
+		}
+	}
+	for _, line := range []string{"parley wrongtoken show\n", "parley " + ep.token + " format-disk\n", strings.Repeat("x", 5000) + "\n"} {
+		c, err := net.Dial(ep.network, ep.address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, line)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		b := make([]byte, 16)
+		n, _ := c.Read(b)
+		c.Close()
+		if strings.TrimSpace(string(b[:n])) == "ok" {
+			t.Errorf("request %.40q was taken", line)
+		}
+	}
+	select {
+	case r := <-got:
+		t.Errorf("the handler got %q", r)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A folder whose path is too long for a socket still works (the socket goes to a private
+// folder under the temporary directory).
+func TestClaim_LongFolderPath(t *testing.T) {
+	dir := filepath.Join(tempDir(t), strings.Repeat("long-folder-name-", 8))
+	inst := claim(t, dir)
+	got := make(chan Request, 1)
+	inst.Serve(func(r Request) { got <- r })
+	if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+		t.Fatalf("Claim = %v", err)
+	}
+	<-got
+	if inst.ep.network == "unix" && len(inst.ep.address) > maxSocketPath {
+		t.Errorf("socket path %d bytes long", len(inst.ep.address))
+	}
+}
+
+func TestParseEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"unix /run/user/1000/parley.sock abc\n", true},
+		{"tcp 127.0.0.1:4000 abc", true},
+		{"tcp 10.0.0.1:4000 abc", false},
+		{"tcp example.com:80 abc", false},
+		{"udp 127.0.0.1:4000 abc", false},
+		{"unix /x", false},
+		{"", false},
+	} {
+		_, err := parseEndpoint(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("parseEndpoint(%q) = %v, want ok %v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func FuzzParseEndpoint(f *testing.F) {
+	f.Add("unix /tmp/x.sock abc")
+	f.Add("tcp 127.0.0.1:1 t")
+	f.Fuzz(func(t *testing.T, s string) {
+		ep, err := parseEndpoint(s)
+		if err == nil && ep.network == "tcp" && !strings.HasPrefix(ep.address, "127.0.0.1:") {
+			t.Errorf("accepted %q", ep.address)
+		}
+	})
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add("parley tok show\n")
+	f.Add("parley tok background")
+	f.Fuzz(func(t *testing.T, s string) {
+		r, ok := parseRequest(s, "tok")
+		if ok && !r.valid() {
+			t.Errorf("accepted %q", r)
+		}
+		if ok && !strings.Contains(s, "tok") {
+			t.Errorf("accepted %q without the token", s)
+		}
+	})
+}
+
+// BenchmarkClaim_HandOver is the hand-over of a second start: finding the lock held, reaching
+// the running instance and having its acknowledgement (the process's own start not counted).
+func BenchmarkClaim_HandOver(b *testing.B) {
+	dir := tempDir(b)
+	inst, err := Claim(dir, Show)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close()
+	inst.Serve(func(Request) {})
+	for b.Loop() {
+		if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+			b.Fatal(err)
+		}
+	}
+}
+
+// tempDir is t.TempDir, emptied with os.Remove: under Wine, Go's RemoveAll fails on every file
+// ("unlinkat …: Invalid function"), which os.Remove deletes.
+func tempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "instance-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- { // children before their folder
+			if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("cleaning up: %v", err)
+			}
+		}
+	})
+	return dir
+}
+
+// Connections that never send a request, opened again and again (a program that floods the
+// port: on Windows any local user can reach it), do not keep a later start from being answered.
+func TestInstance_IdleConnectionsDoNotBlockTheNextStart(t *testing.T) {
+	dir := tempDir(t)
+	inst := claim(t, dir)
+	shown := make(chan Request, 4)
+	inst.Serve(func(r Request) { shown <- r })
+	ep, err := findEndpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	flooded := make(chan int)
+	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+			flooded <- len(conns)
+		}()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+			if c, err := net.Dial(ep.network, ep.address); err == nil {
+				conns = append(conns, c) // kept open, silent
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // every slot is taken by then
+	start := time.Now()
+	_, err = Claim(dir, Show)
+	close(stop)
+	n := <-flooded
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("beside a flood of %d idle connections, Claim = %v, want ErrRunning", n, err)
+	}
+	t.Logf("handed over beside a flood of %d idle connections in %v", n, time.Since(start))
+	select {
+	case <-shown:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the running instance was never asked to show")
+	}
+}

@@ -1,0 +1,112 @@
+//go:build unix && !darwin
+
+package notify
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"parley/internal/testenv"
+)
+
+func TestNotifier_ShowAndClick(t *testing.T) {
+	bus := testenv.StartSessionBus(t)
+	server := testenv.StartNotifications(t, bus.Address)
+	n, err := New("Parley", "io.github.parley")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	clicked := make(chan struct{})
+	id, err := n.Show("You asked: what <b>is</b> 2 & 2?", "Four. "+strings.Repeat("More words here. ", 40), func() { close(clicked) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := server.Wait(t, 1, 5*time.Second)
+	if got.ID != id || got.App != "Parley" {
+		t.Errorf("shown %+v", got)
+	}
+	if got.Summary != "You asked: what <b>is</b> 2 & 2?" {
+		t.Errorf("summary %q (a summary is plain text)", got.Summary)
+	}
+	if !strings.HasPrefix(got.Body, "Four. More words") || !strings.HasSuffix(got.Body, "…") || len([]rune(got.Body)) > maxBody {
+		t.Errorf("body %q", got.Body)
+	}
+	if len(got.Actions) != 2 || got.Actions[0] != "default" {
+		t.Errorf("actions %q", got.Actions)
+	}
+	if _, err := n.Show("Markup", "a <i>b</i> & c", nil); err != nil {
+		t.Fatal(err)
+	}
+	if b := server.Wait(t, 2, 5*time.Second).Body; b != "a &lt;i&gt;b&lt;/i&gt; &amp; c" {
+		t.Errorf("body with markup characters %q: a server with body-markup needs them escaped", b)
+	}
+	// A click forged by another program on the bus, sent to every connection, opens nothing.
+	forger, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	var names []string
+	if err := forger.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		t.Fatal(err)
+	}
+	body := []any{id, "default"}
+	for _, name := range names {
+		if !strings.HasPrefix(name, ":") || name == forger.Names()[0] {
+			continue
+		}
+		msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+			dbus.FieldPath:        dbus.MakeVariant(path),
+			dbus.FieldInterface:   dbus.MakeVariant(iface),
+			dbus.FieldMember:      dbus.MakeVariant("ActionInvoked"),
+			dbus.FieldDestination: dbus.MakeVariant(name),
+			dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
+		}, Body: body}
+		if call := forger.Send(msg, nil); call.Err != nil {
+			t.Fatal(call.Err)
+		}
+		// A round trip after it: by its answer, the forged click has reached that connection.
+		if err := forger.Object(name, "/").Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+			t.Fatalf("ping %s: %v", name, err)
+		}
+	}
+	forger.Emit(path, iface+".ActionInvoked", body...)
+	select {
+	case <-clicked:
+		t.Fatal("a click sent by another program than the notification service opened the conversation")
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	server.Click(t, id)
+	select {
+	case <-clicked:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the click did not reach the notifier")
+	}
+
+	// The daemon restarts (under a new connection): its clicks count.
+	server.Stop()
+	server = testenv.StartNotifications(t, bus.Address)
+	again := make(chan struct{})
+	id, err = n.Show("Again", "after a restart", func() { close(again) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.Click(t, id)
+	select {
+	case <-again:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a click from the restarted notification service did not reach the notifier")
+	}
+}
+
+func TestNew_NoServer(t *testing.T) {
+	testenv.StartSessionBus(t)
+	if _, err := New("Parley", ""); err != ErrUnavailable {
+		t.Errorf("New = %v, want ErrUnavailable", err)
+	}
+}

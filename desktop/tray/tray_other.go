@@ -1,0 +1,10 @@
+//go:build !unix || darwin
+
+package tray
+
+// HostPresent reports whether the desktop shows tray icons: Windows' notification area and
+// macOS's menu bar always do.
+func HostPresent() bool { return true }
+
+// WatchHost never calls appeared: the host is always there.
+func WatchHost(appeared func()) (stop func()) { return func() {} }

@@ -1,0 +1,373 @@
+package e2e
+
+// Parley on the desktop: the hold-to-talk key pressed while another program has the focus,
+// the tray icon and its menu, one instance, and the start at login.
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"parley/desktop/hotkey"
+	"parley/internal/testenv"
+)
+
+// xdo runs xdotool on d and returns its output.
+func xdo(t *testing.T, d *testenv.Display, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), d.Env())
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// visibleWindows lists the mapped windows titled title.
+func visibleWindows(t *testing.T, d *testenv.Display, title string) []string {
+	t.Helper()
+	out, _ := xdo(t, d, "search", "--onlyvisible", "--name", "^"+title+"$")
+	return strings.Fields(out)
+}
+
+// activeWindow is the window that has the keyboard.
+func activeWindow(t *testing.T, d *testenv.Display) string {
+	t.Helper()
+	out, err := xdo(t, d, "getactivewindow")
+	if err != nil {
+		t.Fatalf("xdotool getactivewindow: %v: %s", err, out)
+	}
+	return out
+}
+
+// startXlogo opens xlogo, another X program, and gives it the keyboard.
+func startXlogo(t *testing.T, d *testenv.Display) string {
+	t.Helper()
+	cmd := exec.Command("xlogo", "-geometry", "200x200+1000+50")
+	cmd.Env = append(os.Environ(), d.Env())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	id := d.WaitForWindow(t, "xlogo", 20*time.Second)
+	focus(t, d, id)
+	return id
+}
+
+// focus gives a window the keyboard, through the window manager.
+func focus(t *testing.T, d *testenv.Display, id string) {
+	t.Helper()
+	if out, err := xdo(t, d, "windowactivate", "--sync", id); err != nil {
+		t.Fatalf("xdotool windowactivate: %v: %s", err, out)
+	}
+	waitUntil(t, 10*time.Second, "the window to have the keyboard", func() bool { return activeWindow(t, d) == id })
+}
+
+// writePrefs writes the app's preferences under home before it starts.
+func writePrefs(t *testing.T, home, json string) {
+	t.Helper()
+	prefs := filepath.Join(home, "config", "fyne", "io.github.parley", "preferences.json")
+	os.MkdirAll(filepath.Dir(prefs), 0o700)
+	if err := os.WriteFile(prefs, []byte(json), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestApp_HoldToTalkFromAnotherProgram holds Ctrl+Alt+Space while xlogo has the keyboard and
+// speaks into the room: the question reaches the service, the reply is heard, and Parley's
+// window never takes the focus. A take with no speech sends nothing. With the window hidden
+// in the tray, a notification shows the question and the reply, and clicking it shows the
+// conversation.
+func TestApp_HoldToTalkFromAnotherProgram(t *testing.T) {
+	testenv.RequireCommands(t, "flite", "sox", "paplay", "parec", "pocketsphinx_continuous", "tesseract", "xlogo")
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	testenv.StartTrayWatcher(t, bus.Address)
+	notes := testenv.StartNotifications(t, bus.Address)
+	p := testenv.StartPulse(t)
+	s := startService(t)
+	key := s.newKey(t, 100)
+	env := s.env("PARLEY_API_KEY="+key, "PARLEY_AUDIO_BACKEND=pulse")
+	dir := t.TempDir()
+	shots := shotsDir(t)
+	question := say(t, dir, "question", theQuestion)
+	quietRoom(t, p, dir)
+
+	home := t.TempDir()
+	writePrefs(t, home, `{"keep_in_tray": true}`) // replies are not spoken by default: held-key replies are
+	a := startAppAt(t, d, env, home)
+	parley := d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	logo := startXlogo(t, d)
+
+	hold := func(wav string) {
+		t.Helper()
+		d.KeyDown(t, "ctrl+alt+space")
+		time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+		if wav != "" {
+			playInto(t, p, wav)
+		}
+		time.Sleep(300 * time.Millisecond)
+		d.KeyUp(t, "ctrl+alt+space")
+	}
+	heard := filepath.Join(dir, "reply.raw")
+	stopRec := recordSink(t, p, heard)
+	hold(question)
+	var id string
+	var h historyJSON
+	waitUntil(t, 60*time.Second, "the spoken question and its reply in the service's history", func() bool {
+		id = firstID(run(t, env, "", "conversations", "--json").Stdout)
+		if id == "" {
+			return false
+		}
+		h = history(t, env, id)
+		return len(h.Messages) == 2 && h.Messages[1].Role == "assistant"
+	})
+	said := strings.ToLower(h.Messages[0].Content)
+	if o := wordOverlap(said, theQuestion); o < minOverlap {
+		t.Errorf("the question sent was %q: %.0f%% of the spoken words, want at least %.0f%%", said, 100*o, 100*minOverlap)
+	}
+	loud := waitForSpeech(t, heard, 30*time.Second)
+	stopRec()
+	t.Logf("sent %q; the speakers then carried %v of speech", said, loud)
+	if loud < time.Second {
+		t.Errorf("the reply was not heard: %v of speech-level sound on the speakers, want at least 1 s", loud)
+	}
+	d.Screenshot(t, filepath.Join(shots, "01-held-key-reply.png"))
+	if w := activeWindow(t, d); w != logo {
+		t.Errorf("after the held-key turn the keyboard is with window %s, want xlogo's %s (Parley is %s)", w, logo, parley)
+	}
+
+	// Held with nothing said: nothing is sent, and the composer says why.
+	hold("")
+	d.WaitForText(t, "no speech was heard", 30*time.Second)
+	if n := len(history(t, env, id).Messages); n != 2 {
+		t.Errorf("a take with no speech changed the conversation to %d messages", n)
+	}
+	if w := activeWindow(t, d); w != logo {
+		t.Errorf("after the empty take the keyboard is with %s, want xlogo's %s", w, logo)
+	}
+
+	// Closed to the tray: the key still works, and a notification tells what was asked and
+	// answered; clicking it shows the conversation.
+	focus(t, d, parley)
+	d.Key(t, "alt+F4") // openbox closes the window: keep_in_tray hides it
+	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	select {
+	case <-a.exited:
+		t.Fatalf("closing the window quit Parley although it keeps running in the tray:\n%s", a.logs)
+	default:
+	}
+	focus(t, d, logo)
+	hold(question)
+	n := notes.Wait(t, 1, 60*time.Second)
+	h = history(t, env, id)
+	if len(h.Messages) != 4 {
+		t.Fatalf("the conversation holds %d messages, want 4", len(h.Messages))
+	}
+	reply := h.Messages[3].Content
+	if o := wordOverlap(strings.ToLower(n.Summary), theQuestion); o < minOverlap || !strings.HasPrefix(strings.Join(strings.Fields(reply), " "), strings.TrimSuffix(n.Body, "…")) {
+		t.Errorf("the notification says %q / %q; want the question and the start of the reply %q", n.Summary, n.Body, reply)
+	}
+	if len(n.Actions) == 0 {
+		t.Error("the notification cannot be clicked")
+	}
+	notes.Click(t, n.ID)
+	waitUntil(t, 10*time.Second, "the window to show again", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	d.WaitForText(t, "weather", 20*time.Second)
+	d.Screenshot(t, filepath.Join(shots, "02-notification-clicked.png"))
+	// The Alt of Alt+F4 reached Parley and was let go only when the window had gone: that must
+	// not have opened the menu, which would greet the person on coming back.
+	if screen := d.Read(t); strings.Contains(screen, "Preferences...") || strings.Contains(screen, "Built-in service...") {
+		t.Errorf("the Parley menu is open after the window came back:\n%s", screen)
+	}
+}
+
+// TestApp_HoldToTalkKeyTakenAndChanged: another program holds Ctrl+Alt+Space, Preferences says
+// so, and new keys pressed in its field (from the keyboard alone) are saved and taken.
+func TestApp_HoldToTalkKeyTakenAndChanged(t *testing.T) {
+	testenv.RequireCommands(t, "tesseract")
+	d := testenv.StartDisplay(t)
+	testenv.StartSessionBus(t)
+	t.Setenv("DISPLAY", d.Name)
+	taken, err := hotkey.Register(hotkey.Default) // another program, holding the key first
+	if err != nil {
+		t.Fatalf("taking the key before Parley: %v", err)
+	}
+	defer taken.Close()
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	home := t.TempDir()
+	startAppAt(t, d, env, home)
+	d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d.Type(t, "Still works")
+	d.Key(t, "Return")
+	d.WaitForText(t, "you asked about", 30*time.Second) // the rest of the app works
+
+	d.Key(t, "alt")
+	d.Key(t, "Down", "Down", "Return")
+	d.WaitForText(t, "Microphone", 20*time.Second)
+	d.WaitForText(t, "Another program uses", 20*time.Second)
+	// Backwards from the first field: Save, Cancel, Change…, the two checks, the key's field
+	// (the rows scroll to it).
+	d.Key(t, "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab")
+	d.WaitForText(t, "Press the new keys", 10*time.Second)
+	d.Key(t, "ctrl+alt+j")
+	d.WaitForText(t, "is free", 20*time.Second)
+	d.Screenshot(t, filepath.Join(shotsDir(t), "preferences-key.png"))
+	d.Key(t, "Return")
+	waitUntil(t, 20*time.Second, "the new key in the preferences", func() bool {
+		return strings.Contains(readPreferences(t, home), `"hotkey":"Ctrl+Alt+J"`)
+	})
+	waitUntil(t, 20*time.Second, "Parley to hold the new key", func() bool {
+		l, err := hotkey.Register(hotkey.Combo{Mods: hotkey.Ctrl | hotkey.Alt, Key: "J"})
+		if l != nil {
+			l.Close()
+		}
+		return errors.Is(err, hotkey.ErrTaken)
+	})
+}
+
+// TestApp_OneInstance: a second parley shows the first one's window and exits 0, leaving one
+// window; after the first is killed (its lock left behind), a new one starts.
+func TestApp_OneInstance(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	testenv.StartSessionBus(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	home := t.TempDir()
+	first := startAppAt(t, d, env, home)
+	parley := d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	logo := startXlogo(t, d)
+
+	second := exec.Command(bin)
+	second.Env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+	start := time.Now()
+	out, err := second.CombinedOutput()
+	took := time.Since(start)
+	t.Logf("the second parley exited after %v: %v %q", took.Round(time.Millisecond), err, out)
+	if err != nil {
+		t.Fatalf("the second parley: %v\n%s", err, out)
+	}
+	if took > 5*time.Second {
+		t.Errorf("the second parley took %v to hand over", took)
+	}
+	waitUntil(t, 10*time.Second, "the first window to be raised", func() bool { return activeWindow(t, d) == parley })
+	if w := visibleWindows(t, d, "Parley"); len(w) != 1 {
+		t.Errorf("%d Parley windows, want 1", len(w))
+	}
+	if w := activeWindow(t, d); w == logo {
+		t.Error("xlogo kept the keyboard: the second start did not raise Parley")
+	}
+	// Alt+Tab away and back: the Alt that went with the Tab (taken by the window manager) must
+	// not have opened Parley's menu.
+	d.Key(t, "alt+Tab")
+	waitUntil(t, 10*time.Second, "Alt+Tab to give xlogo the keyboard", func() bool { return activeWindow(t, d) == logo })
+	focus(t, d, parley)
+	time.Sleep(500 * time.Millisecond) // a menu would open at once
+	if screen := d.Read(t); strings.Contains(screen, "Preferences...") || strings.Contains(screen, "Built-in service...") {
+		t.Errorf("after Alt+Tab away and back, Parley's menu is open:\n%s", screen)
+	}
+
+	// Commands are not handed over: they run beside the window, as before.
+	if r := mustRun(t, second.Env, "", "chat", "hello from the terminal"); strings.TrimSpace(r.Stdout) == "" {
+		t.Errorf("parley chat beside the window printed nothing: %s", r)
+	}
+	if w := visibleWindows(t, d, "Parley"); len(w) != 1 {
+		t.Errorf("after parley chat, %d Parley windows, want 1", len(w))
+	}
+
+	first.cmd.Process.Signal(syscall.SIGKILL)
+	<-first.exited
+
+	// A process that holds the lock and does not answer (a Parley that hangs): a new start
+	// says so, and what to do, within a second or so, and exits 1.
+	lockDir := filepath.Join(home, "config", "parley")
+	f, err := os.OpenFile(filepath.Join(lockDir, "instance.lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("the killed Parley left no lock file: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("the killed Parley's lock is still held: %v", err)
+	}
+	os.Remove(filepath.Join(lockDir, "instance.addr"))
+	hung := exec.Command(bin)
+	hung.Env = second.Env
+	start = time.Now()
+	out, err = hung.CombinedOutput()
+	t.Logf("beside a hung holder, parley exited after %v: %v\n%s", time.Since(start).Round(time.Millisecond), err, out)
+	if hung.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "did not answer") || !strings.Contains(string(out), "end it") {
+		t.Errorf("beside a hung holder: exit %d, %q", hung.ProcessState.ExitCode(), out)
+	}
+	f.Close() // the lock goes with the file
+
+	startAppAt(t, d, env, home)
+	d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	if w := visibleWindows(t, d, "Parley"); len(w) != 1 {
+		t.Errorf("after the crash, %d Parley windows, want 1", len(w))
+	}
+}
+
+// TestApp_TrayMenu reads the tray icon's menu over D-Bus as a panel does (a StatusNotifierWatcher
+// of the test's own on a private bus), clicks its items, and watches the icon follow the voice
+// state. Started as at login, Parley shows only the tray icon.
+func TestApp_TrayMenu(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	watcher := testenv.StartTrayWatcher(t, bus.Address)
+	p := testenv.StartPulse(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY="+s.newKey(t, 10), "PARLEY_AUDIO_BACKEND=pulse")
+	quietRoom(t, p, t.TempDir())
+	home := t.TempDir()
+	a := startAppAt(t, d, env, home, "--tray")
+	item := watcher.WaitItem(t, 30*time.Second)
+	menu := func() string { return strings.Join(testenv.Labels(item.Menu(t)), "|") }
+	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+		return menu() == "Show Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
+	})
+	if w := visibleWindows(t, d, "Parley"); len(w) != 0 {
+		t.Errorf("started at login, Parley shows %d windows", len(w))
+	}
+	idle, width := item.Icon(t)
+	if idle == "" || width < 16 {
+		t.Fatalf("the tray icon is empty (%d px)", width)
+	}
+
+	item.Click(t, "Show Parley")
+	waitUntil(t, 20*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	waitUntil(t, 10*time.Second, "Hide in the menu", func() bool { return strings.HasPrefix(menu(), "Hide Parley|") })
+
+	iconNow := func() string { s, _ := item.Icon(t); return s }
+	item.Click(t, "Mute the microphone")
+	waitUntil(t, 10*time.Second, "the muted icon", func() bool { return iconNow() != idle && strings.Contains(menu(), "Unmute the microphone") })
+	muted := iconNow()
+	item.Click(t, "Unmute the microphone")
+	waitUntil(t, 10*time.Second, "the idle icon", func() bool { return iconNow() == idle })
+
+	item.Click(t, "Start voice mode")
+	waitUntil(t, 20*time.Second, "voice mode to run", func() bool { return strings.Contains(menu(), "Stop voice mode") })
+	waitUntil(t, 20*time.Second, "the listening icon", func() bool { i := iconNow(); return i != idle && i != muted })
+	d.WaitForText(t, "Listening", 20*time.Second)
+	item.Click(t, "Stop voice mode")
+	waitUntil(t, 20*time.Second, "voice mode to stop", func() bool { return strings.Contains(menu(), "Start voice mode") && iconNow() == idle })
+
+	item.Click(t, "Hide Parley")
+	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	item.Click(t, "Quit")
+	a.waitExit(t, "Quit in the tray menu")
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("Quit exited %d", code)
+	}
+}
