@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
 	"parley/internal/testenv"
 )
 
@@ -45,36 +43,7 @@ func TestNotifier_ShowAndClick(t *testing.T) {
 		t.Errorf("body with markup characters %q: a server with body-markup needs them escaped", b)
 	}
 	// A click forged by another program on the bus, sent to every connection, opens nothing.
-	forger, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer forger.Close()
-	var names []string
-	if err := forger.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
-		t.Fatal(err)
-	}
-	body := []any{id, "default"}
-	for _, name := range names {
-		if !strings.HasPrefix(name, ":") || name == forger.Names()[0] {
-			continue
-		}
-		msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
-			dbus.FieldPath:        dbus.MakeVariant(path),
-			dbus.FieldInterface:   dbus.MakeVariant(iface),
-			dbus.FieldMember:      dbus.MakeVariant("ActionInvoked"),
-			dbus.FieldDestination: dbus.MakeVariant(name),
-			dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
-		}, Body: body}
-		if call := forger.Send(msg, nil); call.Err != nil {
-			t.Fatal(call.Err)
-		}
-		// A round trip after it: by its answer, the forged click has reached that connection.
-		if err := forger.Object(name, "/").Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
-			t.Fatalf("ping %s: %v", name, err)
-		}
-	}
-	forger.Emit(path, iface+".ActionInvoked", body...)
+	testenv.ForgeSignal(t, path, iface+".ActionInvoked", id, "default")
 	select {
 	case <-clicked:
 		t.Fatal("a click sent by another program than the notification service opened the conversation")

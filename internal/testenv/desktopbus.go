@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,4 +107,46 @@ func (n *Notifications) Click(t testing.TB, id uint32) {
 	if err := n.conn.Emit(p, i+".NotificationClosed", id, uint32(2)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ForgeSignal sends the signal member ("interface.Member") on path as a program on the session
+// bus could: broadcast, and sent to every other connection by its unique name (a signal sent to
+// a connection reaches it whatever its match rules say). It returns once each has received it
+// (a ping answered after it), with how many connections it was sent to.
+func ForgeSignal(t testing.TB, path dbus.ObjectPath, member string, body ...any) int {
+	t.Helper()
+	forger, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	if err := forger.Emit(path, member, body...); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if err := forger.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		t.Fatal(err)
+	}
+	i := strings.LastIndexByte(member, '.')
+	sent := 0
+	for _, n := range names {
+		if !strings.HasPrefix(n, ":") || n == forger.Names()[0] {
+			continue
+		}
+		msg := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+			dbus.FieldPath:        dbus.MakeVariant(path),
+			dbus.FieldInterface:   dbus.MakeVariant(member[:i]),
+			dbus.FieldMember:      dbus.MakeVariant(member[i+1:]),
+			dbus.FieldDestination: dbus.MakeVariant(n),
+			dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
+		}, Body: body}
+		if call := forger.Send(msg, nil); call.Err != nil {
+			t.Fatal(call.Err)
+		}
+		if err := forger.Object(n, "/").Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+			t.Fatalf("ping %s: %v", n, err)
+		}
+		sent++
+	}
+	return sent
 }
