@@ -324,11 +324,7 @@ func (v *pushToTalk) tookTake(take *audio.Take, err error, cancelled bool) {
 				return
 			}
 			v.state("")
-			text := strings.TrimSpace(tr.Text)
-			if cur := strings.TrimSpace(v.view.text()); cur != "" {
-				text = cur + " " + text
-			}
-			v.view.setText(text)
+			v.addToComposer(tr.Text)
 			v.view.showNotice("The talk key was held for 2 minutes, so Parley stopped listening: what it heard is in the message box, not sent.", "", nil)
 		})
 		return
@@ -398,12 +394,17 @@ func (v *pushToTalk) transcribed(th *conversation.Thread, take *audio.Take, tr *
 		v.host.send(text)
 		return
 	}
-	cur := strings.TrimSpace(v.view.text())
-	if cur != "" {
+	v.addToComposer(text)
+	v.host.focusComposer()
+}
+
+// addToComposer puts what was said in the message box, after what it holds, for review.
+func (v *pushToTalk) addToComposer(text string) {
+	text = strings.TrimSpace(text)
+	if cur := strings.TrimSpace(v.view.text()); cur != "" {
 		text = cur + " " + text
 	}
 	v.view.setText(text)
-	v.host.focusComposer()
 }
 
 // expectReply notes that the person sent a message in th, so that its reply is spoken.

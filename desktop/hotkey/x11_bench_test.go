@@ -8,18 +8,13 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
-
-	"parley/internal/testenv"
 )
 
 // BenchmarkX11_PressToEvent is the time from a key press reaching the X server (XTEST, as a
 // keyboard's would) to the listener's event: the start of a hold-to-talk take, before the
 // microphone opens.
 func BenchmarkX11_PressToEvent(b *testing.B) {
-	d := testenv.StartDisplay(b)
-	b.Setenv("DISPLAY", d.Name)
-	b.Setenv("WAYLAND_DISPLAY", "")
-	b.Setenv("XDG_SESSION_TYPE", "x11")
+	startX11(b)
 	l, err := Register(Default)
 	if err != nil {
 		b.Fatal(err)

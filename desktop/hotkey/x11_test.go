@@ -36,11 +36,17 @@ func quiet(t *testing.T, l *Listener, d time.Duration) {
 	}
 }
 
+// startX11 starts a display and makes this an X11 session, whatever the test's own is.
+func startX11(tb testing.TB) *testenv.Display {
+	d := testenv.StartDisplay(tb)
+	tb.Setenv("DISPLAY", d.Name)
+	tb.Setenv("WAYLAND_DISPLAY", "")
+	tb.Setenv("XDG_SESSION_TYPE", "x11")
+	return d
+}
+
 func TestX11_HoldReleaseTakenAndGivenBack(t *testing.T) {
-	d := testenv.StartDisplay(t)
-	t.Setenv("DISPLAY", d.Name)
-	t.Setenv("WAYLAND_DISPLAY", "")
-	t.Setenv("XDG_SESSION_TYPE", "x11")
+	d := startX11(t)
 	l, err := Register(Default)
 	if err != nil {
 		t.Fatalf("Register: %v", err)
