@@ -40,7 +40,7 @@ SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpock
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
 	xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng openbox xclip \
-	x11-apps desktop-file-utils
+	x11-apps desktop-file-utils libglib2.0-bin
 # Packaging: the Linux archive (xz), its .desktop check, the Windows cross-build and its test under Wine.
 PACKAGE_PACKAGES := xz-utils desktop-file-utils x11-utils gcc-mingw-w64-x86-64 zip curl ca-certificates
 PACKAGE_TEST_PACKAGES := wine64
@@ -138,10 +138,12 @@ integration: deps-test
 test: deps-test fmt-check fyne-check vet staticcheck unit unit-c-locale integration package-test
 
 # third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else; and
-# Fyne's own tests of the packages the patch changes pass with it.
+# Fyne's own tests of the packages the patch changes pass with it. The same for
+# third_party/systray (whose patch desktop/tray's tests and the tray's e2e tests exercise).
 fyne-check: check-go
 	GO="$(GO)" third_party/fyne.sh check
 	GO="$(GO)" third_party/fyne.sh test
+	GO="$(GO)" third_party/systray.sh check
 
 bench: deps-test
 	"$(GO)" test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...

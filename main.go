@@ -7,14 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/jezek/xgb"
 
 	"parley/app"
 	"parley/audio"
@@ -47,13 +48,13 @@ func main() {
 // built-in reference service; started at login, it starts in the tray. When Parley runs
 // already, it hands over to it (which shows its window) and returns.
 func runApp(startedAtLogin bool) int {
-	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		fmt.Fprint(os.Stderr, `parley: there is no display (DISPLAY and WAYLAND_DISPLAY are unset), so the desktop app cannot open.
+	if why := displayMissing(); why != "" {
+		fmt.Fprintf(os.Stderr, `parley: %s, so the desktop app cannot open.
 Without one, run the reference service and talk to it with the command-line client:
   parley serve --demo          # prints a key and example commands
   parley chat "Hello"          # in another terminal, with PARLEY_API_KEY set
   parley --help                # every command
-`)
+`, why)
 		return 1
 	}
 	inst, code, done := claimInstance(startedAtLogin)
@@ -68,6 +69,15 @@ Without one, run the reference service and talk to it with the command-line clie
 	debug.SetGCPercent(25)
 	backend := audio.BackendFromEnv()
 	fa := fyneapp.NewWithID(appID)
+	if m := fa.Metadata(); m.Name == "" {
+		// A plain go build has no FyneApp.toml metadata; the tray icon's title is the app's
+		// name, else its ID.
+		m.Name = "Parley"
+		if m.ID == "" {
+			m.ID = appID
+		}
+		fyneapp.SetMetadata(m)
+	}
 	var login app.Autostart
 	if e, err := autostart.ForThisProgram(); err == nil {
 		login = e
@@ -77,7 +87,7 @@ Without one, run the reference service and talk to it with the command-line clie
 			return client.New(client.Options{BaseURL: base, APIKey: key, UserAgent: "parley-app/" + version.Version})
 		},
 		Secrets:     keystore.New(),
-		Local:       &localService{},
+		Local:       &localService{Local: server.Local{LockWait: server.LocalStopGrace + 3*time.Second}},
 		NewRecorder: func() app.Recorder { return audio.NewRecorder(backend) },
 		OpenMic: func(device string) (app.Mic, error) {
 			return audio.OpenCapture(backend, device)
@@ -97,6 +107,7 @@ Without one, run the reference service and talk to it with the command-line clie
 		Notify:        newNotifier(fa).show,
 		TrayHost:      tray.HostPresent,
 		WatchTrayHost: tray.WatchHost,
+		TrayTooltip:   tray.SetTooltip,
 		Autostart:     login,
 		StartHidden:   startedAtLogin,
 	})
@@ -108,7 +119,57 @@ Without one, run the reference service and talk to it with the command-line clie
 		})
 	}
 	ui.ShowAndRun()
+	// The window is gone. A Parley started from now on is the new one: it must not hand over
+	// to this one, which only finishes what it left running (the built-in service letting a
+	// call in flight store its reply, for a few seconds at most).
+	if inst != nil {
+		inst.Close()
+	}
+	ui.Wait(server.LocalStopGrace + 2*time.Second)
 	return 0
+}
+
+// displayProbeTimeout bounds the wait for an X server named by DISPLAY (one over the network
+// may not answer at all).
+const displayProbeTimeout = 5 * time.Second
+
+// displayMissing says why the desktop app has no display to open its window on, or "" when it
+// has one. On Linux without Wayland it opens DISPLAY's X display first, as GLFW would: a stale
+// DISPLAY (over ssh, or after the X server died) makes GLFW panic with a stack trace instead.
+func displayMissing() string {
+	if runtime.GOOS != "linux" || os.Getenv("WAYLAND_DISPLAY") != "" {
+		return ""
+	}
+	display := os.Getenv("DISPLAY")
+	if display == "" {
+		return "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+	}
+	opened := make(chan error, 1)
+	go func() {
+		c, err := xgb.NewConnDisplay(display)
+		if err == nil {
+			c.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err == nil {
+			return ""
+		}
+		return fmt.Sprintf("the X display %q named by DISPLAY cannot be opened (%s)", display, oneLine(err.Error(), 100))
+	case <-time.After(displayProbeTimeout):
+		return fmt.Sprintf("the X display %q named by DISPLAY did not answer within %v", display, displayProbeTimeout)
+	}
+}
+
+// oneLine is s on one line, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // claimInstance makes this process the running Parley, or hands over to the one running
@@ -119,13 +180,9 @@ func claimInstance(startedAtLogin bool) (inst *instance.Instance, code int, done
 	if startedAtLogin {
 		req = instance.Background
 	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "parley: could not check whether Parley runs already (%v); starting anyway.\n", err)
-		return nil, 0, false
-	}
-	inst, err = instance.Claim(filepath.Join(dir, "parley"), req)
+	inst, err := instance.ClaimIn(instance.Dirs(), req)
 	var na *instance.NotAnsweringError
+	var nl *instance.NoLockError
 	switch {
 	case errors.Is(err, instance.ErrRunning):
 		return nil, 0, true
@@ -133,8 +190,13 @@ func claimInstance(startedAtLogin bool) (inst *instance.Instance, code int, done
 		// The cause (a socket refused, an address file not written yet) helps nobody here.
 		fmt.Fprintf(os.Stderr, "parley: %s is running but did not answer within a second.\nIf that Parley is stuck, end it (its window, or its process), then start Parley again.\n", na.Who())
 		return nil, 1, true
+	case errors.As(err, &nl):
+		// Parley starts anyway: refusing would leave the person without it over a folder's
+		// permissions, while a second Parley beside the first is only a second window.
+		fmt.Fprintf(os.Stderr, "parley: no folder could hold the lock that keeps one Parley running (%s: %s).\nStarting anyway; another start may open a second Parley. Make one of those folders writable to fix it.\n",
+			strings.Join(nl.Dirs, ", "), oneLine(nl.Err.Error(), 120))
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "parley: could not check whether Parley runs already (%v); starting anyway.\n", err)
+		fmt.Fprintf(os.Stderr, "parley: could not check whether Parley runs already (%s); starting anyway.\n", oneLine(err.Error(), 120))
 	}
 	return inst, 0, false
 }

@@ -121,6 +121,8 @@ type Deps struct {
 	// WatchTrayHost calls appeared (on any goroutine) when a tray host starts, until stop
 	// (nil: never).
 	WatchTrayHost func(appeared func()) (stop func())
+	// TrayTooltip sets the text shown over the tray icon (nil: none).
+	TrayTooltip func(text string)
 	// Autostart writes and removes the entry that starts Parley at login (nil: not offered).
 	Autostart Autostart
 	// StartHidden starts with the window hidden, in the tray (Parley started at login).
@@ -202,6 +204,10 @@ type UI struct {
 	hidden bool
 	// notes are the notifications on their way to the notification service (nil until one).
 	notes chan awayNote
+
+	// background is the work the window leaves running when it closes or switches service (the
+	// built-in service stopping); Wait waits for it.
+	background sync.WaitGroup
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -314,8 +320,38 @@ func (u *UI) shutdown() {
 		u.sess.Close()
 	}
 	u.cancel()
-	if u.deps.Local != nil {
-		u.deps.Local.Stop()
+	u.stopLocal()
+}
+
+// stopLocal stops the built-in service in the background: it lets a call in flight finish for a
+// few seconds (server.LocalStopGrace), which neither the window nor a switch to another
+// service waits for. Wait waits for it before the process ends.
+func (u *UI) stopLocal() {
+	local := u.deps.Local
+	if local == nil {
+		return
+	}
+	u.background.Add(1)
+	go func() {
+		defer u.background.Done()
+		local.Stop()
+	}()
+}
+
+// Wait waits, at most d, for the work the window left running when it closed (the built-in
+// service finishing a call in flight), and reports whether it ended. Call it after the app's
+// loop returned, and after giving up anything a new Parley would need (the single-instance lock).
+func (u *UI) Wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		u.background.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }
 

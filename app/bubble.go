@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/client"
 	"parley/conversation"
 )
 
@@ -131,6 +132,11 @@ func (b *bubbleRow) set(r row) {
 	failed := r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost)
 	b.copyBtn.Hidden, b.speakBtn.Hidden = !reply, !reply
 	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
+	if failed && (r.turn.Answering || errors.Is(r.turn.Err, client.ErrReplyUnreadable)) {
+		// Charged already: sending it again would charge again. Edit puts it back in the
+		// message box for a person who wants that.
+		b.retryBtn.Hidden = true
+	}
 	label := "Retry"
 	if r.kind == rowTurn && r.turn.State == conversation.Lost {
 		label = "Send again"
@@ -167,11 +173,15 @@ func (b *bubbleRow) metaText() string {
 	case r.kind == rowTurn && r.turn.State == conversation.Failed && errors.Is(r.turn.Err, conversation.ErrStopped):
 		return "Stopped before it was sent: nothing was charged."
 	case r.kind == rowTurn && r.turn.State == conversation.Failed:
-		return "Not sent. " + phrase(r.turn.Err).text
-	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped) && r.unsaved:
-		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, and the conversation then shows in the list. It is not sent again unless you ask."
+		return sentLead(r.turn.Err) + phrase(r.turn.Err).text
+	case r.kind == rowTurn && r.turn.Answering && r.unsaved:
+		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here, and the conversation in the list. It is not sent again unless you ask."
+	case r.kind == rowTurn && r.turn.Answering:
+		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here. It is not sent again unless you ask."
 	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped):
-		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here when the conversation is opened again. It is not sent again unless you ask."
+		return "Stopped waiting, and the reply was lost: you may have been charged. If the service kept it, it shows when the conversation is opened again. It is not sent again unless you ask."
+	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, client.ErrReplyUnreadable):
+		return phrase(r.turn.Err).text
 	case r.kind == rowTurn && r.turn.State == conversation.Lost:
 		return "Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask."
 	case r.kind == rowTurn && r.turn.State == conversation.Queued && r.behindFailed:
@@ -184,6 +194,20 @@ func (b *bubbleRow) metaText() string {
 		return ""
 	}
 	return at
+}
+
+// sentLead says how far a failed message went: it reached the service, which refused it
+// (4xx) or failed to answer and refunded (5xx: the model died mid-reply, say), or it never
+// reached the service.
+func sentLead(err error) string {
+	var ce *client.Error
+	switch {
+	case !errors.As(err, &ce):
+		return "Not sent. "
+	case ce.StatusCode >= 500:
+		return "No reply, nothing charged. "
+	}
+	return "Refused, nothing charged. "
 }
 
 // area is a rectangle of a row.

@@ -19,31 +19,60 @@ const installHint = "For real answers, install Ollama (ollama.com) and run \u201
 
 // localEngines works out the engines the built-in service starts with: the chosen ones with
 // their keys. On the first run, whose screen named it, the first model found on this computer
-// is used and kept as the choice. Later, with none chosen, the offline responder answers and a
-// model found is only offered: nothing is sent to it until the person chooses it. notice says
-// what the person should know. It runs off the UI goroutine: it asks the keyring.
+// is used and kept as the choice, with the user who runs it. Later, with none chosen, the
+// offline responder answers and a model found is only offered: nothing is sent to it until the
+// person chooses it. A runtime chosen that now runs as another user is kept, and the person
+// told; a port where another user's program listens is never offered. notice says what the
+// person should know. It runs off the UI goroutine: it asks the keyring.
 func (u *UI) localEngines(ctx context.Context, firstRun bool) (set engine.Set, notice string) {
-	found := u.deps.Local.Detect(ctx)
+	found := detectAll(ctx, u.deps.Local)
 	set, chosen := u.prefs.engines()
 	switch {
-	case !chosen && len(found) > 0 && firstRun:
-		set.Chat = found[0].Chat(found[0].Models[0])
+	case !chosen && len(found.Runtimes) > 0 && firstRun:
+		set.Chat = found.Runtimes[0].Chat(found.Runtimes[0].Models[0])
 		u.prefs.setEngines(set) // the welcome screen named it: using it chose it
-	case !chosen && len(found) > 0:
-		c := found[0].Chat(found[0].Models[0])
+	case !chosen && len(found.Runtimes) > 0:
+		c := found.Runtimes[0].Chat(found.Runtimes[0].Models[0])
 		notice = "Found " + c.Describe() + ": choose it in Parley → Built-in service to have real answers."
 	case set.Chat.Kind == engine.Detected:
-		// The runtime may say more about the model now (its context window).
-		for _, r := range found {
+		// The runtime may say more about the model now (its context window), and run as
+		// another user than when it was chosen.
+		for _, r := range found.Runtimes {
 			for _, m := range r.Models {
-				if r.BaseURL == set.Chat.URL && m.ID == set.Chat.Model && m.ContextTokens > 0 {
+				if r.BaseURL != set.Chat.URL || m.ID != set.Chat.Model {
+					continue
+				}
+				if m.ContextTokens > 0 {
 					set.Chat.ContextTokens = m.ContextTokens
+				}
+				if r.Owner.ID != "" && r.Owner.ID != set.Chat.Owner {
+					notice = set.Chat.OwnerChanged(r.Owner) // "" when none was kept (an older Parley)
+					set.Chat.Owner = r.Owner.ID
+					u.prefs.setEngines(set) // told once
 				}
 			}
 		}
 	}
+	if notice == "" && len(found.Refused) > 0 {
+		notice = sentence(found.Refused[0].Error())
+	}
 	u.addEngineKeys(&set)
 	return set, notice
+}
+
+// runtimeSearch is a LocalService that also says which ports it left alone, and why
+// (server.Local is one).
+type runtimeSearch interface {
+	DetectAll(ctx context.Context) engine.Found
+}
+
+// detectAll looks for model runtimes on this computer with local, and for the ports it left
+// alone when it can say.
+func detectAll(ctx context.Context, local LocalService) engine.Found {
+	if s, ok := local.(runtimeSearch); ok {
+		return s.DetectAll(ctx)
+	}
+	return engine.Found{Runtimes: local.Detect(ctx)}
 }
 
 // addEngineKeys puts into set the keys of its remote engines: the keyring's, or one kept for
@@ -112,7 +141,7 @@ func (u *UI) keepEngineKey(url, key string) (sessionOnly bool, err error) {
 }
 
 // engineChanged shows that the built-in service's chat engine changed by itself: a chosen
-// runtime that went away (the offline responder answers meanwhile) or came back.
+// runtime that went away (chat calls fail, and cost nothing, meanwhile) or came back.
 func (u *UI) engineChanged(st engine.Status) {
 	if u.conn == nil || !u.conn.local || u.status == nil {
 		return
@@ -141,6 +170,9 @@ func welcomeEngineHint(chat *engine.Chat, searching bool) string {
 
 // builtInSummary says in a line which chat engine the built-in service answers with.
 func (u *UI) builtInSummary() string {
+	if u.conn != nil && u.conn.local && u.conn.engine.Away {
+		return "Chosen: " + u.conn.engine.Short + ". Chat calls fail, and cost nothing, until it answers"
+	}
 	if u.conn != nil && u.conn.local && u.conn.engine.Short != "" {
 		return "Answers with " + u.conn.engine.Short
 	}
@@ -152,7 +184,7 @@ func (u *UI) builtInSummary() string {
 // offline responder answers, says so in summary.
 func (u *UI) offerFoundModel(summary *widget.Label) {
 	set, _ := u.prefs.engines()
-	if set.Chat.Kind != engine.Offline || u.conn != nil && u.conn.local && u.conn.engine.FellBack {
+	if set.Chat.Kind != engine.Offline || u.conn != nil && u.conn.local && u.conn.engine.Away {
 		return // a model answers, or one chosen is away (the status bar says so)
 	}
 	local := u.deps.Local

@@ -23,10 +23,12 @@ import (
 type engineLocal struct {
 	svc   *conversationtest.Service
 	found []engine.Runtime
-	mu    sync.Mutex
-	sets  []engine.Set
-	on    func(engine.Status)
-	tried []engine.Chat
+	// refused are the ports the search left alone (another user's program listens there).
+	refused []*engine.UntrustedError
+	mu      sync.Mutex
+	sets    []engine.Set
+	on      func(engine.Status)
+	tried   []engine.Chat
 }
 
 func (l *engineLocal) Start(context.Context) (string, client.APIKey, error) {
@@ -35,7 +37,10 @@ func (l *engineLocal) Start(context.Context) (string, client.APIKey, error) {
 func (l *engineLocal) Stop()                                   {}
 func (l *engineLocal) WarmSpeech()                             {}
 func (l *engineLocal) Detect(context.Context) []engine.Runtime { return l.found }
-func (l *engineLocal) OnEngineStatus(f func(engine.Status))    { l.mu.Lock(); l.on = f; l.mu.Unlock() }
+func (l *engineLocal) DetectAll(context.Context) engine.Found {
+	return engine.Found{Runtimes: l.found, Refused: l.refused}
+}
+func (l *engineLocal) OnEngineStatus(f func(engine.Status)) { l.mu.Lock(); l.on = f; l.mu.Unlock() }
 func (l *engineLocal) TrySpeechRecognition(context.Context, engine.Speech) (string, error) {
 	return "", nil
 }
@@ -134,7 +139,8 @@ func TestWelcome_NothingFound(t *testing.T) {
 	}
 }
 
-// A runtime that goes away is shown in the status bar, never silently.
+// A runtime that goes away is shown in the status bar, never silently, and Preferences says that
+// chat calls fail, at no cost, until it answers.
 func TestBuiltIn_RuntimeAwayIsShown(t *testing.T) {
 	local := &engineLocal{found: []engine.Runtime{ollama}}
 	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
@@ -145,12 +151,66 @@ func TestBuiltIn_RuntimeAwayIsShown(t *testing.T) {
 	local.mu.Lock()
 	on := local.on
 	local.mu.Unlock()
-	go on(engine.Status{Chat: "the offline responder", Short: "offline responder while Ollama is away", FellBack: true,
-		Notice: "Ollama on this computer stopped answering: the offline responder answers until it is back."})
+	go on(engine.Status{Chat: "llama3.2, from Ollama on this computer (not running)", Short: "llama3.2 from Ollama (not running)", Away: true,
+		Notice: "Ollama on this computer stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or choose another engine in Preferences → Built-in service."})
 	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "stopped answering") })
-	if got := h.u.status.service.Text; got != "Built-in service · offline responder while Ollama is away" {
+	if got := h.u.status.service.Text; got != "Built-in service · llama3.2 from Ollama (not running)" {
 		t.Errorf("status bar: %q", got)
 	}
+	if got := h.u.builtInSummary(); got != "Chosen: llama3.2 from Ollama (not running). Chat calls fail, and cost nothing, until it answers" {
+		t.Errorf("Preferences say %q", got)
+	}
+}
+
+// The first run keeps, with the model found, the user who runs it; a later start that finds it
+// running as another user says so once, and keeps the new one.
+func TestBuiltIn_RuntimeOwnerIsKept(t *testing.T) {
+	mine := ollama
+	mine.Owner = engine.Owner{ID: "1000", Name: "uid 1000", Trusted: true}
+	local := &engineLocal{found: []engine.Runtime{mine}}
+	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
+	set, notice := h.u.localEngines(t.Context(), true)
+	if kept, _ := h.u.prefs.engines(); set.Chat.Owner != "1000" || kept.Chat.Owner != "1000" || notice != "" {
+		t.Fatalf("first run: used %+v, kept %+v, notice %q", set.Chat, kept.Chat, notice)
+	}
+
+	system := ollama
+	system.Owner = engine.Owner{ID: "998", Name: "uid 998", Trusted: true} // Ollama's own service, say
+	local.found = []engine.Runtime{system}
+	set, notice = h.u.localEngines(t.Context(), false)
+	if notice != "Ollama on this computer now runs as uid 998, not as uid 1000 as when you chose it. If you did not change that, check what listens on port 11434." {
+		t.Errorf("notice %q", notice)
+	}
+	if kept, _ := h.u.prefs.engines(); set.Chat.Owner != "998" || kept.Chat.Owner != "998" {
+		t.Errorf("used %+v, kept %+v; want the new owner", set.Chat, kept.Chat)
+	}
+	if _, notice = h.u.localEngines(t.Context(), false); notice != "" {
+		t.Errorf("told again: %q", notice)
+	}
+}
+
+// A port where another user's program listens is not offered, and the first run says why no
+// model answers.
+func TestBuiltIn_AnotherUsersRuntimeIsRefused(t *testing.T) {
+	local := &engineLocal{refused: []*engine.UntrustedError{{Runtime: "Ollama", Port: 11434, Owner: engine.Owner{ID: "1001", Name: "uid 1001"}}}}
+	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
+	set, notice := h.u.localEngines(t.Context(), true)
+	if set.Chat.Kind != engine.Offline || notice != "Ollama on port 11434 belongs to another user (uid 1001): Parley does not send your conversations to it." {
+		t.Errorf("used %+v, notice %q", set.Chat, notice)
+	}
+	if _, chosen := h.u.prefs.engines(); chosen {
+		t.Error("a choice was kept")
+	}
+	h.u.useLocal()
+	h.waitFor(func() bool {
+		return h.u.status != nil && strings.Contains(h.u.status.message.Text, "belongs to another user")
+	})
+
+	h.u.showEngines()
+	h.waitFor(func() bool {
+		return labelWith(h.u.win.Canvas().Overlays().Top(), "No model runtime of yours answers on this computer. Ollama on port 11434 belongs to another user (uid 1001)") != nil
+	})
+	h.u.lastEngines.close()
 }
 
 // An OpenAI-compatible service chosen in the dialog: the key goes to the keyring and to the

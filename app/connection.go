@@ -75,9 +75,16 @@ func (u *UI) connectStored() {
 }
 
 // useLocal starts the reference service inside the app, with the engines chosen (or found on
-// this computer), and connects to it.
+// this computer), and connects to it. From the welcome screen it shows that it is connecting,
+// and the welcome screen again if the service cannot start; switching from another service, the
+// window stays on that service until the built-in one answers, and stays there if it cannot.
 func (u *UI) useLocal() {
-	u.showConnecting("the local service")
+	switching := u.conn != nil
+	if switching {
+		u.flash("Starting the local service…")
+	} else {
+		u.showConnecting("the local service")
+	}
 	firstRun := u.prefs.service() == ""
 	local := u.deps.Local
 	local.OnEngineStatus(func(st engine.Status) { u.do(func() { u.engineChanged(st) }) })
@@ -89,7 +96,13 @@ func (u *UI) useLocal() {
 		}
 		base, key, err := local.Start(u.ctx)
 		if err != nil {
-			u.do(func() { u.showWelcomeAfter(err) })
+			u.do(func() {
+				if switching && u.conn != nil {
+					u.flash("The local service did not start. " + phrase(err).text)
+					return
+				}
+				u.showWelcomeAfter(err)
+			})
 			return
 		}
 		u.prefs.useLocal()
@@ -109,13 +122,18 @@ func (u *UI) connect(base string, key client.APIKey, c *connection) {
 	u.do(func() { u.attach(c) })
 }
 
-// attach makes c the service in use: a new session, the main window, a new conversation.
+// attach makes c the service in use: a new session, the main window, a new conversation. The
+// built-in service, left for another, is stopped (in the background: a call in flight may
+// finish).
 func (u *UI) attach(c *connection) {
 	if u.vmode != nil {
 		u.vmode.end() // voice mode listens to the service it started on: it ends with it
 	}
 	if u.sess != nil {
 		u.sess.Close()
+	}
+	if u.conn != nil && u.conn.local && !c.local {
+		u.stopLocal()
 	}
 	u.conn = c
 	u.onEnter = nil

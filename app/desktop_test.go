@@ -112,10 +112,14 @@ func (n *fakeNotes) all() []notification {
 // trayApp is a test app with a system tray, which records what the app puts there.
 type trayApp struct {
 	fyne.App
-	mu   sync.Mutex
-	menu *fyne.Menu
-	icon fyne.Resource
+	mu      sync.Mutex
+	menu    *fyne.Menu
+	icon    fyne.Resource
+	tooltip string // set through Deps.TrayTooltip
 }
+
+func (a *trayApp) setTooltip(s string) { a.mu.Lock(); a.tooltip = s; a.mu.Unlock() }
+func (a *trayApp) tip() string         { a.mu.Lock(); defer a.mu.Unlock(); return a.tooltip }
 
 func (a *trayApp) SetSystemTrayMenu(m *fyne.Menu) { a.mu.Lock(); a.menu = m; a.mu.Unlock() }
 func (a *trayApp) SetSystemTrayIcon(r fyne.Resource) {
@@ -190,6 +194,7 @@ func startDesktop(t *testing.T, keys *fakeKeys) *desktopHarness {
 		deps.Hotkey = keys.register
 		deps.Notify = d.notes.show
 		deps.TrayHost = func() bool { return true }
+		deps.TrayTooltip = d.tray.setTooltip
 		deps.Autostart = d.login
 	})
 	d.waitFor(func() bool { return d.u.gkey.ok })
@@ -382,13 +387,16 @@ func TestTray_MenuFollowsTheAppAndStartAtLogin(t *testing.T) {
 	if got := h.tray.labels(); got != "Hide Parley|New conversation|Start voice mode|Mute the microphone|-|Quit" {
 		t.Errorf("tray menu %s", got)
 	}
-	if h.tray.iconName() != "parley-tray-idle.png" {
-		t.Errorf("icon %s", h.tray.iconName())
+	if h.tray.iconName() != "parley-tray-idle.png" || h.tray.tip() != "Parley — ready" {
+		t.Errorf("icon %s, tooltip %q", h.tray.iconName(), h.tray.tip())
 	}
 	h.tray.click(t, "Mute the microphone")
 	h.waitFor(func() bool { return strings.Contains(h.tray.labels(), "Unmute the microphone") })
+	if got := h.tray.tip(); got != "Parley — microphone muted" {
+		t.Errorf("muted, the tooltip says %q", got)
+	}
 	h.tray.click(t, "Unmute the microphone")
-	h.waitFor(func() bool { return h.tray.iconName() == "parley-tray-idle.png" })
+	h.waitFor(func() bool { return h.tray.iconName() == "parley-tray-idle.png" && h.tray.tip() == "Parley — ready" })
 
 	// Closing with keep-in-tray off quits; Preferences turn it on, and start at login.
 	if h.u.prefs.keepInTray() {
@@ -468,7 +476,8 @@ func TestTray_WaitsForAHost(t *testing.T) {
 }
 
 // Started at login before the desktop's panel: Parley waits hidden for the tray, and shows only
-// its icon when the tray comes; when no tray comes, it shows its window.
+// its icon when the tray comes; when no tray comes, it shows its window, and its icon too when a
+// tray comes after all.
 func TestTray_StartedAtLoginWaitsForTheTray(t *testing.T) {
 	defer func(w time.Duration) { loginTrayWait = w }(loginTrayWait)
 	loginTrayWait = 300 * time.Millisecond
@@ -497,6 +506,15 @@ func TestTray_StartedAtLoginWaitsForTheTray(t *testing.T) {
 			continue
 		}
 		h.waitFor(func() bool { return !h.u.hidden })
+		if tapp.menu != nil {
+			t.Fatal("no tray came, and the menu was set all the same")
+		}
+		present = true
+		appeared()
+		h.waitFor(func() bool { return tapp.menu != nil && tapp.iconName() != "" })
+		if got := tapp.labels(); !strings.HasPrefix(got, "Hide Parley|") {
+			t.Errorf("the tray came after the window showed: menu %s", got)
+		}
 	}
 }
 

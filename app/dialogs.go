@@ -178,14 +178,71 @@ var shortcutRows = [][2]string{
 	{"Ctrl+W, Ctrl+Q", "Close Parley"},
 }
 
-// showShortcuts lists the keyboard shortcuts.
+// showShortcuts lists the keyboard shortcuts. In a window too short for the list, the list
+// scrolls: by the wheel, and by the arrows, Page Up, Page Down, Home and End (the Close button
+// has the keyboard).
 func (u *UI) showShortcuts() {
-	grid := container.NewGridWithColumns(2)
+	rows := container.New(layout.NewFormLayout())
 	for _, r := range shortcutRows {
-		grid.Add(widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
-		grid.Add(widget.NewLabel(r[1]))
+		rows.Add(widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
+		rows.Add(widget.NewLabel(r[1]))
 	}
-	u.showInfo("Keyboard shortcuts", grid, 0)
+	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.ScrollBarSize()), rows) // off the scroll bar
+	sc := container.NewVScroll(padded)
+	h := min(padded.MinSize().Height, u.win.Canvas().Size().Height-shortcutsRoom)
+	sc.SetMinSize(fyne.NewSize(padded.MinSize().Width, max(h, 120)))
+	var d *dialog.CustomDialog
+	keys := &dialogKeys{}
+	keys.submit = func() { d.Hide() }
+	keys.cancel = keys.submit
+	closeBtn := &pagingButton{sc: sc}
+	closeBtn.keys, closeBtn.Text, closeBtn.OnTapped = keys, "Close", keys.submit
+	closeBtn.ExtendBaseWidget(closeBtn)
+	d = dialog.NewCustomWithoutButtons("Keyboard shortcuts", container.NewVBox(sc, container.NewCenter(closeBtn)), u.win)
+	u.showDialog(d, keys, closeBtn)
+}
+
+// shortcutsRoom is the height of the shortcuts dialog around its list: the title, the Close
+// button and the margins, with the window's edges.
+const shortcutsRoom = 170
+
+// pagingButton is a dialog's button that also scrolls the dialog's list with the arrows, Page
+// Up, Page Down, Home and End: it has the keyboard while the person reads the list.
+type pagingButton struct {
+	button
+	sc *container.Scroll
+}
+
+func (b *pagingButton) TypedKey(ev *fyne.KeyEvent) {
+	if !scrollByKey(b.sc, ev.Name) {
+		b.button.TypedKey(ev)
+	}
+}
+
+// scrollByKey scrolls sc as the key says, and reports whether it was a key that scrolls.
+func scrollByKey(sc *container.Scroll, key fyne.KeyName) bool {
+	line := theme.TextSize() * 2
+	page := max(sc.Size().Height-line, line)
+	bottom := max(sc.Content.MinSize().Height-sc.Size().Height, 0)
+	y := sc.Offset.Y
+	switch key {
+	case fyne.KeyDown:
+		y += line
+	case fyne.KeyUp:
+		y -= line
+	case fyne.KeyPageDown:
+		y += page
+	case fyne.KeyPageUp:
+		y -= page
+	case fyne.KeyHome:
+		y = 0
+	case fyne.KeyEnd:
+		y = bottom
+	default:
+		return false
+	}
+	sc.ScrollToOffset(fyne.NewPos(sc.Offset.X, max(0, min(y, bottom))))
+	return true
 }
 
 // showAbout names the version.

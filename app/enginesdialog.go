@@ -218,7 +218,8 @@ func detectedOption(c engine.Chat, missing bool) string {
 func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 	local := e.u.deps.Local
 	go func() {
-		found := local.Detect(e.ctx)
+		all := detectAll(e.ctx, local)
+		found := all.Runtimes
 		e.u.do(func() {
 			if e.ctx.Err() != nil {
 				return
@@ -251,14 +252,21 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 			e.chat.choice.Options = append(opts, optRemote)
 			e.chat.choice.Selected = sel
 			e.chat.choice.Refresh()
+			var text string
 			switch {
+			case len(names) == 0 && len(all.Refused) > 0:
+				text = "No model runtime of yours answers on this computer."
 			case len(names) == 0:
-				e.found.SetText("No model runtime answers on this computer (Ollama, LM Studio, llama.cpp, vLLM). " + installHint)
+				text = "No model runtime answers on this computer (Ollama, LM Studio, llama.cpp, vLLM). " + installHint
 			case len(names) <= 3:
-				e.found.SetText("Found on this computer: " + strings.Join(names, ", ") + ".")
+				text = "Found on this computer: " + strings.Join(names, ", ") + "."
 			default:
-				e.found.SetText(fmt.Sprintf("Found on this computer: %s and %d more.", strings.Join(names[:3], ", "), len(names)-3))
+				text = fmt.Sprintf("Found on this computer: %s and %d more.", strings.Join(names[:3], ", "), len(names)-3)
 			}
+			for _, r := range all.Refused {
+				text += " " + sentence(r.Error())
+			}
+			e.found.SetText(text)
 			if !chosen && len(found) > 0 && e.u.conn != nil && e.u.conn.local && sel == optOffline {
 				// Never chosen: the first model found is what answers.
 				e.chat.choice.SetSelected(detectedOption(found[0].Chat(found[0].Models[0]), false))
@@ -328,7 +336,7 @@ func (e *enginesDialog) runTest(p *enginePane, check error, try func(ctx context
 		return // one at a time: the line will say
 	}
 	if check != nil {
-		p.say(sentenceOf(check.Error())+".", true)
+		p.say(sentence(check.Error()), true)
 		return
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -343,7 +351,7 @@ func (e *enginesDialog) runTest(p *enginePane, check error, try func(ctx context
 			cancel()
 			p.cancelTest = nil
 			if err != nil {
-				p.say(sentenceOf(err.Error())+".", true)
+				p.say(sentence(err.Error()), true)
 				return
 			}
 			p.say(line, false)
@@ -396,7 +404,7 @@ func (e *enginesDialog) save() {
 		key string
 	}{{e.chat, set.Chat.Check(), set.Chat.Key}, {e.stt, set.STT.Check(), set.STT.Key}, {e.tts, set.TTS.Check(), set.TTS.Key}} {
 		if c.err != nil {
-			c.p.say(sentenceOf(c.err.Error())+".", true)
+			c.p.say(sentence(c.err.Error()), true)
 			if c.p.remote() {
 				bad := c.p.model // the address is right: the model's name is missing
 				if engine.CheckURL(c.p.address.Text) != nil {
@@ -408,7 +416,7 @@ func (e *enginesDialog) save() {
 		}
 		if c.key != "" {
 			if err := keystore.ValidateKey(c.key); err != nil {
-				c.p.say(sentenceOf(err.Error())+".", true)
+				c.p.say(sentence(err.Error()), true)
 				e.u.win.Canvas().Focus(c.p.key)
 				return
 			}
@@ -456,7 +464,7 @@ func (e *enginesDialog) save() {
 				msg = st.Notice
 			}
 			if len(problems) > 0 {
-				msg += " (" + sentenceOf(strings.Join(problems, "; ")) + ".)"
+				msg += " (" + sentence(strings.Join(problems, "; ")) + ")"
 			}
 			u.status.flash(msg)
 		})
@@ -472,13 +480,18 @@ func (e *enginesDialog) close() {
 	e.d.Hide()
 }
 
-// sentenceOf is msg with a capital first letter and no final period.
-func sentenceOf(msg string) string {
+// sentence is msg with a capital first letter, ending in a full stop unless it ends in a
+// question or exclamation mark already ("running?", not "running?.").
+func sentence(msg string) string {
 	msg = strings.TrimRight(strings.TrimSpace(msg), ".")
 	if msg == "" {
 		return msg
 	}
-	return strings.ToUpper(msg[:1]) + msg[1:]
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if strings.HasSuffix(msg, "?") || strings.HasSuffix(msg, "!") {
+		return msg
+	}
+	return msg + "."
 }
 
 // playClip plays an MP3 clip through the audio output (a voice test).

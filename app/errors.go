@@ -75,7 +75,7 @@ func phraseIn(err error, s explain.Scene, where place) phrased {
 		return phrased{explain.Capitalize(strings.TrimSuffix(err.Error(), ".")) + ".", actionRetry}
 	}
 	then, act := next(f, where)
-	text := f.Clipped(maxServiceWords) + "."
+	text := f.Plain(maxServiceWords) + "." // no status codes: the CLI's sentence has them
 	if then != "" {
 		text += " " + then
 	}
@@ -98,6 +98,8 @@ func next(f explain.Fact, where place) (string, action) {
 	switch f.Kind {
 	case explain.ReplyLost:
 		return "The conversation was read again to show what the service kept.", actionReload
+	case explain.ReplyUnreadable:
+		return "It is not sent again: the conversation was read again to show what the service kept.", actionReload
 	case explain.KeyRefused:
 		return account("Open Account to change it.", "Check the key."), actionAccount
 	case explain.NoKey:

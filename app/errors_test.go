@@ -64,8 +64,8 @@ func testedIn(t *testing.T, base string) string {
 	return a.result.Text
 }
 
-// factOf is what package explain says of the error a real client gets from base, the sentence
-// the CLI prints too.
+// factOf is what package explain says of the error a real client gets from base, the facts
+// the CLI prints too, without the status code a window leaves out.
 func factOf(t *testing.T, base string) string {
 	t.Helper()
 	c, err := client.New(client.Options{BaseURL: base, APIKey: "pk_test_0123456789abcdef", MaxRetries: -1})
@@ -73,7 +73,7 @@ func factOf(t *testing.T, base string) string {
 		t.Fatal(err)
 	}
 	_, err = c.ListConversations(t.Context(), client.ListConversationsRequest{Limit: 1})
-	return explain.Error(err, explain.Scene{BaseURL: base}).String()
+	return explain.Error(err, explain.Scene{BaseURL: base}).Plain(maxServiceWords)
 }
 
 // TestAccount_SaysWhatTheCLISays checks that the Account dialog says what happened in the CLI's
@@ -90,7 +90,7 @@ func TestAccount_SaysWhatTheCLISays(t *testing.T) {
 	}{
 		{"self-signed certificate", tlsServer.URL, "The TLS certificate of " + strings.TrimPrefix(tlsServer.URL, "https://") +
 			" is not trusted (an unknown authority signed it). Check the address, or install the certificate's authority."},
-		{"redirect", redirecting.URL, "The service redirected to evil.example.net (307); Parley does not follow redirects, so the key stays put. Use the final address."},
+		{"redirect", redirecting.URL, "The service redirected to evil.example.net; Parley does not follow redirects, so the key stays put. Use the final address."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestAccount_RefusedKeyDoesNotSendToAccount(t *testing.T) {
 	h.typeAndSend("hi")
 	h.waitFor(func() bool { return h.u.lastAccount != nil })
 	got := h.u.lastAccount.result.Text
-	if want := "The service refused the API key in PARLEY_API_KEY (401: Unknown API key). Check the key."; got != want {
+	if want := "The service refused the API key in PARLEY_API_KEY: Unknown API key. Check the key."; got != want {
 		t.Errorf("the dialog says\n\t%q\nwant\n\t%q", got, want)
 	}
 }
@@ -203,5 +203,47 @@ func TestAccount_NoKeyringSaidOnce(t *testing.T) {
 	}
 	if n := strings.Count(markup, "keyring is not available"); n != 1 {
 		t.Errorf("the dialog says the keyring is not available %d times, want once", n)
+	}
+}
+
+// TestPhrase_NoStatusCodes checks that what a person reads of a refusal holds no HTTP status
+// code or machine code, and says what happened and what to do.
+func TestPhrase_NoStatusCodes(t *testing.T) {
+	cases := []struct {
+		name     string
+		err      error
+		turn     string // the sentence, whole
+		sayAlso  string
+		shownNot []string
+	}{
+		{"the model died mid-reply", &client.Error{StatusCode: 502, Code: "upstream_error", Method: "POST", Path: "/v1/chat/messages",
+			Message: "Ollama (llama3.2) did not answer: is it still running? The points for this call were refunded."},
+			"The model gave no reply: Ollama (llama3.2) did not answer: is it still running? The points for this call were refunded. Try again.",
+			"", []string{"502", "upstream_error"}},
+		{"an unknown voice", &client.Error{StatusCode: 422, Code: "unknown_voice", Method: "POST", Path: "/v1/chat/speech",
+			Message: "There is no voice \"99999999\". Voices include flite-slt, en-us; GET /v1/chat/voices lists them all."},
+			"", "Pick another voice.", []string{"422", "unknown_voice"}},
+		{"settings out of range", &client.Error{StatusCode: 422, Code: "out_of_range", Method: "POST", Path: "/v1/chat/messages",
+			Message: "temperature must be between 0 and 2"},
+			"The service refused the request: temperature must be between 0 and 2. Check the conversation's settings.",
+			"", []string{"422", "out_of_range"}},
+		{"unavailable", &client.Error{StatusCode: 503, Message: "Service Unavailable", Method: "POST", Path: "/v1/chat/messages"},
+			"The service is unavailable. Try again later.", "", []string{"503"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := phrase(tc.err).text
+			if tc.turn != "" && got != tc.turn {
+				t.Errorf("the sentence:\n got %q\nwant %q", got, tc.turn)
+			}
+			if tc.sayAlso != "" && !strings.HasSuffix(got, tc.sayAlso) {
+				t.Errorf("%q does not end with %q", got, tc.sayAlso)
+			}
+			for _, raw := range tc.shownNot {
+				if strings.Contains(got, raw) {
+					t.Errorf("%q shows %q", got, raw)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -253,9 +254,7 @@ func fileNameFor(title string) string {
 func writeConversationMarkdown(w io.Writer, v conversation.ThreadView, title string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", title)
-	if s := describeConfig(v.Config); s != "the service's defaults" {
-		fmt.Fprintf(&b, "_Settings: %s._\n\n", s)
-	}
+	writeSettingsMarkdown(&b, v.Config)
 	for _, m := range v.Messages {
 		who := "Assistant"
 		if m.Role == conversation.User {
@@ -269,6 +268,31 @@ func writeConversationMarkdown(w io.Writer, v conversation.ThreadView, title str
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSettingsMarkdown writes the conversation's settings, the persona whole (as a quote, each
+// of its lines kept), the numbers as they were set.
+func writeSettingsMarkdown(b *strings.Builder, c client.Config) {
+	var nums []string
+	if c.Temperature != nil {
+		nums = append(nums, "temperature "+settingNumber(*c.Temperature))
+	}
+	if c.TopP != nil {
+		nums = append(nums, "top p "+settingNumber(*c.TopP))
+	}
+	if c.MaxTokens != nil {
+		nums = append(nums, "max tokens "+strconv.Itoa(*c.MaxTokens))
+	}
+	if c.Persona != nil && strings.TrimSpace(*c.Persona) != "" {
+		b.WriteString("_Persona:_\n\n")
+		for _, line := range strings.Split(strings.TrimSpace(*c.Persona), "\n") {
+			b.WriteString(strings.TrimRight("> "+line, " ") + "\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(nums) > 0 {
+		fmt.Fprintf(b, "_Settings: %s._\n\n", strings.Join(nums, ", "))
+	}
 }
 
 // conversationExport is the JSON form of an export: the fields of `parley history --json`, plus

@@ -3,8 +3,10 @@ package app
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"parley/desktop/hotkey"
+	"parley/voice/speakable"
 )
 
 // globalKey is the hold-to-talk key that works while any program has the focus: it registers
@@ -221,4 +223,26 @@ func (g *globalKey) check(c hotkey.Combo, done func(state string, free bool)) {
 		}
 		g.u.do(func() { done(state, free) })
 	}()
+}
+
+// maxNoteRunes is the most of a reply a notification shows: a desktop shows a few lines.
+const maxNoteRunes = 300
+
+// noteText is text for a desktop notification, which shows plain text: a reply's Markdown as
+// it is said aloud (no "##", "**" or table pipes; links by their text), its paragraphs kept,
+// and cut after maxNoteRunes at a word, with an ellipsis.
+func noteText(markdown string) string {
+	text := strings.TrimSpace(speakable.Text(markdown))
+	if text == "" {
+		text = strings.TrimSpace(markdown)
+	}
+	r := []rune(text)
+	if len(r) <= maxNoteRunes {
+		return text
+	}
+	cut := string(r[:maxNoteRunes])
+	if i := strings.LastIndexAny(cut, " \n"); i > maxNoteRunes/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:\n") + "…"
 }

@@ -19,6 +19,7 @@ type header struct {
 	persona *widget.Button
 	voice   *widget.Button
 	box     *fyne.Container
+	menu    *widget.PopUpMenu // the ⋮ menu opened last
 }
 
 // headerHost is what the header's buttons and menu need from the window.
@@ -46,8 +47,10 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 			fyne.NewMenuItemSeparator(),
 			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
 		)
+		pop := widget.NewPopUpMenu(menu, canvas)
+		h.menu = pop
 		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(menuBtn)
-		widget.ShowPopUpMenuAtPosition(menu, canvas, pos.Add(fyne.NewPos(0, menuBtn.Size().Height)))
+		pop.ShowAtPosition(menuPosition(pos, menuBtn.Size(), pop.MinSize(), canvas.Size()))
 	})
 	menuBtn.Importance = widget.LowImportance
 	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
@@ -59,6 +62,21 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 }
 
 func (h *header) object() fyne.CanvasObject { return h.box }
+
+// menuPosition is where a menu of size menu opens under a button at btn of size size, in a
+// window of size win: its right edge under the button's (the button is at the window's right),
+// a padding away from the window's edges so that its border and shadow show, and above the
+// button when there is no room under it.
+func menuPosition(btn fyne.Position, size, menu, win fyne.Size) fyne.Position {
+	pad := theme.Padding()
+	x := btn.X + size.Width - menu.Width
+	x = max(pad, min(x, win.Width-menu.Width-pad))
+	y := btn.Y + size.Height
+	if y+menu.Height > win.Height-pad && btn.Y-menu.Height >= pad {
+		y = btn.Y - menu.Height
+	}
+	return fyne.NewPos(x, y)
+}
 
 // voiceOn shows whether voice mode runs: its button then ends it.
 func (h *header) voiceOn(on bool) {

@@ -35,6 +35,8 @@ func describe(o fyne.Focusable) string {
 			return "button (icon)"
 		}
 		return "button " + w.Text
+	case *pagingButton:
+		return "button " + w.Text
 	case *check:
 		return "check " + w.Text
 	case *slider:

@@ -21,6 +21,7 @@ type keyField struct {
 	combo hotkey.Combo
 	on    bool
 	mods  hotkey.Modifier // held now
+	mark  focusMark       // its ring (focus.go)
 	// onFocus is told when the field gains (true) or loses the keyboard; onPressed when a
 	// combination is pressed (on false: Backspace turned the key off).
 	onFocus   func(bool)
@@ -47,6 +48,7 @@ func (f *keyField) show() {
 func (f *keyField) AcceptsTab() bool { return false }
 
 func (f *keyField) FocusGained() {
+	f.mark.on = true
 	f.Entry.FocusGained()
 	f.keys.focused(f)
 	f.mods = 0
@@ -57,6 +59,7 @@ func (f *keyField) FocusGained() {
 }
 
 func (f *keyField) FocusLost() {
+	f.mark.on = false
 	f.Entry.FocusLost()
 	f.mods = 0
 	f.show()

@@ -144,21 +144,23 @@ func (f *field) TypedShortcut(s fyne.Shortcut) {
 type textEntry struct {
 	widget.Entry
 	held heldKeys
+	mark focusMark // its ring (focus.go)
 }
 
 // KeyDown, KeyUp and FocusLost track Shift (for Shift+Enter) and Space.
 func (e *textEntry) KeyDown(ev *fyne.KeyEvent) { e.held.down(ev); e.Entry.KeyDown(ev) }
 func (e *textEntry) KeyUp(ev *fyne.KeyEvent)   { e.held.up(ev); e.Entry.KeyUp(ev) }
-func (e *textEntry) FocusLost()                { e.held.reset(); e.Entry.FocusLost() }
+func (e *textEntry) FocusLost()                { e.held.reset(); e.mark.on = false; e.Entry.FocusLost() }
+func (e *textEntry) FocusGained()              { e.mark.on = true; e.Entry.FocusGained() }
 
 // FocusGained tells the dialog the field has the keyboard.
-func (f *field) FocusGained() { f.Entry.FocusGained(); f.keys.focused(f) }
+func (f *field) FocusGained() { f.textEntry.FocusGained(); f.keys.focused(f) }
 
 func (b *button) FocusGained()      { b.Button.FocusGained(); b.keys.focused(b) }
-func (c *check) FocusGained()       { c.Check.FocusGained(); c.keys.focused(c) }
-func (s *slider) FocusGained()      { s.Slider.FocusGained(); s.keys.focused(s) }
-func (s *selector) FocusGained()    { s.Select.FocusGained(); s.keys.focused(s) }
-func (c *choiceField) FocusGained() { c.SelectEntry.FocusGained(); c.keys.focused(c) }
+func (c *check) FocusGained()       { c.mark.on = true; c.Check.FocusGained(); c.keys.focused(c) }
+func (s *slider) FocusGained()      { s.mark.on = true; s.Slider.FocusGained(); s.keys.focused(s) }
+func (s *selector) FocusGained()    { s.mark.on = true; s.Select.FocusGained(); s.keys.focused(s) }
+func (c *choiceField) FocusGained() { c.mark.on = true; c.SelectEntry.FocusGained(); c.keys.focused(c) }
 
 // TypedRune types r, but not the space of a Space pressed on a button that gave this field
 // the keyboard.
@@ -241,6 +243,7 @@ func (b *button) TypedKey(ev *fyne.KeyEvent) {
 type check struct {
 	widget.Check
 	keys *dialogKeys
+	mark focusMark // its ring (focus.go)
 }
 
 func newCheck(keys *dialogKeys, label string, changed func(bool)) *check {
@@ -260,6 +263,7 @@ func (c *check) TypedKey(ev *fyne.KeyEvent) {
 type slider struct {
 	widget.Slider
 	keys *dialogKeys
+	mark focusMark // its ring (focus.go)
 }
 
 func newSlider(keys *dialogKeys, min, max float64) *slider {
@@ -281,6 +285,7 @@ func (s *slider) TypedKey(ev *fyne.KeyEvent) {
 type selector struct {
 	widget.Select
 	keys *dialogKeys
+	mark focusMark // its ring (focus.go)
 }
 
 func newSelector(keys *dialogKeys, options []string, changed func(string)) *selector {
@@ -302,6 +307,7 @@ func (s *selector) TypedKey(ev *fyne.KeyEvent) {
 type choiceField struct {
 	widget.SelectEntry
 	keys *dialogKeys
+	mark focusMark // its ring (focus.go)
 }
 
 func newChoiceField(keys *dialogKeys) *choiceField {

@@ -89,8 +89,10 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 
 func TestExport_MarkdownAndJSON(t *testing.T) {
 	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
-	persona := "a ship's navigator"
-	v := conversation.ThreadView{ID: conversationtest.ID("c1"), Config: client.Config{Persona: &persona}, Messages: []conversation.Message{
+	// A long persona of several lines, which the Markdown keeps whole, as the JSON does.
+	persona := "a ship's navigator\n" + strings.Repeat("Name every lighthouse you pass. ", 20) + "\nEnd with the heading."
+	temp, topP := 1.15, 0.9
+	v := conversation.ThreadView{ID: conversationtest.ID("c1"), Config: client.Config{Persona: &persona, Temperature: &temp, TopP: &topP}, Messages: []conversation.Message{
 		{Role: conversation.User, Text: "Where to?", At: at},
 		{Role: conversation.Assistant, Text: "West, to the **lighthouse**.", At: at},
 	}}
@@ -98,7 +100,8 @@ func TestExport_MarkdownAndJSON(t *testing.T) {
 	if err := writeConversationMarkdown(&md, v, "Trip"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Trip", "persona “a ship's navigator”", "**You**", "Where to?", "**Assistant**", "West, to the **lighthouse**."} {
+	for _, want := range []string{"# Trip", "> a ship's navigator\n> Name every", "> End with the heading.\n", "temperature 1.15, top p 0.9",
+		"**You**", "Where to?", "**Assistant**", "West, to the **lighthouse**."} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
 		}

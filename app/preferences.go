@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -39,15 +41,22 @@ func (u *UI) showPreferences() {
 	}
 	ids := map[string]string{defaultDevice: ""}
 	meterBack := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	meterBack.SetMinSize(fyne.NewSize(200, 8))
-	meterBack.CornerRadius = 4
+	meterBack.SetMinSize(fyne.NewSize(200, meterHeight))
+	meterBack.CornerRadius = meterHeight / 2
 	meter := canvas.NewRectangle(theme.Color(theme.ColorNameSuccess))
-	meter.CornerRadius = 4
+	meter.CornerRadius = meterHeight / 2
 	var level float32
-	meterBox := container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter))
+	// The meter stands in the middle of a line as high as the row's name, inside its row.
+	meterBox := container.New(&meterRowLayout{}, container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter)))
 	testState := widget.NewLabel("")
 	testState.SizeName = theme.SizeNameCaptionText
 	testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
+	testState.Hide()                       // no empty line under the meter until there is news
+	say := func(msg string) {
+		testState.SetText(msg)
+		testState.Hidden = msg == ""
+		testState.Refresh()
+	}
 	var testCancel context.CancelFunc
 	stopTest := func() {
 		if testCancel != nil {
@@ -65,7 +74,7 @@ func (u *UI) showPreferences() {
 			level = l
 			meter.Refresh()
 			meterBox.Refresh()
-			testState.SetText(msg)
+			say(msg)
 		}, func() {
 			testCancel = nil
 			testBtn.SetText("Test")
@@ -81,7 +90,7 @@ func (u *UI) showPreferences() {
 			devs, err := u.deps.InputDevices(ctx)
 			u.do(func() {
 				if err != nil {
-					testState.SetText(phrase(err).text)
+					say(phrase(err).text)
 					return
 				}
 				opts := []string{defaultDevice}
@@ -103,17 +112,43 @@ func (u *UI) showPreferences() {
 	voiceName := newChoiceField(keys)
 	voiceName.SetPlaceHolder("the service's default")
 	voiceName.SetText(prefs.defaultVoice())
+	voiceProblemText := widget.NewLabel("")
+	voiceProblemText.Wrapping = fyne.TextWrapWord
+	voiceProblemText.Importance = widget.DangerImportance
+	voiceProblemText.SizeName = theme.SizeNameCaptionText
+	voiceProblemText.Hide()
+	var voices []string
+	listed := false
+	var saveBtn *button
+	checkVoice := func() {
+		p := voiceProblem(strings.TrimSpace(voiceName.Text), voices, listed, prefs.defaultVoice())
+		voiceProblemText.SetText(p)
+		voiceProblemText.Hidden = p == ""
+		voiceProblemText.Refresh()
+		if saveBtn != nil {
+			if p != "" {
+				saveBtn.Disable()
+			} else {
+				saveBtn.Enable()
+			}
+		}
+	}
+	voiceName.OnChanged = func(string) { checkVoice() }
 	if u.conn != nil {
 		svc := u.conn.svc // read here: the goroutine must not read the window's state
 		go func() {
 			ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
 			defer cancel()
-			if vs, err := svc.Voices(ctx); err == nil {
+			if vs, err := svc.Voices(ctx); err == nil && len(vs) > 0 {
 				var names []string
 				for _, v := range vs {
 					names = append(names, v.Name)
 				}
-				u.do(func() { voiceName.SetOptions(names) })
+				u.do(func() {
+					voices, listed = names, true
+					voiceName.SetOptions(names)
+					checkVoice()
+				})
 			}
 		}()
 	}
@@ -172,7 +207,7 @@ func (u *UI) showPreferences() {
 		widget.NewFormItem("What you said", sendSpoken),
 		widget.NewFormItem("Output volume", volume),
 		widget.NewFormItem("Replies", autoSpeak),
-		widget.NewFormItem("Default voice", voiceName),
+		widget.NewFormItem("Default voice", container.NewVBox(voiceName, voiceProblemText)),
 		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, adaptiveHold, speakErrors)),
 		widget.NewFormItem("New conversations use", preset),
 		widget.NewFormItem("Talk from anywhere", talkKey.box),
@@ -198,7 +233,7 @@ func (u *UI) showPreferences() {
 		prefs.setInputDevice(dev)
 		prefs.setVolume(volume.Value)
 		prefs.setAutoSpeak(autoSpeak.Checked)
-		prefs.setDefaultVoice(voiceName.Text)
+		prefs.setDefaultVoice(strings.TrimSpace(voiceName.Text))
 		prefs.setDefaultPreset(preset.Selected)
 		prefs.setHold(time.Duration(hold.Value) * time.Millisecond)
 		prefs.setSendSpoken(sendSpoken.Selected == sendSpoken.Options[1])
@@ -214,15 +249,41 @@ func (u *UI) showPreferences() {
 			u.setStartAtLogin(atLogin.Checked)
 		}
 	}
-	keys.submit = func() { save(); d.Hide() }
+	keys.submit = func() {
+		if saveBtn.Disabled() {
+			return // Enter in a field while the default voice is refused: it says why
+		}
+		save()
+		d.Hide()
+	}
 	keys.cancel = func() { stopTest(); talkKey.cancel(); d.Hide() }
-	saveBtn := newButton(keys, "Save", theme.ConfirmIcon(), keys.submit)
+	saveBtn = newButton(keys, "Save", theme.ConfirmIcon(), keys.submit)
 	saveBtn.Importance = widget.HighImportance
+	checkVoice()
 	cancel := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
 	hint := widget.NewLabel("Enter saves · Esc cancels")
 	hint.SizeName = theme.SizeNameCaptionText
-	// In a window too short for every row, the rows scroll, following the keyboard.
-	content := container.NewVBox(dialogScroll(u.win, keys, form, 190), border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
+	// In a window too short for every row, the rows scroll, following the keyboard; the wheel
+	// scrolls them wherever the pointer is (a text field would keep it), and the scroll bar has
+	// a margin of its own, off the fields.
+	wheel := &wheelToScroll{}
+	rows := container.NewStack(container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.ScrollBarSize()), form), wheel)
+	sc := dialogScroll(u.win, keys, rows, 190)
+	wheel.to = sc
+	onFocus := keys.onFocus
+	keys.onFocus = func(o fyne.CanvasObject) {
+		if o == talkKey.field {
+			o = talkKey.box // the line under the field says how the keys stand: it shows too
+		}
+		onFocus(o)
+	}
+	talkKey.onChange = func() {
+		if u.win.Canvas().Focused() == talkKey.field {
+			sc.Refresh() // the line may have grown: lay the rows out again first
+			scrollIntoView(sc, talkKey.box)
+		}
+	}
+	content := container.NewVBox(sc, border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
 	d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
 	d.Resize(fyne.NewSize(600, 0))
 	u.showDialog(d, keys, device)
@@ -240,6 +301,7 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 	}
 	rec := u.deps.NewRecorder()
 	levels := make(chan audio.Level, 8)
+	heard := &micTest{}
 	go func() {
 		var last time.Time
 		for {
@@ -248,8 +310,9 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 				return
 			case l := <-levels:
 				if ctx.Err() != nil {
-					return // the test ended: its last message stays
+					return // the test ended: its summary is said
 				}
+				msg := heard.add(l) // every reading counts, shown or not
 				// The meter moves at most meterRate times a second: more is not seen, and
 				// each change redraws the dialog.
 				if time.Since(last) < time.Second/meterRate {
@@ -257,7 +320,6 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 				}
 				last = time.Now()
 				v := float32(max(0, min(1, (l.RMS+60)/60)))
-				msg := micTestMessage(l)
 				u.do(func() { level(v, msg) })
 			}
 		}
@@ -270,11 +332,62 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 		u.do(func() {
 			if err != nil && !ended {
 				level(0, phrase(err).text)
+			} else if sum := heard.summary(); sum != "" {
+				level(0, sum) // what the whole test heard, not its last moment
 			}
 			done()
 		})
 	}()
 	return cancel
+}
+
+// micTest is what a microphone test heard over its whole length: once it heard a voice's level,
+// the microphone works, whatever silence follows.
+type micTest struct {
+	mu       sync.Mutex
+	readings int
+	loudest  audio.Level // the reading with the highest RMS
+	sound    bool        // anything but digital silence
+	works    bool        // a voice's level, not cut off
+	clipped  bool        // a reading cut off at full scale
+}
+
+// add counts a reading and says what the test has found so far.
+func (t *micTest) add(l audio.Level) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.readings++
+	if t.readings == 1 || l.RMS > t.loudest.RMS {
+		t.loudest = l
+	}
+	t.sound = t.sound || l.Peak > -120
+	t.clipped = t.clipped || l.Peak >= -1
+	t.works = t.works || (l.Peak > -120 && l.Peak < -1 && l.RMS >= -65)
+	now := micTestMessage(l)
+	if t.works && (l.Peak <= -120 || l.RMS < -65) {
+		// Quiet now, after a voice was heard: that proves nothing against the microphone.
+		return fmt.Sprintf("The microphone works: it heard sound at %.0f dB. Quiet now.", t.loudest.RMS)
+	}
+	return now
+}
+
+// summary says what the whole test heard ("" before any reading).
+func (t *micTest) summary() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.readings == 0:
+		return ""
+	case t.works && t.clipped:
+		return fmt.Sprintf("The microphone works, but some sound was so loud that it was cut off (up to %.0f dB): lower the input volume.", t.loudest.RMS)
+	case t.works:
+		return fmt.Sprintf("The microphone works: the loudest sound was %.0f dB.", t.loudest.RMS)
+	case t.clipped:
+		return fmt.Sprintf("The microphone heard sound so loud that it was cut off (%.0f dB): lower the input volume.", t.loudest.RMS)
+	case t.sound:
+		return fmt.Sprintf("The microphone heard only very quiet sound (at most %.0f dB): speak closer, or raise the input volume.", t.loudest.RMS)
+	}
+	return "The microphone delivered only silence: check that it is on and not muted."
 }
 
 // meterRate is how many times a second a level meter moves, at most.
@@ -293,14 +406,57 @@ func micTestMessage(l audio.Level) string {
 	return fmt.Sprintf("Sound at %.0f dB: the microphone works.", l.RMS)
 }
 
-// fractionLayout sizes its one object to a fraction of the width.
+// meterHeight is the height of the microphone test's level meter.
+const meterHeight = 8
+
+// fractionLayout sizes its one object to a fraction of the width; an object narrower than it is
+// high is hidden, since its rounded corners would draw outside it.
 type fractionLayout struct{ value *float32 }
 
-func (f *fractionLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(0, 8) }
+func (f *fractionLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(0, meterHeight) }
 
 func (f *fractionLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w := size.Width * max(0, min(1, *f.value))
 	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(size.Width**f.value, size.Height))
+	objs[0].Resize(fyne.NewSize(w, size.Height))
+	if w < size.Height {
+		objs[0].Hide()
+	} else {
+		objs[0].Show()
+	}
+}
+
+// meterRowLayout gives its one object, the meter, the whole width and meterHeight, in the middle
+// of a line as high as a label, so that it lines up with the name of its row.
+type meterRowLayout struct{}
+
+func (meterRowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(objs[0].MinSize().Width, max(meterHeight, widget.NewLabel("").MinSize().Height))
+}
+
+func (meterRowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.NewPos(0, (size.Height-meterHeight)/2))
+	objs[0].Resize(fyne.NewSize(size.Width, meterHeight))
+}
+
+// wheelToScroll lies over a dialog's rows and hands the wheel to the dialog's scroll wherever
+// the pointer is: a text field would otherwise take it and do nothing with it, so that the rows
+// stop scrolling under the pointer. Taps and the keyboard pass through to the rows.
+type wheelToScroll struct {
+	widget.BaseWidget
+	to *container.Scroll
+}
+
+func (w *wheelToScroll) CreateRenderer() fyne.WidgetRenderer {
+	w.ExtendBaseWidget(w)
+	return widget.NewSimpleRenderer(layout.NewSpacer())
+}
+
+// Scrolled scrolls the dialog's rows.
+func (w *wheelToScroll) Scrolled(ev *fyne.ScrollEvent) {
+	if w.to != nil {
+		w.to.Scrolled(ev)
+	}
 }
 
 // talkKeyRow is Preferences' row for the hold-to-talk key: the field that takes new keys, and
@@ -315,6 +471,8 @@ type talkKeyRow struct {
 	combo   hotkey.Combo
 	on      bool
 	checks  int // counts the checks started: a late one's answer is dropped
+	// onChange, when set, is told each time the line under the field changes.
+	onChange func()
 }
 
 func (u *UI) talkKeyRow(keys *dialogKeys) *talkKeyRow {
@@ -326,7 +484,7 @@ func (u *UI) talkKeyRow(keys *dialogKeys) *talkKeyRow {
 	r.state.Wrapping = fyne.TextWrapWord
 	u.gkey.onState = func() {
 		if !r.changed {
-			r.state.SetText(u.gkey.state)
+			r.say(u.gkey.state)
 		}
 	}
 	r.field.onFocus = func(focused bool) {
@@ -341,26 +499,34 @@ func (u *UI) talkKeyRow(keys *dialogKeys) *talkKeyRow {
 	return r
 }
 
+// say shows how the keys stand, under the field.
+func (r *talkKeyRow) say(text string) {
+	r.state.SetText(text)
+	if r.onChange != nil {
+		r.onChange()
+	}
+}
+
 // pressed says what a combination pressed in the field collides with, and whether another
 // program holds it.
 func (r *talkKeyRow) pressed(c hotkey.Combo, on bool) {
 	r.checks++
 	if !on {
 		r.changed, r.on = true, false
-		r.state.SetText("Off: no key will talk to Parley from other programs. Save to keep it.")
+		r.say("Off: no key will talk to Parley from other programs. Save to keep it.")
 		return
 	}
 	conflicts := keyConflicts(c)
 	if c.Valid() != nil {
-		r.state.SetText(conflicts)
+		r.say(conflicts)
 		return
 	}
 	r.changed, r.combo, r.on = true, c, true
-	r.state.SetText(strings.TrimSpace(fmt.Sprintf("Checking %s… %s", c, conflicts)))
+	r.say(strings.TrimSpace(fmt.Sprintf("Checking %s… %s", c, conflicts)))
 	n := r.checks
 	r.u.gkey.check(c, func(state string, free bool) {
 		if n == r.checks {
-			r.state.SetText(strings.TrimSpace(state + " " + conflicts))
+			r.say(strings.TrimSpace(state + " " + conflicts))
 		}
 	})
 }

@@ -40,6 +40,7 @@ const (
 	prefChatModel   = "engine.chat.model"
 	prefChatRuntime = "engine.chat.runtime"
 	prefChatContext = "engine.chat.context_tokens"
+	prefChatOwner   = "engine.chat.owner" // the user who ran a detected runtime when it was chosen (engine.Chat.Owner)
 	prefSTTRemote   = "engine.stt.remote"
 	prefSTTURL      = "engine.stt.url"
 	prefSTTModel    = "engine.stt.model"
@@ -170,6 +171,7 @@ func (p prefs) engines() (s engine.Set, chosen bool) {
 			ContextTokens: p.p.Int(prefChatContext)}
 		if kind == engine.Detected {
 			s.Chat.Runtime = p.p.String(prefChatRuntime)
+			s.Chat.Owner = p.p.String(prefChatOwner)
 		}
 		if s.Chat.Check() != nil {
 			s.Chat, kind = engine.Chat{Kind: engine.Offline}, "" // edited by hand into something unusable
@@ -196,7 +198,7 @@ func (p prefs) setEngines(s engine.Set) {
 	}
 	p.setAll(map[string]any{
 		prefChatEngine: string(kind), prefChatURL: s.Chat.URL, prefChatModel: s.Chat.Model,
-		prefChatRuntime: s.Chat.Runtime, prefChatContext: s.Chat.ContextTokens,
+		prefChatRuntime: s.Chat.Runtime, prefChatContext: s.Chat.ContextTokens, prefChatOwner: s.Chat.Owner,
 		prefSTTRemote: s.STT.Remote, prefSTTURL: s.STT.URL, prefSTTModel: s.STT.Model,
 		prefTTSRemote: s.TTS.Remote, prefTTSURL: s.TTS.URL, prefTTSModel: s.TTS.Model,
 	})

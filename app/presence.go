@@ -90,7 +90,7 @@ func (u *UI) tellAway(title, body string, th *conversation.Thread) {
 		go showNotes(u.deps.Notify, u.notes)
 	}
 	select {
-	case u.notes <- awayNote{title, body, click}:
+	case u.notes <- awayNote{noteText(title), noteText(body), click}:
 	default:
 		fyne.LogError("a notification was dropped: the notification service is not keeping up", nil)
 	}

@@ -530,7 +530,7 @@ func (v *pushToTalk) speakWith(text, voiceName string) {
 	}()
 }
 
-// openPlayer opens the audio output on first use.
+// openPlayer makes the player of spoken replies on first use.
 func (v *pushToTalk) openPlayer() bool {
 	if v.speaker != nil {
 		return true
@@ -540,8 +540,9 @@ func (v *pushToTalk) openPlayer() bool {
 		return false
 	}
 	if v.player == nil {
-		// One audio output for the life of the app. Its events arrive on the player's own
-		// goroutine: they reach the window's state only through v.do.
+		// One player for the life of the app; it opens the audio output only while it has
+		// something to play, and closes it playback.IdleClose after. Its events arrive on the
+		// player's own goroutine: they reach the window's state only through v.do.
 		loop, do, following := v.loop, v.do, &v.following
 		v.player = v.deps.NewPlayer(func(ev playback.Event) {
 			if l := loop.Load(); l != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,10 +143,16 @@ type settingsDialog struct {
 	topVal  *widget.Label
 	maxTok  *field
 	voice   *choiceField
-	errText *widget.Label
-	saveBtn *button
-	rename  *button
-	remove  *button
+	// voices are the voices the service lists; listed is false until it listed some (a
+	// service without the list takes any name, unchecked). savedVoice is the conversation's
+	// voice when the dialog opened.
+	voices     []string
+	listed     bool
+	savedVoice string
+	errText    *widget.Label
+	saveBtn    *button
+	rename     *button
+	remove     *button
 }
 
 // showSettings opens the settings dialog of the conversation on screen.
@@ -155,7 +162,7 @@ func (u *UI) showSettings() {
 	}
 	v := u.sess.Snapshot(u.current)
 	s := &settingsDialog{host: u, store: u.sess, win: u.win, ctx: u.ctx, do: u.do,
-		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}}
+		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice}
 	s.build(formOf(v.Config, v.Voice))
 	u.lastSettings = s
 	u.showDialog(s.d, s.keys, s.persona)
@@ -185,6 +192,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.maxTok.OnChanged = func(string) { s.check() }
 	s.voice = newChoiceField(s.keys)
 	s.voice.SetPlaceHolder("the default voice")
+	s.voice.OnChanged = func(string) { s.check() }
 	s.fill(f)
 
 	names := []string{}
@@ -251,8 +259,8 @@ func (s *settingsDialog) fill(f settingsForm) {
 
 // form reads the values shown.
 func (s *settingsDialog) form() settingsForm {
-	return settingsForm{persona: s.persona.Text, tempSet: s.tempOn.Checked, temp: s.temp.Value,
-		topPSet: s.topOn.Checked, topP: s.top.Value, maxTokens: s.maxTok.Text, voice: strings.TrimSpace(s.voice.Text)}
+	return settingsForm{persona: s.persona.Text, tempSet: s.tempOn.Checked, temp: stepped(s.temp.Value, s.temp.Step),
+		topPSet: s.topOn.Checked, topP: stepped(s.top.Value, s.top.Step), maxTokens: s.maxTok.Text, voice: strings.TrimSpace(s.voice.Text)}
 }
 
 // check validates as the person types, and shows the sliders' values.
@@ -261,8 +269,8 @@ func (s *settingsDialog) check() {
 		return
 	}
 	f := s.form()
-	s.tempVal.SetText(sliderText(f.tempSet, f.temp))
-	s.topVal.SetText(sliderText(f.topPSet, f.topP))
+	s.tempVal.SetText(sliderText(f.tempSet, f.temp, s.temp.Step))
+	s.topVal.SetText(sliderText(f.topPSet, f.topP, s.top.Step))
 	enable := func(on bool, w fyne.Disableable) {
 		if on {
 			w.Enable()
@@ -283,8 +291,14 @@ func (s *settingsDialog) check() {
 	}
 	enable(own, s.rename)
 	enable(own, s.remove)
+	problem := ""
 	if _, err := f.config(); err != nil {
-		s.errText.SetText(err.Error())
+		problem = err.Error()
+	} else if p := voiceProblem(f.voice, s.voices, s.listed, s.savedVoice); p != "" {
+		problem = p
+	}
+	if problem != "" {
+		s.errText.SetText(problem)
 		s.errText.Show()
 		s.saveBtn.Disable()
 		return
@@ -293,12 +307,51 @@ func (s *settingsDialog) check() {
 	s.saveBtn.Enable()
 }
 
-// sliderText is a slider's value, or "unset".
-func sliderText(set bool, v float64) string {
+// voiceProblem says what is wrong with the voice name typed, "" when nothing is: a service
+// that lists its voices speaks only those (the built-in one silently speaks any other name
+// with its default voice; another refuses it). saved is the voice kept so far, which may
+// predate the check. With no list, any name goes: the service is asked when it speaks.
+func voiceProblem(name string, voices []string, listed bool, saved string) string {
+	if name == "" || !listed || slices.Contains(voices, name) {
+		return ""
+	}
+	if name == saved {
+		return fmt.Sprintf("The voice “%s” kept here is not one of this service's voices, so replies are spoken with its default voice. Pick one from the list, or leave the field empty.", name)
+	}
+	return fmt.Sprintf("This service has no voice “%s”. Pick one from the list, or leave the field empty for the default voice.", name)
+}
+
+// sliderText is a slider's value as a person reads it (the digits of its step), or "unset".
+func sliderText(set bool, v, step float64) string {
 	if !set {
 		return "unset"
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	return strconv.FormatFloat(v, 'f', decimals(step), 64)
+}
+
+// stepped is a slider's value rounded to the digits of its step, as it is shown: a slider
+// moved by 0.05 from 1 stands at 1.1500000000000001, which is kept, sent and shown as 1.15.
+func stepped(v, step float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', decimals(step), 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+// decimals is how many digits a step has after the point (0.05: 2; 100: 0).
+func decimals(step float64) int {
+	_, frac, _ := strings.Cut(strconv.FormatFloat(step, 'f', -1, 64), ".")
+	return len(frac)
+}
+
+// settingNumber shows a setting's number in its shortest form (1.15, 0.3, 1), without the
+// noise of a value stored by an earlier version as 1.1500000000000001.
+func settingNumber(v float64) string {
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64); err == nil {
+		v = r
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // save applies the settings: kept for a new conversation's first call, or PATCHed.
@@ -341,13 +394,20 @@ func (s *settingsDialog) loadVoices(svc Service) {
 	defer cancel()
 	voices, err := svc.Voices(ctx)
 	if err != nil || len(voices) == 0 {
-		return
+		return // the names typed are not checked: the service says when it refuses one
 	}
 	var names []string
 	for _, v := range voices {
 		names = append(names, v.Name)
 	}
-	s.do(func() { s.voice.SetOptions(names) })
+	s.do(func() { s.setVoices(names) })
+}
+
+// setVoices offers names, the service's voices, and checks the voice typed against them.
+func (s *settingsDialog) setVoices(names []string) {
+	s.voices, s.listed = names, true
+	s.voice.SetOptions(names)
+	s.check()
 }
 
 // askPresetName asks for a preset's name, starting from initial, and runs apply with it; a
@@ -438,10 +498,10 @@ func describeConfig(c client.Config) string {
 		parts = append(parts, "persona “"+personaChip(c.Persona)+"”")
 	}
 	if c.Temperature != nil {
-		parts = append(parts, "temperature "+strconv.FormatFloat(*c.Temperature, 'f', -1, 64))
+		parts = append(parts, "temperature "+settingNumber(*c.Temperature))
 	}
 	if c.TopP != nil {
-		parts = append(parts, "top p "+strconv.FormatFloat(*c.TopP, 'f', -1, 64))
+		parts = append(parts, "top p "+settingNumber(*c.TopP))
 	}
 	if c.MaxTokens != nil {
 		parts = append(parts, "max tokens "+strconv.Itoa(*c.MaxTokens))

@@ -351,7 +351,7 @@ type conversationRow struct {
 func newConversationRow(s *sidebar) *conversationRow {
 	r := &conversationRow{s: s, title: widget.NewLabel(""), when: widget.NewLabel("")}
 	r.ring = canvas.NewRectangle(color.Transparent)
-	r.ring.StrokeColor = theme.Color(theme.ColorNameFocus)
+	r.ring.StrokeColor = focusRingColor()
 	r.ring.StrokeWidth = 2
 	r.ring.CornerRadius = theme.InputRadiusSize()
 	r.ring.Hide()

@@ -28,6 +28,7 @@ type statusBar struct {
 	message *widget.Label
 	flashID int
 	box     *fyne.Container
+	row     *fyne.Container // the line under the separator
 	// flashText is the message of the last flash until it expires; link is where the link
 	// under the pointer leads (shown instead while it is there).
 	flashText string
@@ -50,10 +51,15 @@ func newStatusBar(conn *connection, usage pointsSource, do func(func())) *status
 	s.service, s.points, s.voice, s.message = caption(), caption(), caption(), caption()
 	s.service.Truncation, s.points.Truncation, s.voice.Truncation = fyne.TextTruncateOff, fyne.TextTruncateOff, fyne.TextTruncateOff
 	s.message.Importance = widget.WarningImportance
-	s.box = container.NewVBox(widget.NewSeparator(),
-		border(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message))
+	s.row = border(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message)
+	s.box = container.NewVBox(widget.NewSeparator(), s.row)
 	return s
 }
+
+// layout places the line's parts again after a text changed: the message gets what the
+// service, the points and the voice state leave, and is cut with an ellipsis to fit. (Left to
+// Fyne's next frame, a part that grew could be drawn over the message until then.)
+func (s *statusBar) layout() { s.row.Refresh() }
 
 func (s *statusBar) object() fyne.CanvasObject { return s.box }
 
@@ -75,7 +81,6 @@ func (s *statusBar) refresh() {
 	if c.sessionKey {
 		where += " · key for this session only"
 	}
-	s.service.SetText(where)
 	text := ""
 	if s.usage != nil {
 		charged, balance := s.usage.Usage()
@@ -89,11 +94,22 @@ func (s *statusBar) refresh() {
 			text += "Balance: " + points(*balance)
 		}
 	}
+	if where == s.service.Text && text == s.points.Text {
+		return
+	}
+	s.service.SetText(where)
 	s.points.SetText(text)
+	s.layout()
 }
 
 // setVoice shows the voice state ("Recording 0:03", "Speaking").
-func (s *statusBar) setVoice(state string) { s.voice.SetText(state) }
+func (s *statusBar) setVoice(state string) {
+	if state == s.voice.Text {
+		return
+	}
+	s.voice.SetText(state)
+	s.layout()
+}
 
 // flash shows a message for a while.
 func (s *statusBar) flash(msg string) {
@@ -129,6 +145,7 @@ func (s *statusBar) showMessage() {
 	}
 	s.message.Importance = imp
 	s.message.SetText(text)
+	s.layout()
 }
 
 // isLoopback reports whether the service runs on this computer, by the client's rule.

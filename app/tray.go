@@ -30,6 +30,11 @@ func (s trayState) String() string {
 	return [...]string{"idle", "listening", "speaking", "muted"}[s]
 }
 
+// tooltip is what the tray host shows over the icon in this state.
+func (s trayState) tooltip() string {
+	return [...]string{"Parley — ready", "Parley — listening", "Parley — speaking", "Parley — microphone muted"}[s]
+}
+
 // tray is Parley's icon in the system tray, with its menu; nil where the app has none.
 type tray struct {
 	u     *UI
@@ -51,26 +56,35 @@ func newTray(u *UI) *tray {
 		return nil
 	}
 	t := &tray{u: u, d: d, shown: -1}
-	if u.deps.TrayHost != nil && !u.deps.TrayHost() && u.deps.WatchTrayHost != nil {
-		t.waiting = true
-		t.stopWatch = u.deps.WatchTrayHost(func() {
-			u.do(func() {
-				if t.waiting {
-					t.waiting = false
-					t.refresh()
-				}
-			})
-		})
-		return t
+	if u.deps.TrayHost != nil && u.deps.WatchTrayHost != nil {
+		// Watching first, then asking: a host that starts in between is seen either way.
+		t.stopWatch = u.deps.WatchTrayHost(func() { u.do(t.hostAppeared) })
+		if !u.deps.TrayHost() {
+			t.waiting = true
+			return t
+		}
+		t.stop()
 	}
 	t.refresh()
 	return t
+}
+
+// hostAppeared puts the icon in the tray that has just started (Fyne starts the tray then, and
+// fyne.io/systray registers it again with any host that starts after).
+func (t *tray) hostAppeared() {
+	if !t.waiting {
+		return
+	}
+	t.waiting = false
+	t.stop()
+	t.refresh()
 }
 
 // stop stops watching for a tray host.
 func (t *tray) stop() {
 	if t != nil && t.stopWatch != nil {
 		t.stopWatch()
+		t.stopWatch = nil
 	}
 }
 
@@ -136,11 +150,14 @@ func (t *tray) refresh() {
 	if t == nil || t.waiting {
 		return
 	}
+	// The icon before the first menu: Fyne starts the tray with the first menu, and shows the
+	// icon set by then, else the app's own (which, set from another goroutine, could land after
+	// this one and stay).
+	t.setIcon()
 	if l := t.menuLabels(); !t.built || l != t.labels {
 		t.labels, t.built = l, true
 		t.d.SetSystemTrayMenu(t.menu())
 	}
-	t.refreshIcon()
 }
 
 // refreshIcon shows the voice state on the icon, and the menu's words for it.
@@ -152,12 +169,20 @@ func (t *tray) refreshIcon() {
 		t.refresh()
 		return
 	}
+	t.setIcon()
+}
+
+// setIcon shows the voice state on the icon and in its tooltip, when it changed.
+func (t *tray) setIcon() {
 	s := t.u.voiceState()
 	if s == t.shown {
 		return
 	}
 	t.shown = s
 	t.d.SetSystemTrayIcon(trayIcon(s))
+	if t.u.deps.TrayTooltip != nil {
+		t.u.deps.TrayTooltip(s.tooltip())
+	}
 }
 
 // voiceState is what the microphone and the speakers do.

@@ -47,13 +47,17 @@ type voiceMode struct {
 	status stateLine
 	ptt    speechControl
 
-	loop    *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
-	th      *conversation.Thread        // the conversation it talks in
-	active  bool
-	last    voice.State // the loop's state shown last
-	muted   bool
-	mic     *muteableMic // the loop's microphone, closed while muted
-	bargeIn bool         // speaking over a reply interrupts it
+	loop   *atomic.Pointer[voice.Loop] // the loop running, read by the player's event callback
+	th     *conversation.Thread        // the conversation it talks in
+	active bool
+	// stopping: the loop was asked to stop and has not ended yet; restart: the person asked
+	// for voice mode again meanwhile (a quick second click), so it starts again once ended.
+	stopping bool
+	restart  bool
+	last     voice.State // the loop's state shown last
+	muted    bool
+	mic      *muteableMic // the loop's microphone, closed while muted
+	bargeIn  bool         // speaking over a reply interrupts it
 	// levelShown and levelAt are the meter's value and when it last moved.
 	levelMu    sync.Mutex
 	levelShown float64
@@ -134,7 +138,7 @@ func newVoiceMode(ctx context.Context, host voiceModeHost, deps *Deps, p prefs, 
 	m.detail.Wrapping = fyne.TextWrapWord
 	m.level = widget.NewProgressBar()
 	m.level.TextFormatter = func() string { return "" }
-	m.mute = widget.NewButtonWithIcon("Mute", theme.VolumeMuteIcon(), m.toggleMute)
+	m.mute = widget.NewButtonWithIcon("Mute", micOffIcon, m.toggleMute)
 	m.stop = widget.NewButtonWithIcon("Stop voice mode", theme.MediaStopIcon(), m.end)
 	m.stop.Importance = widget.DangerImportance
 	m.box = container.NewVBox(
@@ -150,16 +154,23 @@ func newVoiceMode(ctx context.Context, host voiceModeHost, deps *Deps, p prefs, 
 
 func (m *voiceMode) object() fyne.CanvasObject { return m.box }
 
-// toggleVoiceMode starts hands-free voice mode in the conversation on screen, or ends it.
+// toggleVoiceMode starts hands-free voice mode in the conversation on screen, or ends it. Quick
+// presses end as many presses say: an odd number leaves it on, even while an earlier press's
+// stop is still under way (the loop then starts again once it has stopped).
 func (u *UI) toggleVoiceMode() {
-	if u.vmode == nil || u.sess == nil {
+	m := u.vmode
+	if m == nil || u.sess == nil {
 		return
 	}
-	if u.vmode.active {
-		u.vmode.end()
-		return
+	switch {
+	case m.stopping:
+		m.restart = !m.restart
+		m.detail.SetText(m.stoppingDetail())
+	case m.active:
+		m.end()
+	default:
+		m.start()
 	}
-	u.vmode.start()
 }
 
 // start runs the loop in the conversation on screen.
@@ -225,7 +236,9 @@ func (m *voiceMode) start() {
 
 // end stops the loop; a question already sent is answered and stored first.
 func (m *voiceMode) end() {
+	m.restart = false
 	if l := m.loop.Load(); l != nil {
+		m.stopping = m.active
 		l.Stop()
 	}
 }
@@ -234,6 +247,15 @@ func (m *voiceMode) end() {
 func (m *voiceMode) ended(l *voice.Loop, err error) {
 	m.loop.CompareAndSwap(l, nil)
 	m.active, m.th, m.pending, m.mic, m.last = false, nil, nil, nil, voice.Idle
+	restart := m.restart && m.stopping && (err == nil || errors.Is(err, context.Canceled))
+	m.stopping, m.restart = false, false
+	m.level.SetValue(0)
+	if restart {
+		m.start() // asked for again while it stopped
+		if m.active {
+			return
+		}
+	}
 	m.box.Hide()
 	m.host.voiceModeShown(false)
 	m.status.setVoice("")
@@ -264,10 +286,30 @@ func (m *voiceMode) levelHeard(db float64) {
 	m.levelShown, m.levelAt = v, now
 	m.levelMu.Unlock()
 	m.do(func() {
-		if !m.muted {
+		if m.hearing() {
 			m.level.SetValue(v)
+			return
 		}
+		m.levelMu.Lock()
+		m.levelShown = 0 // not shown: the next reading is, once the microphone is used
+		m.levelMu.Unlock()
 	})
+}
+
+// hearing reports whether what the microphone hears is used now, so that the meter moves: not
+// while muted, nor while Parley speaks without barge-in (the panel says it is ignored), nor
+// while a question is transcribed and answered.
+func (m *voiceMode) hearing() bool {
+	if !m.active || m.muted {
+		return false
+	}
+	switch m.last {
+	case voice.Listening, voice.HearingSpeech:
+		return true
+	case voice.Speaking:
+		return m.bargeIn
+	}
+	return false
 }
 
 // toggleMute mutes or unmutes the microphone.
@@ -298,10 +340,10 @@ func (m *voiceMode) toggleMute() {
 		m.levelMu.Unlock()
 		m.level.SetValue(0)
 		m.mute.SetText("Unmute")
-		m.mute.SetIcon(theme.VolumeUpIcon())
+		m.mute.SetIcon(micIcon)
 	} else {
 		m.mute.SetText("Mute")
-		m.mute.SetIcon(theme.VolumeMuteIcon())
+		m.mute.SetIcon(micOffIcon)
 	}
 }
 
@@ -335,7 +377,7 @@ func (m *voiceMode) show(s voice.Status) {
 	switch {
 	case s.Stopping:
 		text = "Stopping…"
-		detail = "Waiting for the reply to what you asked, so that it is kept."
+		detail = m.stoppingDetail()
 	case s.State == voice.Error && s.Err != nil:
 		detail = failedText(s.Err) + " Listening again in a moment."
 	case s.State == voice.Listening && s.Failed != nil:
@@ -349,7 +391,9 @@ func (m *voiceMode) show(s voice.Status) {
 	case s.Muted:
 		detail = "The microphone is muted: nothing you say is heard."
 	}
-	if n, ok := noticeText[s.Notice]; ok {
+	if n, ok := noticeText[s.Notice]; ok && !s.Muted && !s.Stopping && s.State != voice.Muted {
+		// A notice is about listening: once muted, "Didn't catch that" is old news under
+		// "Muted".
 		detail = n
 	}
 	m.state.Text = text
@@ -359,11 +403,28 @@ func (m *voiceMode) show(s voice.Status) {
 	}
 	m.state.Refresh()
 	m.detail.SetText(detail)
+	if !m.hearing() {
+		m.levelMu.Lock()
+		m.levelShown = 0
+		m.levelMu.Unlock()
+		m.level.SetValue(0) // the microphone is not used now: the meter rests
+	}
 	m.status.setVoice("Voice mode: " + strings.TrimSuffix(text, "…"))
 }
 
-// failedLead opens the reason a step of a turn failed, by the step.
-var failedLead = map[string]string{
+// stoppingDetail is what the panel says while the loop stops.
+const stoppingDetail = "Waiting for the reply to what you asked, so that it is kept."
+
+// stoppingDetail says what happens while the loop stops: and whether it starts again.
+func (m *voiceMode) stoppingDetail() string {
+	if m.restart {
+		return stoppingDetail + " Then voice mode starts again."
+	}
+	return stoppingDetail
+}
+
+// stepLead opens the reason a step of a turn failed, by the step.
+var stepLead = map[string]string{
 	"record":     "Could not record what you said.",
 	"transcribe": "Could not transcribe what you said.",
 	"chat":       "Could not get a reply.",
@@ -374,8 +435,8 @@ var failedLead = map[string]string{
 func failedText(err error) string {
 	text := phrase(voice.Cause(err)).text
 	var se *voice.StepError
-	if errors.As(err, &se) && failedLead[se.Step] != "" {
-		text = failedLead[se.Step] + " " + text
+	if errors.As(err, &se) && stepLead[se.Step] != "" {
+		text = stepLead[se.Step] + " " + text
 	}
 	return text
 }

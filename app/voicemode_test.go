@@ -228,3 +228,105 @@ func TestVoiceMode_PhrasesTheLoopsNotices(t *testing.T) {
 		}
 	}
 }
+
+// TestVoiceMode_MutedSaysMutedOnly checks that a notice given while listening ("Didn't catch
+// that") does not stay under "Muted" once the person mutes.
+func TestVoiceMode_MutedSaysMutedOnly(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "" // the service hears no words
+	h := start(t, svc)
+	mic := withSpeechMic(h)
+	m := h.u.vmode
+	if m.mute.Icon != micOffIcon {
+		t.Errorf("Mute shows %v, not a microphone struck through", m.mute.Icon.Name())
+	}
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return m.state.Text == "Listening…" })
+	mic.say(1500 * time.Millisecond)
+	h.waitFor(func() bool { return m.detail.Text == "Didn't catch that." })
+	m.toggleMute()
+	h.waitFor(func() bool { return m.state.Text == "Muted" })
+	if m.detail.Text != "The microphone is muted: nothing you say is heard." {
+		t.Errorf("muted, the panel says %q", m.detail.Text)
+	}
+	if m.mute.Text != "Unmute" || m.mute.Icon != micIcon {
+		t.Errorf("muted, the button says %q with %v", m.mute.Text, m.mute.Icon.Name())
+	}
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return !m.active })
+}
+
+// TestVoiceMode_MeterRestsWhileTheMicrophoneIsIgnored checks that the meter moves while voice
+// mode listens, and rests at nothing while the panel says the microphone is ignored.
+func TestVoiceMode_MeterRestsWhileTheMicrophoneIsIgnored(t *testing.T) {
+	h := start(t, newFakeService())
+	withSpeechMic(h)
+	m := h.u.vmode
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return m.state.Text == "Listening…" })
+	hear := func(db float64) {
+		m.levelMu.Lock()
+		m.levelAt = time.Time{} // past the meter's rate limit
+		m.levelMu.Unlock()
+		m.levelHeard(db)
+		done := make(chan struct{})
+		m.do(func() { close(done) })
+		h.waitFor(func() bool {
+			select {
+			case <-done:
+				return true
+			default:
+				return false
+			}
+		})
+	}
+	hear(-12)
+	if m.level.Value == 0 {
+		t.Fatal("the meter does not move while voice mode listens")
+	}
+	m.bargeIn = false
+	m.show(voice.Status{State: voice.Speaking, Turn: 1})
+	if !strings.Contains(m.detail.Text, "ignored") || m.level.Value != 0 {
+		t.Fatalf("speaking: the panel says %q, the meter at %v", m.detail.Text, m.level.Value)
+	}
+	hear(-6)
+	if m.level.Value != 0 {
+		t.Errorf("the meter moved to %v while the panel says %q", m.level.Value, m.detail.Text)
+	}
+	m.bargeIn = true // speaking over the reply interrupts it: the microphone is used
+	m.show(voice.Status{State: voice.Speaking, Turn: 1})
+	hear(-6)
+	if m.level.Value == 0 {
+		t.Errorf("with barge-in the meter rests while the panel says %q", m.detail.Text)
+	}
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return !m.active })
+}
+
+// TestVoiceMode_QuickClicksEndAsCounted checks that presses of Voice mode quicker than the loop
+// stops end as their number says: odd on, even off.
+func TestVoiceMode_QuickClicksEndAsCounted(t *testing.T) {
+	for _, presses := range []int{5, 4, 3, 2} {
+		h := start(t, newFakeService())
+		withSpeechMic(h)
+		m := h.u.vmode
+		for range presses {
+			h.u.toggleVoiceMode() // no update runs between them: the loop has not stopped
+		}
+		wantOn := presses%2 == 1
+		h.waitFor(func() bool {
+			if wantOn {
+				return !m.stopping && m.active && m.state.Text == "Listening…"
+			}
+			return !m.stopping && !m.active
+		})
+		if h.u.voiceModeActive() != wantOn || m.box.Visible() != wantOn || h.u.composer.box.Visible() == wantOn {
+			t.Errorf("%d presses: on %v, panel shown %v, composer shown %v; want on %v",
+				presses, h.u.voiceModeActive(), m.box.Visible(), h.u.composer.box.Visible(), wantOn)
+		}
+		if wantOn {
+			h.u.toggleVoiceMode()
+			h.waitFor(func() bool { return !m.active })
+		}
+	}
+}

@@ -28,13 +28,14 @@ func (h *harness) thinkingStop() *widget.Button {
 	return found
 }
 
-// TestApp_StopWaitingForAReply stops a reply that takes long, with the Stop on "Thinking…" and
-// then with Esc: the message stays with what it means for points, a message typed meanwhile
-// says what it waits for, and nothing is sent again by itself.
+// TestApp_StopWaitingForAReply stops a reply that takes long, with the Stop on "Thinking…": the
+// message stays with what it means for points, cannot be sent again while its call runs, a
+// message typed meanwhile says what it waits for, and nothing is sent again by itself. The
+// service then answers: the reply shows, the new conversation joins the list (as the message
+// promised), and the waiting message goes. Esc stops the next reply the same way.
 func TestApp_StopWaitingForAReply(t *testing.T) {
 	svc := newFakeService()
 	svc.Gate = make(chan struct{})
-	svc.SentWhenCancelled = true
 	h := start(t, svc)
 	h.typeAndSend("Write me a long story")
 	<-svc.Entered
@@ -50,8 +51,11 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 		v := h.view()
 		return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost && h.shown(rowThinking) == 0
 	})
-	if meta := h.metaOf("Write me a long story"); !strings.Contains(meta, "Stopped waiting") || !strings.Contains(meta, "charges") {
-		t.Errorf("the stopped message says %q; want what stopping means for points", meta)
+	if meta := h.metaOf("Write me a long story"); !strings.Contains(meta, "Stopped waiting") || !strings.Contains(meta, "charges") || !strings.Contains(meta, "in the list") {
+		t.Errorf("the stopped message says %q; want what stopping means for points, and where the reply will show", meta)
+	}
+	if b := h.bubbleOf("Write me a long story"); !b.retryBtn.Hidden {
+		t.Error("Send again is offered while the stopped call still runs")
 	}
 	if meta := h.metaOf("And a poem"); meta != "Waits for the message above: send it again or edit it" {
 		t.Errorf("the message behind the stopped one says %q", meta)
@@ -63,15 +67,37 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 		t.Errorf("%d chat calls after Stop, want 1", n)
 	}
 
-	// Send again (the person's choice), then Esc stops that one too.
-	h.u.retry(h.view().Turns[0].Key)
+	// The service answers after all: the reply shows, the conversation is in the list, and the
+	// message behind goes (its reply held at the gate).
+	svc.Gate <- struct{}{}
 	<-svc.Entered
-	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
-	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	h.waitFor(func() bool { v := h.view(); return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost })
-	if n := len(svc.ChatRequests()); n != 2 {
-		t.Errorf("%d chat calls after Send again and Esc, want 2", n)
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 && h.shown(rowThinking) == 1 })
+	if entries, _ := h.u.sess.Entries(); len(entries) != 1 || entries[0].ID != h.view().ID {
+		t.Errorf("the list holds %+v, want the conversation the stopped message made", entries)
 	}
+
+	// Esc stops that one too; this time the reply is lost (the app quits meanwhile, say).
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	h.waitFor(func() bool { v := h.view(); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost })
+	if n := len(svc.ChatRequests()); n != 2 {
+		t.Errorf("%d chat calls after Esc, want 2", n)
+	}
+	close(svc.Gate)
+	h.waitFor(func() bool { return len(h.view().Messages) == 4 && len(h.view().Turns) == 0 })
+}
+
+// bubbleOf is a bubble row set to the chat view's message with text.
+func (h *harness) bubbleOf(text string) *bubbleRow {
+	h.t.Helper()
+	probe := newBubbleRow(h.u.chat)
+	for _, r := range h.u.chat.rows {
+		if r.text == text && r.kind == rowTurn {
+			probe.set(r)
+			return probe
+		}
+	}
+	h.t.Fatalf("no waiting or failed message %q in the chat view", text)
+	return nil
 }
 
 // rowShown reports whether the chat view has a row with text.
@@ -87,15 +113,7 @@ func (h *harness) rowShown(text string) bool {
 // metaOf is the line under the chat view's message with text.
 func (h *harness) metaOf(text string) string {
 	h.t.Helper()
-	probe := newBubbleRow(h.u.chat)
-	for _, r := range h.u.chat.rows {
-		if r.text == text && r.kind == rowTurn {
-			probe.set(r)
-			return probe.meta.Text
-		}
-	}
-	h.t.Fatalf("no waiting or failed message %q in the chat view", text)
-	return ""
+	return h.bubbleOf(text).meta.Text
 }
 
 // TestApp_FailedFirstMessageIsKeptAsDraft: the first message of a new conversation is refused

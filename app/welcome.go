@@ -55,7 +55,7 @@ func (u *UI) showWelcomeAfter(err error) {
 	}
 	items = append(items, remote, remoteHint)
 	box := container.NewVBox(items...)
-	u.win.SetMainMenu(nil)
+	u.win.SetMainMenu(u.welcomeMenu())
 	// The screen is as tall as with the longest hint, so that the hint can change (when the
 	// search for a model ends) without moving the buttons.
 	// Wrapped texts are measured at the width they get.
@@ -72,9 +72,34 @@ func (u *UI) showWelcomeAfter(err error) {
 	}
 }
 
+// welcomeMenu is the menu of the screens shown before a service is in use (welcome,
+// connecting): choosing a service, closing, quitting (Ctrl+W, Ctrl+Q) and Help.
+func (u *UI) welcomeMenu() *fyne.MainMenu {
+	item := func(label string, action func()) *fyne.MenuItem {
+		return fyne.NewMenuItem(label, u.unlessDialog(action))
+	}
+	quit := fyne.NewMenuItem("Quit", u.quit)
+	quit.Shortcut, quit.IsQuit = scQuit, true
+	closeWin := fyne.NewMenuItem("Close window", u.quit)
+	closeWin.Shortcut = scClose
+	parley := []*fyne.MenuItem{item("Connect to a service…", u.showAccount)}
+	if u.deps.Local != nil {
+		parley = append(parley, item("Use the local service", u.useLocal))
+	}
+	parley = append(parley, fyne.NewMenuItemSeparator(), closeWin, quit)
+	return fyne.NewMainMenu(
+		fyne.NewMenu("Parley", parley...),
+		fyne.NewMenu("Help",
+			item("Keyboard shortcuts", u.showShortcuts),
+			item("About Parley", u.showAbout),
+		),
+	)
+}
+
 // showConnecting shows that Parley is reaching a service.
 func (u *UI) showConnecting(what string) {
 	bar := widget.NewProgressBarInfinite()
+	u.win.SetMainMenu(u.welcomeMenu())
 	label := widget.NewLabelWithStyle("Connecting to "+what+"…", fyne.TextAlignCenter, fyne.TextStyle{})
 	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(360, 80), container.NewVBox(label, bar))))
 }

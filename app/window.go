@@ -59,11 +59,15 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 	quit.Shortcut, quit.IsQuit = scQuit, true
 	closeWin := fyne.NewMenuItem("Close window", u.quit)
 	closeWin.Shortcut = scClose
+	// Switching back to the built-in service from another, without going through Account.
+	useLocal := item("Use the local service", nil, u.useLocal)
+	useLocal.Disabled = u.deps.Local == nil || u.conn != nil && u.conn.local
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley",
 			item("Account…", nil, u.showAccount),
 			item("Preferences…", nil, u.showPreferences),
 			item("Built-in service…", nil, u.showEngines),
+			useLocal,
 			fyne.NewMenuItemSeparator(),
 			closeWin,
 			quit,

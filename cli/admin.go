@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -11,8 +15,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"parley/internal/explain"
+	"parley/keystore"
 	"parley/server"
 )
+
+// adminKeyEnv names the environment variable admin reads a customer's key from when --key is
+// not given. It is not PARLEY_API_KEY, the key the client commands send as the caller's own.
+const adminKeyEnv = "PARLEY_ADMIN_KEY"
 
 // newAdminCmd is the reference service's back office: keys, points and the price, on the
 // database in --data.
@@ -25,12 +34,20 @@ func newAdminCmd(g *globals) *cobra.Command {
 ('parley serve'), in the database of its --data directory, also while the service runs.
 
   parley admin key create --points N      create an API key with N points; the key is the last line printed
-  parley admin key revoke KEY             revoke an API key
+  parley admin key revoke KEY             revoke an API key (KEY "-": read it from standard input)
   parley admin points grant --key KEY N   add N points to a key's balance
   parley admin balance --key KEY          print a key's balance
   parley admin price set N                set the points a chat call costs (from the next call)
   parley admin price show                 print the points a chat call costs
   parley admin ledger --key KEY           list a key's grants, charges and refunds
+
+A key on the command line can be read by other users of this computer (in the process
+list) while the command runs. Give it out of their sight instead: --key - reads it from
+standard input (one line; asked for without echo on a terminal), and without --key the
+key comes from the environment variable PARLEY_ADMIN_KEY.
+
+  parley admin balance --key - < keyfile
+  PARLEY_ADMIN_KEY=$(cat keyfile) parley admin ledger
 
 Flags may come before or after the other arguments.`,
 		RunE: g.runGroup("command"),
@@ -75,15 +92,73 @@ func oneArg(what string) cobra.PositionalArgs {
 
 // keyFlag adds --key to cmd.
 func keyFlag(cmd *cobra.Command, key *string) {
-	cmd.Flags().StringVar(key, "key", "", "the API `KEY`")
+	cmd.Flags().StringVar(key, "key", "", "the API `KEY`; \"-\" reads it from standard input (a KEY given here can be seen by other users in the process list; without --key, "+adminKeyEnv+" is used)")
 }
 
-// needKey is the usage error of a command run without --key.
-func needKey(cmd *cobra.Command, key string) error {
-	if key == "" {
-		return usageErrorf("%s needs --key KEY", cmd.CommandPath())
+// adminKey is a customer's key for an admin command, and where it came from (for messages).
+type adminKey struct {
+	key  string
+	from string // "the command line", "standard input" or adminKeyEnv
+}
+
+// resolveAdminKey picks the key an admin command is about: flag is the value of --key (or the
+// KEY of 'key revoke'), "-" reading it from standard input; without one, PARLEY_ADMIN_KEY.
+// The key is registered with the printer before anything can print it.
+func (g *globals) resolveAdminKey(ctx context.Context, cmd *cobra.Command, flag string) (adminKey, error) {
+	k := adminKey{key: strings.TrimSpace(flag), from: "the command line"}
+	switch {
+	case k.key == "-":
+		key, err := g.readAdminKey(ctx)
+		if err != nil {
+			return adminKey{}, err
+		}
+		k = adminKey{key: key, from: "standard input"}
+	case k.key == "":
+		k = adminKey{key: strings.TrimSpace(g.getenv(adminKeyEnv)), from: adminKeyEnv}
 	}
-	return nil
+	g.printer.addSecret(k.key, true)
+	if k.key == "" {
+		return adminKey{}, usageErrorf("%s needs a key: --key - reads it from standard input, or set %s (--key KEY works too, but other users can see it)", cmd.CommandPath(), adminKeyEnv)
+	}
+	if err := keystore.ValidateKey(k.key); err != nil {
+		return adminKey{}, usageErrorf("the key from %s is not usable: %v", k.from, err)
+	}
+	return k, nil
+}
+
+// readAdminKey reads a key from standard input: asked for without echo on a terminal, else the
+// first line, trimmed.
+func (g *globals) readAdminKey(ctx context.Context) (string, error) {
+	if f, ok := g.stdin.(*os.File); ok && isTerminal(f) {
+		fmt.Fprint(g.stderr, "API key: ")
+		b, err := hiddenLine(ctx, f)
+		fmt.Fprintln(g.stderr)
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if err != nil {
+			return "", fmt.Errorf("reading the key from the terminal: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	line, err := bufio.NewReader(io.LimitReader(g.stdin, keystore.MaxKeyLen+2)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("reading the key from standard input: %w", err)
+	}
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return "", usageErrorf("no key on standard input: pipe it in ('--key - < keyfile'), or set %s", adminKeyEnv)
+	}
+	return key, nil
+}
+
+// keyFailure phrases "no account has this key" for a key from standard input or the
+// environment; the general sentence names the command line's --key or KEY.
+func (k adminKey) keyFailure(err error) error {
+	if !errors.Is(err, server.ErrNoSuchKey) || k.from == "the command line" {
+		return err
+	}
+	return phrased(err, "No account has this API key in the service's database: check the key in %s, and --data if the service keeps its data elsewhere.", k.from)
 }
 
 // numberArgFlagError makes a command whose argument is a count of points read "-5" as that
@@ -148,11 +223,15 @@ func newAdminKeyCreateCmd(g *globals, a *server.Admin) *cobra.Command {
 func newAdminKeyRevokeCmd(g *globals, a *server.Admin) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke KEY",
-		Short: "Revoke an API key; its account and ledger are kept",
-		Args:  oneArg("the key"),
+		Short: "Revoke an API key; its account and ledger are kept (KEY \"-\" reads it from standard input)",
+		Args:  oneArg("the key (\"-\" reads it from standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.RevokeKey(cmd.Context(), args[0]); err != nil {
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, args[0])
+			if err != nil {
 				return err
+			}
+			if err := a.RevokeKey(cmd.Context(), k.key); err != nil {
+				return k.keyFailure(err)
 			}
 			fmt.Fprintln(g.stdout, "The key is revoked; calls with it now get 401.")
 			return nil
@@ -172,12 +251,13 @@ func newAdminGrantCmd(g *globals, a *server.Admin) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := needKey(cmd, key); err != nil {
-				return err
-			}
-			balance, err := a.Grant(cmd.Context(), key, n)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
 			if err != nil {
 				return err
+			}
+			balance, err := a.Grant(cmd.Context(), k.key, n)
+			if err != nil {
+				return k.keyFailure(err)
 			}
 			fmt.Fprintf(g.stdout, "Granted %s; the balance is %s.\n", pointsText(n), explain.Number(balance))
 			return nil
@@ -193,14 +273,15 @@ func newAdminBalanceCmd(g *globals, a *server.Admin) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "balance --key KEY",
 		Short: "Print a key's balance",
-		Args:  adminNoArgs("give the key with --key KEY"),
+		Args:  adminNoArgs("give the key with --key - or " + adminKeyEnv + ", or --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := needKey(cmd, key); err != nil {
-				return err
-			}
-			balance, err := a.Balance(cmd.Context(), key)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
 			if err != nil {
 				return err
+			}
+			balance, err := a.Balance(cmd.Context(), k.key)
+			if err != nil {
+				return k.keyFailure(err)
 			}
 			fmt.Fprintln(g.stdout, balance)
 			return nil
@@ -253,14 +334,15 @@ func newAdminLedgerCmd(g *globals, a *server.Admin) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ledger --key KEY",
 		Short: "List a key's grants, charges and refunds",
-		Args:  adminNoArgs("give the key with --key KEY"),
+		Args:  adminNoArgs("give the key with --key - or " + adminKeyEnv + ", or --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := needKey(cmd, key); err != nil {
-				return err
-			}
-			entries, err := a.Ledger(cmd.Context(), key)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
 			if err != nil {
 				return err
+			}
+			entries, err := a.Ledger(cmd.Context(), k.key)
+			if err != nil {
+				return k.keyFailure(err)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tKIND\tAMOUNT\tBALANCE AFTER\tSTATUS\tCALL ID")

@@ -92,7 +92,7 @@ func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 		{[]string{"points", "grant", "--key", key, "ten"}, 2, `the points to grant must be a positive whole number, not "ten"`},
 		{[]string{"points", "grant", "--key", key}, 2, "takes one argument, the number of points; got 0"},
 		{[]string{"points", "grant", "--key", key, "5", "6"}, 2, "takes one argument, the number of points; got 2"},
-		{[]string{"points", "grant", "5"}, 2, "parley admin points grant needs --key KEY"},
+		{[]string{"points", "grant", "5"}, 2, "parley admin points grant needs a key: --key - reads it from standard input, or set PARLEY_ADMIN_KEY"},
 		{[]string{"points", "grant", "--key", key, "-x"}, 2, "unknown shorthand flag: 'x' in -x"},
 		{[]string{"price", "set", "-1"}, 2, `the price must be a whole number, 0 or more, not "-1"`},
 		{[]string{"price", "set", "x"}, 2, `the price must be a whole number, 0 or more, not "x"`},
@@ -102,12 +102,15 @@ func TestAdmin_RefusesBadCommandLinesOnOneLine(t *testing.T) {
 		{[]string{"key", "create", "--points", "-5"}, 2, `--points must be a whole number, 0 or more, not "-5"`},
 		{[]string{"key", "create", "--points", "many"}, 2, `--points must be a whole number, 0 or more, not "many"`},
 		{[]string{"key", "create", "--points"}, 2, "--points needs a value"},
-		{[]string{"key", "revoke"}, 2, "takes one argument, the key; got 0"},
-		{[]string{"balance"}, 2, "parley admin balance needs --key KEY"},
-		{[]string{"balance", "--key", ""}, 2, "parley admin balance needs --key KEY"},
-		{[]string{"balance", "--key", key, "extra"}, 2, "parley admin balance takes no arguments (give the key with --key KEY)"},
+		{[]string{"key", "revoke"}, 2, `takes one argument, the key ("-" reads it from standard input); got 0`},
+		{[]string{"balance"}, 2, "parley admin balance needs a key"},
+		{[]string{"balance", "--key", ""}, 2, "parley admin balance needs a key"},
+		{[]string{"balance", "--key", key, "extra"}, 2, "parley admin balance takes no arguments (give the key with --key - or PARLEY_ADMIN_KEY, or --key KEY)"},
 		{[]string{"balance", "--key", key, "--points", "3"}, 2, "unknown flag: --points"},
-		{[]string{"ledger"}, 2, "parley admin ledger needs --key KEY"},
+		{[]string{"ledger"}, 2, "parley admin ledger needs a key"},
+		{[]string{"balance", "--key", "-"}, 2, "no key on standard input: pipe it in ('--key - < keyfile'), or set PARLEY_ADMIN_KEY"},
+		{[]string{"key", "revoke", "-"}, 2, "no key on standard input"},
+		{[]string{"balance", "--key", "pk_a b"}, 2, "the key from the command line is not usable: the API key contains a space"},
 		{[]string{"--bogus"}, 2, "unknown flag: --bogus"},
 		{[]string{}, 2, `"parley admin" needs a command: balance, key, ledger, points or price`},
 		{[]string{"key"}, 2, `"parley admin key" needs a command: create or revoke`},
@@ -163,6 +166,76 @@ func TestAdmin_HelpListsEveryCommand(t *testing.T) {
 		r := h.run(t, "", append([]string{"admin"}, args...)...)
 		if r.Code != 0 || !strings.Contains(r.Stdout, "grant --key KEY N") || !strings.Contains(r.Stdout, "--key KEY") || !strings.Contains(r.Stdout, "--data directory") {
 			t.Errorf("admin %v: %s", args, r)
+		}
+	}
+}
+
+// A key on the command line is in the process list, where other users of the computer read
+// it: admin also takes it from standard input (--key -, or KEY "-" for revoke) and from
+// PARLEY_ADMIN_KEY, and says so in its help.
+func TestAdmin_KeyFromStandardInputOrTheEnvironment(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	dir := filepath.Join(h.dir, "data")
+	key := adminKey(t, h, dir, "5")
+	other := adminKey(t, h, dir, "7")
+
+	for _, c := range []struct {
+		env   string // PARLEY_ADMIN_KEY
+		input string
+		args  []string
+		out   string
+	}{
+		{"", key + "\n", []string{"balance", "--key", "-"}, "5\n"},
+		{"", "  " + key + "  \r\nignored second line\n", []string{"balance", "--key=-"}, "5\n"},
+		{"", key, []string{"points", "grant", "--key", "-", "2"}, "Granted 2 points; the balance is 7.\n"},
+		{key, "", []string{"balance"}, "7\n"},
+		{key, "", []string{"points", "grant", "1"}, "Granted 1 point; the balance is 8.\n"},
+		// --key wins over the environment.
+		{key, "", []string{"balance", "--key", other}, "7\n"},
+		{key, other + "\n", []string{"balance", "--key", "-"}, "7\n"},
+	} {
+		h.env["PARLEY_ADMIN_KEY"] = c.env
+		r := h.run(t, c.input, append([]string{"admin", "--data", dir}, c.args...)...)
+		if r.Code != 0 || r.Stdout != c.out || r.Stderr != "" {
+			t.Errorf("PARLEY_ADMIN_KEY set: %v; admin %v, a key on stdin: %v: %s\nwant %q", c.env != "", c.args, c.input != "", r, c.out)
+		}
+	}
+
+	h.env["PARLEY_ADMIN_KEY"] = key
+	r := h.run(t, "", "admin", "--data", dir, "ledger")
+	if lines := strings.Split(strings.TrimSpace(r.Stdout), "\n"); r.Code != 0 || len(lines) != 4 {
+		t.Errorf("ledger with PARLEY_ADMIN_KEY: %s", r)
+	}
+
+	// A key that has no account is named by where it came from, and not printed.
+	const unknown = "pk_0123456789abcdef0123456789abcdef"
+	h.env["PARLEY_ADMIN_KEY"] = unknown
+	for _, c := range []struct {
+		input string
+		args  []string
+		where string
+	}{
+		{"", []string{"balance"}, "check the key in PARLEY_ADMIN_KEY"},
+		{unknown + "\n", []string{"ledger", "--key", "-"}, "check the key in standard input"},
+		{unknown + "\n", []string{"key", "revoke", "-"}, "check the key in standard input"},
+	} {
+		r := h.run(t, c.input, append([]string{"admin", "--data", dir}, c.args...)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.where) || strings.Contains(r.Stderr, unknown) || strings.Contains(r.Stderr, unknown[3:15]) {
+			t.Errorf("admin %v with an unknown key: %s\nwant exit 1 and %q, without the key", c.args, r, c.where)
+		}
+	}
+
+	h.env["PARLEY_ADMIN_KEY"] = ""
+	if r := h.run(t, key+"\n", "admin", "--data", dir, "key", "revoke", "-"); r.Code != 0 || r.Stdout != "The key is revoked; calls with it now get 401.\n" {
+		t.Errorf("key revoke - : %s", r)
+	}
+
+	for _, args := range [][]string{{"balance", "--help"}, {"--help"}} {
+		r := h.run(t, "", append([]string{"admin"}, args...)...)
+		help := strings.Join(strings.Fields(r.Stdout), " ")
+		if r.Code != 0 || !strings.Contains(help, "other users") || !strings.Contains(help, "PARLEY_ADMIN_KEY") || !strings.Contains(help, `"-" reads it from standard input`) && !strings.Contains(help, "--key - reads it from standard input") {
+			t.Errorf("admin %v does not say that --key KEY is visible to others, and what to use instead: %s", args, r)
 		}
 	}
 }

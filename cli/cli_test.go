@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -383,9 +384,27 @@ func TestErrors_Transport(t *testing.T) {
 	})
 	r = h.run(t, "", "--base-url", f.URL, "chat", "hello")
 	mu.Lock()
-	defer mu.Unlock()
-	if r.Code != 1 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
+	if r.Code != 3 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
 		t.Errorf("lost reply: %s; the service saw %d requests, want 1", r, hits)
+	}
+	mu.Unlock()
+
+	// A chat the service answered with success (charged) that cannot be read: exit 3, one line
+	// that says it was charged and is not sent again, one request.
+	hits = 0
+	f.Handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":{"conversation_id":"c9","reply":`)
+	})
+	r = h.run(t, "", "--base-url", f.URL, "chat", "hello")
+	mu.Lock()
+	defer mu.Unlock()
+	if r.Code != 3 || !strings.Contains(r.Stderr, "charged") || !strings.Contains(r.Stderr, "not sent again") ||
+		strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || hits != 1 {
+		t.Errorf("charged, reply unreadable: %s; the service saw %d requests, want 1", r, hits)
 	}
 }
 

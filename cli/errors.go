@@ -161,6 +161,8 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 	switch f.Kind {
 	case explain.ReplyLost:
 		return g.replyLostAdvice(f)
+	case explain.ReplyUnreadable:
+		return g.replyUnreadableAdvice(f)
 	case explain.KeyRefused:
 		switch {
 		case g.command == "parley login":
@@ -243,6 +245,18 @@ func (g *globals) replyLostAdvice(f explain.Fact) string {
 	}
 	// A command cut short could not be run; the person gave the ID, so it is left out.
 	return "check 'parley history' with the conversation's ID before sending it again"
+}
+
+// replyUnreadableAdvice says where the charged reply may be read: the conversation's history.
+func (g *globals) replyUnreadableAdvice(f explain.Fact) string {
+	if g.conv == "" {
+		return "it is not sent again; look for the reply with 'parley conversations'"
+	}
+	advice := fmt.Sprintf("it is not sent again; look for the reply with 'parley history %s'", g.conv)
+	if utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
+		return advice
+	}
+	return "it is not sent again; look for the reply with 'parley history' and the conversation's ID"
 }
 
 // endsInV1 reports whether the base URL ends in /v1, which Parley adds itself.

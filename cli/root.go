@@ -27,6 +27,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the service, the network, a file or a device failed
 	exitUsage   = 2 // the command line was wrong
+	// exitReplyLost: a chat message left and its reply did not come back readable, so it may
+	// have been charged (it was, when the service answered with success). A script must not
+	// simply send it again.
+	exitReplyLost = 3
 	// 128 + the signal's number when a signal (Ctrl-C: 130) stopped the command.
 	exitSignal = 128
 )
@@ -171,6 +175,9 @@ func run(ctx context.Context, g *globals, args []string) int {
 		return exitUsage
 	}
 	fmt.Fprintf(g.stderr, "parley: %s\n", g.describe(err))
+	if errors.Is(err, client.ErrReplyLost) {
+		return exitReplyLost
+	}
 	return exitFailure
 }
 

@@ -19,7 +19,11 @@ func newServeCmd(g *globals) *cobra.Command {
 		Long: `Run the reference Chat and Voice Service until interrupted (Ctrl-C or SIGTERM), on loopback
 unless told otherwise. Keys, points and the price are managed with 'parley admin' on the same
 --data directory, also while the service runs. Upstream API keys are read from the environment
-variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a flag.`,
+variables named by --llm-key-env, --stt-key-env and --tts-key-env, never from a flag.
+
+With --llm auto, a runtime whose port another user's program holds is left alone (Linux and
+Windows check who owns it), and while the runtime found is not running, chat calls fail and
+are refunded: the offline responder does not answer in its place.`,
 		Example: `  parley serve --demo
   parley serve --addr 127.0.0.1:0
   parley serve --llm auto

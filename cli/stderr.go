@@ -24,6 +24,15 @@ var longToken = regexp.MustCompile(`[A-Za-z0-9_-]{32,}`)
 // uuidShaped is a UUID as services write them, lower-case hex 8-4-4-4-12: an ID, not a key.
 var uuidShaped = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
+// callIDShaped is the ID the reference service gives a chat call ("call_" and 32 lower-case hex
+// characters), which its log and 'parley admin ledger' show so that the two can be matched: an
+// ID, not a key.
+var callIDShaped = regexp.MustCompile(`^call_[0-9a-f]{32}$`)
+
+// issuedKeyShaped is a key as the reference service issues it ("pk_" and 32 hex characters):
+// redacted even in the rare key whose hex holds no digit, which keyShaped alone would keep.
+var issuedKeyShaped = regexp.MustCompile(`^(?i:pk)_[0-9a-fA-F]{32}$`)
+
 // minSecret is the shortest secret replaced wherever it occurs, and the shortest piece of a
 // known key that is replaced on its own (a service may echo part of the key it refused).
 // A shorter key is replaced only as a whole word, and only the key in use.
@@ -117,7 +126,7 @@ func (p *stderrPrinter) knows(s string) bool { return p.redactKnown(s) != s }
 // redactKeyShaped replaces bearer tokens, and prefixed tokens that hold a digit.
 func redactKeyShaped(s string) string {
 	return keyShaped.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(strings.ToLower(m), "bearer") || strings.ContainsFunc(m, unicode.IsDigit) {
+		if strings.HasPrefix(strings.ToLower(m), "bearer") || strings.ContainsFunc(m, unicode.IsDigit) || issuedKeyShaped.MatchString(m) {
 			return redacted
 		}
 		return m
@@ -140,9 +149,9 @@ func looksKeyShaped(s string) bool {
 // looksRandom reports whether a token of key characters reads like a generated key rather than
 // like words, numbers and dates: it holds letters and digits that change places at least four
 // times (a key does about once in every four characters; "Recording_2024_01_05" and
-// "Meeting20240105" do once or not at all), and it is not a UUID.
+// "Meeting20240105" do once or not at all), and it is not a UUID or a chat call's ID.
 func looksRandom(tok string) bool {
-	if uuidShaped.MatchString(tok) {
+	if uuidShaped.MatchString(tok) || callIDShaped.MatchString(tok) {
 		return false
 	}
 	changes := 0

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
@@ -45,6 +46,42 @@ func TestStderrPrinter_Redacts(t *testing.T) {
 		if out.String() != tc.want {
 			t.Errorf("printed %q, want %q", out.String(), tc.want)
 		}
+	}
+}
+
+// The service's log names the chat call that failed by the ID its ledger row holds: the ID is
+// printed whole, and a key beside it is not.
+func TestStderrPrinter_ServiceLogKeepsCallIDsAndHidesKeys(t *testing.T) {
+	var out bytes.Buffer
+	p := &stderrPrinter{w: &out}
+	const call = "call_0123456789abcdef0123456789abcdef"
+	log := slog.New(slog.NewTextHandler(p, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	for _, key := range []string{
+		"pk_4f9a0c2e7b1d4e6a8c0f2b4d6e8a0c2e", // as the service issues them
+		"pk_abcdefabcdefabcdefabcdefabcdefab", // no digit in its hex
+		"PK_ABCDEFABCDEFABCDEFABCDEFABCDEF01",
+		"sk-proj-4f9a0c2e7b1d4e6a8c0f2b4d", // an upstream model's key
+	} {
+		out.Reset()
+		log.Warn("chat model failed", "account", 3, "call", call, "err", "status 401: Incorrect API key provided: "+key)
+		got := out.String()
+		if !strings.Contains(got, "call="+call+" ") {
+			t.Errorf("the call ID is not in the log whole: %q", got)
+		}
+		if strings.Contains(got, key) || strings.Contains(got, key[3:]) || !strings.Contains(got, "provided: [REDACTED]") {
+			t.Errorf("the key %s is in the log: %q", key, got)
+		}
+	}
+	// Only the service's own call IDs are kept: another long random token after "call_" is not.
+	out.Reset()
+	p.Write([]byte("call=call_Xy4Jq8Lm2Np6Rt0Vw3Zb7Cd1Fg5Hk9Mn and call_0123456789abcdef0123456789abcdef0"))
+	if got := out.String(); got != "call=[REDACTED] and [REDACTED]" {
+		t.Errorf("printed %q", got)
 	}
 }
 

@@ -440,6 +440,8 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 		case ok && ctx.Err() == nil && isJSONish(resp.Header.Get("Content-Type"), body) && json.Valid(body):
 			// The whole JSON answer arrived before the connection failed: keep it (a chat reply
 			// is not lost when all of it is here).
+		case ok && r.chat:
+			return nil, unreadable(r, fmt.Errorf("reading the answer: %w", err))
 		default:
 			return nil, c.transportError(ctx, r, fmt.Errorf("reading the answer: %w", err), true)
 		}
@@ -460,7 +462,11 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 		return nil, e
 	}
 	if over {
-		return nil, fmt.Errorf("%s %s: %w", r.method, r.path, &sizeError{what: "the response body", size: -1, limit: limit})
+		err := &sizeError{what: "the response body", size: -1, limit: limit}
+		if r.chat {
+			return nil, unreadable(r, err)
+		}
+		return nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
 	}
 	res := &response{status: resp.StatusCode, header: resp.Header, body: body}
 	if len(body) > 0 && isJSONish(resp.Header.Get("Content-Type"), body) {
@@ -478,6 +484,14 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 	return res, nil
 }
 
+// unreadable is the error of a chat call the service answered with success (and so charged)
+// whose answer cannot be used.
+func unreadable(r *request, cause error) error {
+	return &replyLostError{method: r.method, path: r.path, cause: cause, answered: true}
+}
+
+// isJSONish reports whether a body should be read as JSON: a JSON content type, or none and a
+// body that starts like JSON.
 func isJSONish(contentType string, body []byte) bool {
 	ct := strings.ToLower(contentType)
 	if strings.HasPrefix(ct, "audio/") || strings.HasPrefix(ct, "application/octet-stream") {

@@ -12,6 +12,12 @@ import (
 // ErrReplyLost marks a chat call that failed after the message may have reached the service, so it may have been charged.
 var ErrReplyLost = errors.New("the reply was lost after the message was sent; you may have been charged")
 
+// ErrReplyUnreadable marks a chat call the service answered with success, so it charged for it,
+// in a form the client could not use: a body over the client's limit, not JSON, cut short, or
+// with no reply the client can find. It also matches ErrReplyLost: such a call is never sent
+// again by itself, and a person should be told that it was charged, not offered a free retry.
+var ErrReplyUnreadable = errors.New("the service answered and charged, but its reply could not be read")
+
 // ErrInsecureURL marks a base URL refused because it would send the API key without TLS to a host that is not loopback.
 var ErrInsecureURL = errors.New("insecure base URL")
 
@@ -121,17 +127,29 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("could not find %q in the service's response (body starts: %s)", e.Field, strconv.Quote(e.BodyStart))
 }
 
-// replyLostError is an ambiguous chat failure; it matches ErrReplyLost and unwraps to its cause.
+// replyLostError is a chat failure after the message may have reached the service; it matches
+// ErrReplyLost (and ErrReplyUnreadable when the service answered with success) and unwraps to
+// its cause.
 type replyLostError struct {
 	method, path string
 	cause        error
+	answered     bool // a 2xx came back: the call was charged
 }
 
 func (e *replyLostError) Error() string {
-	return ErrReplyLost.Error() + " [" + e.method + " " + e.path + "]: " + e.cause.Error()
+	what := ErrReplyLost
+	if e.answered {
+		what = ErrReplyUnreadable
+	}
+	return what.Error() + " [" + e.method + " " + e.path + "]: " + e.cause.Error()
 }
 
-func (e *replyLostError) Unwrap() []error { return []error{ErrReplyLost, e.cause} }
+func (e *replyLostError) Unwrap() []error {
+	if e.answered {
+		return []error{ErrReplyUnreadable, ErrReplyLost, e.cause}
+	}
+	return []error{ErrReplyLost, e.cause}
+}
 
 // sizeError is a payload over a limit; it matches ErrTooLarge, and ErrAudioTooLarge when it is about audio.
 type sizeError struct {

@@ -87,9 +87,15 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 		return nil, err
 	}
 	if !res.isJSON {
-		return nil, c.decodeError(res, "reply")
+		return nil, unreadable(r, c.decodeError(res, "reply"))
 	}
-	return c.decodeSendMessage(res, sent)
+	out, err := c.decodeSendMessage(res, sent)
+	if err != nil {
+		// A success answer was charged: what cannot be read of it is a reply lost, never a
+		// refusal that may be sent again.
+		return nil, unreadable(r, err)
+	}
+	return out, nil
 }
 
 // chatAnswer is the payload of a chat answer. The reference service writes the first group of

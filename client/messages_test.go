@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -106,6 +108,9 @@ func TestSendMessage_MissingFields(t *testing.T) {
 			var de *DecodeError
 			if !errors.As(err, &de) {
 				t.Fatalf("err = %v, want *DecodeError", err)
+			}
+			if !errors.Is(err, ErrReplyUnreadable) || !errors.Is(err, ErrReplyLost) {
+				t.Errorf("err = %v, want ErrReplyUnreadable and ErrReplyLost: a success answer was charged", err)
 			}
 			if de.Field != tt.field {
 				t.Errorf("Field = %q, want %q", de.Field, tt.field)
@@ -503,5 +508,69 @@ func TestSendMessage_WholeReplyThenReset(t *testing.T) {
 	}
 	if got.Reply != "complete" {
 		t.Errorf("Reply = %q", got.Reply)
+	}
+}
+
+// TestSendMessage_SuccessUnreadableIsChargedNotRetryable: any 2xx answer to a chat call was
+// charged, so one the client cannot use (over its limit, cut short, not JSON, no reply) matches
+// ErrReplyUnreadable and ErrReplyLost, and the call is sent once.
+func TestSendMessage_SuccessUnreadableIsChargedNotRetryable(t *testing.T) {
+	big := func(w http.ResponseWriter, _ *http.Request) {
+		// The service's answer to a model that wrote ~6 MB of invalid UTF-8: each byte became
+		// U+FFFD (3 bytes), and the reply is in the answer twice: over the 32 MB limit.
+		w.Header().Set("Content-Type", "application/json")
+		reply := strings.Repeat("\uFFFD", maxSuccessBody/3/2+1024)
+		fmt.Fprintf(w, `{"data":{"conversation_id":"c1","reply":"%s","message":{"role":"assistant","content":"%s"}}}`, reply, reply)
+	}
+	cut := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		_, _ = io.WriteString(w, `{"data":{"conversation_id":"c1","reply":"par`)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		panic(http.ErrAbortHandler) // the connection ends before the rest
+	}
+	tests := []struct {
+		name string
+		h    http.HandlerFunc
+	}{
+		{"over the limit", big},
+		{"cut short", cut},
+		{"invalid JSON", reply(200, `{"data":{"conversation_id":"c1","reply":"x"`)},
+		{"not JSON", reply(200, "Created")},
+		{"no reply", reply(201, `{"conversation_id":"c1"}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTestServer(t, tt.h)
+			c := newTestClient(t, ts.URL)
+			_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
+			if !errors.Is(err, ErrReplyUnreadable) || !errors.Is(err, ErrReplyLost) {
+				t.Fatalf("err = %v, want ErrReplyUnreadable and ErrReplyLost", err)
+			}
+			if !strings.Contains(err.Error(), "charged") {
+				t.Errorf("err = %q, want it to say the call was charged", err)
+			}
+			checkErrorText(t, err)
+			ts.only(t) // sent once, never again
+		})
+	}
+}
+
+// TestSendMessage_ErrorAnswerIsNotUnreadable: a refusal (4xx, 5xx, an envelope with an error
+// code) charged nothing and is not a reply lost.
+func TestSendMessage_ErrorAnswerIsNotUnreadable(t *testing.T) {
+	for _, h := range []http.HandlerFunc{
+		reply(422, `{"error":{"code":"invalid","message":"too long"}}`),
+		reply(502, `not JSON at all`),
+		reply(200, `{"code":40001,"msg":"refused"}`),
+	} {
+		ts := newTestServer(t, h)
+		c := newTestClient(t, ts.URL)
+		_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
+		if err == nil || errors.Is(err, ErrReplyUnreadable) || errors.Is(err, ErrReplyLost) {
+			t.Errorf("err = %v, want a refusal that is not a reply lost", err)
+		}
 	}
 }

@@ -88,6 +88,14 @@ type Turn struct {
 	State TurnState
 	// Err is why it failed (Failed or Lost).
 	Err error
+	// Answering: the person stopped waiting (Lost, with ErrStopped), but the chat call still
+	// runs, and its reply is added when it comes. It cannot be sent again meanwhile.
+	Answering bool
+
+	// after is the last message of the conversation known when it was sent, and known how many
+	// messages were (for a service that gives messages no IDs).
+	after client.MessageID
+	known int
 }
 
 // DefaultTitle is what a conversation with no title and no known first message is called.

@@ -35,9 +35,12 @@ type Thread struct {
 	config   client.Config // saved settings (existing) or first-call settings (new)
 	voice    string        // the voice its replies are spoken with ("" for the default)
 
-	// stopSend cancels the chat call under way; stopped says the person asked for it.
-	stopSend context.CancelFunc
-	stopped  bool
+	// sending is the turn whose chat call is under way (it may be shown as stopped: the
+	// person stopped waiting, and its reply is still taken when it comes).
+	sending *Turn
+	// stale: a reply was lost or stopped, so the service may hold more than was read; the
+	// history is read again when the conversation is opened.
+	stale bool
 
 	loaded  bool  // the history was read (always true for a new conversation)
 	loading bool  // a history read is under way
@@ -181,7 +184,7 @@ func (s *Session) Open(id client.ConversationID) *Thread {
 		th = &Thread{id: id}
 		s.threads[id.String()] = th
 	}
-	start := !th.loaded && !th.loading
+	start := (!th.loaded || th.stale && th.sending == nil) && !th.loading
 	if start {
 		th.loading, th.loadErr = true, nil
 	}
@@ -220,10 +223,58 @@ func (s *Session) load(th *Thread, id client.ConversationID) {
 		for _, m := range h.Messages {
 			th.messages = append(th.messages, Message{ID: m.ID, Role: roleOf(m.Role), Text: m.Content, At: m.CreatedAt})
 		}
+		// A lost turn the history does not show answered may still be: read it again at the
+		// next Open.
+		th.stale = th.settleLost()
 		s.titleFromThread(th)
 	}
 	s.mu.Unlock()
 	s.onChange(Change{Thread: th, List: err == nil})
+}
+
+// settleLost removes the lost turns whose message the history shows answered: a user message
+// with the turn's text, after the messages known when it was sent, followed by a reply. The
+// service's interface has no way to name a call, so this is how a reply that came after the
+// person stopped waiting for it (or after the connection failed) is told from a message never
+// stored. Call with s.mu held.
+// It reports whether a lost turn is left unsettled.
+func (th *Thread) settleLost() (unsettled bool) {
+	kept := th.turns[:0]
+	for _, t := range th.turns {
+		if t.State == Lost && t != th.sending {
+			if th.answered(t) {
+				continue
+			}
+			unsettled = true
+		}
+		kept = append(kept, t)
+	}
+	clear(th.turns[len(kept):])
+	th.turns = kept
+	return unsettled
+}
+
+// answered reports whether th's messages hold t's message and a reply after it, later than
+// the messages known when t was sent.
+func (th *Thread) answered(t *Turn) bool {
+	from := t.known
+	if !t.after.IsZero() {
+		from = -1
+		for i, m := range th.messages {
+			if m.ID == t.after {
+				from = i + 1
+			}
+		}
+		if from < 0 {
+			return false // the history no longer reaches back to where t was sent
+		}
+	}
+	for i := from; i+1 < len(th.messages); i++ {
+		if m := th.messages[i]; m.Role == User && strings.TrimSpace(m.Text) == t.Text && th.messages[i+1].Role == Assistant {
+			return true
+		}
+	}
+	return false
 }
 
 // titleFromThread gives th's list entry a title from its first message when the service gave
@@ -257,11 +308,13 @@ func (s *Session) Send(th *Thread, text string) {
 	}
 }
 
-// Retry sends a failed turn again; this is the person asking, so a Lost turn may be re-sent too.
+// Retry sends a failed turn again; this is the person asking, so a Lost turn may be re-sent too,
+// but not one the service answered and charged for (client.ErrReplyUnreadable): that would charge
+// twice for one question. Such a turn is edited and sent as a new message, or dismissed.
 func (s *Session) Retry(th *Thread, key int64) {
 	s.mu.Lock()
 	for _, t := range th.turns {
-		if t.Key == key && (t.State == Failed || t.State == Lost) {
+		if t.Key == key && (t.State == Failed || t.State == Lost) && !t.Answering && !errors.Is(t.Err, client.ErrReplyUnreadable) {
 			t.State, t.Err = Queued, nil
 		}
 	}
@@ -274,9 +327,13 @@ func (s *Session) Retry(th *Thread, key int64) {
 }
 
 // ErrStopped marks a turn whose reply the person stopped waiting for. With Lost the message
-// had left: the service may still answer and charge, and its reply shows when the conversation
-// is next loaded. With Failed it had not: nothing was charged.
+// had left: the service may still answer and charge; while its call still runs (Answering),
+// the reply is added when it comes, and a conversation created by it joins the list. With Failed
+// it had not left: nothing was charged.
 var ErrStopped = errors.New("stopped waiting for the reply")
+
+// errStillAnswering is the cause of a stopped turn whose call still runs.
+var errStillAnswering = errors.New("the message was sent; its reply is still taken if the service answers")
 
 // stoppedError is the error of a stopped turn: it matches ErrStopped and keeps its cause.
 type stoppedError struct{ cause error }
@@ -285,16 +342,21 @@ func (e *stoppedError) Error() string   { return ErrStopped.Error() + ": " + e.c
 func (e *stoppedError) Unwrap() []error { return []error{ErrStopped, e.cause} }
 
 // StopWaiting stops waiting for the reply to th's message being sent, and reports whether one
-// was. The call is cancelled and never sent again: its turn is left Lost (or Failed, if it had
-// not left yet) with ErrStopped, for the person to send again or edit.
+// was. The turn is shown Lost with ErrStopped at once (Answering), and it is never sent again by
+// itself. The call is not cancelled: the message has left (the service charges for its reply
+// whether or not anyone waits), so the reply, when it comes, is added to th, and a new
+// conversation joins the list, as the person was told. If the call fails instead, the turn stays
+// Lost (or Failed, when nothing was charged) for the person to send again or edit.
 func (s *Session) StopWaiting(th *Thread) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if th.stopSend == nil {
+	t := th.sending
+	if t == nil || t.State != Sending {
+		s.mu.Unlock()
 		return false
 	}
-	th.stopped = true
-	th.stopSend()
+	t.State, t.Err, t.Answering = Lost, &stoppedError{cause: errStillAnswering}, true
+	s.mu.Unlock()
+	s.onChange(Change{Thread: th})
 	return true
 }
 
@@ -368,16 +430,19 @@ func (s *Session) send(th *Thread, t *Turn) {
 		cfg := th.config
 		req.Persona, req.Temperature, req.TopP, req.MaxTokens = cfg.Persona, cfg.Temperature, cfg.TopP, cfg.MaxTokens
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	th.stopSend, th.stopped = cancel, false
+	th.sending = t
+	if n := len(th.messages); n > 0 {
+		t.after, t.known = th.messages[n-1].ID, n
+	}
 	s.mu.Unlock()
 
-	res, err := s.svc.SendMessage(ctx, req)
+	res, err := s.svc.SendMessage(s.ctx, req)
 
 	s.mu.Lock()
-	th.stopSend = nil
-	if th.stopped && err != nil {
+	th.sending = nil
+	stopped := t.Answering
+	t.Answering = false
+	if stopped && errors.Is(err, client.ErrReplyLost) {
 		err = &stoppedError{cause: err}
 	}
 	change := Change{Thread: th}
@@ -386,6 +451,7 @@ func (s *Session) send(th *Thread, t *Turn) {
 		t.State, t.Err = Failed, err
 		if errors.Is(err, client.ErrReplyLost) {
 			t.State = Lost
+			th.stale = true
 		}
 	default:
 		isNew := th.id.IsZero()
@@ -410,7 +476,9 @@ func (s *Session) send(th *Thread, t *Turn) {
 	s.mu.Unlock()
 	s.onChange(change)
 	if lost {
-		// Show what the service stored of the lost turn; the turn itself stays for the person.
+		// Show what the service stored of the lost turn: the turn goes if the history shows it
+		// answered, and stays for the person otherwise. The service may store the reply later
+		// (it finishes a call its client left): the history is read again at the next Open.
 		s.Reload(th)
 	}
 	if next != nil {

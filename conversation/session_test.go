@@ -181,15 +181,47 @@ func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
 		{Role: "user", Content: "second"}, {Role: "assistant", Content: "stored reply"}}
 	f.Mu.Unlock()
 	s.Send(th, "second")
+	// The history read again shows the message answered: the lost turn gives way to it.
 	until(t, w, func() bool {
 		v := s.Snapshot(th)
-		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && len(v.Messages) == 4 && !v.Loading
+		return len(v.Turns) == 0 && len(v.Messages) == 4 && !v.Loading
 	})
 	if n := len(f.ChatRequests()); n != 2 {
 		t.Errorf("%d chat calls, want 2: a lost reply must not be re-sent", n)
 	}
-	if v := s.Snapshot(th); v.Messages[3].Text != "stored reply" || v.Turns[0].Text != "second" {
+	if v := s.Snapshot(th); v.Messages[3].Text != "stored reply" {
 		t.Errorf("after the reload: %+v", v)
+	}
+}
+
+// TestSession_LostReplyStoredLaterShowsAtTheNextOpen: a reply the service stores after the
+// client lost it (it finishes calls its client left) shows when the conversation is opened
+// again, and the lost turn then goes; until then the turn stays, never re-sent.
+func TestSession_LostReplyStoredLaterShowsAtTheNextOpen(t *testing.T) {
+	f := newFake()
+	f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1"), Messages: []client.Message{
+		{ID: client.MessageID{}, Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}}
+	f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.Open(conversationtest.ID("c1"))
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
+	s.Send(th, "hello") // the same words as before: only a message after those known counts
+	until(t, w, func() bool {
+		v := s.Snapshot(th)
+		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && !v.Loading
+	})
+	f.Mu.Lock()
+	f.Histories["c1"].Messages = append(f.Histories["c1"].Messages,
+		client.Message{Role: "user", Content: "hello"}, client.Message{Role: "assistant", Content: "hello again"})
+	f.Mu.Unlock()
+	if s.Open(conversationtest.ID("c1")) != th {
+		t.Fatal("Open gave another thread")
+	}
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 0 && len(v.Messages) == 4 && !v.Loading })
+	if n := len(f.ChatRequests()); n != 1 {
+		t.Errorf("%d chat calls, want 1", n)
 	}
 }
 
@@ -345,13 +377,12 @@ func TestRelativeTimeChanges(t *testing.T) {
 	}
 }
 
-// TestSession_StopWaiting stops waiting for a reply: the call is cancelled, the turn is left
-// Lost with ErrStopped (the message had left, so the service may still charge), it blocks the
-// next message until the person decides, and nothing is sent again by itself.
+// TestSession_StopWaiting stops waiting for a reply: the turn is shown Lost with ErrStopped at
+// once, it blocks the next message, it cannot be sent again while its call runs, nothing is sent
+// again by itself; and the reply, which the service charged for, is added when it comes.
 func TestSession_StopWaiting(t *testing.T) {
 	f := newFake()
 	f.Gate = make(chan struct{})
-	f.SentWhenCancelled = true
 	w := newWatcher()
 	s := conversation.NewSession(f, w.onChange)
 	t.Cleanup(s.Close)
@@ -365,24 +396,55 @@ func TestSession_StopWaiting(t *testing.T) {
 	if !s.StopWaiting(th) {
 		t.Fatal("StopWaiting found no call under way")
 	}
-	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost })
+	if s.StopWaiting(th) {
+		t.Error("a second StopWaiting found a call to stop")
+	}
 	v := s.Snapshot(th)
-	if !errors.Is(v.Turns[0].Err, conversation.ErrStopped) || !errors.Is(v.Turns[0].Err, client.ErrReplyLost) {
-		t.Errorf("the stopped turn's error %v matches neither ErrStopped nor ErrReplyLost", v.Turns[0].Err)
+	if len(v.Turns) != 2 || v.Turns[0].State != conversation.Lost || !v.Turns[0].Answering || !errors.Is(v.Turns[0].Err, conversation.ErrStopped) {
+		t.Fatalf("after StopWaiting: %+v, want the turn Lost, stopped and still answering", v.Turns)
 	}
 	if v.Turns[1].State != conversation.Queued {
-		t.Errorf("the message after the stopped one is %v, want Queued until the person decides", v.Turns[1].State)
+		t.Errorf("the message after the stopped one is %v, want Queued", v.Turns[1].State)
 	}
+	s.Retry(th, v.Turns[0].Key) // ignored: its call still runs
 	if n := len(f.ChatRequests()); n != 1 {
-		t.Errorf("%d chat calls, want 1: a stopped call is never sent again by itself", n)
+		t.Errorf("%d chat calls, want 1: a stopped call is not sent again while it runs", n)
+	}
+	if entries, _ := s.Entries(); len(entries) != 0 {
+		t.Errorf("the list has %d conversations before the service answered", len(entries))
 	}
 
-	// Editing the stopped message lets the next one go.
+	// The service answers: the reply shows, the conversation joins the list, the next goes.
 	close(f.Gate)
-	s.Dismiss(th, v.Turns[0].Key)
-	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Messages) == 2 && len(v.Turns) == 0 })
-	if v := s.Snapshot(th); v.Messages[0].Text != "a second one" {
-		t.Errorf("after dismissing the stopped message, the conversation holds %+v", v.Messages)
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Messages) == 4 && len(v.Turns) == 0 })
+	if v := s.Snapshot(th); v.Messages[0].Text != "a long question" || v.Messages[2].Text != "a second one" {
+		t.Errorf("the conversation holds %+v", v.Messages)
+	}
+	if entries, _ := s.Entries(); len(entries) != 1 || entries[0].ID != s.ID(th) {
+		t.Errorf("the list holds %+v, want the conversation the stopped call created", entries)
+	}
+	if n := len(f.ChatRequests()); n != 2 {
+		t.Errorf("%d chat calls, want 2", n)
+	}
+}
+
+// TestSession_StopWaitingThenTheReplyIsLost: stopped, and the call then fails after the message
+// left: the turn stays Lost and stopped, and may now be sent again by the person.
+func TestSession_StopWaitingThenTheReplyIsLost(t *testing.T) {
+	f := newFake()
+	f.Gate = make(chan struct{})
+	f.SentWhenCancelled = true
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "a long question")
+	<-f.Entered
+	s.StopWaiting(th)
+	s.Close() // the app quits: the call is cancelled after it left
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && !v.Turns[0].Answering })
+	v := s.Snapshot(th)
+	if v.Turns[0].State != conversation.Lost || !errors.Is(v.Turns[0].Err, conversation.ErrStopped) || !errors.Is(v.Turns[0].Err, client.ErrReplyLost) {
+		t.Errorf("the stopped turn: %v %v, want Lost with ErrStopped and ErrReplyLost", v.Turns[0].State, v.Turns[0].Err)
 	}
 }
 

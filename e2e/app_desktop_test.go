@@ -4,7 +4,10 @@ package e2e
 // the tray icon and its menu, one instance, and the start at login.
 
 import (
+	"bytes"
 	"errors"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
+
+	"parley/assets"
 	"parley/desktop/hotkey"
 	"parley/internal/testenv"
 )
@@ -343,6 +349,13 @@ func TestApp_TrayMenu(t *testing.T) {
 	if idle == "" || width < 16 {
 		t.Fatalf("the tray icon is empty (%d px)", width)
 	}
+	checkTrayEdge(t, item)
+	if got := item.Title(t); got != "Parley" {
+		t.Errorf("the tray icon's title is %q, want Parley", got)
+	}
+	if got := item.ToolTip(t); got != "Parley — ready" {
+		t.Errorf("the tray icon's tooltip is %q, want %q", got, "Parley — ready")
+	}
 
 	item.Click(t, "Show Parley")
 	waitUntil(t, 20*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
@@ -353,12 +366,15 @@ func TestApp_TrayMenu(t *testing.T) {
 	item.Click(t, "Mute the microphone")
 	waitUntil(t, 10*time.Second, "the muted icon", func() bool { return iconNow() != idle && strings.Contains(menu(), "Unmute the microphone") })
 	muted := iconNow()
+	waitUntil(t, 10*time.Second, "the muted tooltip", func() bool { return item.ToolTip(t) == "Parley — microphone muted" })
 	item.Click(t, "Unmute the microphone")
 	waitUntil(t, 10*time.Second, "the idle icon", func() bool { return iconNow() == idle })
+	waitUntil(t, 10*time.Second, "the idle tooltip", func() bool { return item.ToolTip(t) == "Parley — ready" })
 
 	item.Click(t, "Start voice mode")
 	waitUntil(t, 20*time.Second, "voice mode to run", func() bool { return strings.Contains(menu(), "Stop voice mode") })
 	waitUntil(t, 20*time.Second, "the listening icon", func() bool { i := iconNow(); return i != idle && i != muted })
+	waitUntil(t, 20*time.Second, "the listening tooltip", func() bool { return item.ToolTip(t) == "Parley — listening" })
 	d.WaitForText(t, "Listening", 20*time.Second)
 	item.Click(t, "Stop voice mode")
 	waitUntil(t, 20*time.Second, "voice mode to stop", func() bool { return strings.Contains(menu(), "Start voice mode") && iconNow() == idle })
@@ -370,4 +386,183 @@ func TestApp_TrayMenu(t *testing.T) {
 	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("Quit exited %d", code)
 	}
+}
+
+// checkTrayEdge compares the idle tray icon's anti-aliased edge, as a panel reads it, with the
+// app's icon: a half-transparent pixel keeps its colour (8-bit ARGB, not premultiplied).
+func checkTrayEdge(t *testing.T, item testenv.TrayItem) {
+	t.Helper()
+	src, err := png.Decode(bytes.NewReader(assets.Icon48PNG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h, argb := item.Pixmap(t)
+	if b := src.Bounds(); w != b.Dx() || h != b.Dy() {
+		t.Fatalf("the tray icon is %dx%d, the app's icon %dx%d", w, h, b.Dx(), b.Dy())
+	}
+	edge, bad := 0, 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			want := color.NRGBAModel.Convert(src.At(src.Bounds().Min.X+x, src.Bounds().Min.Y+y)).(color.NRGBA)
+			if want.A < 0x40 || want.A == 0xff {
+				continue // transparent enough that rounding blurs its colour, or opaque
+			}
+			edge++
+			got := argb[(y*w+x)*4:][:4]
+			// The icon went through a premultiplied image: each channel may be off by 255/alpha.
+			tol := 255/int(want.A) + 1
+			if absDiff(got[0], want.A) > 1 || absDiff(got[1], want.R) > tol || absDiff(got[2], want.G) > tol || absDiff(got[3], want.B) > tol {
+				if bad++; bad <= 3 {
+					t.Errorf("tray icon pixel (%d,%d) is ARGB % x, want about %02x %02x %02x %02x", x, y, got, want.A, want.R, want.G, want.B)
+				}
+			}
+		}
+	}
+	if edge == 0 {
+		t.Fatal("the app's icon has no half-transparent pixel to compare")
+	}
+	if bad > 0 {
+		t.Errorf("%d of the icon's %d half-transparent pixels have other colours in the tray", bad, edge)
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// trayItemName is the start of the bus name Parley's tray icon is served under.
+const trayItemName = "org.kde.StatusNotifierItem-"
+
+// hasTrayItem reports whether Parley (pid) serves a tray icon on the bus.
+func hasTrayItem(t *testing.T, address string, pid int) bool {
+	t.Helper()
+	for _, n := range testenv.BusNamesOf(t, address, pid) {
+		if strings.HasPrefix(n, trayItemName) {
+			return true
+		}
+	}
+	return false
+}
+
+// quitAtLogout sends Parley SIGTERM, as the session does at logout, and checks that it quits
+// cleanly: exit 0, no panic.
+func quitAtLogout(t *testing.T, a *app) {
+	t.Helper()
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	a.waitExit(t, "SIGTERM")
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 || strings.Contains(a.logs.String(), "panic") {
+		t.Errorf("at SIGTERM Parley exited %d; its log:\n%s", code, a.logs)
+	}
+}
+
+// TestApp_TrayHostStartsAfterParley: started at login before the desktop's panel, Parley shows
+// nothing and puts up no icon in vain; when the panel's tray host (a StatusNotifierWatcher)
+// starts a few seconds later, the icon registers with it, titled Parley, and its menu works.
+// A forged signal does not stop it from registering again with a panel that restarts; the
+// panel goes at logout, and SIGTERM ends Parley cleanly.
+func TestApp_TrayHostStartsAfterParley(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	a := startAppAt(t, d, env, t.TempDir(), "--tray")
+	pid := a.cmd.Process.Pid
+	waitUntil(t, 30*time.Second, "Parley on the session bus", func() bool { return len(testenv.BusNamesOf(t, bus.Address, pid)) > 0 })
+	// The panel comes a few seconds after Parley, which by then has found no tray host and
+	// watches for one.
+	time.Sleep(3 * time.Second)
+	if hasTrayItem(t, bus.Address, pid) {
+		t.Error("with no tray host, Parley serves a tray icon all the same")
+	}
+	if w := visibleWindows(t, d, "Parley"); len(w) != 0 {
+		t.Errorf("started at login, Parley shows %d windows", len(w))
+	}
+
+	watcher := testenv.StartTrayWatcher(t, bus.Address)
+	item := watcher.WaitItem(t, 30*time.Second)
+	menu := func(it testenv.TrayItem) string { return strings.Join(testenv.Labels(it.Menu(t)), "|") }
+	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+		return menu(item) == "Show Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
+	})
+	waitUntil(t, 10*time.Second, "the title Parley and the tooltip Parley — ready", func() bool {
+		return item.Title(t) == "Parley" && item.ToolTip(t) == "Parley — ready"
+	})
+	if _, width := item.Icon(t); width != 48 {
+		t.Errorf("the tray icon is %d px wide, want Parley's 48", width)
+	}
+	if w := visibleWindows(t, d, "Parley"); len(w) != 0 {
+		t.Errorf("the tray came, and Parley shows %d windows", len(w))
+	}
+	item.Click(t, "Show Parley")
+	waitUntil(t, 20*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	waitUntil(t, 10*time.Second, "Hide in the menu", func() bool { return strings.HasPrefix(menu(item), "Hide Parley|") })
+
+	// Signals any program could send to Parley's connections: one that is not a
+	// NameOwnerChanged of the bus's, and a NameOwnerChanged that is not the bus's.
+	const busPath, owner = dbus.ObjectPath("/org/freedesktop/DBus"), "org.freedesktop.DBus.NameOwnerChanged"
+	testenv.ForgeSignal(t, busPath, owner, "org.kde.StatusNotifierWatcher")
+	testenv.ForgeSignal(t, busPath, owner, "org.kde.StatusNotifierWatcher", "", ":1.999")
+
+	// The panel restarts: the icon registers with the new one.
+	watcher.Stop()
+	again := testenv.StartTrayWatcher(t, bus.Address)
+	item = again.WaitItem(t, 30*time.Second)
+	if got := menu(item); !strings.HasPrefix(got, "Hide Parley|") {
+		t.Errorf("after the panel restarted, the tray menu is %s", got)
+	}
+
+	// Logout: the panel goes, then the session ends Parley.
+	again.Stop()
+	quitAtLogout(t, a)
+}
+
+// TestApp_TrayHostNeverComes: started at login on a desktop with no tray, Parley shows its
+// window once it has waited for one, puts up no icon in vain, and SIGTERM ends it cleanly.
+func TestApp_TrayHostNeverComes(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	a := startAppAt(t, d, env, t.TempDir(), "--tray")
+	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
+		return len(visibleWindows(t, d, "Parley")) == 1
+	})
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	if hasTrayItem(t, bus.Address, a.cmd.Process.Pid) {
+		t.Error("with no tray host, Parley serves a tray icon all the same")
+	}
+	quitAtLogout(t, a)
+}
+
+// TestApp_TrayHostComesAfterTheWindow: started at login, Parley waited for a tray in vain and
+// showed its window; when a tray host starts after all, the icon registers with it and its
+// menu works; SIGTERM then ends Parley cleanly.
+func TestApp_TrayHostComesAfterTheWindow(t *testing.T) {
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	a := startAppAt(t, d, env, t.TempDir(), "--tray")
+	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
+		return len(visibleWindows(t, d, "Parley")) == 1
+	})
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+
+	watcher := testenv.StartTrayWatcher(t, bus.Address)
+	item := watcher.WaitItem(t, 30*time.Second)
+	menu := func() string { return strings.Join(testenv.Labels(item.Menu(t)), "|") }
+	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+		return menu() == "Hide Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
+	})
+	item.Click(t, "Hide Parley")
+	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	item.Click(t, "Show Parley")
+	waitUntil(t, 10*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	quitAtLogout(t, a)
 }

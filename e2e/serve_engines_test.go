@@ -8,10 +8,13 @@ import (
 
 // TestServe_LLMAutoUsesTheRuntime: `parley serve --llm auto` finds the runtime on this computer
 // (a stand-in process) and says which model answers; `parley status` names it; a chat call the
-// runtime dies in is refunded, with a message that names the runtime; the offline responder then
-// answers, and status says so.
+// runtime dies in is refunded, with a message that names the runtime; the calls after it fail
+// too, and cost nothing (no other engine answers in its place), and status says it is not
+// running.
 func TestServe_LLMAutoUsesTheRuntime(t *testing.T) {
-	si := startStandIn(t, standInSettings{DieOn: "goodbye"})
+	// A port of its own: another test's stand-in taking Ollama's port after this one died would
+	// be this runtime back.
+	si := startStandIn(t, standInSettings{DieOn: "goodbye", Addr: "127.0.0.1:0"})
 	s := startServiceEnv(t, si.portsEnv, "--llm", "auto")
 	key := s.newKey(t, 10)
 	env := s.env("PARLEY_API_KEY=" + key)
@@ -38,17 +41,25 @@ func TestServe_LLMAutoUsesTheRuntime(t *testing.T) {
 		Balance    int64  `json:"balance"`
 		ChatEngine string `json:"chat_engine"`
 	}
-	out := mustRun(t, env, "", "status", "--json")
-	if err := json.Unmarshal([]byte(out.Stdout), &js); err != nil || js.Balance != 9 || js.ChatEngine != "the offline responder" {
-		t.Errorf("status --json after the failed call: %s (%v); want balance 9 (the failed call refunded) and the offline responder", out.Stdout, err)
+	status := func() {
+		t.Helper()
+		out := mustRun(t, env, "", "status", "--json")
+		if err := json.Unmarshal([]byte(out.Stdout), &js); err != nil || js.Balance != 9 || js.ChatEngine != "standin, from Ollama on this computer (not running)" {
+			t.Errorf("status --json: %s (%v); want balance 9 (only the first call charged) and the runtime not running", out.Stdout, err)
+		}
 	}
-	if log := s.logs.String(); !strings.Contains(log, "Chat: Ollama on this computer stopped answering: the offline responder answers until it is back.") {
+	status()
+	if log := s.logs.String(); !strings.Contains(log, "Chat: Ollama on this computer stopped answering: chat calls fail, and cost nothing, until it is back. "+
+		"Start it again, or start parley serve with another engine.") {
 		t.Errorf("the service did not say the runtime went away:\n%s", log)
 	}
-	r = mustRun(t, env, "", "chat", "Still there?")
-	if !strings.HasPrefix(strings.TrimSpace(r.Stdout), "[offline]") {
-		t.Errorf("with the runtime gone, chat printed %s", r)
+	for _, q := range []string{"Still there?", "Hello?"} {
+		r = run(t, env, "", "chat", q)
+		if r.Code == 0 || strings.Contains(r.Stdout, "[offline]") || !strings.Contains(r.Stderr, "Ollama on this computer is not running") {
+			t.Errorf("with the runtime gone, chat %q: %s", q, r)
+		}
 	}
+	status()
 }
 
 // TestServe_LLMAutoFindsNothing: with no runtime, the offline responder answers and the service

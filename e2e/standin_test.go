@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,13 @@ type standInSettings struct {
 	Key string `json:"key,omitempty"`
 	// DieOn: a chat whose question holds it ends the process before any reply.
 	DieOn string `json:"die_on,omitempty"`
+	// SlowOn: a chat whose question holds it is answered after SlowFor (a model that takes its
+	// time), unless the request is given up first.
+	SlowOn  string        `json:"slow_on,omitempty"`
+	SlowFor time.Duration `json:"slow_for,omitempty"`
+	// FloodOn: a chat whose question holds it is answered with ~6 MB of bytes that are not
+	// UTF-8 (each becomes U+FFFD, three bytes, once decoded).
+	FloodOn string `json:"flood_on,omitempty"`
 }
 
 // standInRequest is one request the stand-in got, as its log keeps it: never the key itself.
@@ -97,6 +105,19 @@ func runStandIn() {
 		}
 		if s.DieOn != "" && strings.Contains(question, s.DieOn) {
 			os.Exit(3) // mid-reply: the request was read, no answer will come
+		}
+		if s.SlowOn != "" && strings.Contains(question, s.SlowOn) {
+			select {
+			case <-time.After(s.SlowFor):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if s.FloodOn != "" && strings.Contains(question, s.FloodOn) {
+			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"`)
+			w.Write(bytes.Repeat([]byte{0xff}, 6<<20))
+			io.WriteString(w, `"}}]}`)
+			return
 		}
 		earlier := 0
 		for _, m := range body.Messages[:max(0, len(body.Messages)-1)] {
@@ -213,6 +234,25 @@ func (si *standIn) waitChats(t *testing.T, n int) []standInRequest {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the stand-in got %d chat requests; want %d", len(si.chats(t)), n)
+		}
+		time.Sleep(100 * time.Millisecond) // another process's file: nothing to wait on
+	}
+}
+
+// waitChat waits until the stand-in was asked a question that holds words.
+func (si *standIn) waitChat(t *testing.T, words string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, r := range si.chats(t) {
+			if n := len(r.Chat); n > 0 {
+				if q, _ := r.Chat[n-1]["content"].(string); strings.Contains(q, words) {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stand-in was not asked about %q", words)
 		}
 		time.Sleep(100 * time.Millisecond) // another process's file: nothing to wait on
 	}

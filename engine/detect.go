@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +51,8 @@ type Runtime struct {
 	BaseURL string
 	// Models are its chat models, in the order it lists them.
 	Models []Model
+	// Owner is the user whose program listens at its port (see owner.go).
+	Owner Owner
 }
 
 // Model is one chat model of a runtime.
@@ -64,7 +65,7 @@ type Model struct {
 
 // Chat is the choice of model m of r.
 func (r Runtime) Chat(m Model) Chat {
-	return Chat{Kind: Detected, URL: r.BaseURL, Model: m.ID, Runtime: r.Name, ContextTokens: m.ContextTokens}
+	return Chat{Kind: Detected, URL: r.BaseURL, Model: m.ID, Runtime: r.Name, ContextTokens: m.ContextTokens, Owner: r.Owner.ID}
 }
 
 // Ports reads PortsEnv through getenv (nil: none set): DefaultPorts when it is unset, none for
@@ -103,20 +104,35 @@ func Ports(getenv func(string) string) ([]Port, error) {
 // Detect asks each port of this computer (127.0.0.1 only, never through a proxy) for its
 // OpenAI-compatible model list (GET /v1/models), all at once, each bounded by timeout
 // (DetectTimeout when not positive), and returns the runtimes that listed a chat model, in the
-// order of ports. Nothing else is sent to them.
+// order of ports. Nothing else is sent to them, and nothing at all to a port where another
+// user's program listens (see DetectAll).
 func Detect(ctx context.Context, ports []Port, timeout time.Duration) []Runtime {
-	return detect(ctx, ports, timeout, (&net.Dialer{}).DialContext)
+	return DetectAll(ctx, ports, timeout).Runtimes
+}
+
+// Found is what a search of this computer found.
+type Found struct {
+	// Runtimes are the runtimes that listed a chat model, in the order of ports.
+	Runtimes []Runtime
+	// Refused are the ports left alone, the model list not asked for: another user's program
+	// listens there, or Parley cannot tell whose it is.
+	Refused []*UntrustedError
+}
+
+// DetectAll is Detect, which also says which ports it left alone, and why.
+func DetectAll(ctx context.Context, ports []Port, timeout time.Duration) Found {
+	return detect(ctx, ports, timeout, (&net.Dialer{}).DialContext, CheckOwner)
 }
 
 // dialFunc opens a connection, as net.Dialer.DialContext does.
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-func detect(ctx context.Context, ports []Port, timeout time.Duration, dial dialFunc) []Runtime {
+func detect(ctx context.Context, ports []Port, timeout time.Duration, dial dialFunc, check OwnerCheck) Found {
 	if timeout <= 0 {
 		timeout = DetectTimeout
 	}
-	hc := probeClient(timeout, dial)
 	found := make([]*Runtime, len(ports))
+	refused := make([]*UntrustedError, len(ports))
 	var wg sync.WaitGroup
 	for i, p := range ports {
 		wg.Add(1)
@@ -124,26 +140,31 @@ func detect(ctx context.Context, ports []Port, timeout time.Duration, dial dialF
 			defer wg.Done()
 			pctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			found[i] = probe(pctx, hc, p)
+			var err error
+			found[i], err = probe(pctx, p, timeout, dial, check)
+			errors.As(err, &refused[i])
 		}()
 	}
 	wg.Wait()
-	var out []Runtime
-	for _, r := range found {
+	var out Found
+	for i, r := range found {
 		if r != nil {
-			out = append(out, *r)
+			out.Runtimes = append(out.Runtimes, *r)
+		}
+		if refused[i] != nil {
+			out.Refused = append(out.Refused, refused[i])
 		}
 	}
 	return out
 }
 
 // probeClient is the HTTP client of probes: 127.0.0.1 only, no proxy, no redirect, no
-// connection kept.
+// connection kept; dial connects.
 func probeClient(timeout time.Duration, dial dialFunc) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:                  nil, // a proxy would take the probe off this computer
-			DialContext:            loopbackOnly(dial),
+			DialContext:            dial,
 			DisableKeepAlives:      true,
 			MaxResponseHeaderBytes: 16 << 10,
 			ResponseHeaderTimeout:  timeout,
@@ -152,21 +173,36 @@ func probeClient(timeout time.Duration, dial dialFunc) *http.Client {
 	}
 }
 
-// Reachable reports whether the runtime on this computer at base (as Runtime.BaseURL) answers
-// its model list, with model in it, within DetectTimeout.
-func Reachable(ctx context.Context, base, model string) bool {
-	u, err := url.Parse(base)
-	if err != nil || u.Hostname() != "127.0.0.1" {
-		return false
-	}
-	port, err := strconv.Atoi(u.Port())
+// ErrNotRunning is CheckRuntime's answer when nothing at a runtime's port lists its model.
+var ErrNotRunning = errors.New("not running")
+
+// CheckRuntime asks the runtime of c (a model found on this computer) for its model list, within
+// DetectTimeout, through the same checks as Detect: who runs it and nil when it lists c's model;
+// an *UntrustedError, asking nothing, when another user's program listens at its port (check:
+// nil for CheckOwner); ErrNotRunning otherwise.
+func CheckRuntime(ctx context.Context, c Chat, check OwnerCheck) (Owner, error) {
+	port, err := loopbackPort(c.URL)
 	if err != nil {
-		return false
+		return Owner{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
 	defer cancel()
-	r := probe(ctx, probeClient(DetectTimeout, (&net.Dialer{}).DialContext), Port{Number: port})
-	return r != nil && r.BaseURL == strings.TrimRight(base, "/") && slices.ContainsFunc(r.Models, func(m Model) bool { return m.ID == model })
+	r, err := probe(ctx, Port{Number: port, Runtime: c.Runtime}, DetectTimeout, (&net.Dialer{}).DialContext, check)
+	if ue := (*UntrustedError)(nil); errors.As(err, &ue) {
+		return ue.Owner, ue
+	}
+	if r == nil || r.BaseURL != strings.TrimRight(c.URL, "/") || !slices.ContainsFunc(r.Models, func(m Model) bool { return m.ID == c.Model }) {
+		return Owner{}, ErrNotRunning
+	}
+	return r.Owner, nil
+}
+
+// Reachable reports whether the runtime on this computer at base (as Runtime.BaseURL) answers
+// its model list, with model in it, within DetectTimeout; never when another user's program
+// listens at its port (see CheckRuntime).
+func Reachable(ctx context.Context, base, model string) bool {
+	_, err := CheckRuntime(ctx, Chat{Kind: Detected, URL: base, Model: model}, CheckOwner)
+	return err == nil
 }
 
 // loopbackOnly refuses to dial anything but 127.0.0.1.
@@ -180,35 +216,42 @@ func loopbackOnly(dial dialFunc) dialFunc {
 	}
 }
 
-// probe asks one port for its models; nil when nothing usable answers.
-func probe(ctx context.Context, hc *http.Client, p Port) *Runtime {
+// probe asks one port for its models, dialling through guard (check judges who listens): nil
+// when nothing usable answers, and the error of a request that could not be sent.
+func probe(ctx context.Context, p Port, timeout time.Duration, dial dialFunc, check OwnerCheck) (*Runtime, error) {
+	var mu sync.Mutex
+	var owner Owner
+	seen := func(o Owner) { mu.Lock(); owner = o; mu.Unlock() }
+	hc := probeClient(timeout, guard(p.Runtime, check, dial, seen))
 	base := "http://127.0.0.1:" + strconv.Itoa(p.Number) + "/v1"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil
+		return nil, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBody+1))
 	if err != nil || len(body) > maxModelsBody {
-		return nil
+		return nil, nil
 	}
-	models, owner, err := ParseModels(body)
+	models, listOwner, err := ParseModels(body)
 	if err != nil || len(models) == 0 {
-		return nil
+		return nil, nil
 	}
 	name := p.Runtime
-	if n := runtimeByOwner(owner); n != "" {
+	if n := runtimeByOwner(listOwner); n != "" {
 		name = n
 	}
-	return &Runtime{Name: name, BaseURL: base, Models: models}
+	mu.Lock()
+	defer mu.Unlock()
+	return &Runtime{Name: name, BaseURL: base, Models: models, Owner: owner}, nil
 }
 
 // runtimeByOwner names the runtime whose model lists say owned_by: owner, "" when unknown.

@@ -153,7 +153,7 @@ func TestDetect_LoopbackOnly(t *testing.T) {
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
 	}
 	ports := append([]Port{{live, "Ollama"}}, DefaultPorts...)
-	got := detect(t.Context(), ports, time.Second, record)
+	got := detect(t.Context(), ports, time.Second, record, trustAll).Runtimes
 	if len(got) == 0 || got[0].Models[0].ID != "llama3.2" {
 		t.Fatalf("found %+v; want the runtime on port %d first", got, live)
 	}

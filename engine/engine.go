@@ -40,6 +40,9 @@ type Chat struct {
 	Runtime string
 	// ContextTokens is how many tokens the model takes in; 0 uses DefaultContextTokens.
 	ContextTokens int
+	// Owner is the user whose program listened at a Detected model's port when it was chosen
+	// (Owner.ID: a uid on Linux); "" when not known. A change is worth telling the person.
+	Owner string
 }
 
 // Speech is a choice of speech engine: the local one (pocketsphinx for recognition; flite or
@@ -62,14 +65,16 @@ type Set struct {
 	TTS  Speech
 }
 
-// Status says which chat engine answers now, and what changed when it is not the one chosen.
+// Status says which chat engine answers now, whether it is away, and what changed by itself.
 type Status struct {
-	// Chat describes the engine that answers ("llama3.2, from Ollama on this computer").
+	// Chat describes the engine chosen ("llama3.2, from Ollama on this computer"), and says
+	// when it is away ("llama3.2, from Ollama on this computer (not running)").
 	Chat string
-	// Short is Chat in a few words, for a status bar ("llama3.2 from Ollama").
+	// Short is Chat in a few words, for a status bar ("llama3.2 from Ollama (not running)").
 	Short string
-	// FellBack is true while a chosen runtime is away and the offline responder answers.
-	FellBack bool
+	// Away is true while the runtime chosen does not answer (not running, or refused as another
+	// user's): chat calls fail, and cost nothing, until it is back. Nothing answers in its place.
+	Away bool
 	// Notice says what happened, for the person, when the engine changed by itself; "" otherwise.
 	Notice string
 }
@@ -84,7 +89,7 @@ const (
 
 // String is c without its key, for logs and messages ("[key]" stands for one).
 func (c Chat) String() string {
-	return fmt.Sprintf("{%s %s %s runtime=%q context=%d key=%s}", c.Kind, c.URL, c.Model, c.Runtime, c.ContextTokens, hidden(c.Key))
+	return fmt.Sprintf("{%s %s %s runtime=%q owner=%q context=%d key=%s}", c.Kind, c.URL, c.Model, c.Runtime, c.Owner, c.ContextTokens, hidden(c.Key))
 }
 
 // GoString is String: %#v never shows the key either.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"parley/internal/backoff"
 	"parley/server/store"
@@ -22,6 +23,45 @@ type messageJSON struct {
 
 func toMessageJSON(m store.Message) messageJSON {
 	return messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, CreatedAt: timestamp(m.CreatedAt)}
+}
+
+// maxReplyEncoded bounds a reply as the chat answer encodes it (JSON-escaped). The answer holds
+// the reply twice (reply and message.content), so it stays near 8 MB at most: well inside what
+// clients read of an answer (Parley's client, 32 MB), also for a model that wrote invalid UTF-8,
+// each byte of which grows to three as U+FFFD. A history page is bounded by historyPageBytes.
+const maxReplyEncoded = 4 << 20
+
+// encodedLen is the length of s as writeJSON encodes it (a JSON string without HTML escaping,
+// quotes excluded): invalid UTF-8 becomes \ufffd, control characters and U+2028/U+2029 are
+// escaped.
+func encodedLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			case b < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 // chatResponse is the data of a successful chat call.
@@ -93,6 +133,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 	reply, err := s.complete(ctx, req)
 	if err == nil && reply == "" {
 		err = errors.New("the model returned an empty reply")
+	}
+	if n := encodedLen(reply); err == nil && n > maxReplyEncoded {
+		// The answer carries the reply twice, escaped: a client that cannot read it would have
+		// paid for a reply it never sees. Bounded here, before anything is charged for good.
+		s.log.Warn("chat reply too long to send", "account", acct.ID, "call", res.CallID, "encoded_bytes", n)
+		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, fmt.Sprintf(
+			"The model's reply was too long to send (%.1f MB, the limit is %d MB); the points for this call were refunded. Ask for a shorter answer, or lower max_tokens.",
+			float64(n)/(1<<20), maxReplyEncoded>>20))
 	}
 	if err != nil {
 		s.log.Warn("chat model failed", "account", acct.ID, "call", res.CallID, "err", err)

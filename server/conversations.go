@@ -104,7 +104,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request, acct stor
 	if v := q.Get("before"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
-			return errorf(http.StatusBadRequest, codeInvalidField, "before must be a message ID (a positive integer).")
+			return errorf(http.StatusBadRequest, codeInvalidField, "The before parameter must be a message ID (a positive integer).")
 		}
 		before = n
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -12,8 +13,13 @@ import (
 	"parley/server/speech"
 )
 
-// recheckEvery is how often, at most, a chat call asks whether a runtime that went away is back.
-var recheckEvery = 5 * time.Second
+// defaultRecheckEvery is how often the service asks, in the background, whether a runtime that
+// went away is back. (A chat call made while it is away asks first, each time.)
+const defaultRecheckEvery = 5 * time.Second
+
+// chooseInApp is what a person of the app's built-in service can do about a chosen runtime that
+// is away, besides starting it.
+const chooseInApp = "choose another engine in Preferences → Built-in service"
 
 // Engines are a service's chat model and speech engines, which can be changed while it runs: a
 // call in flight finishes with the engine it started with, the next one takes the new one.
@@ -31,6 +37,12 @@ type Engines struct {
 	onStatus atomic.Pointer[func(engine.Status)]
 	// chatTimeout bounds a remote chat call.
 	chatTimeout time.Duration
+	// recheckEvery is how often a runtime away is asked whether it is back (tests shorten it).
+	recheckEvery time.Duration
+	// owners finds who listens at a runtime's port; nil is engine.CheckOwner (tests replace it).
+	owners engine.OwnerCheck
+	// choose says what else the person can do about a runtime that is away, after "or".
+	choose string
 }
 
 type transcriber struct{ speech.Transcriber }
@@ -43,7 +55,7 @@ func NewEngines(chatTimeout time.Duration) *Engines {
 	if chatTimeout <= 0 {
 		chatTimeout = DefaultChatTimeout
 	}
-	e := &Engines{chatTimeout: chatTimeout}
+	e := &Engines{chatTimeout: chatTimeout, choose: chooseInApp, recheckEvery: defaultRecheckEvery}
 	e.chat.Store(&chatEngine{spec: engine.Chat{Kind: engine.Offline}, model: NewOfflineResponder()})
 	e.stt.Store(&transcriber{lazyTranscriber{e}})
 	e.tts.Store(&synthesizer{lazySynthesizer{e}})
@@ -82,7 +94,8 @@ func (l lazySynthesizer) Voices() []speech.Voice {
 }
 
 // OnStatus has f told when the chat engine changes by itself: a chosen runtime that stopped
-// answering (the offline responder answers meanwhile) or that answers again.
+// answering or was found to be another user's (chat calls fail, refunded, meanwhile), or that
+// answers again.
 func (e *Engines) OnStatus(f func(engine.Status)) { e.onStatus.Store(&f) }
 
 func (e *Engines) notify(s engine.Status) {
@@ -92,16 +105,27 @@ func (e *Engines) notify(s engine.Status) {
 }
 
 // Set makes s the engines of the next calls. A detected runtime is asked at once whether it
-// runs (bounded by engine.DetectTimeout), and the status says whether it answers or the offline
-// responder does meanwhile. s must pass its Check methods.
+// runs, and who runs it (bounded by engine.DetectTimeout); the status says whether it answers,
+// or is away (then chat calls fail, and are refunded, until it is back), and its notice what the
+// person should know. s must pass its Check methods.
 func (e *Engines) Set(ctx context.Context, s engine.Set) engine.Status {
 	ce := e.newChat(s.Chat)
-	if ce.watch != nil {
-		ce.watch.away.Store(!engine.Reachable(ctx, s.Chat.URL, s.Chat.Model))
-		ce.watch.checked = time.Now()
+	var notice string
+	away := false
+	if w := ce.watch; w != nil {
+		owner, err := engine.CheckRuntime(ctx, s.Chat, e.owners)
+		w.owner = s.Chat.Owner
+		if err != nil {
+			w.away, w.why, w.watching = true, err, true
+			away = true
+			notice = e.awayNotice(s.Chat, err, false)
+		} else {
+			notice = s.Chat.OwnerChanged(owner)
+			w.owner = cmp.Or(owner.ID, w.owner)
+		}
 	}
 	e.chat.Store(ce)
-	if ce.watch != nil && ce.watch.away.Load() {
+	if away {
 		go ce.watch.watch(ce)
 	}
 	if s.STT.Remote {
@@ -115,9 +139,7 @@ func (e *Engines) Set(ctx context.Context, s engine.Set) engine.Status {
 		e.tts.Store(&synthesizer{lazySynthesizer{e}})
 	}
 	st := ce.status()
-	if st.FellBack {
-		st.Notice = s.Chat.Where() + " is not running: the offline responder answers until it is. Start it, or choose another engine in Preferences → Built-in service."
-	}
+	st.Notice = notice
 	return st
 }
 
@@ -139,13 +161,29 @@ func (e *Engines) newChat(spec engine.Chat) *chatEngine {
 	if spec.Kind == engine.Offline || spec.Kind == "" {
 		return &chatEngine{spec: engine.Chat{Kind: engine.Offline}, model: NewOfflineResponder()}
 	}
+	hc := &http.Client{Timeout: e.chatTimeout}
+	if spec.Kind == engine.Detected {
+		hc.Transport = runtimeTransport(spec.Runtime, e.owners)
+	}
 	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: spec.URL, Model: spec.Model, APIKey: spec.Key, Where: spec.Where(),
-		ContextTokens: spec.ContextTokens, HTTP: &http.Client{Timeout: e.chatTimeout}})
+		ContextTokens: spec.ContextTokens, HTTP: hc})
 	ce := &chatEngine{spec: spec, model: m}
 	if spec.Kind == engine.Detected {
-		ce.watch = &runtimeWatch{e: e, offline: NewOfflineResponder()}
+		ce.watch = &runtimeWatch{e: e}
 	}
 	return ce
+}
+
+// runtimeTransport is the HTTP transport to a runtime found on this computer: 127.0.0.1 only, no
+// proxy, and a new connection for each call, checked as it is made to be to a program of a user
+// Parley trusts (engine.GuardDial; owners nil is engine.CheckOwner). A connection kept from an
+// earlier call would skip the check; a new one costs a fraction of a millisecond on loopback.
+func runtimeTransport(runtime string, owners engine.OwnerCheck) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	t.DisableKeepAlives = true
+	t.DialContext = engine.GuardDial(runtime, owners)
+	return t
 }
 
 // Complete asks the chat engine of the moment.
@@ -178,27 +216,78 @@ var (
 type chatEngine struct {
 	spec  engine.Chat
 	model ChatModel
-	// watch, for a runtime on this computer, has the offline responder answer while it is away.
+	// watch, for a runtime on this computer, follows whether it answers, and whose it is.
 	watch *runtimeWatch
 }
 
-// runtimeWatch follows whether a runtime on this computer answers. When a call finds it gone
-// (nothing listens, or the connection ended before the reply), that call fails (and is
-// refunded), the person is told, and the offline responder answers the calls after it, each of
-// which first asks (at most every recheckEvery) whether the runtime is back.
+// runtimeWatch follows whether a runtime on this computer answers, and whose program listens
+// at its port. When a call finds it gone (nothing listens, or the connection ended before the
+// reply), or finds another user's program there, it is away: that call fails (and is refunded),
+// the person is told, and the calls after it fail too, refunded, each first asking whether it is
+// back. Nothing answers in its place: the person chose this engine, and an answer from another
+// one would be charged for what they did not choose. Meanwhile the watch asks every
+// Engines.recheckEvery, so that the person hears when it is back without sending anything.
 type runtimeWatch struct {
-	e       *Engines
-	offline ChatModel
-	away    atomic.Bool
-	mu      sync.Mutex
-	checked time.Time
+	e  *Engines
+	mu sync.Mutex
+	// away is true while the runtime does not answer; why says why: engine.ErrNotRunning, or an
+	// *engine.UntrustedError.
+	away bool
+	why  error
+	// owner is the user seen running it last, when Parley trusted it; at first the one who ran it
+	// when it was chosen ("" not known).
+	owner string
+	// watching is true while a goroutine asks whether it is back.
+	watching bool
 }
 
 func (c *chatEngine) status() engine.Status {
-	if c.watch != nil && c.watch.away.Load() {
-		return engine.Status{Chat: "the offline responder", Short: "offline responder while " + c.spec.Runtime + " is away", FellBack: true}
+	if c.watch != nil {
+		if away, why := c.watch.state(); away {
+			return engine.Status{Chat: c.spec.Describe() + " (" + awayWhy(why) + ")", Short: c.spec.Short() + " (" + awayWhy(why) + ")", Away: true}
+		}
 	}
 	return engine.Status{Chat: c.spec.Describe(), Short: c.spec.Short()}
+}
+
+// awayWhy says in a few words why a runtime is away.
+func awayWhy(why error) string {
+	var ue *engine.UntrustedError
+	switch {
+	case errors.As(why, &ue) && ue.Err != nil:
+		return "refused: its user is unknown"
+	case errors.As(why, &ue):
+		return "refused: another user's"
+	}
+	return "not running"
+}
+
+// awayNotice tells the person that the runtime of spec is away, and what to do; stopped is true
+// when it stopped during a call, false when it was found away as it was chosen.
+func (e *Engines) awayNotice(spec engine.Chat, why error, stopped bool) string {
+	var ue *engine.UntrustedError
+	switch {
+	case errors.As(why, &ue):
+		return sentence(ue.Error()) + ". Chat calls fail, and cost nothing, until " + spec.Runtime + " runs there as you again, or you " + e.choose + "."
+	case stopped:
+		return spec.Where() + " stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or " + e.choose + "."
+	}
+	return spec.Where() + " is not running: chat calls fail, and cost nothing, until it is. Start it, or " + e.choose + "."
+}
+
+// awayFailure is the failure of a call made while the runtime of c is away.
+func (e *Engines) awayFailure(spec engine.Chat, why error) *ChatFailure {
+	var ue *engine.UntrustedError
+	if errors.As(why, &ue) {
+		return &ChatFailure{Where: ue.Where(), What: ue.What() + ".", Err: ue}
+	}
+	return &ChatFailure{Where: spec.Where(), What: "is not running: start it, or " + e.choose + ".", Unreachable: true, Err: engine.ErrNotRunning}
+}
+
+func (w *runtimeWatch) state() (away bool, why error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.away, w.why
 }
 
 func (c *chatEngine) complete(ctx context.Context, req ChatRequest) (string, error) {
@@ -206,62 +295,90 @@ func (c *chatEngine) complete(ctx context.Context, req ChatRequest) (string, err
 	if w == nil {
 		return c.model.Complete(ctx, req)
 	}
-	if w.away.Load() && !w.back(ctx, c) {
-		return w.offline.Complete(ctx, req)
+	if away, _ := w.state(); away && !w.recheck(ctx, c) {
+		_, why := w.state()
+		return "", w.e.awayFailure(c.spec, why)
 	}
+	// Each call makes a connection, checked as it is made (runtimeTransport): the runtime back,
+	// or its port taken by another user's program, is judged again before anything is sent.
 	reply, err := c.model.Complete(ctx, req)
+	var ue *engine.UntrustedError
 	var cf *ChatFailure
-	if errors.As(err, &cf) && cf.Unreachable && w.away.CompareAndSwap(false, true) {
-		w.mu.Lock()
-		w.checked = time.Now()
-		w.mu.Unlock()
-		if w.e.chat.Load() == c { // not replaced while this call ran
-			st := c.status()
-			st.Notice = c.spec.Where() + " stopped answering: the offline responder answers until it is back."
-			w.e.notify(st)
-		}
-		go w.watch(c)
+	switch {
+	case errors.As(err, &ue):
+		w.goAway(c, ue, false)
+		return "", w.e.awayFailure(c.spec, ue)
+	case errors.As(err, &cf) && cf.Unreachable:
+		w.goAway(c, engine.ErrNotRunning, true)
 	}
 	return reply, err
 }
 
-// watch asks every recheckEvery, while the runtime is away and c is the engine in use, whether
+// goAway marks the runtime away for why, tells the person when it was not (unless c was
+// replaced meanwhile), and starts the watch.
+func (w *runtimeWatch) goAway(c *chatEngine, why error, stopped bool) {
+	w.mu.Lock()
+	was := w.away
+	w.away, w.why = true, why
+	start := !w.watching
+	w.watching = true
+	w.mu.Unlock()
+	if !was && w.e.chat.Load() == c { // not replaced while this call ran
+		st := c.status()
+		st.Notice = w.e.awayNotice(c.spec, why, stopped)
+		w.e.notify(st)
+	}
+	if start {
+		go w.watch(c)
+	}
+}
+
+// watch asks every e.recheckEvery, while the runtime is away and c is the engine in use, whether
 // it is back, so that the person hears of it without sending a message first.
 func (w *runtimeWatch) watch(c *chatEngine) {
-	t := time.NewTicker(max(recheckEvery, 10*time.Millisecond))
+	t := time.NewTicker(max(w.e.recheckEvery, 10*time.Millisecond))
 	defer t.Stop()
 	for range t.C {
-		if !w.away.Load() || w.e.chat.Load() != c {
-			return
-		}
 		w.mu.Lock()
-		w.checked = time.Now()
-		w.mu.Unlock()
-		if w.recheck(context.Background(), c) {
+		if !w.away || w.e.chat.Load() != c {
+			w.watching = false
+			w.mu.Unlock()
 			return
 		}
+		w.mu.Unlock()
+		w.recheck(context.Background(), c)
 	}
 }
 
-// back asks, at most every recheckEvery, whether the runtime answers again, and says so when it does.
-func (w *runtimeWatch) back(ctx context.Context, c *chatEngine) bool {
-	w.mu.Lock()
-	due := time.Since(w.checked) >= recheckEvery
-	if due {
-		w.checked = time.Now()
-	}
-	w.mu.Unlock()
-	return due && w.recheck(ctx, c)
-}
-
-// recheck asks whether the runtime answers again, and says so when it does.
+// recheck asks whether the runtime answers again, at its port's owner's (engine.CheckRuntime),
+// and says so when it does; when another user's program is found where it was, or it is gone
+// from where another user's was, the person is told too.
 func (w *runtimeWatch) recheck(ctx context.Context, c *chatEngine) bool {
-	if !engine.Reachable(ctx, c.spec.URL, c.spec.Model) {
+	owner, err := engine.CheckRuntime(ctx, c.spec, w.e.owners)
+	w.mu.Lock()
+	if err != nil {
+		was := w.why
+		w.why = err
+		w.mu.Unlock()
+		if awayWhy(was) != awayWhy(err) && w.e.chat.Load() == c {
+			st := c.status()
+			st.Notice = w.e.awayNotice(c.spec, err, false)
+			w.e.notify(st)
+		}
 		return false
 	}
-	if w.away.CompareAndSwap(true, false) && w.e.chat.Load() == c {
+	back := w.away
+	w.away, w.why = false, nil
+	seen := c.spec
+	seen.Owner = w.owner
+	w.owner = cmp.Or(owner.ID, w.owner)
+	w.mu.Unlock()
+	if back && w.e.chat.Load() == c {
 		st := c.status()
 		st.Notice = c.spec.Where() + " is back: " + engine.ModelName(c.spec.Model) + " answers again."
+		if changed := seen.OwnerChanged(owner); changed != "" {
+			st.Notice += " " + changed
+		}
 		w.e.notify(st)
 	}
 	return true

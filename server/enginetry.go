@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"parley/engine"
+	"parley/internal/keyecho"
 	"parley/media"
 	"parley/server/speech"
 )
@@ -30,8 +31,14 @@ const (
 
 // TryChat asks spec's model a short question and says in one line how it went: which model
 // answered, how soon, and the start of its reply. Its error is one line too, naming the engine
-// and what to do. Nothing is stored and no points are charged.
+// and what to do. Nothing is stored and no points are charged. A model found on this computer
+// is asked nothing when another user's program listens at its port.
 func TryChat(ctx context.Context, spec engine.Chat) (string, error) {
+	return tryChat(ctx, spec, nil)
+}
+
+// tryChat is TryChat with owners finding who listens at a runtime's port (nil: engine.CheckOwner).
+func tryChat(ctx context.Context, spec engine.Chat, owners engine.OwnerCheck) (string, error) {
 	if err := spec.Check(); err != nil {
 		return "", err
 	}
@@ -40,12 +47,20 @@ func TryChat(ctx context.Context, spec engine.Chat) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, tryTimeout)
 	defer cancel()
+	hc := &http.Client{Timeout: tryTimeout}
+	if spec.Kind == engine.Detected {
+		hc.Transport = runtimeTransport(spec.Runtime, owners)
+	}
 	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: spec.URL, Model: spec.Model, APIKey: spec.Key, Where: spec.Where(),
-		ContextTokens: spec.ContextTokens, HTTP: &http.Client{Timeout: tryTimeout}})
+		ContextTokens: spec.ContextTokens, HTTP: hc})
 	start := time.Now()
 	reply, err := m.Complete(ctx, ChatRequest{UserText: tryQuestion})
 	if err != nil {
 		var cf *ChatFailure
+		var ue *engine.UntrustedError
+		if errors.As(err, &ue) {
+			return "", errors.New(sentence(ue.Error()))
+		}
 		if errors.As(err, &cf) {
 			return "", errors.New(cf.Sentence())
 		}
@@ -145,21 +160,13 @@ func speechFailure(where string, err error, key string) error {
 	case errors.As(err, &ue) && ue.Status == http.StatusNotFound:
 		return fmt.Errorf("%s has no such endpoint or model (404): check that the address ends in /v1, and the model's name", where)
 	case errors.As(err, &ue) && ue.Status != 0:
-		msg := ue.Err.Error()
-		if key != "" {
-			msg = strings.ReplaceAll(msg, key, "[API key]")
-		}
-		return fmt.Errorf("%s failed (%d: %s)", where, ue.Status, oneLine(msg, 120))
+		return fmt.Errorf("%s failed (%d: %s)", where, ue.Status, oneLine(keyecho.Blank(ue.Err.Error(), key, "[API key]"), 120))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("%s did not answer: is it running, and is the address right?", where)
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%s took longer than %s to answer", where, seconds(tryTimeout))
 	}
-	msg := err.Error()
-	if key != "" {
-		msg = strings.ReplaceAll(msg, key, "[API key]")
-	}
-	return fmt.Errorf("%s failed: %s", where, oneLine(msg, 160))
+	return fmt.Errorf("%s failed: %s", where, oneLine(keyecho.Blank(err.Error(), key, "[API key]"), 160))
 }
 
 // seconds is d as people read it: "0.8 s", "12 s".

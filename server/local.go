@@ -35,6 +35,10 @@ type Local struct {
 	DataDir string
 	// Logger gets its request log; nil discards it.
 	Logger *slog.Logger
+	// LockWait is how long Start waits for the data folder held by another process: a Parley
+	// that just quit lets a call in flight finish for LocalStopGrace before it lets go. Zero
+	// refuses a held folder at once.
+	LockWait time.Duration
 
 	mu      sync.Mutex
 	engines *Engines
@@ -43,18 +47,25 @@ type Local struct {
 	srv     *http.Server
 	done    chan struct{}
 	url     string
+	key     string // the account's key of this run, given again to a Start while it runs
 }
+
+// LocalStopGrace is how long Stop lets a call in flight finish. A chat call still waiting for its
+// model after that is given up: its charge stays pending and the next Start refunds it.
+var LocalStopGrace = 5 * time.Second
 
 // DefaultLocalDataDir is where the app's built-in service keeps its data: a folder of its own
 // under the user's data directory, so it never competes with a `parley serve` for its data.
 func DefaultLocalDataDir() string { return filepath.Join(DefaultDataDir(), "app") }
 
-// Start runs the service and returns its address and a key of the app's account.
+// Start runs the service and returns its address and a key of the app's account. While it runs,
+// Start returns the same address and key again (the app switching back to it); a Stop under way
+// is waited for, and the service started anew.
 func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.srv != nil {
-		return "", "", errors.New("the local service is already running")
+		return l.url, l.key, nil
 	}
 	dir := l.DataDir
 	if dir == "" {
@@ -66,6 +77,18 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	// One owner of the data: a second app (or a parley serve on this folder) is refused, and
 	// only the owner refunds what a crash left pending.
 	unlock, err := lockDataDir(dir)
+	for deadline := time.Now().Add(l.LockWait); err != nil && time.Now().Before(deadline); {
+		var held *DataDirLockedError
+		if !errors.As(err, &held) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		unlock, err = lockDataDir(dir)
+	}
 	if err != nil {
 		return "", "", err
 	}
@@ -103,7 +126,7 @@ func (l *Local) Start(ctx context.Context) (baseURL, key string, err error) {
 	l.st, l.unlock = st, unlock
 	l.srv = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	l.done = make(chan struct{})
-	l.url = "http://" + ln.Addr().String()
+	l.url, l.key = "http://"+ln.Addr().String(), key
 	go func() {
 		defer close(l.done)
 		_ = l.srv.Serve(ln)
@@ -134,17 +157,22 @@ func (l *Local) WarmSpeech() {
 
 // Detect looks for model runtimes on this computer (see engine.Detect), at engine.DefaultPorts
 // or where the test-only engine.PortsEnv says.
-func (l *Local) Detect(ctx context.Context) []engine.Runtime {
+func (l *Local) Detect(ctx context.Context) []engine.Runtime { return l.DetectAll(ctx).Runtimes }
+
+// DetectAll is Detect, which also says which ports it left alone because another user's program
+// listens there (see engine.DetectAll).
+func (l *Local) DetectAll(ctx context.Context) engine.Found {
 	ports, err := engine.Ports(os.Getenv)
 	if err != nil {
-		return nil
+		return engine.Found{}
 	}
-	return engine.Detect(ctx, ports, engine.DetectTimeout)
+	return engine.DetectAll(ctx, ports, engine.DetectTimeout)
 }
 
 // SetEngines makes s the engines of the service's next calls, before or while it runs; the
-// status says which chat engine answers (a chosen runtime that does not run leaves the offline
-// responder answering, and says so). s must pass its Check methods.
+// status says which chat engine answers (a chosen runtime that does not run, or runs as another
+// user, is away: chat calls fail, refunded, until it is back, and the status says so). s must
+// pass its Check methods.
 func (l *Local) SetEngines(ctx context.Context, s engine.Set) engine.Status {
 	l.mu.Lock()
 	eng := l.eng()
@@ -174,20 +202,25 @@ func (l *Local) TryVoices(ctx context.Context, spec engine.Speech) (string, []by
 	return TryVoices(ctx, spec)
 }
 
-// Stop ends the service, letting calls in flight finish for a while.
+// Stop ends the service, letting calls in flight finish for LocalStopGrace at most, and returns
+// within about that time. A chat call whose model has not answered by then is given up: its
+// charge stays pending, and the next Start refunds it. It may take a while: call it away from
+// a window's goroutine.
 func (l *Local) Stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.srv == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultChatTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), LocalStopGrace)
 	defer cancel()
-	_ = l.srv.Shutdown(ctx)
+	if err := l.srv.Shutdown(ctx); err != nil {
+		_ = l.srv.Close() // the calls still running lose their connections
+	}
 	<-l.done
-	l.st.Close()
+	l.st.Close() // a call still running finds the store closed and leaves its charge pending
 	l.unlock()
-	l.srv, l.st, l.unlock = nil, nil, nil
+	l.srv, l.st, l.unlock, l.url, l.key = nil, nil, nil, "", ""
 }
 
 // localKey returns a fresh key of the account named in path, creating the account (and the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"parley/engine"
+	"parley/internal/keyecho"
 )
 
 // Limits of the OpenAI-compatible chat model.
@@ -111,8 +112,16 @@ func (f *ChatFailure) Error() string {
 // Unwrap returns the cause.
 func (f *ChatFailure) Unwrap() error { return f.Err }
 
-// Sentence is the failure for people: "Ollama on this computer did not answer: is it still running?".
-func (f *ChatFailure) Sentence() string { return sentence(f.Where + " " + f.What) }
+// Sentence is the failure for people, one whole sentence that another may follow: "Ollama on
+// this computer did not answer: is it still running?", "… refused the API key (401): check
+// the key.".
+func (f *ChatFailure) Sentence() string {
+	s := sentence(f.Where + " " + f.What)
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
 
 func (c *openAIChat) fail(what string, err error) *ChatFailure {
 	return &ChatFailure{Where: c.where, What: what, Err: err}
@@ -154,7 +163,8 @@ func (c *openAIChat) statusFailure(status int, body []byte) *ChatFailure {
 }
 
 // upstreamMessage picks the message out of an error body (OpenAI's {"error":{"message"}},
-// Ollama's {"error":"…"}, or the text), bounded, with the key blanked should it be echoed.
+// Ollama's {"error":"…"}, or the text), bounded, with the key blanked should it be echoed:
+// whole, in part, in another letter case or encoded (see package keyecho).
 func upstreamMessage(body []byte, key string) string {
 	var e struct {
 		Error json.RawMessage `json:"error"`
@@ -172,9 +182,9 @@ func upstreamMessage(body []byte, key string) string {
 		}
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
-	if key != "" {
-		msg = strings.ReplaceAll(msg, key, "[API key]")
-	}
+	// Only the start is shown: bound the text before the key is looked for in it, then blank
+	// the key, any piece of it, in any case or encoding.
+	msg = keyecho.Blank(strings.ToValidUTF8(truncate(msg, 1000), ""), key, "[API key]")
 	msg = strings.TrimRight(strings.ToValidUTF8(truncate(msg, 200), ""), ".")
 	if msg == "" {
 		msg = "no message"

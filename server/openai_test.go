@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -156,3 +158,79 @@ func TestChat_FailedContinuationStoresNothing(t *testing.T) {
 		t.Errorf("balance %d, want 9", e.balance())
 	}
 }
+
+// TestChat_ReplyTooLongToSendIsRefunded: a model that writes ~6 MB of invalid UTF-8 (each byte
+// grows to three as U+FFFD, and the answer holds the reply twice) is refused before the charge is
+// kept: 502, the points refunded, nothing stored; the answer stays far inside a client's limit.
+func TestChat_ReplyTooLongToSendIsRefunded(t *testing.T) {
+	up := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"`)
+		w.Write(bytes.Repeat([]byte{0xff}, 6<<20))
+		io.WriteString(w, `"}}]}`)
+	})
+	e := newEnv(t, 10, func(c *Config) {
+		c.LLM = NewOpenAIChat(up.URL, "m", "", &http.Client{Timeout: 30 * time.Second})
+	})
+	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "hi"})
+	if r.Status != 502 || r.code() != codeUpstream {
+		t.Fatalf("status %d, body starts %.300s", r.Status, r.Raw)
+	}
+	if msg := r.Body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "too long") || !strings.Contains(msg, "refunded") {
+		t.Errorf("message %q, want it to say the reply was too long and the points refunded", msg)
+	}
+	if e.balance() != 10 {
+		t.Errorf("balance %d, want 10: the call was refunded", e.balance())
+	}
+	list := e.do("GET", "/v1/chat/conversations", nil)
+	if convs := list.data()["conversations"].([]any); len(convs) != 0 {
+		t.Errorf("a refused reply stored a conversation: %s", list.Raw)
+	}
+	e.verify()
+}
+
+// TestChat_LongReplyUnderTheBoundIsSent: a reply just under the bound is charged and sent whole,
+// and its answer is under a client's 32 MB.
+func TestChat_LongReplyUnderTheBoundIsSent(t *testing.T) {
+	reply := strings.Repeat("\u00e9", (maxReplyEncoded-16)/2) // two bytes each, not escaped
+	e := newEnv(t, 10, func(c *Config) {
+		c.LLM = chatFunc(func(context.Context, ChatRequest) (string, error) { return reply, nil })
+	})
+	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "hi"})
+	if r.Status != 200 {
+		t.Fatalf("status %d, body starts %.300s", r.Status, r.Raw)
+	}
+	if got := r.data()["reply"]; got != reply {
+		t.Errorf("reply of %d bytes came back changed", len(reply))
+	}
+	if len(r.Raw) > 2*maxReplyEncoded+4096 {
+		t.Errorf("answer of %d bytes, want at most twice the bound", len(r.Raw))
+	}
+	if e.balance() != 9 {
+		t.Errorf("balance %d, want 9", e.balance())
+	}
+}
+
+// FuzzEncodedLen: encodedLen is the length writeJSON gives a string, quotes excluded.
+func FuzzEncodedLen(f *testing.F) {
+	for _, s := range []string{"", "a", "\xff\xfe", "é\u2028\u2029", "\x00\x1f\"\\\n\r\t<>&", "\ufffd", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := buf.Len() - 3; encodedLen(s) != want { // the quotes and Encode's newline
+			t.Errorf("encodedLen(%q) = %d, want %d (%s)", s, encodedLen(s), want, buf.Bytes())
+		}
+	})
+}
+
+// chatFunc is a ChatModel made of a function.
+type chatFunc func(context.Context, ChatRequest) (string, error)
+
+func (f chatFunc) Complete(ctx context.Context, req ChatRequest) (string, error) { return f(ctx, req) }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,8 @@ type fakeRuntime struct {
 	mu            sync.Mutex
 	srv           *http.Server
 	requests      []map[string]any
+	// listed counts the requests of its model list.
+	listed atomic.Int64
 }
 
 func newFakeRuntime(t *testing.T) *fakeRuntime {
@@ -48,6 +51,7 @@ func (rt *fakeRuntime) url() string { return "http://" + rt.addr + "/v1" }
 func (rt *fakeRuntime) serve(ln net.Listener) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		rt.listed.Add(1)
 		io.WriteString(w, `{"object":"list","data":[{"id":"tiny:latest","owned_by":"library"}]}`)
 	})
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
@@ -103,22 +107,34 @@ func (rt *fakeRuntime) restart() {
 	rt.serve(ln)
 }
 
+// chats is how many chat requests it got.
+func (rt *fakeRuntime) chats() int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return len(rt.requests)
+}
+
 func (rt *fakeRuntime) chat() engine.Chat {
 	return engine.Chat{Kind: engine.Detected, URL: rt.url(), Model: "tiny:latest", Runtime: "Ollama"}
 }
 
+// errorMessage is error.message of a failure, "" for a success.
+func errorMessage(r reply) string {
+	eobj, _ := r.Body["error"].(map[string]any)
+	msg, _ := eobj["message"].(string)
+	return msg
+}
+
 // A runtime found on this computer answers; when it dies mid-reply the call is refunded with a
-// message naming it, the person is told, and the offline responder answers until it is back.
+// message naming it, the person is told, and calls fail, refunded, until it is back.
 func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
-	old := recheckEvery
-	recheckEvery = 300 * time.Millisecond
-	t.Cleanup(func() { recheckEvery = old })
 	rt := newFakeRuntime(t)
 	eng := NewEngines(5 * time.Second)
+	eng.recheckEvery = 300 * time.Millisecond
 	notices := make(chan engine.Status, 10)
 	eng.OnStatus(func(s engine.Status) { notices <- s })
 	st := eng.Set(t.Context(), engine.Set{Chat: rt.chat()})
-	if st.FellBack || st.Chat != "tiny, from Ollama on this computer" || st.Short != "tiny from Ollama" {
+	if st.Away || st.Chat != "tiny, from Ollama on this computer" || st.Short != "tiny from Ollama" || st.Notice != "" {
 		t.Fatalf("status %+v", st)
 	}
 	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS, c.ExplainUpstream = eng, eng, eng, true })
@@ -133,8 +149,7 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	rt.die.Store(true)
 	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "are you there?"})
 	rt.stop() // the process is gone, as it would be
-	msg, _ := r.Body["error"].(map[string]any)["message"].(string)
-	if r.Status != http.StatusBadGateway || msg != "Ollama on this computer did not answer: is it still running? The points for this call were refunded." {
+	if r.Status != http.StatusBadGateway || errorMessage(r) != "Ollama on this computer did not answer: is it still running? The points for this call were refunded." {
 		t.Fatalf("a call the runtime died in: %d %s", r.Status, r.Raw)
 	}
 	if e.balance() != 9 {
@@ -142,18 +157,19 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	}
 	select {
 	case s := <-notices:
-		if !s.FellBack || !strings.Contains(s.Notice, "Ollama on this computer stopped answering") || s.Short != "offline responder while Ollama is away" {
+		if !s.Away || s.Short != "tiny from Ollama (not running)" ||
+			s.Notice != "Ollama on this computer stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or choose another engine in Preferences → Built-in service." {
 			t.Errorf("notice %+v", s)
 		}
 	default:
 		t.Error("the person was not told that the runtime went away")
 	}
 
-	reply, _ := e.chat(map[string]any{"message": "what is the capital of France"})["reply"].(string)
-	if !strings.HasPrefix(reply, "[offline] ") {
-		t.Errorf("with the runtime away, the reply is %q; want the offline responder's", reply)
+	r = e.do("POST", "/v1/chat/messages", map[string]any{"message": "what is the capital of France"})
+	if r.Status != http.StatusBadGateway || !strings.HasPrefix(errorMessage(r), "Ollama on this computer is not running: start it") || e.balance() != 9 {
+		t.Errorf("with the runtime away: %d %s, balance %d; want a refunded failure", r.Status, r.Raw, e.balance())
 	}
-	if acct := e.do("GET", "/v1/account", nil).data(); acct["chat_engine"] != "the offline responder" {
+	if acct := e.do("GET", "/v1/account", nil).data(); acct["chat_engine"] != "tiny, from Ollama on this computer (not running)" {
 		t.Errorf("account says %v while the runtime is away", acct)
 	}
 
@@ -162,7 +178,7 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	// The person hears of it without sending anything: the service asks in the background.
 	select {
 	case s := <-notices:
-		if s.FellBack || s.Notice != "Ollama on this computer is back: tiny answers again." {
+		if s.Away || s.Short != "tiny from Ollama" || s.Notice != "Ollama on this computer is back: tiny answers again." {
 			t.Errorf("notice %+v", s)
 		}
 	case <-time.After(10 * time.Second):
@@ -171,18 +187,146 @@ func TestEngines_RuntimeGoesAndComesBack(t *testing.T) {
 	if got := e.chat(map[string]any{"message": "back?"})["reply"]; got != "tiny says hello" {
 		t.Errorf("with the runtime back, the reply is %v", got)
 	}
+	if e.balance() != 8 {
+		t.Errorf("balance %d; want 8", e.balance())
+	}
 	e.verify()
 }
 
-// A runtime chosen before that does not run when the service starts: the offline responder
-// answers, and the status says why.
+// A runtime chosen before that does not run when the service starts: the status says so, and
+// chat calls fail, refunded, until it runs.
 func TestEngines_ChosenRuntimeNotRunning(t *testing.T) {
 	rt := newFakeRuntime(t)
 	rt.stop()
-	st := NewEngines(0).Set(t.Context(), engine.Set{Chat: rt.chat()})
-	if !st.FellBack || st.Chat != "the offline responder" ||
-		st.Notice != "Ollama on this computer is not running: the offline responder answers until it is. Start it, or choose another engine in Preferences → Built-in service." {
+	eng := NewEngines(0)
+	st := eng.Set(t.Context(), engine.Set{Chat: rt.chat()})
+	if !st.Away || st.Chat != "tiny, from Ollama on this computer (not running)" ||
+		st.Notice != "Ollama on this computer is not running: chat calls fail, and cost nothing, until it is. Start it, or choose another engine in Preferences → Built-in service." {
 		t.Errorf("status %+v", st)
+	}
+	e := newEnv(t, 10, func(c *Config) { c.LLM, c.ExplainUpstream = eng, true })
+	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "hello"})
+	if r.Status != http.StatusBadGateway || strings.Contains(string(r.Raw), "[offline]") || e.balance() != 10 {
+		t.Errorf("a call: %d %s, balance %d; want a refunded failure", r.Status, r.Raw, e.balance())
+	}
+	// A `parley serve --llm auto` says what its operator can do.
+	eng.choose = "start parley serve with another engine"
+	if st := eng.Set(t.Context(), engine.Set{Chat: rt.chat()}); !strings.HasSuffix(st.Notice, "Start it, or start parley serve with another engine.") {
+		t.Errorf("parley serve's notice: %q", st.Notice)
+	}
+}
+
+// uidCheck is an OwnerCheck whose answer the test changes: the runtime's port is listened on by
+// the uid stored, which is trusted when it is 1000 (this user) or below 1000.
+func uidCheck(uid *atomic.Int64) engine.OwnerCheck {
+	return func(int) (engine.Owner, error) {
+		u := uid.Load()
+		id := strconv.FormatInt(u, 10)
+		return engine.Owner{ID: id, Name: "uid " + id, Trusted: u <= 1000}, nil
+	}
+}
+
+// A runtime whose port another user's program listens on is sent nothing, not even a probe:
+// calls fail, refunded, with a line that says why; when the runtime runs as this user again, it
+// answers.
+func TestEngines_AnotherUsersRuntime(t *testing.T) {
+	rt := newFakeRuntime(t)
+	var uid atomic.Int64
+	uid.Store(1001)
+	eng := NewEngines(5 * time.Second)
+	eng.recheckEvery = 50 * time.Millisecond
+	eng.owners = uidCheck(&uid)
+	notices := make(chan engine.Status, 10)
+	eng.OnStatus(func(s engine.Status) { notices <- s })
+	port := strings.TrimPrefix(rt.addr, "127.0.0.1:")
+	refusal := "Ollama on port " + port + " belongs to another user (uid 1001): Parley does not send your conversations to it."
+
+	st := eng.Set(t.Context(), engine.Set{Chat: rt.chat()})
+	if !st.Away || st.Short != "tiny from Ollama (refused: another user's)" || !strings.HasPrefix(st.Notice, refusal+" Chat calls fail") {
+		t.Errorf("status %+v", st)
+	}
+	e := newEnv(t, 10, func(c *Config) { c.LLM, c.ExplainUpstream = eng, true })
+	r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "my secret plans"})
+	if r.Status != http.StatusBadGateway || errorMessage(r) != refusal+" The points for this call were refunded." || e.balance() != 10 {
+		t.Errorf("a call: %d %s, balance %d", r.Status, r.Raw, e.balance())
+	}
+	if n, c := rt.listed.Load(), rt.chats(); n != 0 || c != 0 {
+		t.Errorf("another user's runtime was asked for its models %d times and sent %d chats", n, c)
+	}
+
+	uid.Store(1000) // the person's own Ollama again
+	select {
+	case s := <-notices:
+		if s.Away || s.Notice != "Ollama on this computer is back: tiny answers again." {
+			t.Errorf("notice %+v", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the person was not told that the runtime is back")
+	}
+	if got := e.chat(map[string]any{"message": "hello"})["reply"]; got != "tiny says hello" || e.balance() != 9 {
+		t.Errorf("reply %v, balance %d", got, e.balance())
+	}
+
+	// Another user's program takes the port while the runtime is in use: the next call is
+	// refused before anything is sent, and refunded.
+	before := rt.chats()
+	uid.Store(1002)
+	r = e.do("POST", "/v1/chat/messages", map[string]any{"message": "more secret plans"})
+	want := "Ollama on port " + port + " belongs to another user (uid 1002): Parley does not send your conversations to it. The points for this call were refunded."
+	if r.Status != http.StatusBadGateway || errorMessage(r) != want || e.balance() != 9 {
+		t.Errorf("a call to a port taken over: %d %s, balance %d", r.Status, r.Raw, e.balance())
+	}
+	if rt.chats() != before {
+		t.Errorf("the chat was sent to the port taken over")
+	}
+	select {
+	case s := <-notices:
+		if !s.Away || !strings.HasPrefix(s.Notice, "Ollama on port "+port+" belongs to another user (uid 1002)") {
+			t.Errorf("notice %+v", s)
+		}
+	default:
+		t.Error("the person was not told")
+	}
+	e.verify()
+}
+
+// A runtime chosen when one user ran it, found running as another (trusted) one: it answers,
+// and the person is told.
+func TestEngines_RuntimeOwnerChanged(t *testing.T) {
+	rt := newFakeRuntime(t)
+	var uid atomic.Int64
+	uid.Store(998) // the ollama system user, say
+	eng := NewEngines(0)
+	eng.owners = uidCheck(&uid)
+	c := rt.chat()
+	c.Owner = "1000"
+	st := eng.Set(t.Context(), engine.Set{Chat: c})
+	if st.Away || !strings.HasPrefix(st.Notice, "Ollama on this computer now runs as uid 998, not as uid 1000 as when you chose it.") {
+		t.Errorf("status %+v", st)
+	}
+	c.Owner = "998"
+	if st := eng.Set(t.Context(), engine.Set{Chat: c}); st.Away || st.Notice != "" {
+		t.Errorf("the same owner: %+v", st)
+	}
+
+	// It stops, and comes back as yet another user: the notice that it is back says so.
+	notices := make(chan engine.Status, 10)
+	eng.OnStatus(func(s engine.Status) { notices <- s })
+	rt.stop()
+	if _, err := eng.Complete(t.Context(), ChatRequest{UserText: "hi"}); err == nil {
+		t.Fatal("a call to a runtime stopped succeeded")
+	}
+	uid.Store(997)
+	rt.restart()
+	if reply, err := eng.Complete(t.Context(), ChatRequest{UserText: "hi"}); err != nil || reply != "tiny says hello" {
+		t.Fatalf("back: %q, %v", reply, err)
+	}
+	var got []string
+	for len(notices) > 0 {
+		got = append(got, (<-notices).Notice)
+	}
+	if len(got) != 2 || !strings.HasSuffix(got[1], "is back: tiny answers again. Ollama on this computer now runs as uid 997, not as uid 998 as when you chose it. If you did not change that, check what listens on port "+strings.TrimPrefix(rt.addr, "127.0.0.1:")+".") {
+		t.Errorf("notices %q", got)
 	}
 }
 
@@ -254,12 +398,22 @@ func TestTryChat(t *testing.T) {
 	})
 	remote := engine.Chat{Kind: engine.Remote, URL: keyed.URL + "/v1", Model: "gpt-x", Key: "sk-wrong"}
 	_, err = TryChat(t.Context(), remote)
-	if err == nil || err.Error() != "The model server at "+strings.TrimPrefix(keyed.URL, "http://")+" on this computer refused the API key (401): check the key" {
+	if err == nil || err.Error() != "The model server at "+strings.TrimPrefix(keyed.URL, "http://")+" on this computer refused the API key (401): check the key." {
 		t.Errorf("wrong key: %v", err)
 	}
 	remote.Key = "sk-right"
 	if line, err := TryChat(t.Context(), remote); err != nil || !strings.HasPrefix(line, "gpt-x answered in ") {
 		t.Errorf("right key: %q, %v", line, err)
+	}
+	var uid atomic.Int64
+	uid.Store(1001)
+	before := rt.chats()
+	if _, err := tryChat(t.Context(), rt.chat(), uidCheck(&uid)); err == nil ||
+		err.Error() != "Ollama on port "+strings.TrimPrefix(rt.addr, "127.0.0.1:")+" belongs to another user (uid 1001): Parley does not send your conversations to it" {
+		t.Errorf("another user's runtime: %v", err)
+	}
+	if rt.chats() != before {
+		t.Error("the test question was sent to another user's runtime")
 	}
 	rt.stop()
 	if _, err := TryChat(t.Context(), rt.chat()); err == nil || err.Error() != "Ollama on this computer did not answer: is it still running?" {
@@ -380,7 +534,49 @@ func TestEngines_ReplacedRuntimeSaysNothing(t *testing.T) {
 		t.Errorf("a notice about the engine replaced: %+v", s)
 	default:
 	}
-	if st := eng.Status(); st.FellBack || st.Chat != "the offline responder" {
+	if st := eng.Status(); st.Away || st.Chat != "the offline responder" {
 		t.Errorf("status %+v", st)
 	}
+}
+
+// While a runtime chosen is away, chat calls fail and cost nothing: nothing answers in its
+// place. Two calls after it died mid-reply are refunded, with a message saying what to do; once
+// it is back, a call is answered and charged once.
+func TestEngines_AwayRuntimeIsNotCharged(t *testing.T) {
+	rt := newFakeRuntime(t)
+	eng := NewEngines(5 * time.Second)
+	eng.recheckEvery = time.Hour // only the calls ask whether it is back
+	eng.Set(t.Context(), engine.Set{Chat: rt.chat()})
+	e := newEnv(t, 10, func(c *Config) { c.LLM, c.STT, c.TTS, c.ExplainUpstream = eng, eng, eng, true })
+	accountBalance := func() any { return e.do("GET", "/v1/account", nil).data()["balance"] }
+
+	if got := e.chat(map[string]any{"message": "hi"})["reply"]; got != "tiny says hello" {
+		t.Fatalf("reply %v", got)
+	}
+	rt.die.Store(true)
+	if r := e.do("POST", "/v1/chat/messages", map[string]any{"message": "are you there?"}); r.Status != http.StatusBadGateway {
+		t.Fatalf("a call the runtime died in: %d %s", r.Status, r.Raw)
+	}
+	rt.stop()
+	for i, q := range []string{"what is the capital of France", "and of Spain"} {
+		r := e.do("POST", "/v1/chat/messages", map[string]any{"message": q})
+		msg := errorMessage(r)
+		if r.Status != http.StatusBadGateway || r.code() != codeUpstream ||
+			msg != "Ollama on this computer is not running: start it, or choose another engine in Preferences → Built-in service. The points for this call were refunded." {
+			t.Errorf("call %d while the runtime is away: %d %s", i+1, r.Status, r.Raw)
+		}
+		if got := accountBalance(); got != 9.0 || e.balance() != 9 {
+			t.Errorf("after call %d while the runtime is away, the account says %v, the store %d; want 9 (nothing charged)", i+1, got, e.balance())
+		}
+	}
+
+	rt.die.Store(false)
+	rt.restart()
+	if got := e.chat(map[string]any{"message": "back?"})["reply"]; got != "tiny says hello" {
+		t.Errorf("with the runtime back, the reply is %v", got)
+	}
+	if got := accountBalance(); got != 8.0 {
+		t.Errorf("the account says %v after the runtime came back; want 8 (one more call charged)", got)
+	}
+	e.verify()
 }

@@ -369,9 +369,12 @@ func envKey(name string, stderr io.Writer) string {
 
 // autoChat is the chat engine of --llm auto: the first model (or the one --llm-model names) of
 // the first runtime found on this computer, else the offline responder; it says which on stderr,
-// and when the runtime goes away or comes back.
+// and when the runtime goes away or comes back. While the runtime found is away, chat calls
+// fail and are refunded: the offline responder never answers, and is never charged, in its
+// place. A port where another user's program listens is left alone, and stderr says so.
 func autoChat(o *ServeOptions, stderr io.Writer) ChatModel {
 	eng := NewEngines(o.ChatTimeout)
+	eng.choose = "start parley serve with another engine"
 	ports, err := engine.Ports(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "Warning: %v; looking at the usual ports.\n", err)
@@ -381,8 +384,12 @@ func autoChat(o *ServeOptions, stderr io.Writer) ChatModel {
 	for _, p := range ports {
 		where = append(where, strconv.Itoa(p.Number)+" ("+p.Runtime+")")
 	}
+	found := engine.DetectAll(context.Background(), ports, engine.DetectTimeout)
+	for _, r := range found.Refused {
+		fmt.Fprintln(stderr, "Chat: "+sentence(r.Error())+".")
+	}
 	var chosen *engine.Chat
-	for _, r := range engine.Detect(context.Background(), ports, engine.DetectTimeout) {
+	for _, r := range found.Runtimes {
 		for _, m := range r.Models {
 			if chosen == nil && (o.LLMModel == "" || m.ID == o.LLMModel || engine.ModelName(m.ID) == o.LLMModel) {
 				c := r.Chat(m)
@@ -395,13 +402,16 @@ func autoChat(o *ServeOptions, stderr io.Writer) ChatModel {
 		if o.LLMModel != "" {
 			what = "no runtime with the model " + o.LLMModel
 		}
+		if len(found.Refused) > 0 {
+			what += " it may use"
+		}
 		fmt.Fprintf(stderr, "Chat: --llm auto found %s on this computer (looked at 127.0.0.1, ports %s): the offline responder answers. "+
 			"Install Ollama (https://ollama.com) and run 'ollama pull llama3.2', then start the service again.\n", what, strings.Join(where, ", "))
 		return eng
 	}
 	eng.OnStatus(func(st engine.Status) { fmt.Fprintln(stderr, "Chat: "+st.Notice) })
 	st := eng.Set(context.Background(), engine.Set{Chat: *chosen})
-	if st.FellBack {
+	if st.Away {
 		fmt.Fprintln(stderr, "Chat: "+st.Notice)
 		return eng
 	}

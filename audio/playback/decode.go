@@ -1,7 +1,8 @@
 // Package playback plays the speech service's MP3 replies: it decodes them as a stream, in its own
 // goroutine, safe against decoder panics, converts them to the one output format of the process,
-// and plays clips back to back through the process's single oto context, with stop, volume and
-// events for when playback really starts and ends. It imports no UI.
+// and plays clips back to back through the process's audio output, with stop, volume and events
+// for when playback really starts and ends. The output is open only while there is something to
+// play, and for IdleClose after. It imports no UI.
 package playback
 
 import (

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ebitengine/oto/v3"
 )
 
 // ErrNoDevice means the process has no usable audio output; playback is impossible but nothing
@@ -20,15 +18,30 @@ var ErrNoDevice = errors.New("no audio output device")
 // ends should wait this long first, or the end of the sound is cut off.
 const DrainTime = 250 * time.Millisecond
 
-// output is where voices play: the process's oto context, or a fake in tests.
+// IdleClose is how long the audio output stays open after the last player let go of it (its
+// queue drained, or OpenOutput checked it): then the device is closed, and the sound server
+// holds no stream of Parley's until the next clip opens it again.
+//
+// An open output costs 2–3% of a core even when it plays nothing (the mixer feeds the device
+// silence at real time), and under a sound server it is a stream that the server mixes and that
+// an underrun re-creates; opening it again costs a few milliseconds before the next clip (see the
+// README's performance table). 5 s covers the gaps inside one spoken reply, where the next
+// sentence's speech comes a second or two after the last one ended, without reopening; between
+// turns (the person listens, speaks, the service answers) the output closes. PulseAudio waits as
+// long before it suspends an idle sink.
+const IdleClose = 5 * time.Second
+
+// output is where voices play: an open audio device, or a fake in tests.
 type output interface {
 	// newVoice returns a paused voice that will play the PCM (in OutputFormat) read from r.
 	newVoice(r io.Reader) voice
 	// err reports a failure of the output after it opened.
 	err() error
+	// close releases the device. Every voice made on it has been closed first.
+	close()
 }
 
-// voice is one clip's player on an output; *oto.Player has these methods.
+// voice is one clip's player on an output.
 type voice interface {
 	Play()
 	Pause()
@@ -39,60 +52,99 @@ type voice interface {
 	Close() error
 }
 
-// voiceBuffer is how much PCM oto holds for a voice: 100 ms, several device periods, so the
-// output never starves, and little to prefill before a clip starts.
+// voiceBuffer is how much PCM the player decodes before it starts a voice, and how much an output
+// that buffers per voice (oto's) holds: 100 ms, several device periods, so the output never
+// starves, and little to prefill before a clip starts.
 var voiceBuffer = OutputFormat.BytesPerSecond() / 10 / (2 * OutputFormat.Channels) * (2 * OutputFormat.Channels)
 
-type otoOutput struct{ ctx *oto.Context }
+// device is the process's audio output, shared by its players: opened when one of them has
+// something to play, and closed idle after the last of them let go of it.
+type device struct {
+	open  func() (output, error)
+	idle  time.Duration
+	after func(d time.Duration, f func()) (stop func() bool) // time.AfterFunc, or a fake clock
 
-func (o otoOutput) newVoice(r io.Reader) voice {
-	p := o.ctx.NewPlayer(r)
-	p.SetBufferSize(voiceBuffer)
-	return p
+	mu    sync.Mutex
+	out   output
+	users int
+	timer func() bool // stops the pending idle close, if any
+	armed uint64      // counts the idle closes armed; a close runs only if it is the last one
 }
 
-func (o otoOutput) err() error { return o.ctx.Err() }
+// theDevice is the process's one output, on the default ALSA device where there is ALSA.
+var theDevice = &device{open: openSystemOutput, idle: IdleClose, after: afterFunc}
 
-// The process's one output: oto allows one context per process, and it binds the device when it
-// is created, so it is created once, on first use, and its failure is kept as a value.
-var device struct {
-	once sync.Once
-	out  output
-	err  error
-}
+func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
-// OpenOutput opens the process's audio output (an oto context at OutputFormat on the default
-// ALSA device) the first time it is called, waiting until the device is open, and returns the
-// same result on every later call. Its error wraps ErrNoDevice. Players call it themselves; call
-// it first to tell the person early that there is no sound.
-func OpenOutput() error {
-	_, err := openOutput()
-	return err
-}
-
-func openOutput() (output, error) {
-	device.once.Do(func() {
-		silenceALSA()
-		ctx, ready, err := oto.NewContext(&oto.NewContextOptions{
-			SampleRate:   OutputFormat.SampleRate,
-			ChannelCount: OutputFormat.Channels,
-			Format:       oto.FormatSignedInt16LE,
-		})
+// acquire returns the open output, opening it if it is closed, and keeps it open until the
+// matching release. An error wraps ErrNoDevice; then there is nothing to release.
+func (d *device) acquire() (output, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.timer != nil {
+		d.timer()
+		d.timer = nil
+	}
+	d.armed++ // a close already running waits on mu, and then finds itself outdated
+	if d.out != nil && d.users == 0 && d.out.err() != nil {
+		d.out.close() // it failed while idle: open it afresh
+		d.out = nil
+	}
+	if d.out == nil {
+		out, err := d.open()
 		if err != nil {
-			device.err = fmt.Errorf("%w (%s)", ErrNoDevice, briefALSAError(err))
-			return
+			return nil, err
 		}
-		<-ready
-		if err := ctx.Err(); err != nil {
-			device.err = fmt.Errorf("%w (%s)", ErrNoDevice, briefALSAError(err))
-			return
-		}
-		device.out = otoOutput{ctx}
-	})
-	return device.out, device.err
+		d.out = out
+	}
+	d.users++
+	return d.out, nil
 }
 
-// briefALSAError shortens oto's error for an ALSA device that cannot be opened, which lists every
+// release lets go of the output acquire returned; it closes idle after the last release.
+func (d *device) release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.users--
+	if d.users > 0 || d.out == nil {
+		return
+	}
+	d.armed++
+	n := d.armed
+	d.timer = d.after(d.idle, func() { d.closeIdle(n) })
+}
+
+// closeIdle closes the output if nothing acquired it since the idle close numbered n was armed.
+func (d *device) closeIdle(n uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n != d.armed || d.users > 0 || d.out == nil {
+		return
+	}
+	d.out.close()
+	d.out = nil
+	d.timer = nil
+}
+
+// OpenOutput checks that the process has an audio output: it opens the default ALSA device (at
+// OutputFormat), waiting until it is open, or finds it open, and returns nil; the device then
+// closes after IdleClose unless a clip plays. Its error wraps ErrNoDevice. Players open the
+// output themselves when they have something to play; call this first to tell the person early
+// that there is no sound.
+func OpenOutput() error {
+	if _, err := theDevice.acquire(); err != nil {
+		return err
+	}
+	theDevice.release()
+	return nil
+}
+
+// noDevice wraps an error opening the device in ErrNoDevice.
+func noDevice(err error) error {
+	return fmt.Errorf("%w (%s)", ErrNoDevice, briefALSAError(err))
+}
+
+// briefALSAError shortens the error for an ALSA device that cannot be opened, which lists every
 // fallback device ALSA tried ("default": ..., "plug:default": ..., a dozen more), to its first
 // entry and the number of the others.
 func briefALSAError(err error) string {

@@ -21,9 +21,11 @@ import (
 	"parley/internal/testenv"
 )
 
-// The device tests run the player in a child process (this test binary, re-executed): oto
-// allows one context per process and binds the ALSA device when it is created, so each child
-// opens the output afresh, inside the environment the parent set up.
+// Most device tests run the player in a child process (this test binary, re-executed), which
+// opens the output inside the environment the parent set up (an ALSA configuration pointing
+// nowhere, for one) and plays as a program that plays one clip and exits does.
+// TestPlayer_RealDeviceClosesWhenIdle plays in the test's own process: the output opens and
+// closes any number of times there.
 const (
 	childEnv       = "PARLEY_PLAYBACK_CHILD"        // "play": play the file, report, exit
 	childFileEnv   = "PARLEY_PLAYBACK_CHILD_FILE"   // the MP3 to play
@@ -251,8 +253,8 @@ func runChild(t *testing.T, file string, volume float64, extraEnv ...string) (st
 	return string(out), err
 }
 
-// TestPlayer_RealDevice plays a 440 Hz tone through oto into a PulseAudio null sink and checks
-// what its monitor hears: the tone, at the level the volume asks for.
+// TestPlayer_RealDevice plays a 440 Hz tone through the ALSA output into a PulseAudio null sink
+// and checks what its monitor hears: the tone, at the level the volume asks for.
 func TestPlayer_RealDevice(t *testing.T) {
 	testenv.RequireCommands(t, "parec")
 	pulse := testenv.StartPulse(t)
@@ -353,7 +355,7 @@ type recording struct {
 	pcm []byte
 }
 
-func startRecording(t *testing.T, p *testenv.Pulse) *recording {
+func startRecording(t testing.TB, p *testenv.Pulse) *recording {
 	t.Helper()
 	cmd := exec.Command("parec", "--device="+p.Monitor, "--format=s16le", "--rate=48000", "--channels=1", "--raw", "--latency-msec=20")
 	stdout, err := cmd.StdoutPipe()
@@ -476,10 +478,10 @@ func makeSpeech(t *testing.T, text string) (file string, loud, span time.Duratio
 	return mp3, loudTime(x, 22050), time.Duration(len(x)) * time.Second / 22050
 }
 
-// TestPlayer_RealDeviceSpeech plays espeak-ng speech through oto into a PulseAudio null sink and
-// records the monitor from before the player starts until well after it ends: the speech is
-// heard at a useful level and for its whole length, and before and after it the output is silent
-// (no clicks, hum or a stuck buffer replaying).
+// TestPlayer_RealDeviceSpeech plays espeak-ng speech through the ALSA output into a PulseAudio
+// null sink and records the monitor from before the player starts until well after it ends: the
+// speech is heard at a useful level and for its whole length, and before and after it the output
+// is silent (no clicks, hum or a stuck buffer replaying).
 func TestPlayer_RealDeviceSpeech(t *testing.T) {
 	testenv.RequireCommands(t, "parec")
 	pulse := testenv.StartPulse(t)
@@ -587,3 +589,179 @@ func blockMedian(x []float64, f func([]float64) float64) float64 {
 }
 
 func toneFrequency(x []float64) float64 { return frequency(x, captureRate) }
+
+// sinkInputs returns the playback streams the sound server has, one line each.
+func sinkInputs(t testing.TB) []string {
+	t.Helper()
+	out, err := exec.Command("pactl", "list", "short", "sink-inputs").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pactl list short sink-inputs: %v: %s", err, out)
+	}
+	var streams []string
+	for line := range strings.Lines(string(out)) {
+		if line = strings.TrimSpace(line); line != "" {
+			streams = append(streams, line)
+		}
+	}
+	return streams
+}
+
+// waitNoStream polls the sound server until it has had no playback stream for three polls in a
+// row, for up to d. One poll is not enough: an output that stays open re-creates its stream after
+// an underrun (ALSA's PulseAudio plugin does, to recover), and a poll can fall between the two.
+func waitNoStream(t testing.TB, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for absent := 0; ; time.Sleep(100 * time.Millisecond) { // nothing signals it: ask pactl
+		if len(sinkInputs(t)) > 0 {
+			absent = 0
+		} else if absent++; absent == 3 {
+			return
+		}
+		if absent == 0 && time.Now().After(deadline) {
+			out, _ := exec.Command("pactl", "list", "short", "sink-inputs").CombinedOutput()
+			t.Fatalf("the sound server still has a stream after %v (IdleClose is %v):\n%s", d, playback.IdleClose, out)
+		}
+	}
+}
+
+// sockets counts the process's open sockets: the connections the PulseAudio plugin of ALSA makes.
+func sockets(t testing.TB) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// pulseThreads counts this process's threads named as libpulse names the thread of its main
+// loop, which the ALSA plugin starts for each open device and joins when it is closed.
+func pulseThreads(t testing.TB) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		if comm, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "comm")); err == nil && strings.TrimSpace(string(comm)) == "threaded-ml" {
+			n++
+		}
+	}
+	return n
+}
+
+// playAndDrain plays the MP3 through p and waits until its queue drained; the clip must have
+// played to its end.
+func playAndDrain(t *testing.T, p *playback.Player, events <-chan playback.Event, data []byte) {
+	t.Helper()
+	if _, err := p.Enqueue(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case e := <-events:
+			if e.Kind == playback.ClipEnded && e.Err != nil {
+				t.Fatalf("the clip ended with %v", e.Err)
+			}
+			if e.Kind == playback.QueueDrained {
+				return
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the queue did not drain within 20 s")
+		}
+	}
+}
+
+// TestPlayer_RealDeviceClosesWhenIdle plays a tone into a PulseAudio null sink, waits until the
+// output has closed (no stream at the server; the ALSA plugin's connection and libpulse's thread
+// gone from the process), plays it again, and checks that the monitor hears the second tone
+// whole, at its level, its start exactly as decoded (nothing cut, no click as the device opens),
+// and that the output closes again after it. It plays in the test's own process.
+func TestPlayer_RealDeviceClosesWhenIdle(t *testing.T) {
+	testenv.RequireCommands(t, "parec")
+	pulse := testenv.StartPulse(t)
+	file := makeTone(t, 1)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := startRecording(t, pulse)
+	const second = captureRate * 2
+	rec.waitLen(t, second/5) // parec is connected and hearing the sink
+	waitNoStream(t, 30*time.Second)
+	baseSockets, baseThreads := sockets(t), pulseThreads(t)
+	events := make(chan playback.Event, 16)
+	p := playback.New(func(e playback.Event) { events <- e })
+	t.Cleanup(func() { p.Close() })
+
+	playAndDrain(t, p, events, data)
+	if len(sinkInputs(t)) == 0 {
+		t.Fatal("no stream at the sound server right after the clip played: the test cannot see the output")
+	}
+	if n, m := sockets(t), pulseThreads(t); n <= baseSockets || m <= baseThreads {
+		t.Errorf("the process has %d sockets and %d libpulse threads with the output open, before it %d and %d: the test cannot see the output's connection", n, m, baseSockets, baseThreads)
+	}
+	start := time.Now()
+	waitNoStream(t, 30*time.Second)
+	t.Logf("the stream went away %v after the queue drained", time.Since(start).Round(10*time.Millisecond))
+	if n, m := sockets(t), pulseThreads(t); n != baseSockets || m != baseThreads {
+		t.Errorf("the process has %d sockets and %d libpulse threads with the output closed, want %d and %d as before it opened", n, m, baseSockets, baseThreads)
+	}
+
+	closedAt := rec.len()
+	playAndDrain(t, p, events, data)
+	// From a second before the output closed (the sink was silent for IdleClose then): parec
+	// delivers in bursts, so what it had recorded when the output closed may lag.
+	x := samples(rec.waitLen(t, rec.len()+2*second), 1)[max(0, closedAt/2-captureRate):]
+	first, last := soundSpan(x)
+	if first < 0 {
+		t.Fatal("the monitor heard only silence after the output opened again")
+	}
+	pcm, err := playback.DecodeAll(t.Context(), bytes.NewReader(data), playback.OutputFormat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loudTime(samples(pcm, playback.OutputFormat.Channels), playback.OutputFormat.SampleRate)
+	tone := x[first : last+1]
+	heard := loudTime(tone, captureRate)
+	m := middle(tone)
+	t.Logf("after the output opened again: heard %v of tone (the clip holds %v) over %v, at %.2f dBFS, %.1f Hz; before it %.1f dBFS",
+		heard, want, time.Duration(len(tone))*time.Second/captureRate, blockMedian(m, rmsDB), blockMedian(m, toneFrequency), peakDB(x[:first]))
+	if heard < want-50*time.Millisecond || heard > want+50*time.Millisecond {
+		t.Errorf("heard %v of the tone after the output opened again, want its %v whole", heard, want)
+	}
+	if got := blockMedian(m, rmsDB); math.Abs(got-toneRMS) > 1.5 {
+		t.Errorf("captured level %.2f dBFS, want %.2f ± 1.5", got, toneRMS)
+	}
+	if got := blockMedian(m, toneFrequency); math.Abs(got-440) > 5 {
+		t.Errorf("captured frequency %.1f Hz, want 440", got)
+	}
+	// The start of the clip, from its first sample (the MP3's encoder delay, near silence) to
+	// 20 ms into the tone, comes out as decoded (the null sink passes it bit for bit): nothing
+	// cut, no click as the device opened. The window is short because a loaded machine makes the
+	// sound server drop out now and then (see loudTime), which has nothing to do with opening.
+	d := samples(pcm, playback.OutputFormat.Channels)
+	df, _ := soundSpan(d)
+	const after = captureRate / 50
+	if first < df || len(x) < first+after || len(d) < df+after {
+		t.Fatalf("the tone starts too near the edge of the recording (%d) or the clip (%d)", first, df)
+	}
+	var diff float64
+	for i := -df; i < after; i++ {
+		diff = max(diff, math.Abs(x[first+i]-d[df+i]))
+	}
+	t.Logf("the first %v heard differ from the clip's by %.1f dBFS at most", time.Duration(df+after)*time.Second/captureRate, 20*math.Log10(diff+1e-10))
+	if diff > 1e-4 {
+		t.Errorf("the first %v heard differ from the clip's by %.1f dBFS, want under -80: the start was cut or distorted", time.Duration(df+after)*time.Second/captureRate, 20*math.Log10(diff))
+	}
+	// And it closes again after this clip.
+	waitNoStream(t, 30*time.Second)
+}

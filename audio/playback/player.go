@@ -73,7 +73,7 @@ type Event struct {
 // methods are safe for concurrent use. Events reach the callback given to New on a goroutine of
 // the player's own, in order, never from the audio path.
 type Player struct {
-	open   func() (output, error)
+	dev    *device
 	ctx    context.Context
 	cancel context.CancelFunc
 	events eventQueue
@@ -99,15 +99,16 @@ type clip struct {
 	mixed   atomic.Int64 // bytes of PCM the output's mixer took, as last seen
 }
 
-// New returns a player whose events go to onEvent (nil to ignore them). It opens the output when
-// the first clip is to be played; see OpenOutput.
+// New returns a player whose events go to onEvent (nil to ignore them). It opens the process's
+// audio output when a clip is to be played, holds it until its queue drains, and then lets it
+// close after IdleClose; see OpenOutput.
 func New(onEvent func(Event)) *Player {
-	return newPlayer(openOutput, onEvent)
+	return newPlayer(theDevice, onEvent)
 }
 
-func newPlayer(open func() (output, error), onEvent func(Event)) *Player {
+func newPlayer(dev *device, onEvent func(Event)) *Player {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Player{open: open, ctx: ctx, cancel: cancel, volume: 1}
+	p := &Player{dev: dev, ctx: ctx, cancel: cancel, volume: 1}
 	p.events.deliver = onEvent
 	return p
 }
@@ -206,11 +207,23 @@ func (p *Player) Close() error {
 	return nil
 }
 
-// run plays the queue until it is empty.
+// run plays the queue until it is empty. It opens the output for the first clip and holds it
+// until the queue is empty, so that it never closes between two clips; when it cannot be opened,
+// every clip of the queue ends with that error, and the next queue tries again.
 func (p *Player) run() {
 	defer p.wg.Done()
+	var out output
+	var openErr error
 	for {
 		p.mu.Lock()
+		if len(p.pending) == 0 && out != nil {
+			// Let go of the output before QueueDrained, and not under mu: opening the device for
+			// another player holds release up. A clip enqueued meanwhile opens it again.
+			p.mu.Unlock()
+			p.dev.release()
+			out = nil
+			p.mu.Lock()
+		}
 		if len(p.pending) == 0 {
 			p.running = false
 			p.current = nil
@@ -223,7 +236,13 @@ func (p *Player) run() {
 		p.current = c
 		p.mu.Unlock()
 
-		err := p.play(c)
+		if out == nil && openErr == nil {
+			out, openErr = p.dev.acquire()
+		}
+		err := openErr
+		if out != nil {
+			err = p.play(c, out)
+		}
 		c.stream.Close()
 		p.mu.Lock()
 		p.current = nil
@@ -236,14 +255,11 @@ func (p *Player) run() {
 }
 
 // play plays one clip on the output and returns how it ended.
-func (p *Player) play(c *clip) error {
-	out, err := p.open()
-	if err != nil {
-		return err
-	}
-	// oto calls a voice's Read holding the lock its mixer, Pause and IsPlaying take, and fills the
-	// voice's buffer before it starts: so hand it a buffer's worth of PCM decoded in advance,
-	// and never make it wait for the decoder after that (see clipReader).
+func (p *Player) play(c *clip, out output) error {
+	// The output reads a voice's source on its own goroutine, holding the lock its mixer, Pause and
+	// IsPlaying take (oto also fills the voice's buffer before it starts): so hand it a buffer's
+	// worth of PCM decoded in advance, and never make it wait for the decoder after that (see
+	// clipReader).
 	r := &clipReader{c: c, pending: make([]byte, voiceBuffer)}
 	n, err := io.ReadFull(c.stream, r.pending)
 	r.pending = r.pending[:n]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,17 +15,47 @@ import (
 	"go.uber.org/goleak"
 )
 
-// fakeOutput stands in for the oto context: its voices read their PCM on their own goroutine,
+// fakeOutput stands in for the audio device: its voices read their PCM on their own goroutine,
 // freely or one chunk per value sent on gate, and record what they played.
 type fakeOutput struct {
 	gate chan struct{} // nil: play as fast as the PCM comes
 
-	mu       sync.Mutex
-	played   bytes.Buffer // every voice's PCM, in the order it was read
-	voices   []*fakeVoice
-	playing  int // voices playing now
-	maxAtOne int // the most voices ever playing at once
-	failure  error
+	mu        sync.Mutex
+	played    bytes.Buffer // every voice's PCM, in the order it was read
+	voices    []*fakeVoice
+	playing   int // voices playing now
+	maxAtOne  int // the most voices ever playing at once
+	failure   error
+	closes    int           // how many times the device was closed
+	closedBad int           // closes that came while one of its voices was still open
+	closed    chan struct{} // if not nil, signalled at each close
+}
+
+func (o *fakeOutput) close() {
+	o.mu.Lock()
+	voices := slices.Clone(o.voices)
+	o.mu.Unlock()
+	bad := 0
+	for _, v := range voices { // a voice locks itself, then the output: not the other way round
+		v.mu.Lock()
+		if v.state != "closed" {
+			bad++
+		}
+		v.mu.Unlock()
+	}
+	o.mu.Lock()
+	o.closes++
+	o.closedBad += bad
+	o.mu.Unlock()
+	if o.closed != nil {
+		o.closed <- struct{}{}
+	}
+}
+
+func (o *fakeOutput) closeCount() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.closes
 }
 
 func (o *fakeOutput) newVoice(r io.Reader) voice {
@@ -99,7 +130,7 @@ func (v *fakeVoice) loop() {
 			return
 		}
 		if n == 0 {
-			time.Sleep(time.Millisecond) // as oto's mux does when its sources have nothing
+			time.Sleep(time.Millisecond) // as a device's period does when its sources have nothing
 		}
 	}
 }
@@ -213,16 +244,91 @@ func decoded(t *testing.T, mp3 []byte) []byte {
 
 func newTestPlayer(t *testing.T, out *fakeOutput, openErr error) (*Player, *recorder) {
 	t.Helper()
+	dev, _ := newTestDevice(out, openErr)
+	return newTestPlayerOn(t, dev)
+}
+
+func newTestPlayerOn(t *testing.T, dev *device) (*Player, *recorder) {
+	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
 	rec := newRecorder()
-	p := newPlayer(func() (output, error) {
+	p := newPlayer(dev, rec.onEvent)
+	t.Cleanup(func() { p.Close() })
+	return p, rec
+}
+
+// newTestDevice returns a device that opens out (or fails with openErr) and closes it idle when
+// the test fires the clock's timers.
+func newTestDevice(out *fakeOutput, openErr error) (*device, *fakeClock) {
+	clock := &fakeClock{}
+	dev := &device{idle: IdleClose, after: clock.after, open: func() (output, error) {
 		if openErr != nil {
 			return nil, openErr
 		}
+		clock.mu.Lock()
+		clock.opens++
+		clock.mu.Unlock()
 		return out, nil
-	}, rec.onEvent)
-	t.Cleanup(func() { p.Close() })
-	return p, rec
+	}}
+	return dev, clock
+}
+
+// fakeClock stands in for time.AfterFunc: its timers fire when the test says so. It also counts
+// the device's opens.
+type fakeClock struct {
+	mu     sync.Mutex
+	timers []*fakeTimer
+	opens  int
+}
+
+type fakeTimer struct {
+	d       time.Duration
+	f       func()
+	stopped bool
+	fired   bool
+}
+
+func (c *fakeClock) after(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tm := &fakeTimer{d: d, f: f}
+	c.timers = append(c.timers, tm)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !tm.stopped && !tm.fired
+		tm.stopped = true
+		return was
+	}
+}
+
+// pending returns the timers neither stopped nor fired.
+func (c *fakeClock) pending() []*fakeTimer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var p []*fakeTimer
+	for _, tm := range c.timers {
+		if !tm.stopped && !tm.fired {
+			p = append(p, tm)
+		}
+	}
+	return p
+}
+
+// fire runs the timers pending, as if their time had come.
+func (c *fakeClock) fire() {
+	for _, tm := range c.pending() {
+		c.mu.Lock()
+		tm.fired = true
+		c.mu.Unlock()
+		tm.f()
+	}
+}
+
+func (c *fakeClock) counts() (opens, armed int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opens, len(c.timers)
 }
 
 func TestPlayer_BackToBack(t *testing.T) {
@@ -420,8 +526,8 @@ func (r *stalledReader) Read(b []byte) (int, error) {
 }
 
 // TestClipReader_NeverWaitsForTheDecoder checks that the output's reads never block when the
-// decoder has nothing ready: oto reads holding the lock its mixer and Pause need, so a blocked
-// read would stall the whole output and Stop.
+// decoder has nothing ready: the output reads holding the lock its mixer and Pause need, so a
+// blocked read would stall the whole output and Stop.
 func TestClipReader_NeverWaitsForTheDecoder(t *testing.T) {
 	tone := fixture(t, "tone440-24k-mono.mp3")
 	src := &stalledReader{data: tone, n: len(tone) / 2, release: make(chan struct{})}

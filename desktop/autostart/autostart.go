@@ -5,6 +5,7 @@ package autostart
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -39,3 +40,19 @@ func ForThisProgram() (Entry, error) {
 // ErrUnsupported is returned where the system has no way of starting programs at login that
 // this package knows.
 var ErrUnsupported = errors.New("starting at login is not supported on this system")
+
+// UnsafePathError is returned by Enable for a program whose path a login entry cannot name
+// safely: the programs that read the entry at login would start another program, or none.
+type UnsafePathError struct {
+	// Exe is the program's path.
+	Exe string
+	// What names what is wrong with it: "holds \"%\"", "is not valid UTF-8 text".
+	What string
+	// Avoid lists the characters a path must not hold on this system, for the advice.
+	Avoid string
+}
+
+func (e *UnsafePathError) Error() string {
+	return fmt.Sprintf("its path %q %s, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no %s, then turn this on again",
+		e.Exe, e.What, e.Avoid)
+}

@@ -4,7 +4,25 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
+
+// checkExe refuses a program path the LaunchAgent cannot name: a property list is XML, which
+// holds neither invalid UTF-8 nor most control characters.
+func checkExe(exe string) error {
+	e := &UnsafePathError{Exe: exe, Avoid: "control characters (such as a line break) or bytes that are not UTF-8 text"}
+	switch {
+	case !utf8.ValidString(exe):
+		e.What = "is not valid UTF-8 text"
+	case strings.IndexFunc(exe, unicode.IsControl) >= 0:
+		e.What = "holds a control character"
+	default:
+		return nil
+	}
+	return e
+}
 
 // Path is the LaunchAgent's property list (written as macOS documents it; not tried on a Mac).
 func (e Entry) Path() (string, error) {

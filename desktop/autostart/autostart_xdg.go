@@ -3,9 +3,12 @@
 package autostart
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Path is the XDG autostart desktop file.
@@ -22,6 +25,33 @@ func (e Entry) Path() (string, error) {
 		dir = filepath.Join(home, ".config")
 	}
 	return filepath.Join(dir, "autostart", appID+".desktop"), nil
+}
+
+// unsafeInExec are the characters refused in the program's path. The Desktop Entry
+// Specification can write each of them in Exec, but the programs that start login entries read
+// them otherwise: GLib (gio, and so most desktops) and systemd's autostart generator both keep
+// the "%%" the specification asks for and find no program; the generator copies a "\" into
+// the unit's ExecStart, where systemd reads "\s" as a space; and "$", "`" and "\"" take
+// backslashes whose reading is where shells and these parsers part. Without these, control
+// characters and invalid UTF-8 (which a desktop file cannot hold as a path), a path in double
+// quotes reads the same everywhere: spaces, ' ; & ( ) # * ? ~ | < > and non-ASCII letters were
+// tried with gio launch and with the generator.
+const unsafeInExec = "%\"`$\\"
+
+// checkExe refuses a program path that an autostart entry cannot name safely.
+func checkExe(exe string) error {
+	e := &UnsafePathError{Exe: exe, Avoid: "%, \", $, `, \\ or control characters (such as a line break)"}
+	switch {
+	case !utf8.ValidString(exe):
+		e.What = "is not valid UTF-8 text"
+	case strings.IndexFunc(exe, unicode.IsControl) >= 0:
+		e.What = "holds a control character"
+	case strings.ContainsAny(exe, unsafeInExec):
+		e.What = fmt.Sprintf("holds %q", exe[strings.IndexAny(exe, unsafeInExec)])
+	default:
+		return nil
+	}
+	return e
 }
 
 // content is the autostart entry (Desktop Entry Specification 1.5).

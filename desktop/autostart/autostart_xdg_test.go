@@ -3,11 +3,15 @@
 package autostart
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"parley/internal/testenv"
 )
@@ -16,8 +20,8 @@ func TestEntry_WrittenValidatedAndRemoved(t *testing.T) {
 	testenv.RequireCommands(t, "desktop-file-validate")
 	for _, exe := range []string{
 		"/usr/local/bin/parley",
-		"/home/ann/My Apps/parley",                // a space
-		`/opt/we "quote"/100% $HOME/back\slash/p`, // every character the quoting rules escape
+		"/home/ann/My Apps/parley",                  // a space
+		"/opt/it's (new); a&b #1 ~ é|<x>*?=/parley", // reserved characters quoted without escapes
 	} {
 		t.Run(exe, func(t *testing.T) {
 			e := Entry{Exe: exe, ConfigHome: t.TempDir()}
@@ -53,6 +57,105 @@ func TestEntry_WrittenValidatedAndRemoved(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A path the programs that start login entries would misread (GLib and systemd keep the "%%"
+// the specification asks for; systemd reads a backslash as an escape; invalid UTF-8 and control
+// characters cannot be written) gets no entry, and an error that says why and what to do.
+func TestEntry_RefusesAPathTheDesktopMisreads(t *testing.T) {
+	for exe, what := range map[string]string{
+		"/opt/100%/parley":        `holds '%'`,
+		"/opt/a\\b/parley":        `holds '\\'`,
+		`/opt/we "q"/parley`:      `holds '"'`,
+		"/opt/a$HOME/parley":      `holds '$'`,
+		"/opt/a`id`/parley":       "holds '`'",
+		"/opt/line\nbreak/parley": "holds a control character",
+		"/opt/tab\there/parley":   "holds a control character",
+		"/opt/\xff\xfe/parley":    "is not valid UTF-8 text",
+	} {
+		e := Entry{Exe: exe, ConfigHome: t.TempDir()}
+		err := e.Enable()
+		var ue *UnsafePathError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), "move Parley to a folder whose path has no %") {
+			t.Errorf("Enable(%q) = %v, want an UnsafePathError saying it %s and what to do", exe, err, what)
+		}
+		if strings.ContainsAny(err.Error(), "\n\t\xff") {
+			t.Errorf("the error about %q holds the path's raw characters: %q", exe, err)
+		}
+		if p, _ := e.Path(); fileExists(p) || fileExists(p+".new") {
+			t.Errorf("Enable(%q) wrote %s", exe, p)
+		}
+	}
+}
+
+// The entry starts the program through GLib (gio launch, as GNOME and most desktops do) and
+// through systemd's autostart generator, for paths holding the characters that are allowed.
+func TestEntry_StartedByGLibAndSystemd(t *testing.T) {
+	if _, err := exec.LookPath("gio"); err != nil {
+		t.Skip("needs gio (Debian package libglib2.0-bin)")
+	}
+	for _, folder := range []string{"My Apps", "it's (new); a&b #1 ~ é|<x>*?="} {
+		t.Run(folder, func(t *testing.T) {
+			base := t.TempDir()
+			exe := filepath.Join(base, folder, "parley")
+			fifo := filepath.Join(base, "started")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Dir(exe), 0o755)
+			script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$0\" \"$@\" > '%s'\n", fifo)
+			if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			e := Entry{Exe: exe, ConfigHome: filepath.Join(base, "config")}
+			if err := e.Enable(); err != nil {
+				t.Fatal(err)
+			}
+			p, _ := e.Path()
+
+			started := make(chan string, 1)
+			go func() {
+				b, _ := os.ReadFile(fifo) // waits for the program to open it
+				started <- string(b)
+			}()
+			gio := exec.Command("gio", "launch", p)
+			// No session bus: GLib must not start one for the test.
+			gio.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(base, "no-bus"), "HOME="+base)
+			if out, err := gio.CombinedOutput(); err != nil {
+				os.WriteFile(fifo, nil, 0) // ends the reader
+				b, _ := os.ReadFile(p)
+				t.Fatalf("gio launch: %v\n%s\n%s", err, out, b)
+			}
+			select {
+			case got := <-started:
+				if want := exe + "\n" + Flag + "\n"; got != want {
+					t.Errorf("gio launch started %q, want %q", got, want)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("gio launch did not start the program")
+			}
+
+			gen := "/usr/lib/systemd/user-generators/systemd-xdg-autostart-generator"
+			if !fileExists(gen) {
+				t.Log("no systemd autostart generator here")
+				return
+			}
+			out := filepath.Join(base, "units")
+			os.Mkdir(out, 0o755)
+			cmd := exec.Command(gen, out, out, out)
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+e.ConfigHome, "XDG_CONFIG_DIRS="+filepath.Join(base, "none"))
+			msg, err := cmd.CombinedOutput()
+			// It writes a unit only when it found the program the entry names.
+			if b, rerr := os.ReadFile(filepath.Join(out, "app-io.github.parley@autostart.service")); err != nil || rerr != nil || !strings.Contains(string(b), "ExecStart=") {
+				t.Errorf("systemd's generator wrote no unit for the entry (%v, %v):\n%s", err, rerr, msg)
+			}
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func TestEntry_UsesXDGConfigHome(t *testing.T) {

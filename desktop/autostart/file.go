@@ -32,6 +32,9 @@ func (e Entry) Enable() error {
 	if !filepath.IsAbs(e.Exe) {
 		return fmt.Errorf("autostart: %q is not an absolute path", e.Exe)
 	}
+	if err := checkExe(e.Exe); err != nil {
+		return err
+	}
 	p, err := e.Path()
 	if err != nil {
 		return err

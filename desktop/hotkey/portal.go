@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -29,6 +30,54 @@ const (
 // portalTimeout bounds each exchange with the portal, the person's answer to the desktop's
 // dialog included (the desktop may ask whether Parley may have the shortcut).
 var portalTimeout = 2 * time.Minute
+
+// portalCallTimeout bounds each D-Bus call to the portal and the bus: a portal that hangs must
+// not hold Parley (the answer to a dialog comes later, as a signal, within portalTimeout).
+var portalCallTimeout = 5 * time.Second
+
+// maxPortalText bounds what of a portal's error text Parley repeats, in characters.
+const maxPortalText = 200
+
+// portalText is text from the portal (an error's message) as Parley may show it: one line, at
+// most maxPortalText characters, cut on a character's boundary.
+func portalText(s string) string {
+	if len(s) > 4*maxPortalText+8 {
+		s = s[:4*maxPortalText+8] // a longer text is cut below anyway; spare the work
+	}
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > maxPortalText {
+		s = string(r[:maxPortalText-1]) + "…"
+	}
+	return s
+}
+
+// portalError is an error of a call to the portal as Parley repeats it: what was asked, and the
+// portal's answer cut by portalText. The portal's own text, which may be megabytes, is not kept.
+func portalError(what string, err error) error {
+	var ue *UnavailableError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return err
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the desktop portal did not answer %s within %v", what, portalCallTimeout)
+	}
+	return fmt.Errorf("the desktop portal refused %s: %s", what, portalText(err.Error()))
+}
+
+// callPortal calls method on obj within portalCallTimeout.
+func callPortal(obj dbus.BusObject, method string, args ...any) *dbus.Call {
+	ctx, cancel := context.WithTimeout(context.Background(), portalCallTimeout)
+	defer cancel()
+	return obj.CallWithContext(ctx, method, 0, args...)
+}
 
 // portalTrigger writes c as the shortcuts specification does: "CTRL+ALT+space".
 func portalTrigger(c Combo) string {
@@ -70,16 +119,20 @@ func registerPortal(c Combo) (*Listener, error) {
 
 func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 	portal := conn.Object(portalName, portalPath)
-	if _, err := portal.GetProperty(portalShortcuts + ".version"); err != nil {
+	var version dbus.Variant
+	if err := callPortal(portal, "org.freedesktop.DBus.Properties.Get", portalShortcuts, "version").Store(&version); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, portalError("whether it offers global shortcuts", err)
+		}
 		return nil, &UnavailableError{Reason: "this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)"}
 	}
 	// Unsandboxed apps say who they are first (xdg-desktop-portal 1.19 and later), so that the
 	// desktop lists the shortcut under Parley; older portals do not know the call.
-	portal.Call("org.freedesktop.host.portal.Registry.Register", 0, appID, map[string]dbus.Variant{})
+	callPortal(portal, "org.freedesktop.host.portal.Registry.Register", appID, map[string]dbus.Variant{})
 	// Only the portal's signals count: any program on the session bus can send a signal to
 	// Parley, and a forged Activated would start a recording.
 	var owner string
-	if err := conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, portalName).Store(&owner); err != nil {
+	if err := callPortal(conn.BusObject(), "org.freedesktop.DBus.GetNameOwner", portalName).Store(&owner); err != nil {
 		return nil, &UnavailableError{Reason: "this Wayland session's desktop portal is not running"}
 	}
 	all := make(chan *dbus.Signal, 32)
@@ -112,8 +165,11 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalShortcuts)},
 		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalSession), dbus.WithMatchMember("Closed")},
 	} {
-		if err := conn.AddMatchSignal(m...); err != nil {
-			return nil, err
+		ctx, cancel := context.WithTimeout(context.Background(), portalCallTimeout)
+		err := conn.AddMatchSignalContext(ctx, m...)
+		cancel()
+		if err != nil {
+			return nil, portalError("to pass on its signals", err)
 		}
 	}
 
@@ -121,7 +177,7 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		"session_handle_token": dbus.MakeVariant(token()),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("the desktop portal did not open a session: %w", err)
+		return nil, err
 	}
 	var session dbus.ObjectPath
 	switch v := res["session_handle"].Value().(type) {
@@ -140,11 +196,7 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		"description":       dbus.MakeVariant("Hold to talk to Parley"),
 		"preferred_trigger": dbus.MakeVariant(portalTrigger(c)),
 	}}}
-	closeSession := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		conn.Object(portalName, session).CallWithContext(ctx, portalSession+".Close", 0)
-	}
+	closeSession := func() { callPortal(conn.Object(portalName, session), portalSession+".Close") }
 	bound, err := portalCall(conn, signals, portal, "BindShortcuts", session, shortcuts, "", map[string]dbus.Variant{})
 	if err != nil {
 		closeSession()
@@ -238,8 +290,8 @@ func portalCall(conn *dbus.Conn, signals <-chan *dbus.Signal, portal dbus.BusObj
 	opts := args[len(args)-1].(map[string]dbus.Variant)
 	opts["handle_token"] = dbus.MakeVariant(tok)
 	var handle dbus.ObjectPath
-	if err := portal.Call(portalShortcuts+"."+method, 0, args...).Store(&handle); err != nil {
-		return nil, err
+	if err := callPortal(portal, portalShortcuts+"."+method, args...).Store(&handle); err != nil {
+		return nil, portalError(method, err)
 	}
 	deadline := time.After(portalTimeout)
 	for {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
@@ -23,6 +25,9 @@ type fakePortal struct {
 	mu      sync.Mutex
 	refuse  bool   // answer BindShortcuts as a person who said no
 	trigger string // the keys it says it bound
+	hang    bool   // CreateSession never returns (until the test ends)
+	fail    string // BindShortcuts fails with this text
+	release chan struct{}
 	bound   []map[string]dbus.Variant
 	session dbus.ObjectPath
 	n       int
@@ -38,6 +43,13 @@ func (p *fakePortal) respond(results map[string]dbus.Variant, code uint32) dbus.
 }
 
 func (p *fakePortal) CreateSession(opts map[string]dbus.Variant) (dbus.ObjectPath, *dbus.Error) {
+	p.mu.Lock()
+	hang := p.hang
+	p.mu.Unlock()
+	if hang {
+		<-p.release
+		return "", dbus.MakeFailedError(errors.New("the test ended"))
+	}
 	tok, _ := opts["session_handle_token"].Value().(string)
 	p.mu.Lock()
 	p.session = dbus.ObjectPath("/org/freedesktop/portal/desktop/session/test/" + tok)
@@ -54,8 +66,11 @@ func (p *fakePortal) BindShortcuts(session dbus.ObjectPath, shortcuts []struct {
 	for _, s := range shortcuts {
 		p.bound = append(p.bound, s.Options)
 	}
-	refuse, trigger := p.refuse, p.trigger
+	refuse, trigger, fail := p.refuse, p.trigger, p.fail
 	p.mu.Unlock()
+	if fail != "" {
+		return "", &dbus.Error{Name: "org.freedesktop.portal.Error.Failed", Body: []any{fail}}
+	}
 	if refuse {
 		return p.respond(map[string]dbus.Variant{}, 1), nil
 	}
@@ -107,7 +122,8 @@ func startPortal(t *testing.T, withShortcuts bool) *fakePortal {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	p := &fakePortal{conn: conn}
+	p := &fakePortal{conn: conn, release: make(chan struct{})}
+	t.Cleanup(func() { close(p.release) })
 	if withShortcuts {
 		if err := conn.Export(p, portalPath, portalShortcuts); err != nil {
 			t.Fatal(err)
@@ -260,4 +276,75 @@ func TestPortalTrigger(t *testing.T) {
 			t.Errorf("portalTrigger(%v) = %q, want %q", c, got, want)
 		}
 	}
+}
+
+// A portal that answers with an error megabytes long: what reaches Preferences is one line of
+// at most a couple of hundred characters.
+func TestPortal_AHugeErrorIsCutShort(t *testing.T) {
+	p := startPortal(t, true)
+	p.mu.Lock()
+	p.fail = "The shortcut cannot be bound:\n" + strings.Repeat("é", 6<<20) // 12 MB
+	p.mu.Unlock()
+	_, err := Register(Default)
+	if err == nil {
+		t.Fatal("Register succeeded")
+	}
+	msg := err.Error()
+	if len([]rune(msg)) > maxPortalText+60 || strings.ContainsAny(msg, "\n\r") || !utf8.ValidString(msg) {
+		t.Fatalf("the error is %d characters (%d bytes), or not one line of text: %.300q", len([]rune(msg)), len(msg), msg)
+	}
+	if !strings.Contains(msg, "The shortcut cannot be bound: éé") || !strings.HasSuffix(msg, "é…") {
+		t.Errorf("error %q: want the start of the portal's text, cut", msg)
+	}
+}
+
+// A portal that never answers a call: Register gives up after portalCallTimeout instead of
+// holding Preferences.
+func TestPortal_ACallThatIsNeverAnsweredEnds(t *testing.T) {
+	p := startPortal(t, true)
+	p.mu.Lock()
+	p.hang = true
+	p.mu.Unlock()
+	defer func(d time.Duration) { portalCallTimeout = d }(portalCallTimeout)
+	portalCallTimeout = 200 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		_, err := Register(Default)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "did not answer CreateSession") {
+			t.Errorf("Register = %v, want that the portal did not answer", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Register waits for a portal that never answers")
+	}
+}
+
+func TestPortalText(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                  "",
+		"Refused\n\tby the user.":           "Refused by the user.",
+		"bad \xff byte":                     "bad \uFFFD byte",
+		"line\u2028separator":               "line separator",
+		strings.Repeat("ab", 150):           strings.Repeat("ab", 99) + "a…",
+		strings.Repeat("€", 300):            strings.Repeat("€", 199) + "…",
+		strings.Repeat("x", 50<<20) + "end": strings.Repeat("x", 199) + "…",
+	} {
+		if got := portalText(in); got != want {
+			t.Errorf("portalText(%.40q) = %.60q, want %.60q", in, got, want)
+		}
+	}
+}
+
+func FuzzPortalText(f *testing.F) {
+	f.Add("Refused\nby the user.")
+	f.Add("\xff\xfe" + strings.Repeat("é", 300))
+	f.Fuzz(func(t *testing.T, s string) {
+		got := portalText(s)
+		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > maxPortalText || strings.ContainsFunc(got, unicode.IsControl) {
+			t.Fatalf("portalText(%q) = %q", s, got)
+		}
+	})
 }

@@ -18,8 +18,8 @@ import (
 // only the same person's programs can make requests, even over loopback TCP).
 type endpoint struct {
 	network, address, token string
-	file                    string // the address file
-	socket                  string // the socket file to remove on Close ("" for TCP)
+	files                   []string // the address files
+	socket                  string   // the socket file to remove on Close ("" for TCP)
 }
 
 // addrFile names the file holding the endpoint.
@@ -34,7 +34,7 @@ const maxSocketPath = 100
 func listen(dir string) (net.Listener, endpoint, error) {
 	tok := make([]byte, 16)
 	rand.Read(tok)
-	ep := endpoint{token: hex.EncodeToString(tok), file: filepath.Join(dir, addrFile)}
+	ep := endpoint{token: hex.EncodeToString(tok)}
 	var ln net.Listener
 	var err error
 	if runtime.GOOS == "windows" {
@@ -64,12 +64,21 @@ func listen(dir string) (net.Listener, endpoint, error) {
 			return nil, endpoint{}, err
 		}
 	}
-	data := fmt.Sprintf("%s %s %s\n", ep.network, ep.address, ep.token)
-	if err := writePrivate(ep.file, []byte(data)); err != nil {
+	if err := ep.alsoIn(dir); err != nil {
 		ln.Close()
 		return nil, endpoint{}, err
 	}
 	return ln, ep, nil
+}
+
+// alsoIn writes the address file in dir too.
+func (ep *endpoint) alsoIn(dir string) error {
+	file := filepath.Join(dir, addrFile)
+	if err := writePrivate(file, []byte(fmt.Sprintf("%s %s %s\n", ep.network, ep.address, ep.token))); err != nil {
+		return err
+	}
+	ep.files = append(ep.files, file)
+	return nil
 }
 
 // writePrivate replaces path with a file only its owner can read. The file is written new
@@ -115,9 +124,11 @@ func socketPath(dir string) (string, error) {
 	return p, nil
 }
 
-// remove deletes the address file and the socket.
+// remove deletes the address files and the socket.
 func (ep endpoint) remove() {
-	os.Remove(ep.file)
+	for _, f := range ep.files {
+		os.Remove(f)
+	}
 	if ep.socket != "" {
 		os.Remove(ep.socket)
 	}

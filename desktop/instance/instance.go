@@ -13,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,11 +61,11 @@ func (e *NotAnsweringError) Unwrap() error { return e.Err }
 // HandOverTimeout bounds how long Claim tries to reach the running instance.
 const HandOverTimeout = 900 * time.Millisecond
 
-// Instance is the running instance's lock and listener.
+// Instance is the running instance's locks and listener.
 type Instance struct {
-	lock *os.File
-	ln   net.Listener
-	ep   endpoint
+	locks []*os.File // one in each folder it could take, the first where it listens
+	ln    net.Listener
+	ep    endpoint
 
 	mu      sync.Mutex
 	handler func(Request)
@@ -72,15 +74,113 @@ type Instance struct {
 	done    chan struct{}
 }
 
-// Claim makes this process the running instance, with its lock and listener in dir (made if
-// missing, readable by its owner only). When another instance holds the lock, Claim hands it
-// req and returns ErrRunning once it has acknowledged, or a *NotAnsweringError.
-func Claim(dir string, req Request) (*Instance, error) {
+// NoLockError is returned by ClaimIn when none of its folders could hold the lock, so that
+// nothing can tell whether Parley runs already.
+type NoLockError struct {
+	Dirs []string // the folders tried
+	Err  error    // why the last could not hold it
+}
+
+func (e *NoLockError) Error() string {
+	return fmt.Sprintf("no folder could hold the lock (%s): %v", strings.Join(e.Dirs, ", "), e.Err)
+}
+
+func (e *NoLockError) Unwrap() error { return e.Err }
+
+// Dirs are the folders a desktop Parley keeps its lock and socket in, in the order ClaimIn
+// tries them: $XDG_RUNTIME_DIR/parley when XDG_RUNTIME_DIR names a folder of this user that only
+// they can open (as the XDG Base Directory Specification promises; it is also where a config
+// folder that cannot be written does not matter), then parley in the user's config folder.
+func Dirs() []string { return dirs(os.Getenv, os.UserConfigDir) }
+
+func dirs(getenv func(string) string, configDir func() (string, error)) []string {
+	var out []string
+	if rt := getenv("XDG_RUNTIME_DIR"); runtime.GOOS != "windows" && filepath.IsAbs(rt) && ownedPrivateDir(rt) == nil {
+		out = append(out, filepath.Join(rt, "parley"))
+	}
+	if dir, err := configDir(); err == nil && filepath.IsAbs(dir) {
+		out = append(out, filepath.Join(dir, "parley"))
+	}
+	return out
+}
+
+// Claim is ClaimIn with one folder.
+func Claim(dir string, req Request) (*Instance, error) { return ClaimIn([]string{dir}, req) }
+
+// ClaimIn makes this process the running instance: it takes the lock in each of dirs it can
+// (each made if missing, readable by its owner only) and listens in the first. When another
+// instance holds the lock in any of them, ClaimIn hands it req and returns ErrRunning once it
+// has acknowledged, or a *NotAnsweringError. Taking every folder's lock keeps one Parley even
+// for starts that see different folders (one with XDG_RUNTIME_DIR set, one without). When no
+// folder can hold the lock, it returns a *NoLockError.
+func ClaimIn(dirs []string, req Request) (*Instance, error) {
 	if !req.valid() {
 		return nil, fmt.Errorf("instance: unknown request %q", req)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	var held []*os.File
+	var heldDirs []string
+	release := func() {
+		for _, f := range held {
+			f.Close() // closing the file drops the lock
+		}
+	}
+	var lastErr error = errors.New("no folder was given")
+	for _, dir := range dirs {
+		f, err := openLock(dir)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			lastErr = fmt.Errorf("locking %s: %w", f.Name(), err)
+			continue
+		}
+		if !ok {
+			release()
+			pid := readPID(f)
+			f.Close()
+			allowForeground(pid)
+			if err := handOver(dir, req, time.Now().Add(HandOverTimeout)); err != nil {
+				return nil, &NotAnsweringError{PID: pid, Err: err}
+			}
+			return nil, ErrRunning
+		}
+		held, heldDirs = append(held, f), append(heldDirs, dir)
+	}
+	if len(held) == 0 {
+		return nil, &NoLockError{Dirs: dirs, Err: lastErr}
+	}
+	// The locks are ours: what an instance that ended left behind is stale.
+	for _, f := range held {
+		f.Truncate(0)
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	ln, ep, err := listen(heldDirs[0])
+	if err != nil {
+		release()
 		return nil, fmt.Errorf("instance: %w", err)
+	}
+	// The other folders point a later start at the same listener. One whose address file
+	// cannot be written is let go: a start that finds its lock held must find the address too.
+	locks := held[:1]
+	for k := 1; k < len(held); k++ {
+		if ep.alsoIn(heldDirs[k]) != nil {
+			held[k].Close()
+			continue
+		}
+		locks = append(locks, held[k])
+	}
+	inst := &Instance{locks: locks, ln: ln, ep: ep, done: make(chan struct{})}
+	go inst.accept()
+	return inst, nil
+}
+
+// openLock opens the lock file in dir, making dir (private) if needed.
+func openLock(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
 	}
 	if runtime.GOOS != "windows" {
 		// A folder made earlier with a wider mode is made private: the socket lives there.
@@ -88,35 +188,7 @@ func Claim(dir string, req Request) (*Instance, error) {
 			os.Chmod(dir, fi.Mode().Perm()&0o700)
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "instance.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("instance: %w", err)
-	}
-	held, err := tryLock(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("instance: locking %s: %w", f.Name(), err)
-	}
-	if !held {
-		pid := readPID(f)
-		f.Close()
-		allowForeground(pid)
-		if err := handOver(dir, req, time.Now().Add(HandOverTimeout)); err != nil {
-			return nil, &NotAnsweringError{PID: pid, Err: err}
-		}
-		return nil, ErrRunning
-	}
-	// The lock is ours: what an instance that ended left behind is stale.
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	inst := &Instance{lock: f, done: make(chan struct{})}
-	inst.ln, inst.ep, err = listen(dir)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("instance: %w", err)
-	}
-	go inst.accept()
-	return inst, nil
+	return os.OpenFile(filepath.Join(dir, "instance.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 }
 
 // Serve has handle called, on its own goroutine, with each request of a later start (and with
@@ -144,22 +216,48 @@ func (i *Instance) Close() error {
 	err := i.ln.Close()
 	<-i.done
 	i.ep.remove()
-	i.lock.Close() // closing the file drops the lock
+	for _, f := range i.locks {
+		f.Close() // closing the file drops the lock
+	}
 	return err
 }
 
-// maxAnswering bounds the connections answered at once. A start of Parley sends its request
-// as soon as it has connected, so when more come, the oldest (one that sends nothing, or a
-// flood) is dropped to make room for the newest.
+// maxAnswering bounds the connections answered at once. When more come, one that has sent
+// nothing is dropped to make room (the oldest such), so that silent connections, however many
+// are opened, cannot keep a start of Parley, which sends its request as it connects, from
+// being answered.
 const maxAnswering = 8
 
-// answerTimeout bounds how long one connection may take to send its request.
+// firstByteTimeout bounds how long a connection may stay silent: a start of Parley has sent
+// its request before the listener takes its connection.
+const firstByteTimeout = 250 * time.Millisecond
+
+// answerTimeout bounds how long one connection may take to send its whole request.
 const answerTimeout = 500 * time.Millisecond
+
+// caller is a connection being answered.
+type caller struct {
+	c    net.Conn
+	sent atomic.Bool // its request has begun to arrive
+}
+
+// silent reports whether the caller has sent nothing yet, looking at the socket itself: its
+// reader may not have run since the bytes came.
+func (k *caller) silent() bool {
+	if k.sent.Load() {
+		return false
+	}
+	if hasData(k.c) {
+		k.sent.Store(true)
+		return false
+	}
+	return true
+}
 
 func (i *Instance) accept() {
 	defer close(i.done)
 	var mu sync.Mutex
-	var open []net.Conn // the connections being answered, oldest first
+	var open []*caller // the connections being answered, oldest first
 	for {
 		c, err := i.ln.Accept()
 		if errors.Is(err, net.ErrClosed) {
@@ -171,22 +269,27 @@ func (i *Instance) accept() {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
+		k := &caller{c: c}
 		mu.Lock()
 		if len(open) == maxAnswering {
-			open[0].Close() // its answer ends at once
-			open = open[1:]
-		}
-		open = append(open, c)
-		mu.Unlock()
-		go func() {
-			i.answer(c)
-			mu.Lock()
-			defer mu.Unlock()
-			for k, o := range open {
-				if o == c {
-					open = append(open[:k], open[k+1:]...)
+			drop := 0 // all have sent something: the oldest, which had the longest
+			for n, o := range open {
+				if o.silent() {
+					drop = n
 					break
 				}
+			}
+			open[drop].c.Close() // its answer ends at once
+			open = slices.Delete(open, drop, drop+1)
+		}
+		open = append(open, k)
+		mu.Unlock()
+		go func() {
+			i.answer(k)
+			mu.Lock()
+			defer mu.Unlock()
+			if n := slices.Index(open, k); n >= 0 {
+				open = slices.Delete(open, n, n+1)
 			}
 		}()
 	}
@@ -195,11 +298,18 @@ func (i *Instance) accept() {
 // maxLine bounds a request line.
 const maxLine = 256
 
-// answer reads one request from c: "parley TOKEN REQUEST", and acknowledges it with "ok".
-func (i *Instance) answer(c net.Conn) {
+// answer reads one request from k: "parley TOKEN REQUEST", and acknowledges it with "ok".
+func (i *Instance) answer(k *caller) {
+	c := k.c
 	defer c.Close()
+	c.SetDeadline(time.Now().Add(firstByteTimeout))
+	r := bufio.NewReader(&limitedReader{c, maxLine})
+	if _, err := r.Peek(1); err != nil {
+		return
+	}
+	k.sent.Store(true)
 	c.SetDeadline(time.Now().Add(answerTimeout))
-	line, err := bufio.NewReader(&limitedReader{c, maxLine}).ReadString('\n')
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return
 	}

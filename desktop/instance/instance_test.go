@@ -1,15 +1,20 @@
 package instance
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -311,50 +316,219 @@ func tempDir(t testing.TB) string {
 	return dir
 }
 
-// Connections that never send a request, opened again and again (a program that floods the
-// port: on Windows any local user can reach it), do not keep a later start from being answered.
-func TestInstance_IdleConnectionsDoNotBlockTheNextStart(t *testing.T) {
-	dir := tempDir(t)
-	inst := claim(t, dir)
-	shown := make(chan Request, 4)
-	inst.Serve(func(r Request) { shown <- r })
+// flood keeps n silent connections open to the instance listening in dir, opening another as
+// soon as the instance drops one (as a program that floods the socket does; on Windows, where it
+// is loopback TCP, any local user can), until the test ends. dropped counts the drops.
+func flood(t *testing.T, dir string, n int) (dropped *atomic.Int64) {
+	t.Helper()
 	ep, err := findEndpoint(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	flooded := make(chan int)
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
+	var wg sync.WaitGroup
+	dropped = new(atomic.Int64)
+	var mu sync.Mutex
+	var open []net.Conn
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := net.Dial(ep.network, ep.address)
+				if err == nil {
+					mu.Lock()
+					open = append(open, c)
+					mu.Unlock()
+					io.Copy(io.Discard, c) // until the instance drops it, or the test ends
+					c.Close()
+					dropped.Add(1)
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
 			}
-			flooded <- len(conns)
 		}()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Microsecond):
-			}
-			if c, err := net.Dial(ep.network, ep.address); err == nil {
-				conns = append(conns, c) // kept open, silent
-			}
-		}
-	}()
-	time.Sleep(100 * time.Millisecond) // every slot is taken by then
-	start := time.Now()
-	_, err = Claim(dir, Show)
-	close(stop)
-	n := <-flooded
-	if !errors.Is(err, ErrRunning) {
-		t.Fatalf("beside a flood of %d idle connections, Claim = %v, want ErrRunning", n, err)
 	}
-	t.Logf("handed over beside a flood of %d idle connections in %v", n, time.Since(start))
-	select {
-	case <-shown:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the running instance was never asked to show")
+	t.Cleanup(func() {
+		close(stop)
+		mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return dropped
+}
+
+// Silent connections, many of them and reopened as fast as they are dropped, do not keep a
+// later start from being answered.
+func TestInstance_AFloodOfSilentConnectionsDoesNotBlockTheNextStart(t *testing.T) {
+	dir := tempDir(t)
+	inst := claim(t, dir)
+	shown := make(chan Request, 16)
+	inst.Serve(func(r Request) { shown <- r })
+	dropped := flood(t, dir, 500)
+	for dropped.Load() < 1000 { // every slot has been taken, and retaken
+		runtime.Gosched()
+	}
+	for n := range 10 {
+		start := time.Now()
+		if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+			t.Fatalf("start %d beside a flood of 500 silent connections (%d dropped): Claim = %v, want ErrRunning", n+1, dropped.Load(), err)
+		}
+		t.Logf("handed over in %v", time.Since(start))
+		<-shown
+	}
+}
+
+// A start whose request is under way when the slots fill with silent connections is answered:
+// the silent ones are dropped first. (Before, the oldest connection went, whatever it had sent,
+// and a start taken just before a burst of connections found itself dropped.)
+func TestInstance_AStartThatHasBegunIsNotDroppedForSilentOnes(t *testing.T) {
+	dir := tempDir(t)
+	inst := claim(t, dir)
+	shown := make(chan Request, 1)
+	inst.Serve(func(r Request) { shown <- r })
+	ep, err := findEndpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial(ep.network, ep.address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprint(c, "parley ") // the rest comes later, as over a slow link
+
+	// More silent connections than there are slots: wait until the listener has dropped all
+	// it will drop of them, so that only the oldest remain beside the start.
+	const silent = 3 * maxAnswering
+	closed := make(chan struct{}, silent)
+	for range silent {
+		s, err := net.Dial(ep.network, ep.address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		go func() {
+			io.Copy(io.Discard, s)
+			closed <- struct{}{}
+		}()
+	}
+	for range silent - (maxAnswering - 1) {
+		<-closed
+	}
+	fmt.Fprintf(c, "%s %s\n", ep.token, Show)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	ack, err := bufio.NewReader(c).ReadString('\n')
+	if ack != "ok\n" {
+		t.Fatalf("the start under way was dropped for silent connections: read %q, %v", ack, err)
+	}
+	if r := <-shown; r != Show {
+		t.Errorf("got %q", r)
+	}
+}
+
+// Parley keeps its lock in $XDG_RUNTIME_DIR when that is this user's private folder, so that
+// a config folder that cannot be written still leaves one Parley running.
+func TestDirs_RuntimeFolderFirst(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("XDG_RUNTIME_DIR is not used on Windows")
+	}
+	base := tempDir(t)
+	rt := filepath.Join(base, "run")
+	os.Mkdir(rt, 0o700)
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o755)
+	config := func() (string, error) { return filepath.Join(base, "config"), nil }
+	for _, c := range []struct {
+		runtimeDir string
+		want       []string
+	}{
+		{rt, []string{filepath.Join(rt, "parley"), filepath.Join(base, "config", "parley")}},
+		{open, []string{filepath.Join(base, "config", "parley")}},  // others can open it
+		{"run", []string{filepath.Join(base, "config", "parley")}}, // not absolute
+		{filepath.Join(base, "absent"), []string{filepath.Join(base, "config", "parley")}},
+		{"", []string{filepath.Join(base, "config", "parley")}},
+	} {
+		got := dirs(func(string) string { return c.runtimeDir }, config)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("XDG_RUNTIME_DIR=%q: %q, want %q", c.runtimeDir, got, c.want)
+		}
+	}
+}
+
+// With the config folder impossible to write, two starts still make one Parley: the lock is
+// in the runtime folder.
+func TestClaimIn_ConfigFolderNotWritable(t *testing.T) {
+	base := tempDir(t)
+	rt := filepath.Join(base, "run")
+	os.Mkdir(rt, 0o700)
+	notADir := filepath.Join(base, "config")
+	os.WriteFile(notADir, nil, 0o600) // a file where the config folder should be
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	t.Setenv("XDG_CONFIG_HOME", notADir)
+	t.Setenv("HOME", base)
+	dirs := Dirs()
+	if runtime.GOOS == "windows" {
+		dirs = []string{filepath.Join(rt, "parley"), filepath.Join(notADir, "parley")}
+	}
+	first, err := ClaimIn(dirs, Show)
+	if err != nil {
+		t.Fatalf("first start: %v", err)
+	}
+	defer first.Close()
+	got := make(chan Request, 1)
+	first.Serve(func(r Request) { got <- r })
+	if _, err := ClaimIn(dirs, Show); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second start = %v, want ErrRunning", err)
+	}
+	<-got
+}
+
+// Starts that see different folders (one with XDG_RUNTIME_DIR, one without, as from a login
+// shell and a desktop) find the same Parley: the running one holds the lock in each it could.
+func TestClaimIn_StartsThatSeeDifferentFolders(t *testing.T) {
+	base := tempDir(t)
+	rt, config := filepath.Join(base, "run", "parley"), filepath.Join(base, "config", "parley")
+	first, err := ClaimIn([]string{rt, config}, Show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	got := make(chan Request, 2)
+	first.Serve(func(r Request) { got <- r })
+	for _, d := range [][]string{{config}, {rt}} {
+		if _, err := ClaimIn(d, Background); !errors.Is(err, ErrRunning) {
+			t.Fatalf("a start that sees only %s: %v, want ErrRunning", d, err)
+		}
+		<-got
+	}
+	first.Close()
+	for _, d := range []string{rt, config} {
+		if _, err := os.Stat(filepath.Join(d, addrFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("after Close, %s still has an address file (%v)", d, err)
+		}
+	}
+	again, err := ClaimIn([]string{config}, Show)
+	if err != nil {
+		t.Fatalf("after Close, a start = %v", err)
+	}
+	again.Close()
+}
+
+// No folder can hold the lock: ClaimIn says so (and the app starts anyway, with a warning).
+func TestClaimIn_NoFolderCanHoldTheLock(t *testing.T) {
+	base := tempDir(t)
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, nil, 0o600)
+	_, err := ClaimIn([]string{filepath.Join(file, "a"), filepath.Join(file, "b")}, Show)
+	var nl *NoLockError
+	if !errors.As(err, &nl) || len(nl.Dirs) != 2 || !strings.Contains(err.Error(), filepath.Join(file, "b")) {
+		t.Fatalf("ClaimIn = %v, want a NoLockError naming both folders", err)
 	}
 }

@@ -29,12 +29,12 @@ type Notifier struct {
 	app  string
 	icon string
 	conn *dbus.Conn
+	sig  *signals
 
 	mu      sync.Mutex
 	onClick map[uint32]func()
 	markup  bool
 	closed  bool
-	owner   string // the service's unique name on the bus
 }
 
 // callTimeout bounds a call to the notification service: a service that hangs must not hold
@@ -47,31 +47,41 @@ var ErrUnavailable = errors.New("no notification service on the session bus")
 // New connects to the session bus's notification service; app names the sender and icon is
 // an icon name or a file path ("" for none).
 func New(app, icon string) (*Notifier, error) {
-	conn, err := dbus.ConnectSessionBus()
+	sig := newSignals()
+	conn, err := dbus.ConnectSessionBus(dbus.WithSignalHandler(sig))
 	if err != nil {
 		return nil, ErrUnavailable
 	}
-	n := &Notifier{app: app, icon: icon, conn: conn, onClick: map[uint32]func(){}}
-	var caps []string
+	n := &Notifier{app: app, icon: icon, conn: conn, sig: sig, onClick: map[uint32]func(){}}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	// Who owns the service's name is followed from the bus itself, before it is first asked,
+	// so that no change is missed.
+	for _, m := range [][]dbus.MatchOption{
+		{dbus.WithMatchSender(busName), dbus.WithMatchInterface(busName), dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, service)},
+		{dbus.WithMatchSender(service), dbus.WithMatchObjectPath(path), dbus.WithMatchInterface(iface)},
+	} {
+		if err := conn.AddMatchSignalContext(ctx, m...); err != nil {
+			conn.Close()
+			return nil, ErrUnavailable
+		}
+	}
+	var caps []string
 	if err := conn.Object(service, path).CallWithContext(ctx, iface+".GetCapabilities", 0).Store(&caps); err != nil {
 		conn.Close()
 		return nil, ErrUnavailable
 	}
-	n.owner = n.findOwner() // the call above started the service if the bus starts it
+	// The call above started the service if the bus starts it.
+	var owner string
+	if conn.BusObject().CallWithContext(ctx, busName+".GetNameOwner", 0, service).Store(&owner) == nil {
+		sig.firstOwner(owner)
+	}
 	for _, c := range caps {
 		if c == "body-markup" {
 			n.markup = true
 		}
 	}
-	signals := make(chan *dbus.Signal, 16)
-	conn.Signal(signals)
-	if err := conn.AddMatchSignal(dbus.WithMatchSender(service), dbus.WithMatchObjectPath(path), dbus.WithMatchInterface(iface)); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	go n.listen(signals)
+	go n.listen()
 	return n, nil
 }
 
@@ -112,41 +122,13 @@ func (n *Notifier) Close() {
 	defer n.mu.Unlock()
 	if !n.closed {
 		n.closed = true
-		n.conn.Close()
+		n.conn.Close() // ends the signals, and so listen
 	}
 }
 
-// findOwner is the unique name of the notification service's connection ("" when none).
-func (n *Notifier) findOwner() string {
-	var owner string
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	n.conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, service).Store(&owner)
-	return owner
-}
-
-// fromService reports whether a signal came from the notification service: any program on
-// the session bus can send Parley a signal, and a forged click would open a conversation.
-func (n *Notifier) fromService(s *dbus.Signal) bool {
-	n.mu.Lock()
-	owner := n.owner
-	n.mu.Unlock()
-	if s.Sender == owner && owner != "" {
-		return true
-	}
-	// The service may have restarted under a new connection.
-	owner = n.findOwner()
-	n.mu.Lock()
-	n.owner = owner
-	n.mu.Unlock()
-	return s.Sender == owner && owner != ""
-}
-
-func (n *Notifier) listen(signals <-chan *dbus.Signal) {
-	for s := range signals {
-		if s == nil || len(s.Body) < 2 || !n.fromService(s) {
-			continue
-		}
+// listen runs the clicks, one signal after another, until the connection closes.
+func (n *Notifier) listen() {
+	for s := range n.sig.out {
 		id, _ := s.Body[0].(uint32)
 		switch s.Name {
 		case iface + ".ActionInvoked":
@@ -162,6 +144,75 @@ func (n *Notifier) listen(signals <-chan *dbus.Signal) {
 			delete(n.onClick, id)
 			n.mu.Unlock()
 		}
+	}
+}
+
+// busName is the bus driver's name, which only the bus itself sends signals as.
+const busName = "org.freedesktop.DBus"
+
+// maxQueued bounds the notification service's signals waiting for listen: more are dropped
+// (a person clicks far more slowly).
+const maxQueued = 64
+
+// signals receives the connection's signals on the connection's own reader, without blocking
+// it and without a goroutine or a bus call per signal: any program on the session bus can send
+// Parley signals, as many as it likes, and a forged click would open a conversation. It keeps
+// the unique name of the notification service's connection, told by the bus driver, and passes
+// on only that connection's signals, dropping the rest at once.
+type signals struct {
+	out chan *dbus.Signal
+
+	mu     sync.Mutex
+	owner  string // the service's unique name; "" when none runs
+	told   bool   // the bus driver has told of an owner since New began
+	closed bool
+}
+
+func newSignals() *signals { return &signals{out: make(chan *dbus.Signal, maxQueued)} }
+
+// firstOwner records the owner New asked for, unless the bus driver has told of a newer one.
+func (s *signals) firstOwner(owner string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.told {
+		s.owner = owner
+	}
+}
+
+// DeliverSignal is called by the connection for each signal, in order, on its reader.
+func (s *signals) DeliverSignal(sigIface, member string, sig *dbus.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if sig.Sender == busName && sigIface == busName && member == "NameOwnerChanged" {
+		// The service started, stopped, or restarted under a new connection.
+		if len(sig.Body) == 3 {
+			name, _ := sig.Body[0].(string)
+			owner, ok := sig.Body[2].(string)
+			if name == service && ok {
+				s.owner, s.told = owner, true
+			}
+		}
+		return
+	}
+	if s.owner == "" || sig.Sender != s.owner || sigIface != iface || sig.Path != path || len(sig.Body) < 2 {
+		return
+	}
+	select {
+	case s.out <- sig:
+	default: // listen is behind by maxQueued signals: these are not a person's clicks
+	}
+}
+
+// Terminate is called by the connection when it closes: listen ends.
+func (s *signals) Terminate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.out)
 	}
 }
 

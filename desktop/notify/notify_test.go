@@ -3,6 +3,7 @@
 package notify
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,42 @@ func TestNotifier_ShowAndClick(t *testing.T) {
 	case <-again:
 	case <-time.After(5 * time.Second):
 		t.Fatal("a click from the restarted notification service did not reach the notifier")
+	}
+}
+
+// A flood of forged clicks costs neither memory nor bus calls: each is dropped as it arrives
+// (the service's connection is known from the bus driver), on the connection's own reader,
+// and the real click after them still works.
+func TestNotifier_AFloodOfForgedClicksIsDropped(t *testing.T) {
+	bus := testenv.StartSessionBus(t)
+	server := testenv.StartNotifications(t, bus.Address)
+	n, err := New("Parley", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	clicked := make(chan struct{}, 1)
+	id, err := n.Show("Title", "Body", func() { clicked <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.Wait(t, 1, 5*time.Second)
+	before := runtime.NumGoroutine()
+	const forged = 5000
+	testenv.ForgeSignals(t, forged, path, iface+".ActionInvoked", id, "default") // returns once all arrived
+	if after := runtime.NumGoroutine(); after > before+10 {
+		t.Errorf("%d goroutines after %d forged clicks, %d before", after, forged, before)
+	}
+	select {
+	case <-clicked:
+		t.Fatal("a forged click opened the conversation")
+	default:
+	}
+	server.Click(t, id)
+	select {
+	case <-clicked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("after the flood, the service's click did not reach the notifier")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +60,7 @@ const (
 	NoKey                          // no API key is stored for the service
 	KeyringUnavailable             // the system keyring cannot be used
 	InvalidKey                     // a key that cannot be used or stored (never shown)
+	ReplyUnreadable                // a chat call answered with success (so charged) whose reply the client cannot read
 )
 
 // KeySource says where the API key of a call came from, when the caller knows.
@@ -118,6 +120,9 @@ type Fact struct {
 	RetryAfter time.Duration
 	// OtherHost is true for a Certificate made out to another host, which no authority fixes.
 	OtherHost bool
+	// plain is the sentence for a person in a window, where it differs: without the HTTP
+	// status code and the service's machine code (see Plain).
+	plain *Fact
 }
 
 // String is the sentence, without its final stop.
@@ -135,6 +140,17 @@ func (f Fact) Clipped(n int) string {
 	return fmt.Sprintf(f.Format, args...)
 }
 
+// Plain is the sentence for a person reading a window, without its final stop: the same facts
+// as String, without the HTTP status code ("(502: …)") or the service's machine code
+// ("upstream_error"), which tell that person nothing; the service's words are cut to at most n
+// characters. A terminal's user, who may search the code or report it, is given String.
+func (f Fact) Plain(n int) string {
+	if f.plain == nil {
+		return f.Clipped(n)
+	}
+	return f.plain.Clipped(n)
+}
+
 // Clip cuts w to at most n characters, ending in an ellipsis when it was longer.
 func (w Words) Clip(n int) Words {
 	if r := []rune(string(w)); len(r) > n {
@@ -146,6 +162,46 @@ func (w Words) Clip(n int) Words {
 // fact makes a Fact.
 func fact(k Kind, format string, args ...any) Fact {
 	return Fact{Kind: k, Format: format, Args: args}
+}
+
+// coded makes a Fact about a refusal with an HTTP status code: lead (formatted with args), then
+// the code and the service's words in brackets, then tail ("The service is busy (429: Slow
+// down)"). Its plain form has no code: lead, the service's own message after a colon, tail
+// ("The service is busy: Slow down").
+func coded(k Kind, code int, e *client.Error, lead, tail string, args ...any) Fact {
+	f := Fact{Kind: k, Format: lead + " (" + strconv.Itoa(code) + "%s)" + tail, Args: append(args[:len(args):len(args)], serviceWordsOf(e))}
+	f.plain = &Fact{Kind: k, Format: lead + "%s" + tail, Args: append(args[:len(args):len(args)], plainWords(e))}
+	return f
+}
+
+// serviceWordsOf is ServiceWords, "" without an error.
+func serviceWordsOf(e *client.Error) Words {
+	if e == nil {
+		return ""
+	}
+	return ServiceWords(e)
+}
+
+// statusInWords finds the status codes services write into their messages: "(502)", the
+// "502: " of "(502: upstream timeout)", "status 502".
+var statusInWords = regexp.MustCompile(`\s*\([1-5][0-9][0-9]\)|\b[1-5][0-9][0-9]: |\s*\bstatus [1-5][0-9][0-9]\b`)
+
+// plainWords is the service's own message for a person, as ": words": without its machine
+// code or a status code written into it; "" when it gave no message beyond the status text.
+func plainWords(e *client.Error) Words {
+	if e == nil {
+		return ""
+	}
+	m := strings.Join(strings.Fields(e.Message), " ")
+	if m == "" || strings.EqualFold(m, http.StatusText(e.StatusCode)) {
+		return ""
+	}
+	m = strings.TrimSpace(statusInWords.ReplaceAllString(m, ""))
+	m = strings.TrimRight(m, ". ")
+	if m == "" {
+		return ""
+	}
+	return Words(": " + m)
 }
 
 // Error says what err means, as a Fact; an error of no kind named here comes back as Unknown
@@ -162,6 +218,8 @@ func Error(err error, s Scene) Fact {
 	switch {
 	case err == nil:
 		return fact(Unknown, "No error")
+	case errors.Is(err, client.ErrReplyUnreadable):
+		return fact(ReplyUnreadable, "The service answered and charged for the message, but Parley could not read the reply: "+unreadableWhy(err))
 	case errors.Is(err, client.ErrReplyLost):
 		return fact(ReplyLost, "The message was sent but the reply was lost, so you may have been charged")
 	case errors.As(err, &ce):
@@ -171,7 +229,9 @@ func Error(err error, s Scene) Fact {
 		if re.Location != "" {
 			to = Name(re.Location)
 		}
-		return fact(Redirect, "The service redirected to %s (%d); Parley does not follow redirects, so the key stays put", to, re.StatusCode)
+		f := fact(Redirect, "The service redirected to %s (%d); Parley does not follow redirects, so the key stays put", to, re.StatusCode)
+		f.plain = &Fact{Kind: Redirect, Format: "The service redirected to %s; Parley does not follow redirects, so the key stays put", Args: []any{to}}
+		return f
 	case errors.As(err, &de):
 		return fact(Undecodable, "The service's answer has no %s that Parley can find", de.Field)
 	case errors.Is(err, client.ErrInsecureURL):
@@ -215,80 +275,88 @@ func Error(err error, s Scene) Fact {
 
 // status says what a refusal by the service means.
 func status(e *client.Error, s Scene) Fact {
-	what := ServiceWords(e)
-	switch e.StatusCode {
+	c := e.StatusCode
+	switch c {
 	case http.StatusUnauthorized:
 		switch s.Key {
 		case KeyNone:
-			return fact(KeyRefused, "The service wants an API key (401%s)", what)
+			return coded(KeyRefused, c, e, "The service wants an API key", "")
 		case KeyTyped:
-			return fact(KeyRefused, "The service refused this API key (401%s)", what)
+			return coded(KeyRefused, c, e, "The service refused this API key", "")
 		case KeyFlag:
-			return fact(KeyRefused, "The service refused the API key given with --api-key (401%s)", what)
+			return coded(KeyRefused, c, e, "The service refused the API key given with --api-key", "")
 		case KeyEnv:
-			return fact(KeyRefused, "The service refused the API key in PARLEY_API_KEY (401%s)", what)
+			return coded(KeyRefused, c, e, "The service refused the API key in PARLEY_API_KEY", "")
 		case KeyStored:
-			return fact(KeyRefused, "The service refused the stored API key (401%s)", what)
+			return coded(KeyRefused, c, e, "The service refused the stored API key", "")
 		}
-		return fact(KeyRefused, "The service refused the API key (401%s)", what)
+		return coded(KeyRefused, c, e, "The service refused the API key", "")
 	case http.StatusPaymentRequired:
-		return fact(NoPoints, "Not enough points for this call (402%s)", what)
+		return coded(NoPoints, c, e, "Not enough points for this call", "")
 	case http.StatusForbidden:
-		return fact(Forbidden, "The service does not let this API key do that (403%s)", what)
+		return coded(Forbidden, c, e, "The service does not let this API key do that", "")
 	case http.StatusNotFound:
-		return notFound(e, s, what)
+		return notFound(e, s)
 	case http.StatusRequestEntityTooLarge:
-		return fact(TooLarge, "Too large for the service (413%s)", what)
+		return coded(TooLarge, c, e, "Too large for the service", "")
 	case http.StatusUnsupportedMediaType:
-		return fact(UnreadableAudio, "The service cannot read this audio (415%s)", what)
+		return coded(UnreadableAudio, c, e, "The service cannot read this audio", "")
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		if work(e, s) == WorkSpeech && mentions(e, "voice") {
-			return fact(VoiceRefused, "The service refused the voice (%d%s)", e.StatusCode, what)
+			return coded(VoiceRefused, c, e, "The service refused the voice", "")
 		}
-		return fact(BadRequest, "The service refused the request (%d%s)", e.StatusCode, what)
+		return coded(BadRequest, c, e, "The service refused the request", "")
 	case http.StatusTooManyRequests:
-		f := fact(Busy, "The service is busy (429%s)", what)
+		f := coded(Busy, c, e, "The service is busy", "")
 		f.RetryAfter = e.RetryAfter
 		return f
 	case http.StatusBadGateway:
 		switch work(e, s) {
 		case WorkChat:
-			if mentions(e, "charge", "refund") {
-				return fact(UpstreamFailed, "The service's model failed (502%s)", what)
+			// The model failed, stopped before its reply was whole, or is not running: there is no reply,
+			// and the service charges nothing for it.
+			f := coded(UpstreamFailed, c, e, "The service's model failed", "")
+			if !mentions(e, "charge", "refund") {
+				f = coded(UpstreamFailed, c, e, "The service's model failed", "; a failed chat call is refunded")
 			}
-			return fact(UpstreamFailed, "The service's model failed (502%s); a failed chat call is refunded", what)
+			f.plain.Format = "The model gave no reply" + strings.TrimPrefix(f.plain.Format, "The service's model failed")
+			return f
 		case WorkSpeech:
-			return fact(UpstreamFailed, "The service's speech engine failed (502%s)", what)
+			return coded(UpstreamFailed, c, e, "The service's speech engine failed", "")
 		}
-		return fact(UpstreamFailed, "The service's model failed (502%s)", what)
+		return coded(UpstreamFailed, c, e, "The service's model failed", "")
 	case http.StatusServiceUnavailable:
-		return fact(ServiceDown, "The service is unavailable (503%s)", what)
+		return coded(ServiceDown, c, e, "The service is unavailable", "")
 	}
-	if e.StatusCode >= 500 {
-		return fact(ServiceDown, "The service failed (%d%s)", e.StatusCode, what)
+	if c >= 500 {
+		return coded(ServiceDown, c, e, "The service failed", "")
 	}
-	if e.StatusCode >= 200 && e.StatusCode < 300 {
-		return fact(ErrorAnswer, "The service answered with an error%s", what)
+	if c >= 200 && c < 300 {
+		f := fact(ErrorAnswer, "The service answered with an error%s", ServiceWords(e))
+		f.plain = &Fact{Kind: ErrorAnswer, Format: "The service answered with an error%s", Args: []any{plainWords(e)}}
+		return f
 	}
-	return fact(ErrorAnswer, "The service refused the request (%d%s)", e.StatusCode, what)
+	return coded(ErrorAnswer, c, e, "The service refused the request", "")
 }
 
 // notFound tells a wrong address from a conversation that does not exist.
-func notFound(e *client.Error, s Scene, what Words) Fact {
+func notFound(e *client.Error, s Scene) Fact {
 	if EndsInV1(s.BaseURL) {
-		return fact(DoubledV1, "Not found (404) at %s", Name(s.BaseURL))
+		f := fact(DoubledV1, "Not found (404) at %s", Name(s.BaseURL))
+		f.plain = &Fact{Kind: DoubledV1, Format: "Nothing was found at %s", Args: []any{Name(s.BaseURL)}}
+		return f
 	}
 	if strings.Contains(e.Path, "/conversations/") || (strings.HasSuffix(e.Path, "/messages") && (s.Conversation != "" || mentions(e, "conversation"))) {
 		conv := Name(s.Conversation)
 		if conv == "" {
 			conv = "with that ID"
 		}
-		return fact(NoConversation, "No conversation %s on this service (404%s)", conv, what)
+		return coded(NoConversation, e.StatusCode, e, "No conversation %s on this service", "", conv)
 	}
 	if s.BaseURL == "" {
-		return fact(NoEndpoint, "The service has no %s (404%s)", Name(e.Method+" "+e.Path), what)
+		return coded(NoEndpoint, e.StatusCode, e, "The service has no %s", "", Name(e.Method+" "+e.Path))
 	}
-	return fact(NoEndpoint, "The service at %s has no %s (404%s)", Name(s.BaseURL), Name(e.Method+" "+e.Path), what)
+	return coded(NoEndpoint, e.StatusCode, e, "The service at %s has no %s", "", Name(s.BaseURL), Name(e.Method+" "+e.Path))
 }
 
 // work is what the call was for: as the scene says, else as the request path shows.
@@ -438,4 +506,16 @@ func Number(n int64) string {
 		b.WriteRune(d)
 	}
 	return b.String()
+}
+
+// unreadableWhy says in a few words why a charged reply could not be read.
+func unreadableWhy(err error) string {
+	var de *client.DecodeError
+	switch {
+	case errors.Is(err, client.ErrTooLarge):
+		return "it is larger than Parley accepts"
+	case errors.As(err, &de):
+		return "the answer is not in a form Parley knows"
+	}
+	return "the answer was cut short"
 }

@@ -290,3 +290,54 @@ func TestPoints_ThousandsSeparated(t *testing.T) {
 		}
 	}
 }
+
+// TestFact_PlainHasNoStatusCode checks that the sentence for a window says the same facts as
+// the CLI's without the HTTP status code or the service's machine code: a person reading
+// "(502: upstream_error)" learns nothing from the numbers.
+func TestFact_PlainHasNoStatusCode(t *testing.T) {
+	chatPath := func(code int, machine, msg string) *client.Error {
+		return &client.Error{StatusCode: code, Code: machine, Message: msg, Method: "POST", Path: "/v1/chat/messages"}
+	}
+	cases := []struct {
+		name  string
+		err   error
+		scene explain.Scene
+		want  string
+	}{
+		{"model died mid-reply, refunded", chatPath(502, "upstream_error", "Ollama (llama3.2) did not answer: is it still running? The points for this call were refunded."),
+			explain.Scene{}, "The model gave no reply: Ollama (llama3.2) did not answer: is it still running? The points for this call were refunded"},
+		{"model failed, nothing said of the points", chatPath(502, "upstream_error", ""),
+			explain.Scene{}, "The model gave no reply; a failed chat call is refunded"},
+		{"upstream status inside the service's words", chatPath(502, "upstream_error", "The model server failed (500: out of memory). The points for this call were refunded."),
+			explain.Scene{}, "The model gave no reply: The model server failed (out of memory). The points for this call were refunded"},
+		{"unknown voice", &client.Error{StatusCode: 422, Code: "unknown_voice", Message: "There is no voice \"99999999\".", Method: "POST", Path: "/v1/chat/speech"},
+			explain.Scene{}, "The service refused the voice: There is no voice \"99999999\""},
+		{"settings refused", chatPath(422, "out_of_range", "temperature must be between 0 and 2"),
+			explain.Scene{}, "The service refused the request: temperature must be between 0 and 2"},
+		{"key refused", chatPath(401, "invalid_api_key", "Unknown API key."),
+			explain.Scene{Key: explain.KeyStored}, "The service refused the stored API key: Unknown API key"},
+		{"busy, machine code only", &client.Error{StatusCode: 429, Code: "rate_limited", Method: "GET", Path: "/v1/chat/conversations"},
+			explain.Scene{}, "The service is busy"},
+		{"unavailable", &client.Error{StatusCode: 503, Message: "Service Unavailable", Method: "GET", Path: "/v1/chat/conversations"},
+			explain.Scene{}, "The service is unavailable"},
+		{"no conversation", chatPath(404, "not_found", "No such conversation."),
+			explain.Scene{Conversation: "7"}, "No conversation 7 on this service: No such conversation"},
+		{"base URL ends in /v1", &client.Error{StatusCode: 404, Method: "GET", Path: "/v1/v1/chat/conversations"},
+			explain.Scene{BaseURL: "http://127.0.0.1:8780/v1"}, "Nothing was found at http://127.0.0.1:8780/v1"},
+		{"redirect", &client.RedirectError{StatusCode: 307, Location: "https://evil.example.net/v1", Method: "GET", Path: "/v1/chat/conversations"},
+			explain.Scene{}, "The service redirected to https://evil.example.net/v1; Parley does not follow redirects, so the key stays put"},
+		{"not a status: unchanged", keystore.ErrNotFound, explain.Scene{}, "No API key is stored for this service"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := explain.Error(tc.err, tc.scene)
+			if got := f.Plain(300); got != tc.want {
+				t.Errorf("plain:\n got %q\nwant %q", got, tc.want)
+			}
+			var ce *client.Error
+			if errors.As(tc.err, &ce) && !strings.Contains(f.String(), fmt.Sprint(ce.StatusCode)) {
+				t.Errorf("the CLI's sentence lost its status code: %q", f)
+			}
+		})
+	}
+}

@@ -41,7 +41,8 @@ var gpl = regexp.MustCompile(`GNU GENERAL PUBLIC LICENSE|(?i)(licensed|released|
 // module is one module linked into parley.
 type module struct {
 	Path, Version, Dir string
-	Replaced           bool
+	// replacedBy is the folder of Parley's patched copy (go.mod's replace), or "".
+	replacedBy string
 	// packages are the import paths of its packages that are linked, on any platform.
 	packages map[string]bool
 }
@@ -128,8 +129,8 @@ linked into parley.
 	}
 	for _, m := range mods {
 		title := m.Path + " " + m.Version
-		if m.Replaced {
-			title += " (with Parley's patch, third_party/fyne.patch)"
+		if m.replacedBy != "" {
+			title += " (with Parley's patch, " + strings.TrimPrefix(filepath.ToSlash(m.replacedBy), "./") + ".patch)"
 		}
 		section(title)
 		files, err := licenceFiles(m)
@@ -187,7 +188,10 @@ func linkedModules() ([]*module, error) {
 			}
 			m := byPath[p.Module.Path]
 			if m == nil {
-				m = &module{Path: p.Module.Path, Version: p.Module.Version, Dir: p.Module.Dir, Replaced: p.Module.Replace != nil, packages: map[string]bool{}}
+				m = &module{Path: p.Module.Path, Version: p.Module.Version, Dir: p.Module.Dir, packages: map[string]bool{}}
+				if p.Module.Replace != nil {
+					m.replacedBy = p.Module.Replace.Path
+				}
 				byPath[m.Path] = m
 			}
 			m.packages[p.ImportPath] = true

@@ -115,20 +115,29 @@ func (n *Notifications) Click(t testing.TB, id uint32) {
 // (a ping answered after it), with how many connections it was sent to.
 func ForgeSignal(t testing.TB, path dbus.ObjectPath, member string, body ...any) int {
 	t.Helper()
+	return ForgeSignals(t, 1, path, member, body...)
+}
+
+// ForgeSignals is ForgeSignal sending the signal count times, as a flood: all of them, then
+// one ping to each connection.
+func ForgeSignals(t testing.TB, count int, path dbus.ObjectPath, member string, body ...any) int {
+	t.Helper()
 	forger, err := dbus.ConnectSessionBus()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer forger.Close()
-	if err := forger.Emit(path, member, body...); err != nil {
-		t.Fatal(err)
+	for range count {
+		if err := forger.Emit(path, member, body...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var names []string
 	if err := forger.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
 		t.Fatal(err)
 	}
 	i := strings.LastIndexByte(member, '.')
-	sent := 0
+	var targets []string
 	for _, n := range names {
 		if !strings.HasPrefix(n, ":") || n == forger.Names()[0] {
 			continue
@@ -140,13 +149,17 @@ func ForgeSignal(t testing.TB, path dbus.ObjectPath, member string, body ...any)
 			dbus.FieldDestination: dbus.MakeVariant(n),
 			dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(body...)),
 		}, Body: body}
-		if call := forger.Send(msg, nil); call.Err != nil {
-			t.Fatal(call.Err)
+		for range count {
+			if call := forger.Send(msg, nil); call.Err != nil {
+				t.Fatal(call.Err)
+			}
 		}
+		targets = append(targets, n)
+	}
+	for _, n := range targets {
 		if err := forger.Object(n, "/").Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
 			t.Fatalf("ping %s: %v", n, err)
 		}
-		sent++
 	}
-	return sent
+	return len(targets)
 }

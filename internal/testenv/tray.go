@@ -90,6 +90,13 @@ func (m watcherMethods) RegisterStatusNotifierHost(service string) *dbus.Error {
 // WaitItem waits until a program has registered a tray icon, and returns the last registered.
 func (w *TrayWatcher) WaitItem(t testing.TB, timeout time.Duration) TrayItem {
 	t.Helper()
+	return w.WaitRegistration(t, 1, timeout)
+}
+
+// WaitRegistration waits until programs have registered tray icons count times (a program
+// registers again with a watcher that restarted), and returns the last registered.
+func (w *TrayWatcher) WaitRegistration(t testing.TB, count int, timeout time.Duration) TrayItem {
+	t.Helper()
 	deadline := time.After(timeout)
 	for {
 		w.mu.Lock()
@@ -99,19 +106,42 @@ func (w *TrayWatcher) WaitItem(t testing.TB, timeout time.Duration) TrayItem {
 			it = w.items[n-1]
 		}
 		w.mu.Unlock()
-		if n > 0 {
+		if n >= count {
 			return it
 		}
 		select {
 		case <-w.changed:
 		case <-deadline:
-			t.Fatalf("no tray icon was registered within %v", timeout)
+			t.Fatalf("%d tray icon registrations within %v, want %d", n, timeout, count)
 		}
 	}
 }
 
+// Stop ends the watcher, as a panel that quits or restarts (another may start after it); the
+// items registered so far are kept.
+func (w *TrayWatcher) Stop() { w.conn.Close() }
+
+// Registrations is how many times programs have registered a tray icon with this watcher.
+func (w *TrayWatcher) Registrations() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.items)
+}
+
 // Icon is a fingerprint of the icon's pixels (its largest pixmap), and its width.
 func (it TrayItem) Icon(t testing.TB) (string, int) {
+	t.Helper()
+	width, _, argb := it.Pixmap(t)
+	if len(argb) == 0 {
+		return "", 0
+	}
+	sum := sha256.Sum256(argb)
+	return hex.EncodeToString(sum[:8]), width
+}
+
+// Pixmap is the icon's largest pixmap as a panel reads it: its size, and its pixels row by row,
+// four bytes each (alpha, red, green, blue).
+func (it TrayItem) Pixmap(t testing.TB) (width, height int, argb []byte) {
 	t.Helper()
 	v, err := it.w.conn.Object(it.Service, it.Path).GetProperty("org.kde.StatusNotifierItem.IconPixmap")
 	if err != nil {
@@ -130,11 +160,49 @@ func (it TrayItem) Icon(t testing.TB) (string, int) {
 			best = i
 		}
 	}
-	if best < 0 || len(pixmaps[best].Pix) == 0 {
-		return "", 0
+	if best < 0 {
+		return 0, 0, nil
 	}
-	sum := sha256.Sum256(pixmaps[best].Pix)
-	return hex.EncodeToString(sum[:8]), int(pixmaps[best].W)
+	p := pixmaps[best]
+	if len(p.Pix) != int(p.W)*int(p.H)*4 {
+		t.Fatalf("the tray icon's pixmap is %dx%d with %d bytes", p.W, p.H, len(p.Pix))
+	}
+	return int(p.W), int(p.H), p.Pix
+}
+
+// Title is the icon's title, as a panel reads it (the name it lists the icon under).
+func (it TrayItem) Title(t testing.TB) string {
+	t.Helper()
+	v, err := it.w.conn.Object(it.Service, it.Path).GetProperty("org.kde.StatusNotifierItem.Title")
+	if err != nil {
+		t.Fatalf("reading the tray icon's title: %v", err)
+	}
+	s, ok := v.Value().(string)
+	if !ok {
+		t.Fatalf("the tray icon's Title is %v", v)
+	}
+	return s
+}
+
+// ToolTip is the title of the icon's tooltip, which a panel shows over the icon.
+func (it TrayItem) ToolTip(t testing.TB) string {
+	t.Helper()
+	v, err := it.w.conn.Object(it.Service, it.Path).GetProperty("org.kde.StatusNotifierItem.ToolTip")
+	if err != nil {
+		t.Fatalf("reading the tray icon's tooltip: %v", err)
+	}
+	var tip struct {
+		Icon    string
+		Pixmaps []struct {
+			W, H int32
+			Pix  []byte
+		}
+		Title, Text string
+	}
+	if err := v.Store(&tip); err != nil {
+		t.Fatalf("the tray icon's ToolTip: %v (%s)", err, v.Signature())
+	}
+	return tip.Title
 }
 
 // menuPath is where the icon's menu is.
@@ -222,3 +290,26 @@ func Labels(items []TrayMenuItem) []string {
 }
 
 func (mi TrayMenuItem) String() string { return fmt.Sprintf("%d:%q", mi.ID, mi.Label) }
+
+// BusNamesOf lists the names on the bus at address (unique and well-known) whose connection
+// belongs to process pid: none while the program is not connected.
+func BusNamesOf(t testing.TB, address string, pid int) []string {
+	t.Helper()
+	conn, err := dbus.Connect(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var names []string
+	if err := conn.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		t.Fatal(err)
+	}
+	var of []string
+	for _, n := range names {
+		var p uint32
+		if conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, n).Store(&p) == nil && int(p) == pid {
+			of = append(of, n)
+		}
+	}
+	return of
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/internal/keyecho"
 	"parley/media"
 )
 
@@ -91,9 +92,10 @@ func (r remote) errorMessage(b []byte) string {
 		msg = string(b)
 	}
 	msg = strings.ToValidUTF8(strings.TrimSpace(msg), "?")
-	if r.apiKey != "" {
-		msg = strings.ReplaceAll(msg, r.apiKey, "[API key]")
+	if len(msg) > 4*maxErrorBody {
+		msg = strings.ToValidUTF8(msg[:4*maxErrorBody], "")
 	}
+	msg = keyecho.Blank(msg, r.apiKey, "[API key]")
 	if len(msg) > maxErrorBody {
 		msg = strings.ToValidUTF8(msg[:maxErrorBody], "") + "…"
 	}

@@ -104,10 +104,17 @@ func (b *Button) CreateRenderer() fyne.WidgetRenderer {
 	tapBG := canvas.NewRectangle(color.Transparent)
 	b.tapAnim = newButtonTapAnimation(tapBG, b, th)
 	b.tapAnim.Curve = fyne.AnimationEaseOut
+	// Parley: the keyboard's place is drawn as a ring (FocusRingColor), which stands out from
+	// the window and from the button's own colour: a blend of the focus colour into a primary
+	// button's changes it too little to be seen (WCAG 2.4.7).
+	ring := canvas.NewRectangle(color.Transparent)
+	ring.StrokeWidth = focusRingWidth
+	ring.Hide()
 	objects := []fyne.CanvasObject{
 		background,
 		tapBG,
 		text,
+		ring,
 	}
 	r := &buttonRenderer{
 		BaseRenderer: widget.NewBaseRenderer(objects),
@@ -116,6 +123,7 @@ func (b *Button) CreateRenderer() fyne.WidgetRenderer {
 		button:       b,
 		label:        text,
 		layout:       layout.NewHBoxLayout(),
+		ring:         ring,
 	}
 	r.updateIconAndText()
 	r.applyTheme()
@@ -219,12 +227,29 @@ type buttonRenderer struct {
 	tapBG      *canvas.Rectangle
 	button     *Button
 	layout     fyne.Layout
+	ring       *canvas.Rectangle // Parley: shown while the button has the keyboard
+}
+
+// focusRingWidth is the width of the ring a focused button draws inside its edge (Parley).
+const focusRingWidth = 2
+
+// FocusRingColor is the colour of the ring that shows the keyboard's place over a background
+// bg: black over a light one, white over a dark one. It stands out at least 4.5:1 from the
+// background, and 3:1 from the primary, error and button colours of Fyne's themes, which a
+// focused widget may be filled with (Parley).
+func FocusRingColor(bg color.Color) color.Color {
+	r, g, b, _ := bg.RGBA()
+	if 299*r+587*g+114*b > 1000*0xffff/2 {
+		return color.Black
+	}
+	return color.White
 }
 
 // Layout the components of the button widget
 func (r *buttonRenderer) Layout(size fyne.Size) {
 	r.background.Resize(size)
 	r.tapBG.Resize(size)
+	r.ring.Resize(size) // Parley
 
 	th := r.button.Theme()
 	padding := r.padding(th)
@@ -319,6 +344,13 @@ func (r *buttonRenderer) applyTheme() {
 		bg.CornerRadius = th.Size(theme.SizeNameInputRadius)
 		bg.Refresh()
 	}
+	if ring := r.ring; ring != nil { // Parley
+		v := fyne.CurrentApp().Settings().ThemeVariant()
+		ring.StrokeColor = FocusRingColor(th.Color(theme.ColorNameBackground, v))
+		ring.CornerRadius = th.Size(theme.SizeNameInputRadius)
+		ring.Hidden = !r.button.focused || r.button.Disabled()
+		ring.Refresh()
+	}
 
 	r.label.Segments[0].(*TextSegment).Style.ColorName = fgColorName
 	r.label.Refresh()
@@ -385,7 +417,7 @@ func (r *buttonRenderer) updateIconAndText() {
 		if r.icon == nil {
 			r.icon = canvas.NewImageFromResource(icon)
 			r.icon.FillMode = canvas.ImageFillContain
-			r.SetObjects([]fyne.CanvasObject{r.background, r.tapBG, r.label, r.icon})
+			r.SetObjects([]fyne.CanvasObject{r.background, r.tapBG, r.label, r.icon, r.ring})
 		}
 		// TODO support disabling bitmap resource not just SVG
 		if r.button.Disabled() && svg.IsResourceSVG(icon) {

@@ -36,6 +36,7 @@ type gLDriver struct {
 	currentKeyModifiers fyne.KeyModifier // desktop driver only
 
 	trayStart, trayStop func()     // shut down the system tray, if used
+	trayStarted         bool       // Parley: trayStart has run and trayStop has not
 	systrayMenu         *fyne.Menu // cache the menu set so we know when to refresh
 }
 
@@ -102,15 +103,36 @@ func (d *gLDriver) Quit() {
 			f()
 		}
 		curWindow = nil
-		if d.trayStop != nil {
-			d.trayStop()
-		}
 	}
+	// Parley: the tray is ended whenever the app quits (it was only when a window had the
+	// keyboard, so a SIGTERM at logout with the window hidden never ended it), and only when it
+	// was started: ending one that never was closed a nil D-Bus connection, a panic.
+	d.stopSystray()
 
 	// Only call close once to avoid panic.
 	if running.CompareAndSwap(true, false) {
 		close(d.done)
 	}
+}
+
+// startSystray starts the tray, if one was asked for and it has not started yet.
+// Parley: see runSystray.
+func (d *gLDriver) startSystray() {
+	if d.trayStart == nil || d.trayStarted {
+		return
+	}
+	d.trayStarted = true
+	d.trayStart()
+}
+
+// stopSystray ends the tray, if it was started and has not ended yet.
+// Parley: see Quit.
+func (d *gLDriver) stopSystray() {
+	if !d.trayStarted {
+		return
+	}
+	d.trayStarted = false
+	d.trayStop()
 }
 
 func (d *gLDriver) addWindow(w *window) {

@@ -58,7 +58,9 @@ func (d *gLDriver) runSystray(m *fyne.Menu) {
 		if m != nil {
 			// it must be refreshed after init, so an earlier call would have been ineffective
 			runOnMain(func() {
-				d.refreshSystray(m)
+				// Parley: with the menu set last, not the first one: a menu changed before the
+				// tray started (the app hides its window at start) was replaced by the first.
+				d.refreshSystray(d.systrayMenu)
 			})
 		}
 	}, func() {
@@ -69,6 +71,14 @@ func (d *gLDriver) runSystray(m *fyne.Menu) {
 	w := d.CreateWindow("SystrayMonitor")
 	w.(*window).create()
 	w.SetCloseIntercept(d.Quit)
+
+	// Parley: runGL starts the tray as the loop begins; a tray first asked for once the loop ran
+	// (by an app that waits for the desktop's tray host, which may start after it at login) was
+	// never started, so its icon never showed, and Quit then ended a tray that had never
+	// connected (a panic). It starts now.
+	if running.Load() {
+		d.startSystray()
+	}
 }
 
 func itemForMenuItem(i *fyne.MenuItem, parent *systray.MenuItem) *systray.MenuItem {

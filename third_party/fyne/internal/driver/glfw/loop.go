@@ -103,9 +103,7 @@ func (d *gLDriver) runGL() {
 	}
 
 	d.init()
-	if d.trayStart != nil {
-		d.trayStart()
-	}
+	d.startSystray()
 
 	fyne.CurrentApp().Settings().AddListener(func(set fyne.Settings) {
 		painter.ClearFontCache()
