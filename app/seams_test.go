@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -147,3 +148,29 @@ func TestApp_WelcomeClosesAndQuits(t *testing.T) {
 }
 
 var _ conversation.Service = (*conversationtest.Service)(nil)
+
+// failingLocal is a built-in service that cannot start (its data folder is held elsewhere).
+type failingLocal struct{ fakeLocal }
+
+func (failingLocal) Start(context.Context) (string, client.APIKey, error) {
+	return "", "", errors.New("the local service's data folder is in use by another Parley (process 4242)")
+}
+
+// TestApp_SwitchToALocalServiceThatCannotStart: switching from a remote service to a built-in
+// one that cannot start leaves the window on the remote service, saying why; the welcome
+// screen is not shown over a working window.
+func TestApp_SwitchToALocalServiceThatCannotStart(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.u.deps.Local = failingLocal{}
+	h.u.useLocal()
+	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "did not start") })
+	if h.u.conn.local || h.u.sidebar == nil || h.u.composer == nil {
+		t.Fatalf("after a failed switch the window left the remote service (local %v)", h.u.conn.local)
+	}
+	if msg := h.u.status.message.Text; !strings.Contains(msg, "in use by another Parley") {
+		t.Errorf("the status bar says %q", msg)
+	}
+	h.typeAndSend("still here")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+}
