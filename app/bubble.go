@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"strings"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -197,15 +198,18 @@ func (b *bubbleRow) metaText() string {
 }
 
 // sentLead says how far a failed message went: it reached the service, which refused it
-// (4xx) or failed to answer and refunded (5xx: the model died mid-reply, say), or it never
-// reached the service.
+// (4xx: a chat call is charged only when it succeeds) or failed to answer (5xx; "nothing
+// charged" only when the service says it refunded, as it does when the model died mid-reply),
+// or it never reached the service.
 func sentLead(err error) string {
 	var ce *client.Error
 	switch {
 	case !errors.As(err, &ce):
 		return "Not sent. "
-	case ce.StatusCode >= 500:
+	case ce.StatusCode >= 500 && strings.Contains(strings.ToLower(ce.Message), "refund"):
 		return "No reply, nothing charged. "
+	case ce.StatusCode >= 500:
+		return "No reply. "
 	}
 	return "Refused, nothing charged. "
 }

@@ -87,8 +87,10 @@ func (u *UI) useLocal() {
 	}
 	firstRun := u.prefs.service() == ""
 	local := u.deps.Local
-	local.OnEngineStatus(func(st engine.Status) { u.do(func() { u.engineChanged(st) }) })
 	go func() {
+		// Off the window's goroutine: the built-in service may still be stopping (a switch
+		// away a moment ago), which holds it for a few seconds.
+		local.OnEngineStatus(func(st engine.Status) { u.do(func() { u.engineChanged(st) }) })
 		set, notice := u.localEngines(u.ctx, firstRun)
 		st := local.SetEngines(u.ctx, set)
 		if st.Notice != "" {

@@ -34,7 +34,7 @@ func TestApp_ChargedReplyUnreadableIsNotOfferedForRetry(t *testing.T) {
 		t.Error("the charged message offers no Edit")
 	}
 	meta := b.meta.Text
-	for _, want := range []string{"charged", "could not read", "not sent again"} {
+	for _, want := range []string{"charged", "too large", "not sent again"} {
 		if !strings.Contains(meta, want) {
 			t.Errorf("the charged message says %q; want %q in it", meta, want)
 		}

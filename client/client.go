@@ -234,6 +234,10 @@ type response struct {
 
 	top     map[string]json.RawMessage // the members of an object body; nil for any other body
 	payload []byte                     // what the JSON body carries: the data of an envelope, else the body
+	// refusal, for a chat call, is the error a 2xx envelope's code or status reported: a 2xx to
+	// a chat call was charged, so it is kept to explain a reply that cannot be found, not
+	// returned as a refusal that may be sent again.
+	refusal *Error
 }
 
 // decodeError reports a required field missing from this response.
@@ -456,7 +460,11 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 			cause = &sizeError{what: "the error body", size: -1, limit: limit}
 		}
 		e := c.statusError(r, resp, body, cause)
-		if r.chat && resp.StatusCode == http.StatusGatewayTimeout {
+		switch {
+		case r.chat && e.Code == CodeReplyStored:
+			// The reference service failed after it stored and charged the reply.
+			return nil, unreadable(r, e)
+		case r.chat && resp.StatusCode == http.StatusGatewayTimeout:
 			return nil, &replyLostError{method: r.method, path: r.path, cause: e}
 		}
 		return nil, e
@@ -477,8 +485,12 @@ func (c *Client) readResponse(ctx context.Context, r *request, resp *http.Respon
 			if msg == "" {
 				msg = "the service reported a failure"
 			}
-			return nil, &Error{StatusCode: resp.StatusCode, Code: c.redact(code), Message: c.redact(cleanMessage(msg)),
+			e := &Error{StatusCode: resp.StatusCode, Code: c.redact(code), Message: c.redact(cleanMessage(msg)),
 				Body: c.keptBody(body), Method: r.method, Path: r.path}
+			if !r.chat {
+				return nil, e
+			}
+			res.refusal = e
 		}
 	}
 	return res, nil

@@ -278,7 +278,9 @@ func TestErrorMatrix(t *testing.T) {
 	}
 }
 
-// A 200 whose envelope carries a non-zero code is an error.
+// A 200 whose envelope carries a non-zero code is an error: a refusal for a free call, and for
+// a chat call (a 2xx, so maybe charged) a reply that could not be read, with the service's
+// words kept.
 func TestEnvelopeFailure(t *testing.T) {
 	tests := []struct {
 		name, body, code, message string
@@ -293,16 +295,22 @@ func TestEnvelopeFailure(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newTestServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
-			_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hi"})
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("err = %v, want *Error", err)
+			_, listErr := c.ListConversations(t.Context(), ListConversationsRequest{})
+			_, chatErr := c.SendMessage(t.Context(), SendMessageRequest{Message: "hi"})
+			for _, err := range []error{listErr, chatErr} {
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("err = %v, want *Error", err)
+				}
+				if e.StatusCode != 200 || e.Code != tt.code || e.Message != tt.message {
+					t.Errorf("Error = {%d %q %q}, want {200 %q %q}", e.StatusCode, e.Code, e.Message, tt.code, tt.message)
+				}
 			}
-			if e.StatusCode != 200 || e.Code != tt.code || e.Message != tt.message {
-				t.Errorf("Error = {%d %q %q}, want {200 %q %q}", e.StatusCode, e.Code, e.Message, tt.code, tt.message)
+			if errors.Is(listErr, ErrReplyLost) {
+				t.Error("a clear refusal of a free call matched ErrReplyLost")
 			}
-			if errors.Is(err, ErrReplyLost) {
-				t.Error("a clear refusal matched ErrReplyLost")
+			if !errors.Is(chatErr, ErrReplyUnreadable) {
+				t.Errorf("chat: %v, want ErrReplyUnreadable: a 2xx to a chat call may have been charged", chatErr)
 			}
 		})
 	}

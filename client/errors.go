@@ -18,6 +18,11 @@ var ErrReplyLost = errors.New("the reply was lost after the message was sent; yo
 // again by itself, and a person should be told that it was charged, not offered a free retry.
 var ErrReplyUnreadable = errors.New("the service answered and charged, but its reply could not be read")
 
+// CodeReplyStored is the error code with which the reference service (parley serve) answers a
+// chat call that failed after its reply was stored and charged: such an answer matches
+// ErrReplyUnreadable, and the reply is in the conversation's history.
+const CodeReplyStored = "reply_stored"
+
 // ErrInsecureURL marks a base URL refused because it would send the API key without TLS to a host that is not loopback.
 var ErrInsecureURL = errors.New("insecure base URL")
 

@@ -90,12 +90,19 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 		return nil, unreadable(r, c.decodeError(res, "reply"))
 	}
 	out, err := c.decodeSendMessage(res, sent)
-	if err != nil {
-		// A success answer was charged: what cannot be read of it is a reply lost, never a
-		// refusal that may be sent again.
-		return nil, unreadable(r, err)
+	switch {
+	case err == nil:
+		// A reply found is taken, whatever code the envelope carries ("code": 1 with
+		// "msg": "success" is common).
+		return out, nil
+	case res.refusal != nil:
+		// A 2xx whose envelope says it failed, with no reply: the service may still have
+		// charged (a success status), so it is not a refusal to send again.
+		return nil, unreadable(r, res.refusal)
 	}
-	return out, nil
+	// A success answer was charged: what cannot be read of it is a reply lost, never a
+	// refusal that may be sent again.
+	return nil, unreadable(r, err)
 }
 
 // chatAnswer is the payload of a chat answer. The reference service writes the first group of

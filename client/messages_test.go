@@ -540,6 +540,9 @@ func TestSendMessage_SuccessUnreadableIsChargedNotRetryable(t *testing.T) {
 		{"invalid JSON", reply(200, `{"data":{"conversation_id":"c1","reply":"x"`)},
 		{"not JSON", reply(200, "Created")},
 		{"no reply", reply(201, `{"conversation_id":"c1"}`)},
+		{"an envelope's error code", reply(200, `{"code":40001,"msg":"insufficient balance"}`)},
+		{"an envelope's failed status", reply(200, `{"status":"failed","message":"model overloaded"}`)},
+		{"the reference service's reply stored, then failed", reply(500, `{"error":{"code":"reply_stored","message":"The service failed after storing the reply; the call was charged and its reply is in the conversation's history."}}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -564,13 +567,28 @@ func TestSendMessage_ErrorAnswerIsNotUnreadable(t *testing.T) {
 	for _, h := range []http.HandlerFunc{
 		reply(422, `{"error":{"code":"invalid","message":"too long"}}`),
 		reply(502, `not JSON at all`),
-		reply(200, `{"code":40001,"msg":"refused"}`),
 	} {
 		ts := newTestServer(t, h)
 		c := newTestClient(t, ts.URL)
 		_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
 		if err == nil || errors.Is(err, ErrReplyUnreadable) || errors.Is(err, ErrReplyLost) {
 			t.Errorf("err = %v, want a refusal that is not a reply lost", err)
+		}
+	}
+}
+
+// TestSendMessage_ReplyInAnEnvelopeWithAnOddCodeIsTaken: a 2xx chat answer whose envelope code
+// looks like an error but carries a reply gives the reply (it was charged).
+func TestSendMessage_ReplyInAnEnvelopeWithAnOddCodeIsTaken(t *testing.T) {
+	for _, body := range []string{
+		`{"code":1,"msg":"success","data":{"conversation_id":"c1","reply":"hi"}}`,
+		`{"code":"0000","msg":"ok","data":{"conversation_id":"c1","reply":"hi"}}`,
+	} {
+		ts := newTestServer(t, reply(200, body))
+		c := newTestClient(t, ts.URL)
+		got, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
+		if err != nil || got.Reply != "hi" {
+			t.Errorf("%s: %v %v, want the reply", body, got, err)
 		}
 	}
 }

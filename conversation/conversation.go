@@ -94,8 +94,9 @@ type Turn struct {
 
 	// after is the last message of the conversation known when it was sent, and known how many
 	// messages were (for a service that gives messages no IDs).
-	after client.MessageID
-	known int
+	after    client.MessageID
+	known    int
+	anchored bool // the conversation's history was read when it was sent
 }
 
 // DefaultTitle is what a conversation with no title and no known first message is called.

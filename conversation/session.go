@@ -257,6 +257,9 @@ func (th *Thread) settleLost() (unsettled bool) {
 // answered reports whether th's messages hold t's message and a reply after it, later than
 // the messages known when t was sent.
 func (th *Thread) answered(t *Turn) bool {
+	if !t.anchored {
+		return false
+	}
 	from := t.known
 	if !t.after.IsZero() {
 		from = -1
@@ -406,7 +409,10 @@ func (s *Session) TakeUnsent(th *Thread) []string {
 // already sending or an earlier one failed (later turns wait for the person to retry or dismiss
 // it, so replies keep the order in which things were said). Call with s.mu held.
 func (s *Session) nextTurn(th *Thread) *Turn {
-	if th.deleted {
+	if th.deleted || th.sending != nil {
+		// One call at a time in a conversation: a stopped call still runs (its turn may even
+		// have been dismissed), and a new conversation's next message needs the ID its answer
+		// brings.
 		return nil
 	}
 	for _, t := range th.turns {
@@ -431,6 +437,9 @@ func (s *Session) send(th *Thread, t *Turn) {
 		req.Persona, req.Temperature, req.TopP, req.MaxTokens = cfg.Persona, cfg.Temperature, cfg.TopP, cfg.MaxTokens
 	}
 	th.sending = t
+	// Where the conversation stood, to know this message again in a history read later; only
+	// when its history was read (else an older identical question could be taken for it).
+	t.anchored = th.loaded && !th.loading && th.loadErr == nil
 	if n := len(th.messages); n > 0 {
 		t.after, t.known = th.messages[n-1].ID, n
 	}
@@ -453,6 +462,10 @@ func (s *Session) send(th *Thread, t *Turn) {
 			t.State = Lost
 			th.stale = true
 		}
+	case th.deleted:
+		// Deleted while the reply was on its way (the person stopped waiting, then deleted the
+		// conversation): nothing is kept, and the list does not get it back.
+		th.removeTurn(t.Key)
 	default:
 		isNew := th.id.IsZero()
 		if isNew {
@@ -473,9 +486,14 @@ func (s *Session) send(th *Thread, t *Turn) {
 	}
 	next := s.nextTurn(th)
 	lost := t.State == Lost
+	unsaved := th.id.IsZero()
 	s.mu.Unlock()
 	s.onChange(change)
-	if lost {
+	switch {
+	case lost && unsaved:
+		// A new conversation the service may have made: the list is read again, where it shows.
+		s.Refresh()
+	case lost:
 		// Show what the service stored of the lost turn: the turn goes if the history shows it
 		// answered, and stays for the person otherwise. The service may store the reply later
 		// (it finishes a call its client left): the history is read again at the next Open.

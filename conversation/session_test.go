@@ -470,3 +470,107 @@ func TestSession_TakeUnsent(t *testing.T) {
 		t.Errorf("%d chat calls, want 1", n)
 	}
 }
+
+// TestSession_DismissedWhileAnsweringHoldsTheNext: a stopped message whose call still runs may
+// be dismissed (Edit), but the next message waits for that call: one call at a time in a
+// conversation, and a new conversation's next message goes with the ID the first one brings.
+func TestSession_DismissedWhileAnsweringHoldsTheNext(t *testing.T) {
+	f := newFake()
+	f.Gate = make(chan struct{})
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.NewThread(client.Config{}, "")
+	s.Send(th, "first")
+	<-f.Entered
+	s.StopWaiting(th)
+	if text := s.Dismiss(th, s.Snapshot(th).Turns[0].Key); text != "first" {
+		t.Fatalf("Dismiss gave %q", text)
+	}
+	s.Send(th, "second")
+	if n := len(f.ChatRequests()); n != 1 {
+		t.Fatalf("%d chat calls while the first still runs, want 1", n)
+	}
+	close(f.Gate)
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 4 })
+	reqs := f.ChatRequests()
+	if len(reqs) != 2 || reqs[1].ConversationID.IsZero() || reqs[1].ConversationID != s.ID(th) {
+		t.Errorf("the second message went to %v, want the conversation the first made (%v)", reqs[1].ConversationID, s.ID(th))
+	}
+	if entries, _ := s.Entries(); len(entries) != 1 {
+		t.Errorf("the list holds %d conversations, want 1", len(entries))
+	}
+}
+
+// TestSession_LostBeforeTheHistoryWasReadIsNotSettled: a message sent before its conversation's
+// history was read has no place to be known by: an older identical question in the history is
+// not taken for its answer.
+func TestSession_LostBeforeTheHistoryWasReadIsNotSettled(t *testing.T) {
+	f := newFake()
+	f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1"), Messages: []client.Message{
+		{Role: "user", Content: "continue"}, {Role: "assistant", Content: "and then…"}}}
+	f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+	f.Gate = make(chan struct{})
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.Open(conversationtest.ID("c1"))
+	s.Send(th, "continue") // sent while the history is being read (the gate holds the call)
+	<-f.Entered
+	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
+	close(f.Gate)
+	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && !v.Loading })
+	s.Open(conversationtest.ID("c1"))
+	until(t, w, func() bool { return !s.Snapshot(th).Loading })
+	if v := s.Snapshot(th); len(v.Turns) != 1 {
+		t.Errorf("the lost message was taken for answered by an older identical one: %+v", v.Turns)
+	}
+}
+
+// TestSession_LostFirstMessageReadsTheListAgain: a new conversation's first message whose reply
+// was lost may have made the conversation: the list is read again, where it shows.
+func TestSession_LostFirstMessageReadsTheListAgain(t *testing.T) {
+	f := newFake()
+	f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	th := s.NewThread(client.Config{}, "")
+	f.Mu.Lock()
+	f.List = []client.Conversation{{ID: conversationtest.ID("c7"), Title: "hello"}} // what the service made
+	f.Mu.Unlock()
+	s.Send(th, "hello")
+	until(t, w, func() bool { e, _ := s.Entries(); return len(e) == 1 })
+	if v := s.Snapshot(th); len(v.Turns) != 1 || v.Turns[0].State != conversation.Lost {
+		t.Errorf("the lost message: %+v", v.Turns)
+	}
+}
+
+// TestSession_DeletedWhileAnsweringStaysDeleted: a conversation deleted while a stopped call
+// still runs is not brought back to the list by its reply.
+func TestSession_DeletedWhileAnsweringStaysDeleted(t *testing.T) {
+	f := newFake()
+	f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
+	f.List = []client.Conversation{{ID: conversationtest.ID("c1"), Title: "old"}}
+	f.Gate = make(chan struct{})
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	s.LoadMore()
+	until(t, w, func() bool { e, _ := s.Entries(); return len(e) == 1 })
+	th := s.Open(conversationtest.ID("c1"))
+	until(t, w, func() bool { return !s.Snapshot(th).Loading })
+	s.Send(th, "one more")
+	<-f.Entered
+	s.StopWaiting(th)
+	deleted := make(chan error, 1)
+	s.Delete(conversationtest.ID("c1"), func(err error) { deleted <- err })
+	if err := <-deleted; err != nil {
+		t.Fatal(err)
+	}
+	close(f.Gate)
+	until(t, w, func() bool { return len(s.Snapshot(th).Turns) == 0 })
+	if e, _ := s.Entries(); len(e) != 0 {
+		t.Errorf("the deleted conversation is back in the list: %+v", e)
+	}
+}

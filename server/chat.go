@@ -266,7 +266,7 @@ func (s *Server) settledElsewhere(ctx context.Context, r *http.Request, callID s
 		return e
 	case status == "posted":
 		s.log.Error("chat call posted though its commit failed", "call", callID)
-		return errorf(http.StatusInternalServerError, codeInternal,
+		return errorf(http.StatusInternalServerError, codeReplyStored,
 			"The service failed after storing the reply; the call was charged and its reply is in the conversation's history.")
 	}
 	return s.internal(r, "settle", fmt.Errorf("call %s is %s after its settlement failed", callID, status))

@@ -41,6 +41,9 @@ const (
 	codeUpstream         = "upstream_failed"
 	codeEngineMissing    = "engine_missing"
 	codeInternal         = "internal_error"
+	// codeReplyStored: a chat call failed after its reply was stored and charged; the reply is
+	// in the conversation's history (a client must not send the message again).
+	codeReplyStored = "reply_stored"
 )
 
 type errorBody struct {

@@ -79,7 +79,7 @@ func TestEntry_RefusesAPathTheDesktopMisreads(t *testing.T) {
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), "move Parley to a folder whose path has no %") {
 			t.Errorf("Enable(%q) = %v, want an UnsafePathError saying it %s and what to do", exe, err, what)
 		}
-		if strings.ContainsAny(err.Error(), "\n\t\xff") {
+		if strings.ContainsAny(err.Error(), "\n\t") || strings.Contains(err.Error(), "\xff") {
 			t.Errorf("the error about %q holds the path's raw characters: %q", exe, err)
 		}
 		if p, _ := e.Path(); fileExists(p) || fileExists(p+".new") {

@@ -219,7 +219,7 @@ func Error(err error, s Scene) Fact {
 	case err == nil:
 		return fact(Unknown, "No error")
 	case errors.Is(err, client.ErrReplyUnreadable):
-		return fact(ReplyUnreadable, "The service answered and charged for the message, but Parley could not read the reply: "+unreadableWhy(err))
+		return unreadableFact(err)
 	case errors.Is(err, client.ErrReplyLost):
 		return fact(ReplyLost, "The message was sent but the reply was lost, so you may have been charged")
 	case errors.As(err, &ce):
@@ -508,14 +508,22 @@ func Number(n int64) string {
 	return b.String()
 }
 
-// unreadableWhy says in a few words why a charged reply could not be read.
-func unreadableWhy(err error) string {
-	var de *client.DecodeError
+// unreadableFact says why a reply the service answered with success (so charged, or maybe, when
+// it said it failed) could not be read, in few words: the CLI's line must keep room for advice.
+func unreadableFact(err error) Fact {
+	var (
+		de *client.DecodeError
+		ce *client.Error
+	)
 	switch {
 	case errors.Is(err, client.ErrTooLarge):
-		return "it is larger than Parley accepts"
+		return fact(ReplyUnreadable, "The service charged for the message, but its reply was too large to read")
+	case errors.As(err, &ce) && ce.Code == client.CodeReplyStored:
+		return fact(ReplyUnreadable, "The service charged for the message and kept its reply in the conversation's history, but failed to send it")
+	case errors.As(err, &ce):
+		return fact(ReplyUnreadable, "The service answered the message with success but said %s, so it may have charged", Words(ce.Message))
 	case errors.As(err, &de):
-		return "the answer is not in a form Parley knows"
+		return fact(ReplyUnreadable, "The service charged for the message, but its reply was in a shape Parley does not know")
 	}
-	return "the answer was cut short"
+	return fact(ReplyUnreadable, "The service charged for the message, but its reply was cut short")
 }
