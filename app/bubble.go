@@ -2,8 +2,8 @@ package app
 
 import (
 	"errors"
-	"strings"
 	"image/color"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"

@@ -519,7 +519,10 @@ func TestSession_LostBeforeTheHistoryWasReadIsNotSettled(t *testing.T) {
 	<-f.Entered
 	until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
 	close(f.Gate)
-	until(t, w, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && !v.Loading })
+	until(t, w, func() bool {
+		v := s.Snapshot(th)
+		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Lost && !v.Loading
+	})
 	s.Open(conversationtest.ID("c1"))
 	until(t, w, func() bool { return !s.Snapshot(th).Loading })
 	if v := s.Snapshot(th); len(v.Turns) != 1 {
