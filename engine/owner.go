@@ -5,22 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"syscall"
 )
 
 // Any user of this computer can listen on 127.0.0.1:11434 before Ollama does. Parley therefore
-// asks the system who owns the socket listening at a runtime's port before it sends anything
-// there, the model-list probe included, and talks only to a program of this user, of root (or
-// Windows' SYSTEM) or of a system account (such as the ollama user its Linux installer makes).
+// asks the system whose program holds the other end of each connection it makes to a runtime on
+// this computer before it sends anything there, the model-list probe included, and talks only to
+// a program of this user, of root (or Windows' SYSTEM) or of a system account (such as the
+// ollama user its Linux installer makes). The same goes for a server a person typed the address
+// of, when that address is this computer's (localhost, 127.0.0.0/8, ::1): the person chose the
+// port, not who listens there.
 //
-// Linux reads /proc/net/tcp and /proc/net/tcp6 (owner_linux.go); Windows asks for the process
-// that owns the listening socket and its user (owner_windows.go). Other systems (macOS, the
-// BSDs) are not checked (owner_other.go): there Parley trusts whatever listens on the port, as
-// it did before this check existed.
+// The check asks about the connection made, not about whoever listens at the port when the
+// check runs: a listener of another user could take the connection, close and be replaced by a
+// program of this user in between, but the socket that accepted the connection stays its
+// program's user's while the connection lasts.
+//
+// Linux reads /proc/net/tcp and /proc/net/tcp6 (owner_linux.go, procnet.go); Windows asks for
+// the process that holds the connection's other end and its user (owner_windows.go, untested:
+// see there). Other systems (macOS, the BSDs) are not checked (owner_other.go): there Parley
+// trusts whatever listens on the port, as it did before this check existed.
 
-// Owner is the user whose program listens at a port of this computer.
+// Owner is the user whose program holds the other end of a connection to a port of this computer.
 type Owner struct {
 	// ID is the user: a uid on Linux ("1000"), a SID on Windows; "" where the system does not say.
 	ID string
@@ -31,24 +41,26 @@ type Owner struct {
 	Trusted bool
 }
 
-// OwnerCheck says who owns the socket listening at port of 127.0.0.1. Its error says why it
-// cannot tell: errNoListener when nothing listens there, else the system's tables could not be
-// read.
-type OwnerCheck func(port int) (Owner, error)
+// OwnerCheck says whose program holds the other end of a connection Parley made on this computer
+// from local to remote (addresses as Go names them; an IPv4-mapped one is taken as the IPv4 one).
+// Its error says why it cannot tell: errNoPeer when that end is gone, else the system's tables
+// could not be read or its user cannot be known.
+type OwnerCheck func(local, remote netip.AddrPort) (Owner, error)
 
-// errNoListener is an OwnerCheck's error when no socket listens at the port.
-var errNoListener = errors.New("no socket listens there")
+// errNoPeer is an OwnerCheck's error when nothing holds the other end of the connection: it was
+// closed since it was accepted, or it was never there (see guard).
+var errNoPeer = errors.New("nothing holds the other end of the connection")
 
 // CheckOwner is this system's OwnerCheck (see the comment at the top of owner.go).
-func CheckOwner(port int) (Owner, error) { return checkOwner(port) }
+func CheckOwner(local, remote netip.AddrPort) (Owner, error) { return checkOwner(local, remote) }
 
-// UntrustedError is a runtime Parley sends nothing to: the program listening at its port is
-// another user's, or Parley cannot tell whose it is.
+// UntrustedError is a runtime Parley sends nothing to: the program that took the connection to
+// its port is another user's, or Parley cannot tell whose it is.
 type UntrustedError struct {
 	// Runtime names the kind of runtime expected at the port ("Ollama").
 	Runtime string
 	Port    int
-	// Owner is who listens there; its Name is "" when Err says why it is not known.
+	// Owner is whose program took the connection; its Name is "" when Err says why it is not known.
 	Owner Owner
 	// Err is why the owner could not be found; nil when it was.
 	Err error
@@ -100,40 +112,63 @@ func ownerName(id string) string {
 	return id
 }
 
-// GuardDial is a dialer for a runtime on this computer: it connects to 127.0.0.1 only and then,
-// before anything is sent, closes the connection and returns an *UntrustedError unless check
-// trusts the owner of the socket listening at the port. runtime names the runtime in that error.
+// GuardDial is a dialer for a runtime found on this computer: it connects to 127.0.0.1 only and
+// then, before anything is sent, closes the connection and returns an *UntrustedError unless
+// check (nil: CheckOwner) trusts the user of the program that holds its other end. runtime names
+// the runtime in that error.
 func GuardDial(runtime string, check OwnerCheck) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return guard(runtime, check, (&net.Dialer{}).DialContext, nil)
 }
 
+// LoopbackTransport is the HTTP transport to a server on this computer whose address a person
+// gave (localhost, 127.0.0.0/8 or ::1; see IsLoopbackURL): no proxy, and each connection checked
+// as GuardDial checks it (check nil: CheckOwner; name names the server in an *UntrustedError, ""
+// for "the model server"). A connection kept for the next request needs no new check: the
+// program at its other end cannot change while it lasts.
+func LoopbackTransport(name string, check OwnerCheck) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	t.DialContext = guardConn(name, check, thisComputerOnly((&net.Dialer{}).DialContext), nil)
+	return t
+}
+
 // guard is GuardDial over dial; seen, when not nil, is told the owner of each connection made.
 func guard(runtime string, check OwnerCheck, dial dialFunc, seen func(Owner)) dialFunc {
+	return guardConn(runtime, check, loopbackOnly(dial), seen)
+}
+
+// guardConn connects with dial, which dials this computer only, and keeps the connection when
+// check trusts the user of the program at its other end.
+func guardConn(runtime string, check OwnerCheck, dial dialFunc, seen func(Owner)) dialFunc {
 	if check == nil {
 		check = CheckOwner
 	}
-	dial = loopbackOnly(dial)
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		if conn.LocalAddr().String() == conn.RemoteAddr().String() {
+		refused := &net.OpError{Op: "dial", Net: network, Addr: conn.RemoteAddr(), Err: syscall.ECONNREFUSED}
+		local, lok := addrPort(conn.LocalAddr())
+		remote, rok := addrPort(conn.RemoteAddr())
+		if !lok || !rok {
+			conn.Close()
+			return nil, &UntrustedError{Runtime: runtime, Port: int(remote.Port()),
+				Err: fmt.Errorf("the connection's ends are %s and %s, not TCP addresses", conn.LocalAddr(), conn.RemoteAddr())}
+		}
+		if local == remote {
 			// Dialled from the very port it dials, with nothing listening there: Linux connects
 			// such a socket to itself. That is no runtime.
 			conn.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Addr: conn.RemoteAddr(), Err: syscall.ECONNREFUSED}
+			return nil, refused
 		}
-		// The check comes after the connection is made: the listener that took it is there to
-		// be found, and no other program can take the port from it while the connection lasts.
-		_, p, _ := net.SplitHostPort(addr) // loopbackOnly parsed it
-		port, _ := strconv.Atoi(p)
-		owner, err := check(port)
+		port := int(remote.Port())
+		owner, err := check(local, remote)
 		switch {
-		case errors.Is(err, errNoListener):
-			// Gone since it took the connection (or never there: see above): not running.
+		case errors.Is(err, errNoPeer):
+			// Closed since it took the connection (or never there: see above): not running.
 			conn.Close()
-			return nil, &net.OpError{Op: "dial", Net: network, Addr: conn.RemoteAddr(), Err: syscall.ECONNREFUSED}
+			return nil, refused
 		case err != nil:
 			conn.Close()
 			return nil, &UntrustedError{Runtime: runtime, Port: port, Err: err}
@@ -143,6 +178,36 @@ func guard(runtime string, check OwnerCheck, dial dialFunc, seen func(Owner)) di
 		}
 		if seen != nil {
 			seen(owner)
+		}
+		return conn, nil
+	}
+}
+
+// addrPort is a TCP connection's end a, an IPv4-mapped address as the IPv4 one.
+func addrPort(a net.Addr) (netip.AddrPort, bool) {
+	t, ok := a.(*net.TCPAddr)
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	ap := t.AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), ap.IsValid()
+}
+
+// thisComputerOnly refuses to dial anything but this computer: localhost, 127.0.0.0/8 or ::1.
+// Where localhost leads is the system's hosts file's say, so the address connected to is
+// checked too.
+func thisComputerOnly(dial dialFunc) dialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !IsLoopbackURL("http://" + addr) {
+			return nil, fmt.Errorf("a server on this computer is at localhost, 127.0.0.1 or ::1, not %q", addr)
+		}
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if ap, ok := addrPort(conn.RemoteAddr()); !ok || !ap.Addr().IsLoopback() {
+			conn.Close()
+			return nil, fmt.Errorf("%s led to %s, which is not this computer", addr, conn.RemoteAddr())
 		}
 		return conn, nil
 	}

@@ -2,12 +2,16 @@
 
 package engine
 
-import "os"
+import (
+	"net/netip"
+	"os"
+)
 
-// checkOwner reads /proc/net/tcp and tcp6 for the socket listening at port, and trusts this
-// user, root and the system accounts (uids below /etc/login.defs' UID_MIN).
-func checkOwner(port int) (Owner, error) {
-	return ownerFromProc(os.ReadFile, systemUIDPolicy(), port)
+// checkOwner reads /proc/net/tcp and tcp6 for the socket at the other end of the connection from
+// local to remote (see ownerFromProc), and trusts this user, root and the system accounts (uids
+// below /etc/login.defs' UID_MIN).
+func checkOwner(local, remote netip.AddrPort) (Owner, error) {
+	return ownerFromProc(os.ReadFile, systemUIDPolicy(), local, remote)
 }
 
 // systemUIDPolicy is this process's user and this system's UID_MIN.

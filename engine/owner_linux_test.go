@@ -10,26 +10,73 @@ import (
 	"testing"
 )
 
-// The owner of a socket this test listens on is found in the kernel's tables: this user.
+// The kernel's tables name the socket that accepted a connection, and its user: this one's, for
+// a listener of this test. Before it is accepted the listener's user is judged; once the program
+// that took the connection closes it, nothing is trusted, though a listener of this user is
+// still there. Over IPv4, a dual-stack listener (its connections in tcp6, IPv4-mapped) and ::1.
 func TestCheckOwner_FindsThisUser(t *testing.T) {
-	for _, network := range []string{"tcp4", "tcp"} {
-		addr := "127.0.0.1:0"
-		if network == "tcp" {
-			addr = ":0" // the wildcard, dual-stack where the kernel has IPv6
-		}
-		ln, err := net.Listen(network, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		o, err := CheckOwner(port)
-		if err != nil || o.ID != strconv.Itoa(os.Getuid()) || !o.Trusted || o.Name != "uid "+o.ID {
-			t.Errorf("%s %s: owner %+v, %v; want uid %d, trusted", network, ln.Addr(), o, err, os.Getuid())
-		}
-		ln.Close()
-		if _, err := CheckOwner(port); err == nil {
-			t.Errorf("%s: an owner found once nothing listens at port %d", network, port)
-		}
+	self := strconv.Itoa(os.Getuid())
+	for _, c := range []struct{ network, listen, dial string }{
+		{"tcp4", "127.0.0.1:0", "127.0.0.1"},
+		{"tcp", ":0", "127.0.0.1"}, // the wildcard, dual-stack where the kernel has IPv6
+		{"tcp6", "[::1]:0", "::1"},
+	} {
+		t.Run(c.network+" "+c.listen, func(t *testing.T) {
+			ln, err := net.Listen(c.network, c.listen)
+			if err != nil {
+				if c.network == "tcp6" {
+					t.Skipf("no IPv6 here: %v", err)
+				}
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			conn, err := net.Dial("tcp", net.JoinHostPort(c.dial, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			local, _ := addrPort(conn.LocalAddr())
+			remote, _ := addrPort(conn.RemoteAddr())
+			peer := func() (accepted []uint32, queued bool) {
+				t.Helper()
+				var socks []procSocket
+				for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+					b, err := os.ReadFile(name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s, err := parseProcNetTCP(b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					socks = append(socks, s...)
+				}
+				return peerOwners(socks, local, remote)
+			}
+			trusted := func(when string) {
+				t.Helper()
+				if o, err := CheckOwner(local, remote); err != nil || o.ID != self || !o.Trusted || o.Name != "uid "+self {
+					t.Errorf("%s: owner %+v, %v; want uid %s, trusted", when, o, err, self)
+				}
+			}
+
+			if accepted, queued := peer(); len(accepted) != 0 || !queued {
+				t.Errorf("before it is accepted: accepted by %v, waiting %v; want waiting", accepted, queued)
+			}
+			trusted("waiting to be accepted")
+			a, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if accepted, queued := peer(); len(accepted) != 1 || strconv.Itoa(int(accepted[0])) != self || queued {
+				t.Errorf("accepted: by %v, waiting %v; want by uid %s", accepted, queued, self)
+			}
+			trusted("accepted")
+			a.Close()
+			if o, err := CheckOwner(local, remote); !errors.Is(err, errNoPeer) {
+				t.Errorf("closed by the program that accepted it, its listener still there: %+v, %v; want %v", o, err, errNoPeer)
+			}
+		})
 	}
 }
 

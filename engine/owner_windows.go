@@ -3,44 +3,55 @@
 package engine
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
-	"strconv"
 	"syscall"
 	"unsafe"
 )
 
+// None of this file has run: Parley's tests run on Linux, and this file is only compiled there
+// (GOOS=windows go vet ./engine/). Untested on Windows are GetExtendedTcpTable's answers (the
+// layout parseWinTCPTable reads is Microsoft's documented one, tested with hand-made tables),
+// whether Windows lists a connection still waiting to be accepted (winPeerPIDs judges the
+// listeners when it does not), and what OpenProcess and OpenProcessToken let a user who is not
+// an administrator read of a service's or another user's process: this file refuses wherever
+// they do not let it read, which may refuse a runtime run as a service by a user Windows hides.
+
 var (
-	iphlpapi                 = syscall.NewLazyDLL("iphlpapi.dll")
-	procGetExtendedTcpTable  = iphlpapi.NewProc("GetExtendedTcpTable")
-	kernel32                 = syscall.NewLazyDLL("kernel32.dll")
-	procProcessIdToSessionId = kernel32.NewProc("ProcessIdToSessionId")
+	iphlpapi                = syscall.NewLazyDLL("iphlpapi.dll")
+	procGetExtendedTcpTable = iphlpapi.NewProc("GetExtendedTcpTable")
 )
 
 const (
-	tcpTableOwnerPIDListener = 3 // TCP_TABLE_OWNER_PID_LISTENER
-	afInet6                  = 23
-	errInsufficientBuffer    = 122
-	processQueryLimited      = 0x1000 // PROCESS_QUERY_LIMITED_INFORMATION
+	tcpTableOwnerPIDAll   = 5 // TCP_TABLE_OWNER_PID_ALL: listeners and connections
+	afInet6               = 23
+	errInsufficientBuffer = 122
+	processQueryLimited   = 0x1000 // PROCESS_QUERY_LIMITED_INFORMATION
+	systemProcessPID      = 4      // the System process, which holds the sockets of HTTP.sys
 )
 
-// The service accounts of Windows, trusted as Linux's system accounts are: LocalSystem,
-// LocalService and NetworkService.
-var windowsServiceSIDs = map[string]bool{"S-1-5-18": true, "S-1-5-19": true, "S-1-5-20": true}
-
-// checkOwner finds the processes listening at port (GetExtendedTcpTable) and their users (the
-// process's token): this user, the service accounts and the System process (PID 4, which owns
-// the sockets of HTTP.sys) are trusted. A process whose token Windows does not let Parley read
-// is trusted when it runs in session 0 (a service) or in this session, not in another user's.
-func checkOwner(port int) (Owner, error) {
-	pids, err := listenerPIDs(port)
+// checkOwner finds the process that holds the other end of the connection from local to remote
+// (GetExtendedTcpTable; see winPeerPIDs) and its user (the process's token). Only a user Parley
+// can read is trusted, and only this user or a service account: a process whose token Windows
+// does not let Parley read is refused, whichever session it runs in, and so are the sockets of
+// HTTP.sys, which serves programs of any user an administrator allowed.
+func checkOwner(local, remote netip.AddrPort) (Owner, error) {
+	var rows []winTCPRow
+	for _, af := range []uint32{syscall.AF_INET, afInet6} {
+		table, err := tcpTable(af)
+		if err != nil {
+			return Owner{}, err
+		}
+		r, err := parseWinTCPTable(table, af == afInet6)
+		if err != nil {
+			return Owner{}, fmt.Errorf("reading GetExtendedTcpTable: %w", err)
+		}
+		rows = append(rows, r...)
+	}
+	pids, err := winPeerPIDs(rows, local, remote)
 	if err != nil {
 		return Owner{}, err
-	}
-	if len(pids) == 0 {
-		return Owner{}, fmt.Errorf("port %d: %w", port, errNoListener)
 	}
 	self, err := currentUserSID()
 	if err != nil {
@@ -48,7 +59,10 @@ func checkOwner(port int) (Owner, error) {
 	}
 	var first Owner
 	for i, pid := range pids {
-		o := processOwner(pid, self)
+		o, err := processOwner(pid, self)
+		if err != nil {
+			return Owner{}, err
+		}
 		if !o.Trusted {
 			return o, nil
 		}
@@ -59,45 +73,13 @@ func checkOwner(port int) (Owner, error) {
 	return first, nil
 }
 
-// listenerPIDs are the processes listening at port on an address reaching 127.0.0.1.
-func listenerPIDs(port int) ([]uint32, error) {
-	var pids []uint32
-	for _, af := range []uint32{syscall.AF_INET, afInet6} {
-		table, err := tcpTable(af)
-		if err != nil {
-			return nil, err
-		}
-		if len(table) < 4 {
-			continue
-		}
-		n := int(binary.LittleEndian.Uint32(table))
-		size, addrLen, portAt, pidAt := 24, 4, 8, 20 // MIB_TCPROW_OWNER_PID
-		if af == afInet6 {
-			size, addrLen, portAt, pidAt = 56, 16, 20, 52 // MIB_TCP6ROW_OWNER_PID
-		}
-		for i := 0; i < n && 4+(i+1)*size <= len(table); i++ {
-			row := table[4+i*size : 4+(i+1)*size]
-			addrAt := 4 // after dwState
-			if af == afInet6 {
-				addrAt = 0
-			}
-			addr, _ := netip.AddrFromSlice(row[addrAt : addrAt+addrLen])
-			p := int(row[portAt])<<8 | int(row[portAt+1]) // network order in the low 16 bits
-			if p == port && reachesLoopback(addr) {
-				pids = append(pids, binary.LittleEndian.Uint32(row[pidAt:]))
-			}
-		}
-	}
-	return pids, nil
-}
-
-// tcpTable is GetExtendedTcpTable's listeners of an address family.
+// tcpTable is GetExtendedTcpTable's sockets of an address family, listeners and connections.
 func tcpTable(af uint32) ([]byte, error) {
 	size := uint32(16 << 10)
 	for range 5 {
 		buf := make([]byte, size)
 		r, _, _ := procGetExtendedTcpTable.Call(uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&size)), 0,
-			uintptr(af), tcpTableOwnerPIDListener, 0)
+			uintptr(af), tcpTableOwnerPIDAll, 0)
 		switch r {
 		case 0:
 			return buf[:size], nil
@@ -123,30 +105,17 @@ func currentUserSID() (string, error) {
 	return u.User.Sid.String()
 }
 
-// processOwner is the user of process pid, judged against this user's SID.
-func processOwner(pid uint32, self string) Owner {
-	if pid == 4 || pid == 0 {
-		return Owner{ID: "S-1-5-18", Name: "the System process", Trusted: true}
+// processOwner is the user of process pid, judged against this user's SID; its error says why
+// Windows does not tell whose the process is.
+func processOwner(pid uint32, self string) (Owner, error) {
+	if pid == systemProcessPID {
+		return Owner{}, errors.New("the port is HTTP.sys's, which serves programs of any user an administrator allowed, and Windows does not say whose")
 	}
 	sid, name, err := processUser(pid)
-	if err == nil {
-		return Owner{ID: sid, Name: name, Trusted: sid == self || windowsServiceSIDs[sid]}
+	if err != nil {
+		return Owner{}, fmt.Errorf("Windows does not say whose process %d is: %w", pid, err)
 	}
-	// Windows lets nobody but administrators read the token of another user's process, or of a
-	// service: its session tells them apart.
-	var session, own uint32
-	r1, _, _ := procProcessIdToSessionId.Call(uintptr(pid), uintptr(unsafe.Pointer(&session)))
-	r2, _, _ := procProcessIdToSessionId.Call(uintptr(syscall.Getpid()), uintptr(unsafe.Pointer(&own)))
-	s := strconv.FormatUint(uint64(session), 10)
-	switch {
-	case r1 == 0 || r2 == 0:
-		return Owner{ID: "pid " + strconv.FormatUint(uint64(pid), 10), Name: "process " + strconv.FormatUint(uint64(pid), 10) + ", whose user Windows does not say"}
-	case session == 0:
-		return Owner{ID: "session 0", Name: "a Windows service", Trusted: true}
-	case session == own:
-		return Owner{ID: "session " + s, Name: "a program in this session", Trusted: true}
-	}
-	return Owner{ID: "session " + s, Name: "a program of the user signed in to session " + s}
+	return Owner{ID: sid, Name: name, Trusted: trustedSID(sid, self)}, nil
 }
 
 // processUser is the SID and account name of process pid's user.

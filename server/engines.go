@@ -39,7 +39,8 @@ type Engines struct {
 	chatTimeout time.Duration
 	// recheckEvery is how often a runtime away is asked whether it is back (tests shorten it).
 	recheckEvery time.Duration
-	// owners finds who listens at a runtime's port; nil is engine.CheckOwner (tests replace it).
+	// owners finds who holds the other end of a connection to a runtime, or to a server at an
+	// address of this computer; nil is engine.CheckOwner (tests replace it).
 	owners engine.OwnerCheck
 	// choose says what else the person can do about a runtime that is away, after "or".
 	choose string
@@ -166,7 +167,7 @@ func (e *Engines) newChat(spec engine.Chat) *chatEngine {
 		hc.Transport = runtimeTransport(spec.Runtime, e.owners)
 	}
 	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: spec.URL, Model: spec.Model, APIKey: spec.Key, Where: spec.Where(),
-		ContextTokens: spec.ContextTokens, HTTP: hc})
+		ContextTokens: spec.ContextTokens, HTTP: hc, Owners: e.owners})
 	ce := &chatEngine{spec: spec, model: m}
 	if spec.Kind == engine.Detected {
 		ce.watch = &runtimeWatch{e: e}
@@ -175,9 +176,10 @@ func (e *Engines) newChat(spec engine.Chat) *chatEngine {
 }
 
 // runtimeTransport is the HTTP transport to a runtime found on this computer: 127.0.0.1 only, no
-// proxy, and a new connection for each call, checked as it is made to be to a program of a user
-// Parley trusts (engine.GuardDial; owners nil is engine.CheckOwner). A connection kept from an
-// earlier call would skip the check; a new one costs a fraction of a millisecond on loopback.
+// proxy, and a new connection for each call, checked as it is made to be held by a program of a
+// user Parley trusts (engine.GuardDial; owners nil is engine.CheckOwner). A connection kept from
+// an earlier call would not be checked again, so whose runtime answers now would go unseen (the
+// change runtimeWatch points out); a new one costs a fraction of a millisecond on loopback.
 func runtimeTransport(runtime string, owners engine.OwnerCheck) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil

@@ -42,7 +42,11 @@ type OpenAIChatOptions struct {
 	// a runtime such as vLLM refuses when the prompt and the reply do not fit it together.
 	ContextTokens int
 	// HTTP is the client to use (nil: one with DefaultChatTimeout); redirects are refused either way.
+	// Given no Transport, a client to an address of this computer gets engine.LoopbackTransport.
 	HTTP *http.Client
+	// Owners judges who holds the other end of a connection to an address of this computer
+	// (nil: engine.CheckOwner); tests replace it.
+	Owners engine.OwnerCheck
 }
 
 // NewOpenAIChat returns a ChatModel that asks an OpenAI-compatible
@@ -61,6 +65,11 @@ func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 		c = &cp
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errors.New("redirect refused") }
+	if c.Transport == nil && engine.IsLoopbackURL(o.BaseURL) {
+		// The person typed this address, but another user's program may be the one listening
+		// there: each connection is checked as a runtime's is.
+		c.Transport = engine.LoopbackTransport("", o.Owners)
+	}
 	spec := engine.Chat{Kind: engine.Remote, URL: o.BaseURL, Model: o.Model, ContextTokens: o.ContextTokens}
 	where := o.Where
 	if where == "" {
@@ -131,7 +140,10 @@ func (c *openAIChat) fail(what string, err error) *ChatFailure {
 // ended before the reply (the runtime stopped mid-reply), or too long a wait.
 func (c *openAIChat) transportFailure(err error) *ChatFailure {
 	var ne net.Error
+	var ue *engine.UntrustedError
 	switch {
+	case errors.As(err, &ue):
+		return c.fail(ue.What(), err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return c.fail("took too long to answer; try a shorter question, or a smaller model", err)
 	case strings.Contains(err.Error(), "redirect refused"):

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -216,10 +217,10 @@ func TestEngines_ChosenRuntimeNotRunning(t *testing.T) {
 	}
 }
 
-// uidCheck is an OwnerCheck whose answer the test changes: the runtime's port is listened on by
-// the uid stored, which is trusted when it is 1000 (this user) or below 1000.
+// uidCheck is an OwnerCheck whose answer the test changes: the runtime's end of each connection
+// is held by the uid stored, which is trusted when it is 1000 (this user) or below 1000.
 func uidCheck(uid *atomic.Int64) engine.OwnerCheck {
-	return func(int) (engine.Owner, error) {
+	return func(_, _ netip.AddrPort) (engine.Owner, error) {
 		u := uid.Load()
 		id := strconv.FormatInt(u, 10)
 		return engine.Owner{ID: id, Name: "uid " + id, Trusted: u <= 1000}, nil

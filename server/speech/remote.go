@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/engine"
 	"parley/internal/keyecho"
 	"parley/media"
 )
@@ -38,7 +39,11 @@ type remote struct {
 	hc      *http.Client
 }
 
-func newRemote(baseURL, model, apiKey string, hc *http.Client) remote {
+// newRemote is the remote engine at baseURL. A client without a Transport to an address of this
+// computer gets engine.LoopbackTransport, whose connections owners judges (nil:
+// engine.CheckOwner): the person typed the address, but another user's program may be the one
+// listening there.
+func newRemote(baseURL, model, apiKey string, hc *http.Client, owners engine.OwnerCheck) remote {
 	var c http.Client
 	if hc != nil {
 		c = *hc // a copy, so the caller's client keeps its own redirect policy
@@ -46,6 +51,9 @@ func newRemote(baseURL, model, apiKey string, hc *http.Client) remote {
 		c.Timeout = remoteTimeout
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errRedirect }
+	if c.Transport == nil && engine.IsLoopbackURL(baseURL) {
+		c.Transport = engine.LoopbackTransport("the speech service", owners)
+	}
 	return remote{baseURL: strings.TrimRight(baseURL, "/"), model: model, apiKey: apiKey, hc: &c}
 }
 
@@ -110,9 +118,10 @@ type remoteTranscriber struct{ remote }
 
 // NewRemoteTranscriber returns a Transcriber that posts the audio to {baseURL}/audio/transcriptions
 // of an OpenAI-compatible service, with the API key as a bearer token ("" sends none). hc nil
-// means a client with a two-minute timeout; redirects are refused either way.
+// means a client with a two-minute timeout; redirects are refused either way. At an address of
+// this computer it sends nothing to another user's program (see newRemote).
 func NewRemoteTranscriber(baseURL, model, apiKey string, hc *http.Client) Transcriber {
-	return &remoteTranscriber{newRemote(baseURL, model, apiKey, hc)}
+	return &remoteTranscriber{newRemote(baseURL, model, apiKey, hc, nil)}
 }
 
 // uploadName returns a file name, with the extension the service tells the format by, for
@@ -211,7 +220,7 @@ func NewRemoteSynthesizer(baseURL, model, apiKey string, voices []string, hc *ht
 	if len(vs) == 0 {
 		vs = slices.Clone(defaultRemoteVoices)
 	}
-	return &remoteSynthesizer{remote: newRemote(baseURL, model, apiKey, hc), voices: vs}
+	return &remoteSynthesizer{remote: newRemote(baseURL, model, apiKey, hc, nil), voices: vs}
 }
 
 func (s *remoteSynthesizer) Voices() []Voice {
