@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
-	"github.com/jezek/xgb"
 
 	"parley/app"
 	"parley/audio"
@@ -23,6 +21,7 @@ import (
 	"parley/cli"
 	"parley/client"
 	"parley/desktop/autostart"
+	"parley/desktop/display"
 	"parley/desktop/hotkey"
 	"parley/desktop/instance"
 	"parley/desktop/notify"
@@ -48,7 +47,7 @@ func main() {
 // built-in reference service; started at login, it starts in the tray. When Parley runs
 // already, it hands over to it (which shows its window) and returns.
 func runApp(startedAtLogin bool) int {
-	if why := displayMissing(); why != "" {
+	if why := display.Check(os.Getenv, display.ProbeTimeout); why != nil {
 		fmt.Fprintf(os.Stderr, `parley: %s, so the desktop app cannot open.
 Without one, run the reference service and talk to it with the command-line client:
   parley serve --demo          # prints a key and example commands
@@ -77,6 +76,12 @@ Without one, run the reference service and talk to it with the command-line clie
 			m.ID = appID
 		}
 		fyneapp.SetMetadata(m)
+	}
+	var onClosing func()
+	if inst != nil {
+		// From the moment the window starts closing, a later start must not be handed over to
+		// this Parley, which would say "shown" and then end: it runs instead.
+		onClosing = func() { go inst.Close() }
 	}
 	var login app.Autostart
 	if e, err := autostart.ForThisProgram(); err == nil {
@@ -110,6 +115,7 @@ Without one, run the reference service and talk to it with the command-line clie
 		TrayTooltip:   tray.SetTooltip,
 		Autostart:     login,
 		StartHidden:   startedAtLogin,
+		OnClosing:     onClosing,
 	})
 	if inst != nil {
 		inst.Serve(func(r instance.Request) {
@@ -127,40 +133,6 @@ Without one, run the reference service and talk to it with the command-line clie
 	}
 	ui.Wait(server.LocalStopGrace + 2*time.Second)
 	return 0
-}
-
-// displayProbeTimeout bounds the wait for an X server named by DISPLAY (one over the network
-// may not answer at all).
-const displayProbeTimeout = 5 * time.Second
-
-// displayMissing says why the desktop app has no display to open its window on, or "" when it
-// has one. On Linux without Wayland it opens DISPLAY's X display first, as GLFW would: a stale
-// DISPLAY (over ssh, or after the X server died) makes GLFW panic with a stack trace instead.
-func displayMissing() string {
-	if runtime.GOOS != "linux" || os.Getenv("WAYLAND_DISPLAY") != "" {
-		return ""
-	}
-	display := os.Getenv("DISPLAY")
-	if display == "" {
-		return "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
-	}
-	opened := make(chan error, 1)
-	go func() {
-		c, err := xgb.NewConnDisplay(display)
-		if err == nil {
-			c.Close()
-		}
-		opened <- err
-	}()
-	select {
-	case err := <-opened:
-		if err == nil {
-			return ""
-		}
-		return fmt.Sprintf("the X display %q named by DISPLAY cannot be opened (%s)", display, oneLine(err.Error(), 100))
-	case <-time.After(displayProbeTimeout):
-		return fmt.Sprintf("the X display %q named by DISPLAY did not answer within %v", display, displayProbeTimeout)
-	}
 }
 
 // oneLine is s on one line, cut to n runes.

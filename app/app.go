@@ -127,6 +127,9 @@ type Deps struct {
 	Autostart Autostart
 	// StartHidden starts with the window hidden, in the tray (Parley started at login).
 	StartHidden bool
+	// OnClosing is called first when the window closes for good, before anything that can
+	// block: the app stops answering later starts of Parley with it (nil: nothing to do).
+	OnClosing func()
 
 	// run, in tests, replaces fyne.Do: the test runs the queued updates on its own goroutine.
 	run func(func())
@@ -191,6 +194,8 @@ type UI struct {
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
 	onEnter func()
+	// stopConnecting stops the connecting screen's moving bar while it shows (leaveConnecting).
+	stopConnecting func()
 
 	// engineKeys are keys of the built-in service's remote engines kept for this session only,
 	// by normalized address, when the keyring could not take them.
@@ -303,6 +308,9 @@ func (u *UI) start() {
 
 // shutdown saves the window's size and position and ends background work.
 func (u *UI) shutdown() {
+	if u.deps.OnClosing != nil {
+		u.deps.OnClosing()
+	}
 	u.savePlacement()
 	u.gkey.stop()
 	u.tray.stop()

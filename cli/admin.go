@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,7 @@ import (
 	"parley/internal/explain"
 	"parley/keystore"
 	"parley/server"
+	"parley/server/store"
 )
 
 // adminKeyEnv names the environment variable admin reads a customer's key from when --key is
@@ -48,6 +50,12 @@ key comes from the environment variable PARLEY_ADMIN_KEY.
 
   parley admin balance --key - < keyfile
   PARLEY_ADMIN_KEY=$(cat keyfile) parley admin ledger
+
+Each command that takes a key says on standard error where the key came from and the
+account it belongs to, so that a variable left over from another customer does not go
+unnoticed:
+
+  Using the key from PARLEY_ADMIN_KEY (account 7).
 
 Flags may come before or after the other arguments.`,
 		RunE: g.runGroup("command"),
@@ -103,8 +111,9 @@ type adminKey struct {
 
 // resolveAdminKey picks the key an admin command is about: flag is the value of --key (or the
 // KEY of 'key revoke'), "-" reading it from standard input; without one, PARLEY_ADMIN_KEY.
-// The key is registered with the printer before anything can print it.
-func (g *globals) resolveAdminKey(ctx context.Context, cmd *cobra.Command, flag string) (adminKey, error) {
+// The key is registered with the printer before anything can print it. It then says on standard
+// error where the key came from and which account it is (announceKey).
+func (g *globals) resolveAdminKey(ctx context.Context, cmd *cobra.Command, a *server.Admin, flag string) (adminKey, error) {
 	k := adminKey{key: strings.TrimSpace(flag), from: "the command line"}
 	switch {
 	case k.key == "-":
@@ -123,7 +132,39 @@ func (g *globals) resolveAdminKey(ctx context.Context, cmd *cobra.Command, flag 
 	if err := keystore.ValidateKey(k.key); err != nil {
 		return adminKey{}, usageErrorf("the key from %s is not usable: %v", k.from, err)
 	}
+	g.announceKey(ctx, a, k)
 	return k, nil
+}
+
+// announceKey says on standard error where the key came from and whose account it is, before
+// the command acts on it: a PARLEY_ADMIN_KEY left over from another customer would otherwise
+// have points granted to, or a key revoked on, the wrong account without a word. A key with no
+// account (or no database) is left to the command's own error, which names where it came from.
+func (g *globals) announceKey(ctx context.Context, a *server.Admin, k adminKey) {
+	id, ok := accountOf(ctx, a.DataDir, k.key)
+	if !ok {
+		return
+	}
+	fmt.Fprintf(g.stderr, "Using the key from %s (account %d).\n", k.from, id)
+}
+
+// accountOf is the number of the account key belongs to in the database of dataDir, revoked or
+// not; false when there is none (no database is created to find out).
+func accountOf(ctx context.Context, dataDir, key string) (int64, bool) {
+	path := filepath.Join(dataDir, "parley.db")
+	if _, err := os.Stat(path); err != nil {
+		return 0, false
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return 0, false
+	}
+	defer st.Close()
+	acct, err := st.AccountByKey(ctx, key)
+	if err != nil {
+		return 0, false
+	}
+	return acct.ID, true
 }
 
 // readAdminKey reads a key from standard input: asked for without echo on a terminal, else the
@@ -226,7 +267,7 @@ func newAdminKeyRevokeCmd(g *globals, a *server.Admin) *cobra.Command {
 		Short: "Revoke an API key; its account and ledger are kept (KEY \"-\" reads it from standard input)",
 		Args:  oneArg("the key (\"-\" reads it from standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := g.resolveAdminKey(cmd.Context(), cmd, args[0])
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, a, args[0])
 			if err != nil {
 				return err
 			}
@@ -251,7 +292,7 @@ func newAdminGrantCmd(g *globals, a *server.Admin) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, a, key)
 			if err != nil {
 				return err
 			}
@@ -275,7 +316,7 @@ func newAdminBalanceCmd(g *globals, a *server.Admin) *cobra.Command {
 		Short: "Print a key's balance",
 		Args:  adminNoArgs("give the key with --key - or " + adminKeyEnv + ", or --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, a, key)
 			if err != nil {
 				return err
 			}
@@ -336,7 +377,7 @@ func newAdminLedgerCmd(g *globals, a *server.Admin) *cobra.Command {
 		Short: "List a key's grants, charges and refunds",
 		Args:  adminNoArgs("give the key with --key - or " + adminKeyEnv + ", or --key KEY"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := g.resolveAdminKey(cmd.Context(), cmd, key)
+			k, err := g.resolveAdminKey(cmd.Context(), cmd, a, key)
 			if err != nil {
 				return err
 			}

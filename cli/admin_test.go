@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,7 @@ func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
 	}
 	key := adminKey(t, h, dir, "5")
 
+	const fromArgs = "Using the key from the command line (account 2).\n"
 	for _, c := range []struct {
 		args []string
 		out  string
@@ -56,14 +58,18 @@ func TestAdmin_KeyPointsPriceAndLedger(t *testing.T) {
 		{[]string{"--data", dir, "balance", "--key", key}, "1006\n"},
 	} {
 		r := h.run(t, "", append([]string{"admin"}, c.args...)...)
-		if r.Code != 0 || r.Stdout != c.out || r.Stderr != "" {
-			t.Errorf("admin %v: %s\nwant stdout %q", c.args, r, c.out)
+		wantErr := "" // the commands that take a key say whose it is
+		if slices.ContainsFunc(c.args, func(a string) bool { return a == key || a == "--key="+key }) {
+			wantErr = fromArgs
+		}
+		if r.Code != 0 || r.Stdout != c.out || r.Stderr != wantErr {
+			t.Errorf("admin %v: %s\nwant stdout %q, stderr %q", c.args, r, c.out, wantErr)
 		}
 	}
 
 	r = h.run(t, "", "admin", "--data", dir, "ledger", "--key", key)
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
-	if r.Code != 0 || len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "TIME KIND AMOUNT BALANCE AFTER STATUS CALL ID" {
+	if r.Code != 0 || r.Stderr != fromArgs || len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != "TIME KIND AMOUNT BALANCE AFTER STATUS CALL ID" {
 		t.Fatalf("ledger: %s", r)
 	}
 	for i, want := range []string{"grant +5 5 - -", "grant +1 6 - -", "grant +1000 1006 - -"} {
@@ -180,31 +186,39 @@ func TestAdmin_KeyFromStandardInputOrTheEnvironment(t *testing.T) {
 	key := adminKey(t, h, dir, "5")
 	other := adminKey(t, h, dir, "7")
 
+	// Each command says where its key came from and whose account it is (key is account 1,
+	// other account 2).
+	const (
+		fromStdin  = "Using the key from standard input (account 1).\n"
+		fromEnv    = "Using the key from PARLEY_ADMIN_KEY (account 1).\n"
+		otherArgs  = "Using the key from the command line (account 2).\n"
+		otherStdin = "Using the key from standard input (account 2).\n"
+	)
 	for _, c := range []struct {
-		env   string // PARLEY_ADMIN_KEY
-		input string
-		args  []string
-		out   string
+		env      string // PARLEY_ADMIN_KEY
+		input    string
+		args     []string
+		out, err string
 	}{
-		{"", key + "\n", []string{"balance", "--key", "-"}, "5\n"},
-		{"", "  " + key + "  \r\nignored second line\n", []string{"balance", "--key=-"}, "5\n"},
-		{"", key, []string{"points", "grant", "--key", "-", "2"}, "Granted 2 points; the balance is 7.\n"},
-		{key, "", []string{"balance"}, "7\n"},
-		{key, "", []string{"points", "grant", "1"}, "Granted 1 point; the balance is 8.\n"},
+		{"", key + "\n", []string{"balance", "--key", "-"}, "5\n", fromStdin},
+		{"", "  " + key + "  \r\nignored second line\n", []string{"balance", "--key=-"}, "5\n", fromStdin},
+		{"", key, []string{"points", "grant", "--key", "-", "2"}, "Granted 2 points; the balance is 7.\n", fromStdin},
+		{key, "", []string{"balance"}, "7\n", fromEnv},
+		{key, "", []string{"points", "grant", "1"}, "Granted 1 point; the balance is 8.\n", fromEnv},
 		// --key wins over the environment.
-		{key, "", []string{"balance", "--key", other}, "7\n"},
-		{key, other + "\n", []string{"balance", "--key", "-"}, "7\n"},
+		{key, "", []string{"balance", "--key", other}, "7\n", otherArgs},
+		{key, other + "\n", []string{"balance", "--key", "-"}, "7\n", otherStdin},
 	} {
 		h.env["PARLEY_ADMIN_KEY"] = c.env
 		r := h.run(t, c.input, append([]string{"admin", "--data", dir}, c.args...)...)
-		if r.Code != 0 || r.Stdout != c.out || r.Stderr != "" {
-			t.Errorf("PARLEY_ADMIN_KEY set: %v; admin %v, a key on stdin: %v: %s\nwant %q", c.env != "", c.args, c.input != "", r, c.out)
+		if r.Code != 0 || r.Stdout != c.out || r.Stderr != c.err {
+			t.Errorf("PARLEY_ADMIN_KEY set: %v; admin %v, a key on stdin: %v: %s\nwant %q and on stderr %q", c.env != "", c.args, c.input != "", r, c.out, c.err)
 		}
 	}
 
 	h.env["PARLEY_ADMIN_KEY"] = key
 	r := h.run(t, "", "admin", "--data", dir, "ledger")
-	if lines := strings.Split(strings.TrimSpace(r.Stdout), "\n"); r.Code != 0 || len(lines) != 4 {
+	if lines := strings.Split(strings.TrimSpace(r.Stdout), "\n"); r.Code != 0 || len(lines) != 4 || r.Stderr != fromEnv {
 		t.Errorf("ledger with PARLEY_ADMIN_KEY: %s", r)
 	}
 
@@ -227,7 +241,7 @@ func TestAdmin_KeyFromStandardInputOrTheEnvironment(t *testing.T) {
 	}
 
 	h.env["PARLEY_ADMIN_KEY"] = ""
-	if r := h.run(t, key+"\n", "admin", "--data", dir, "key", "revoke", "-"); r.Code != 0 || r.Stdout != "The key is revoked; calls with it now get 401.\n" {
+	if r := h.run(t, key+"\n", "admin", "--data", dir, "key", "revoke", "-"); r.Code != 0 || r.Stdout != "The key is revoked; calls with it now get 401.\n" || r.Stderr != fromStdin {
 		t.Errorf("key revoke - : %s", r)
 	}
 
@@ -236,6 +250,40 @@ func TestAdmin_KeyFromStandardInputOrTheEnvironment(t *testing.T) {
 		help := strings.Join(strings.Fields(r.Stdout), " ")
 		if r.Code != 0 || !strings.Contains(help, "other users") || !strings.Contains(help, "PARLEY_ADMIN_KEY") || !strings.Contains(help, `"-" reads it from standard input`) && !strings.Contains(help, "--key - reads it from standard input") {
 			t.Errorf("admin %v does not say that --key KEY is visible to others, and what to use instead: %s", args, r)
+		}
+	}
+}
+
+// A PARLEY_ADMIN_KEY left over from another customer's work: a grant without --key goes to the
+// account that key belongs to, and the command says which before it acts, on standard error
+// (standard output stays the result alone, for scripts). Before, nothing showed that the
+// points went to the wrong account.
+func TestAdmin_SaysWhoseKeyItUses(t *testing.T) {
+	t.Parallel()
+	h := newHome(t)
+	dir := filepath.Join(h.dir, "data")
+	stale := adminKey(t, h, dir, "5") // account 1, yesterday's customer
+	adminKey(t, h, dir, "0")          // account 2, today's
+	h.env["PARLEY_ADMIN_KEY"] = stale
+	r := h.run(t, "", "admin", "--data", dir, "points", "grant", "1000")
+	if r.Code != 0 || r.Stdout != "Granted 1,000 points; the balance is 1,005.\n" {
+		t.Fatalf("grant with PARLEY_ADMIN_KEY: %s", r)
+	}
+	if want := "Using the key from PARLEY_ADMIN_KEY (account 1).\n"; r.Stderr != want {
+		t.Errorf("grant with PARLEY_ADMIN_KEY: stderr %q, want %q", r.Stderr, want)
+	}
+	if strings.Contains(r.Stderr, stale) || strings.Contains(r.Stderr, stale[3:15]) {
+		t.Errorf("the key was printed: %q", r.Stderr)
+	}
+	// Every command that takes a key says it, a revoked key's included.
+	for _, args := range [][]string{{"balance"}, {"ledger"}, {"key", "revoke", "-"}, {"balance"}} {
+		input := ""
+		if args[len(args)-1] == "-" {
+			input = stale + "\n"
+		}
+		r := h.run(t, input, append([]string{"admin", "--data", dir}, args...)...)
+		if r.Code != 0 || !strings.HasPrefix(r.Stderr, "Using the key from ") || !strings.HasSuffix(r.Stderr, " (account 1).\n") {
+			t.Errorf("admin %v: %s\nwant the key's source and account 1 on stderr", args, r)
 		}
 	}
 }

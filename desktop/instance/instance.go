@@ -69,9 +69,10 @@ type Instance struct {
 
 	mu      sync.Mutex
 	handler func(Request)
-	pending []Request // taken before Serve was given a handler
-	closed  bool
-	done    chan struct{}
+	pending []Request     // taken before Serve was given a handler
+	closed  bool          // Close has begun: no request is taken any more
+	done    chan struct{} // closed when the listener has stopped accepting
+	ended   chan struct{} // closed when Close has finished
 }
 
 // NoLockError is returned by ClaimIn when none of its folders could hold the lock, so that
@@ -110,13 +111,34 @@ func Claim(dir string, req Request) (*Instance, error) { return ClaimIn([]string
 // ClaimIn makes this process the running instance: it takes the lock in each of dirs it can
 // (each made if missing, readable by its owner only) and listens in the first. When another
 // instance holds the lock in any of them, ClaimIn hands it req and returns ErrRunning once it
-// has acknowledged, or a *NotAnsweringError. Taking every folder's lock keeps one Parley even
-// for starts that see different folders (one with XDG_RUNTIME_DIR set, one without). When no
-// folder can hold the lock, it returns a *NoLockError.
+// has acknowledged, or a *NotAnsweringError; when the holder lets the lock go instead of
+// answering (it was closing), ClaimIn begins again. Taking every folder's lock keeps one Parley
+// even for starts that see different folders (one with XDG_RUNTIME_DIR set, one without). When
+// no folder can hold the lock, it returns a *NoLockError.
 func ClaimIn(dirs []string, req Request) (*Instance, error) {
 	if !req.valid() {
 		return nil, fmt.Errorf("instance: unknown request %q", req)
 	}
+	// The instance holding the lock may be closing: it no longer answers, and lets the lock go
+	// an instant later. The start then begins again, and becomes the running instance.
+	for n := 1; ; n++ {
+		inst, err := claimIn(dirs, req)
+		if n < maxClaims && errors.Is(err, errHolderEnded) {
+			continue
+		}
+		return inst, err
+	}
+}
+
+// maxClaims bounds how often ClaimIn begins again after the instance holding the lock ended
+// while it was being asked.
+const maxClaims = 3
+
+// errHolderEnded is returned by handOver when the lock it was asking the holder of was let go
+// (the holder was closing).
+var errHolderEnded = errors.New("the instance holding the lock ended")
+
+func claimIn(dirs []string, req Request) (*Instance, error) {
 	var held []*os.File
 	var heldDirs []string
 	release := func() {
@@ -140,9 +162,13 @@ func ClaimIn(dirs []string, req Request) (*Instance, error) {
 		if !ok {
 			release()
 			pid := readPID(f)
-			f.Close()
 			allowForeground(pid)
-			if err := handOver(dir, req, time.Now().Add(HandOverTimeout)); err != nil {
+			// Between tries, whether the holder let the lock go: an instance that is closing
+			// stops answering before it does.
+			freed := func() bool { ok, err := tryLock(f); return ok && err == nil }
+			err := handOver(dir, req, time.Now().Add(HandOverTimeout), freed)
+			f.Close()
+			if err != nil {
 				return nil, &NotAnsweringError{PID: pid, Err: err}
 			}
 			return nil, ErrRunning
@@ -172,7 +198,7 @@ func ClaimIn(dirs []string, req Request) (*Instance, error) {
 		}
 		locks = append(locks, held[k])
 	}
-	inst := &Instance{locks: locks, ln: ln, ep: ep, done: make(chan struct{})}
+	inst := &Instance{locks: locks, ln: ln, ep: ep, done: make(chan struct{}), ended: make(chan struct{})}
 	go inst.accept()
 	return inst, nil
 }
@@ -204,15 +230,19 @@ func (i *Instance) Serve(handle func(Request)) {
 	}
 }
 
-// Close stops listening and drops the lock.
+// Close stops listening and drops the lock. From the moment it is called no request is taken
+// (one being read is refused), so that the app can call it as it begins to close, on a goroutine
+// of its own; a later call waits for the first to finish.
 func (i *Instance) Close() error {
 	i.mu.Lock()
 	if i.closed {
 		i.mu.Unlock()
+		<-i.ended
 		return nil
 	}
 	i.closed = true
 	i.mu.Unlock()
+	defer close(i.ended)
 	err := i.ln.Close()
 	<-i.done
 	i.ep.remove()
@@ -228,9 +258,11 @@ func (i *Instance) Close() error {
 // being answered.
 const maxAnswering = 8
 
-// firstByteTimeout bounds how long a connection may stay silent: a start of Parley has sent
-// its request before the listener takes its connection.
-const firstByteTimeout = 250 * time.Millisecond
+// firstByteTimeout bounds how long a connection may stay silent. A start of Parley sends its
+// request as it connects, but on a loaded machine the bytes can come late; silent connections
+// are dropped first when the slots fill, so this only needs to outlast the start's own wait
+// (HandOverTimeout).
+const firstByteTimeout = time.Second
 
 // answerTimeout bounds how long one connection may take to send its whole request.
 const answerTimeout = 500 * time.Millisecond
@@ -319,6 +351,12 @@ func (i *Instance) answer(k *caller) {
 		return
 	}
 	i.mu.Lock()
+	if i.closed {
+		// This Parley is closing: the start must not be told it was shown. It finds the
+		// lock free an instant later and runs instead (ClaimIn).
+		i.mu.Unlock()
+		return
+	}
 	h := i.handler
 	if h == nil {
 		i.pending = append(i.pending, req)
@@ -342,12 +380,19 @@ func parseRequest(line, token string) (Request, bool) {
 }
 
 // handOver sends req to the running instance, trying again until deadline: it may have taken
-// the lock and not be listening yet.
-func handOver(dir string, req Request, deadline time.Time) error {
+// the lock and not be listening yet. When a try fails and freed reports that the lock was let
+// go, it returns errHolderEnded (wrapping the try's error).
+func handOver(dir string, req Request, deadline time.Time, freed func() bool) error {
 	var last error
 	for {
 		last = sendRequest(dir, req, deadline)
-		if last == nil || time.Now().Add(25*time.Millisecond).After(deadline) {
+		if last == nil {
+			return nil
+		}
+		if freed() {
+			return fmt.Errorf("%w (%w)", errHolderEnded, last)
+		}
+		if time.Now().Add(25 * time.Millisecond).After(deadline) {
 			return last
 		}
 		time.Sleep(25 * time.Millisecond)

@@ -532,3 +532,110 @@ func TestClaimIn_NoFolderCanHoldTheLock(t *testing.T) {
 		t.Fatalf("ClaimIn = %v, want a NoLockError naming both folders", err)
 	}
 }
+
+// A start made while the running Parley closes (its window gone, its lock not yet let go) is
+// not answered by it, and runs instead once the lock is free, rather than exiting as if shown
+// or saying that Parley did not answer. The holder here reads the request, lets the lock go
+// and hangs up, as a closing instance does.
+func TestClaim_AStartWhileTheRunningOneClosesRunsInstead(t *testing.T) {
+	dir := tempDir(t)
+	lock, err := openLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if ok, err := tryLock(lock); !ok || err != nil {
+		t.Fatalf("tryLock = %v, %v", ok, err)
+	}
+	ln, _, err := listen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	asked := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			asked <- err.Error()
+			return
+		}
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		lock.Close() // the lock goes before the connection, as in Close
+		c.Close()
+		asked <- line
+	}()
+	inst, err := Claim(dir, Show)
+	if err != nil {
+		t.Fatalf("a start while the running Parley closes: Claim = %v, want this start to run", err)
+	}
+	defer inst.Close()
+	if line := <-asked; !strings.HasSuffix(line, " show\n") {
+		t.Errorf("the closing holder was asked %q", line)
+	}
+	// It is the running instance now: the next start hands over to it.
+	got := make(chan Request, 1)
+	inst.Serve(func(r Request) { got <- r })
+	if _, err := Claim(dir, Show); !errors.Is(err, ErrRunning) {
+		t.Fatalf("the next start: Claim = %v, want ErrRunning", err)
+	}
+	<-got
+}
+
+// Once Close is called (the app calls it as its window starts closing), a request already
+// under way is refused, not acknowledged: the start that sent it would exit, and nothing would
+// show.
+func TestInstance_ClosingRefusesARequestUnderWay(t *testing.T) {
+	dir := tempDir(t)
+	inst, err := Claim(dir, Show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Request, 2)
+	inst.Serve(func(r Request) { got <- r })
+	ep, err := findEndpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := net.Dial(ep.network, ep.address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	fmt.Fprint(early, "parley ") // the rest comes after Close
+	// A start after it is answered: connections are taken in order, so the early one has
+	// been taken too, and is being read.
+	if err := handOver(dir, Show, time.Now().Add(5*time.Second), func() bool { return false }); err != nil {
+		t.Fatalf("a start before Close: %v", err)
+	}
+	<-got
+	closed := make(chan error, 1)
+	go func() { closed <- inst.Close() }()
+	inst.mu.Lock() // Close has begun once closed is set; it finishes on its own
+	for !inst.closed {
+		inst.mu.Unlock()
+		runtime.Gosched()
+		inst.mu.Lock()
+	}
+	inst.mu.Unlock()
+	fmt.Fprintf(early, "%s %s\n", ep.token, Show)
+	early.SetReadDeadline(time.Now().Add(5 * time.Second))
+	ack, _ := bufio.NewReader(early).ReadString('\n')
+	if ack == "ok\n" {
+		t.Error("a request read after Close began was acknowledged")
+	}
+	<-closed
+	select {
+	case r := <-got:
+		t.Errorf("the handler got %q after Close began", r)
+	default:
+	}
+}
+
+// A start waits HandOverTimeout for its answer; the running instance must not drop its
+// connection for silence sooner (on a loaded machine the request's bytes can come late).
+// Silent connections still go first when the slots fill, as the flood tests show.
+func TestInstance_ASlowStartIsNotDroppedBeforeItGivesUp(t *testing.T) {
+	if firstByteTimeout < HandOverTimeout {
+		t.Errorf("a connection silent for %v is dropped, while a start waits %v for its answer", firstByteTimeout, HandOverTimeout)
+	}
+}

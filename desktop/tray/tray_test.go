@@ -194,3 +194,36 @@ func TestTrayIcon_EndWithoutABus(t *testing.T) {
 		t.Errorf("ending a tray that has no bus: %v\n%s", err, out)
 	}
 }
+
+// Quitting right after the tray started (the window closed at once, or the session ending as
+// Parley starts) must not crash Parley: the tray's background registration used to read the
+// connection that ending the tray had just taken away, and called the bus through nil. Each
+// round starts the tray on a bus with a tray host and ends it at once; in a child process, so
+// that a panic on the tray's goroutine, or the race detector's report, fails this test with
+// what it printed.
+func TestTrayIcon_EndRightAfterStart(t *testing.T) {
+	if os.Getenv("PARLEY_TEST_TRAY_CHILD") == "end-at-once" {
+		for range 200 {
+			start, end := systray.RunWithExternalLoop(nil, nil)
+			start()
+			end()
+		}
+		os.Exit(0)
+	}
+	bus := testenv.StartSessionBus(t)
+	testenv.StartTrayWatcher(t, bus.Address)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrayIcon_EndRightAfterStart$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PARLEY_TEST_TRAY_CHILD=end-at-once")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "panic") || strings.Contains(string(out), "DATA RACE") {
+		t.Errorf("ending the tray right after starting it: %v\n%s", err, tail(string(out), 3000))
+	}
+}
+
+// tail is the end of s, at most n bytes.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

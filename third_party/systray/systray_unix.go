@@ -267,11 +267,24 @@ func nativeStart() {
 	instance.menuProps = menuProps
 	instance.lock.Unlock()
 
-	go stayRegistered()
+	go stayRegistered(conn)
 }
 
-func register() bool {
-	obj := instance.conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
+// Parley: register and stayRegistered read instance.conn without the lock, after nativeStart had
+// returned: a tray ended at once (quit right after the start) had set it to nil, and they called
+// the bus through nil. stayRegistered is given the connection it was started with, and both
+// go on only while the tray runs on it.
+func running(conn *dbus.Conn) bool {
+	instance.lock.Lock()
+	defer instance.lock.Unlock()
+	return conn != nil && instance.conn == conn
+}
+
+func register(conn *dbus.Conn) bool {
+	if !running(conn) {
+		return false
+	}
+	obj := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
 	call := obj.Call("org.kde.StatusNotifierWatcher.RegisterStatusNotifierItem", 0, path)
 	if call.Err != nil {
 		log.Printf("systray error: failed to register: %v\n", call.Err)
@@ -281,10 +294,12 @@ func register() bool {
 	return true
 }
 
-func stayRegistered() {
-	register()
+func stayRegistered(conn *dbus.Conn) {
+	if !running(conn) {
+		return // the tray ended already
+	}
+	register(conn)
 
-	conn := instance.conn
 	if err := conn.AddMatchSignal(
 		dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
 		dbus.WithMatchInterface("org.freedesktop.DBus"),
@@ -322,7 +337,7 @@ func stayRegistered() {
 
 			// sig.Body has the args, which are [name old_owner new_owner]
 			if s, ok := sig.Body[2].(string); ok && s != "" {
-				register()
+				register(conn)
 			}
 		case <-quitChan:
 			return
