@@ -302,6 +302,12 @@ func checkBooks(t *testing.T, path string) {
 // appSinkInputs counts the sound server's playback streams of process pid.
 func appSinkInputs(t *testing.T, p *testenv.Pulse, pid int) int {
 	t.Helper()
+	return pulseStreamsOf(t, p, pid)
+}
+
+// pulseStreamsOf counts the sound server's playback streams of process pid.
+func pulseStreamsOf(t testing.TB, p *testenv.Pulse, pid int) int {
+	t.Helper()
 	cmd := exec.Command("pactl", "list", "sink-inputs")
 	cmd.Env = append(os.Environ(), p.Env...)
 	out, err := cmd.Output()
