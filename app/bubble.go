@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"image/color"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -171,8 +170,6 @@ func (b *bubbleRow) metaText() string {
 		}
 	}
 	switch {
-	case r.kind == rowTurn && r.turn.State == conversation.Failed && errors.Is(r.turn.Err, conversation.ErrStopped):
-		return "Stopped before it was sent: nothing was charged."
 	case r.kind == rowTurn && r.turn.State == conversation.Failed:
 		return sentLead(r.turn.Err) + phrase(r.turn.Err).text
 	case r.kind == rowTurn && r.turn.Answering && r.unsaved:
@@ -197,19 +194,17 @@ func (b *bubbleRow) metaText() string {
 	return at
 }
 
-// sentLead says how far a failed message went: it reached the service, which refused it
-// (4xx: a chat call is charged only when it succeeds) or failed to answer (5xx; "nothing
-// charged" only when the service says it refunded, as it does when the model died mid-reply),
-// or it never reached the service.
+// sentLead says how far a failed message went: it reached the service, which refused it (4xx)
+// or failed to answer (5xx: the model died mid-reply, say), or it never reached the service. A
+// chat call is charged only when it succeeds: a 2xx, or the reference service's reply_stored,
+// which are replies lost, never failed turns.
 func sentLead(err error) string {
 	var ce *client.Error
 	switch {
 	case !errors.As(err, &ce):
 		return "Not sent. "
-	case ce.StatusCode >= 500 && strings.Contains(strings.ToLower(ce.Message), "refund"):
-		return "No reply, nothing charged. "
 	case ce.StatusCode >= 500:
-		return "No reply. "
+		return "No reply, nothing charged. "
 	}
 	return "Refused, nothing charged. "
 }
