@@ -162,3 +162,42 @@ func BenchmarkTypeInLongDraft(b *testing.B) {
 		h.u.win.Canvas().Capture()
 	}
 }
+
+// BenchmarkComposer_KeyAt50KB types one character at the end of a 50,000-character draft in
+// the message box of the 1000×700 window (the entry's work and every handler of its text; no
+// frame drawn: the test driver's software painter is not the app's).
+func BenchmarkComposer_KeyAt50KB(b *testing.B) {
+	for _, shape := range []string{"paragraph", "lines"} {
+		b.Run(shape, func(b *testing.B) {
+			h := start(b, newFakeService())
+			h.u.newConversation()
+			h.u.composer.setText(prose(50000, shape == "lines"))
+			h.u.focusComposer()
+			h.u.win.Canvas().Capture()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				h.u.composer.entry.TypedRune('a')
+			}
+		})
+	}
+}
+
+// BenchmarkComposer_Paste50KB pastes 50,000 characters into the empty message box.
+func BenchmarkComposer_Paste50KB(b *testing.B) {
+	for _, shape := range []string{"paragraph", "lines"} {
+		b.Run(shape, func(b *testing.B) {
+			h := start(b, newFakeService())
+			h.u.newConversation()
+			h.u.focusComposer()
+			text := prose(50000, shape == "lines")
+			h.u.win.Canvas().Capture()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				h.u.composer.setText("")
+				b.StartTimer()
+				h.u.composer.entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(text)})
+			}
+		})
+	}
+}

@@ -1,9 +1,14 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -11,10 +16,20 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"parley/client"
+	"parley/conversation"
+	"parley/internal/explain"
 )
 
 // maxComposerRows is how tall the composer grows before it scrolls.
 const maxComposerRows = 8
+
+// referenceMessageLimit is the longest message the reference service takes (the built-in one
+// and parley serve), in characters: Unicode code points of the message as sent, which is how it
+// counts them (server/decode.go; docs/API.md, Limits). The spec shows no limit, and no answer
+// (GET /v1/account included) says one.
+const referenceMessageLimit = 32000
 
 // composer is where the person writes: a multi-line entry (Enter sends, Shift+Enter starts a
 // new line), Send, and the microphone for push-to-talk. While recording, it shows the level,
@@ -42,6 +57,13 @@ type composer struct {
 	notice       *fyne.Container
 	noticeText   *widget.Label
 	noticeAction *widget.Button
+
+	// length says, under the box, how far the message is over the service's limit, while it is;
+	// limit is that limit in characters (0: not known), and over whether the message is over it
+	// (Send is disabled then).
+	length *widget.Label
+	limit  int
+	over   bool
 
 	box *fyne.Container
 }
@@ -78,7 +100,10 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	c.notice = border(nil, nil, widget.NewIcon(theme.WarningIcon()),
 		container.NewCenter(container.NewHBox(c.noticeAction, dismiss)), c.noticeText)
 	c.notice.Hide()
-	c.writing = border(c.notice, nil, container.NewHBox(c.mic, c.stop), c.send, c.entry)
+	c.length = widget.NewLabel("")
+	c.length.Importance = widget.DangerImportance
+	c.length.Hide()
+	c.writing = border(c.notice, c.length, container.NewHBox(c.mic, c.stop), c.send, c.entry)
 
 	c.levelBack = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	c.levelBack.SetMinSize(fyne.NewSize(160, 10))
@@ -140,10 +165,65 @@ func (c *composer) setText(s string) {
 	c.fit()
 }
 
-// submit sends what was typed; the entry empties and keeps the focus.
+// restore puts text, messages the service refused, back in the box at once, in one change:
+// what the box held (typed since they were sent) follows on a line of its own, with the cursor
+// at its end, where the person was typing. Nothing is sent.
+func (c *composer) restore(text string) {
+	if strings.TrimSpace(c.entry.Text) != "" {
+		text += "\n" + c.entry.Text
+	}
+	c.setText(text)
+}
+
+// messageLength is the length of text as the service counts it: the characters (Unicode code
+// points) of the message sent, which is text trimmed (conversation.Session.Send).
+func messageLength(text string) int { return utf8.RuneCountInString(strings.TrimSpace(text)) }
+
+// setLimit makes limit (characters, 0: not known) the service's limit on a message.
+func (c *composer) setLimit(limit int) {
+	c.limit = limit
+	c.checkLength()
+}
+
+// checkLength shows under the box how far the message is over the service's limit, and
+// disables Send, while it is over. It runs on every key typed: counting 50,000 characters takes
+// some microseconds, and the layout changes only when the message goes over or back.
+func (c *composer) checkLength() {
+	over := false
+	if c.limit > 0 {
+		if n := messageLength(c.entry.Text); n > c.limit {
+			over = true
+			line := fmt.Sprintf("%s characters: %s over the service's limit of %s",
+				explain.Number(int64(n)), explain.Number(int64(n-c.limit)), explain.Number(int64(c.limit)))
+			if c.length.Text != line {
+				c.length.SetText(line)
+			}
+		}
+	}
+	if over == c.over {
+		return
+	}
+	c.over = over
+	if over {
+		c.length.Show()
+		c.send.Disable()
+	} else {
+		c.length.Hide()
+		c.send.Enable()
+	}
+	c.box.Refresh()
+}
+
+// submit sends what was typed; the entry empties and keeps the focus. A message over the
+// service's limit is not sent: the notice says so.
 func (c *composer) submit() {
 	text := strings.TrimSpace(c.entry.Text)
 	if text == "" {
+		return
+	}
+	if c.over {
+		c.showNotice(fmt.Sprintf("Not sent: the message is %s characters over the service's limit. Shorten it, or send it in parts.",
+			explain.Number(int64(messageLength(text)-c.limit))), "", nil)
 		return
 	}
 	c.entry.SetText("")
@@ -218,7 +298,10 @@ func newComposerEntry(c *composer) *composerEntry {
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapWord
 	e.SetPlaceHolder(composerPlaceholders[0])
-	e.OnChanged = func(string) { c.fit() }
+	e.OnChanged = func(string) {
+		c.fit()
+		c.checkLength()
+	}
 	e.ExtendBaseWidget(e)
 	e.SetMinRowsVisible(1)
 	c.rows = 1
@@ -284,4 +367,74 @@ func (e *composerEntry) TypedShortcut(s fyne.Shortcut) {
 		return
 	}
 	e.Entry.TypedShortcut(s)
+}
+
+// lengthInRefusal finds a length in characters in a service's refusal ("The message is longer
+// than 32000 characters.").
+var lengthInRefusal = regexp.MustCompile(`([0-9][0-9,]*) characters`)
+
+// refusedAsTooLong reports whether err is the service refusing a message for its length: a 413
+// (the request body over its cap), or a 400 or 422 whose message says "long" and names a length
+// in characters; limit is the smallest length it names (0: none).
+func refusedAsTooLong(err error) (limit int, ok bool) {
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	switch e.StatusCode {
+	case http.StatusRequestEntityTooLarge, http.StatusBadRequest, http.StatusUnprocessableEntity:
+	default:
+		return 0, false
+	}
+	for _, m := range lengthInRefusal.FindAllStringSubmatch(e.Message, -1) {
+		if n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err == nil && n > 0 && (limit == 0 || n < limit) {
+			limit = n
+		}
+	}
+	if e.StatusCode != http.StatusRequestEntityTooLarge && (limit == 0 || !strings.Contains(strings.ToLower(e.Message), "long")) {
+		return 0, false
+	}
+	return limit, true
+}
+
+// restoreRefused takes the messages of th that the service refused as too long back into the
+// message box, with those queued behind them (sent after, they wait for them), at once and in
+// one change; it reports whether there were any. Nothing is sent: what the box held follows on
+// a line of its own, and a limit the refusal names becomes the composer's. For a conversation
+// not on screen, they go to its draft.
+func (u *UI) restoreRefused(th *conversation.Thread, v conversation.ThreadView) bool {
+	limit, found := 0, false
+	for _, t := range v.Turns {
+		if t.State == conversation.Failed {
+			limit, found = refusedAsTooLong(t.Err)
+			break // the turns after a failed one are queued behind it
+		}
+	}
+	if !found || (u.vmode != nil && u.vmode.waitsFor(th)) {
+		return false
+	}
+	text := strings.Join(u.sess.TakeUnsent(th), "\n")
+	if text == "" {
+		return false
+	}
+	why := "Not sent: the service refused the message as too long"
+	if limit > 0 {
+		why = fmt.Sprintf("Not sent: the message is longer than the service's limit of %s characters", explain.Number(int64(limit)))
+	}
+	if th != u.current {
+		if d := u.drafts[th]; strings.TrimSpace(d) != "" {
+			text += "\n" + d
+		}
+		u.drafts[th] = text
+		u.flash(why + ". It is back in its conversation's message box.")
+		return true
+	}
+	if limit > 0 {
+		u.composer.setLimit(limit)
+	}
+	u.composer.restore(text)
+	u.composer.showNotice(fmt.Sprintf("%s (%s characters). It is back here: shorten it, or send it in parts.",
+		why, explain.Number(int64(messageLength(text)))), "", nil)
+	u.focusComposer()
+	return true
 }

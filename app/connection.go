@@ -147,21 +147,38 @@ func (u *UI) attach(c *connection) {
 	u.ptt.attach(c, u.sess)
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
+	if c.local {
+		u.composer.setLimit(referenceMessageLimit)
+	}
 	u.sess.LoadMore()
 	u.newConversation()
 	if c.engineNotice != "" {
 		u.status.flash(c.engineNotice)
 	}
-	go refreshAccount(u.ctx, c.svc, u.sess)
+	go refreshAccount(u.ctx, c.svc, u.sess, func() {
+		u.do(func() {
+			if u.conn == c {
+				u.composer.setLimit(referenceMessageLimit)
+			}
+		})
+	})
 }
 
 // refreshAccount reads the balance from svc, where the service reports it, into sess. It runs
 // on a goroutine of its own, so it is given what it works with rather than reading the window's
-// state, which another service attached meanwhile may change.
-func refreshAccount(ctx context.Context, svc Service, sess *conversation.Session) {
+// state, which another service attached meanwhile may change. A service that names its chat
+// engine there is the reference service (the account endpoint and its chat_engine are its
+// extensions, docs/API.md): reference is called, for its limit on a message.
+func refreshAccount(ctx context.Context, svc Service, sess *conversation.Session, reference func()) {
 	a, err := svc.Account(ctx)
-	if err == nil && a.Balance != nil {
+	if err != nil {
+		return
+	}
+	if a.Balance != nil {
 		sess.SetBalance(*a.Balance)
+	}
+	if a.ChatEngine != "" {
+		reference()
 	}
 }
 

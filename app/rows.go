@@ -17,22 +17,35 @@ type rowCounter struct {
 	limit int
 	// measure is the width of a text (nil: the theme's text, as an Entry shows it).
 	measure func([]rune) float32
+	// full is the beginning of a long line found to take limit rows at width: a line that
+	// begins with it takes them too (typing at the end of a long paragraph measures nothing).
+	full string
 }
 
-// maxRememberedLines bounds what a rowCounter remembers.
-const maxRememberedLines = 256
+// maxRememberedLines bounds what a rowCounter remembers, and maxRememberedLine the length of a
+// line it remembers (in bytes): a longer line is measured each time, only until it has the rows
+// asked for, so that a key typed in a 50,000-character paragraph neither converts it whole nor
+// keeps a copy of it for each key.
+const (
+	maxRememberedLines = 256
+	maxRememberedLine  = 1024
+)
 
 // count is how many rows text takes at width, at most limit (and at least 1). At width 0
 // (nothing laid out yet) each line is a row.
 func (rc *rowCounter) count(text string, width float32, limit int) int {
 	if width != rc.width || limit != rc.limit || len(rc.lines) > maxRememberedLines {
-		rc.width, rc.limit, rc.lines = width, limit, map[string]int{}
+		rc.width, rc.limit, rc.lines, rc.full = width, limit, map[string]int{}, ""
 	}
 	rows := 0
 	for rest := text; ; {
 		line, tail, more := strings.Cut(rest, "\n")
 		n, ok := rc.lines[line]
-		if !ok {
+		switch {
+		case ok:
+		case len(line) > maxRememberedLine:
+			n = rc.longLineRows(line, limit)
+		default:
 			n = rc.lineRows([]rune(line), limit)
 			rc.lines[line] = n
 		}
@@ -45,6 +58,36 @@ func (rc *rowCounter) count(text string, width float32, limit int) int {
 		}
 		rest = tail
 	}
+}
+
+// longLineRows is lineRows of a long line, measured from its start only until it has limit
+// rows: its first 1,024 characters, then twice as many, and so on (a line's beginning never
+// takes more rows than the whole line).
+func (rc *rowCounter) longLineRows(line string, limit int) int {
+	if rc.full != "" && strings.HasPrefix(line, rc.full) {
+		return limit
+	}
+	for n := 1024; ; n *= 2 {
+		prefix, whole := runePrefix(line, n)
+		rows := rc.lineRows(prefix, limit)
+		if rows >= limit {
+			rc.full = string(prefix)
+		}
+		if rows >= limit || whole {
+			return rows
+		}
+	}
+}
+
+// runePrefix is the first n characters of s, and whether that is all of s.
+func runePrefix(s string, n int) ([]rune, bool) {
+	for i := range s {
+		if n == 0 {
+			return []rune(s[:i]), false
+		}
+		n--
+	}
+	return []rune(s), true
 }
 
 // lineRows is how many rows one line (no newline) takes, at most limit: Fyne's word wrapping

@@ -18,6 +18,7 @@ func (u *UI) showWelcome() { u.showWelcomeAfter(nil) }
 
 // showWelcomeAfter shows the first-run screen, with why the last attempt failed when err is set.
 func (u *UI) showWelcomeAfter(err error) {
+	u.leaveConnecting()
 	logo := canvas.NewImageFromResource(Icon)
 	logo.FillMode = canvas.ImageFillContain
 	logo.SetMinSize(fyne.NewSize(96, 96))
@@ -98,10 +99,22 @@ func (u *UI) welcomeMenu() *fyne.MainMenu {
 
 // showConnecting shows that Parley is reaching a service.
 func (u *UI) showConnecting(what string) {
+	u.leaveConnecting()
 	bar := widget.NewProgressBarInfinite()
+	u.stopConnecting = bar.Stop
 	u.win.SetMainMenu(u.welcomeMenu())
 	label := widget.NewLabelWithStyle("Connecting to "+what+"…", fyne.TextAlignCenter, fyne.TextStyle{})
 	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(360, 80), container.NewVBox(label, bar))))
+}
+
+// leaveConnecting stops the connecting screen's bar, before another screen replaces it: a bar
+// no longer shown moves on until Fyne drops its renderer, a minute later, and each of its steps
+// redraws the window (60 frames a second, a core's worth with a long draft in the message box).
+func (u *UI) leaveConnecting() {
+	if u.stopConnecting != nil {
+		u.stopConnecting()
+		u.stopConnecting = nil
+	}
 }
 
 // describeLocal says in hint what the local service would answer with: the chat engine chosen

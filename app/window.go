@@ -25,6 +25,7 @@ var (
 // buildMain puts the main window together: the menu, the sidebar, the conversation (header,
 // messages, composer) and the status bar.
 func (u *UI) buildMain() {
+	u.leaveConnecting()
 	canvas := u.win.Canvas()
 	if u.sidebar != nil {
 		u.sidebar.stop()
@@ -162,9 +163,15 @@ func (u *UI) apply(ch conversation.Change) {
 	if ch.Err != nil {
 		u.sidebar.showError(ch.Err)
 	}
+	if ch.Thread != nil && ch.Thread != u.current {
+		u.restoreRefused(ch.Thread, u.sess.Snapshot(ch.Thread))
+	}
 	if ch.Thread != nil && ch.Thread == u.current {
 		// One copy of the conversation for everything that renders it.
 		v := u.sess.Snapshot(ch.Thread)
+		if u.restoreRefused(ch.Thread, v) {
+			v = u.sess.Snapshot(ch.Thread)
+		}
 		u.offerAccountFor(v)
 		u.chat.renderView(v)
 		u.header.refreshFrom(v)

@@ -3,8 +3,10 @@ package widget
 import (
 	"image/color"
 	"math"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-text/typesetting/di"
 	"github.com/go-text/typesetting/shaping"
@@ -44,6 +46,39 @@ type RichText struct {
 
 	visualCache map[RichTextSegment][]fyne.CanvasObject
 	minCache    fyne.Size
+	wrapped     wrapInput // Parley: what rowBounds were made from
+
+	// Parley: the runes of the text last asked for (runesOf).
+	runeText string
+	runeList []rune
+}
+
+// runesOf is text's runes, which the caller must not change. Parley: an Entry's cursor and
+// selection take rows of its text, which made all its runes for every row: selecting a
+// 50,000-character draft (800 rows) took 1.4 s. The runes of the text last asked for are kept.
+func (t *RichText) runesOf(text string) []rune {
+	if t.runeList == nil || text != t.runeText {
+		t.runeText, t.runeList = text, []rune(text)
+	}
+	return t.runeList
+}
+
+// wrapInput is what the rows of a RichText of one text segment (an Entry's, a Label's) depend
+// on. Parley: an Entry wrapped its whole text three times for each key typed (its updateText,
+// its renderer's Refresh and the RichText's own Refresh), about 8 ms each time for a
+// 50,000-character draft. Now the second and third find the same input and keep the rows, and
+// the first keeps the rows before the change (keptRows) and wraps only from there on.
+type wrapInput struct {
+	seg            *TextSegment
+	text           string
+	style          RichTextStyle
+	size, em       float32 // the text size, and the width of "M" (a change of font)
+	wrap           fyne.TextWrap
+	trunc          fyne.TextTruncation
+	width          float32
+	fit            fyne.Size // for truncation only: the height does not change rows otherwise
+	inset          fyne.Size
+	padding, space float32
 }
 
 // NewRichText returns a new RichText widget that renders the given text and segments.
@@ -301,7 +336,7 @@ func (t *RichText) lineSizeToColumn(col, row int, textSize, innerPad float32) fy
 			if i == 0 {
 				start = bound.begin
 			}
-			measureText := []rune(text.Text)[start:]
+			measureText := t.runesOf(text.Text)[start:]
 			if col < counted+len(measureText) {
 				measureText = measureText[0 : col-counted]
 				last = true
@@ -341,12 +376,12 @@ func (t *RichText) row(row int) []rune {
 		if text, ok := seg.(*TextSegment); ok {
 			if i == 0 {
 				if len(bound.segments) == 1 {
-					ret = append(ret, []rune(text.Text)[bound.begin:bound.end]...)
+					ret = append(ret, t.runesOf(text.Text)[bound.begin:bound.end]...)
 				} else {
-					ret = append(ret, []rune(text.Text)[bound.begin:]...)
+					ret = append(ret, t.runesOf(text.Text)[bound.begin:]...)
 				}
 			} else if i == len(bound.segments)-1 && len(bound.segments) > 1 && bound.end != 0 {
-				ret = append(ret, []rune(text.Text)[:bound.end]...)
+				ret = append(ret, t.runesOf(text.Text)[:bound.end]...)
 			}
 		}
 	}
@@ -391,6 +426,38 @@ func (t *RichText) updateRowBounds() {
 	var bounds []rowBoundary
 	maxWidth := t.Size().Width - 2*innerPadding + 2*t.inset.Width
 	wrapWidth := maxWidth
+
+	// Parley: one text segment wrapped as last time keeps its rows; when only its text changed,
+	// the rows before the change are kept.
+	var input wrapInput
+	if len(t.Segments) == 1 {
+		if seg, ok := t.Segments[0].(*TextSegment); ok {
+			size := seg.size()
+			input = wrapInput{seg: seg, text: seg.Text, style: seg.Style, size: size,
+				em: fyne.MeasureText("M", size, seg.Style.TextStyle).Width, wrap: t.Wrapping,
+				trunc: t.Truncation, width: t.Size().Width, inset: t.inset,
+				padding: innerPadding, space: th.Size(theme.SizeNameLineSpacing)}
+			if t.Truncation != fyne.TextTruncateOff {
+				input.fit = fitSize
+			}
+			kept, from := 0, 0
+			if t.rowBounds != nil {
+				if input == t.wrapped {
+					return
+				}
+				kept, from = t.keptRows(input)
+			}
+			t.wrapped = input
+			if kept > 0 {
+				rest, _ := lineBoundsFrom(seg, t.Wrapping, t.Truncation, wrapWidth, fyne.NewSize(maxWidth, fitSize.Height), func(text []rune) fyne.Size {
+					return fyne.MeasureText(string(text), size, seg.Style.TextStyle)
+				}, from, kept)
+				t.rowBounds = append(append(make([]rowBoundary, 0, kept+len(rest)), t.rowBounds[:kept]...), rest...)
+				return
+			}
+		}
+	}
+	t.wrapped = input
 
 	var currentBound *rowBoundary
 	var iterateSegments func(segList []RichTextSegment)
@@ -481,6 +548,37 @@ func (t *RichText) updateRowBounds() {
 
 	iterateSegments(t.Segments)
 	t.rowBounds = bounds
+}
+
+// keptRows is how many rows made for t.wrapped stay as they are for input, whose text only is
+// different, and the rune where wrapping starts again. Parley: a row's end depends on its text
+// and on the next row's, up to the first character that did not fit, which is before the next
+// row's end; so the rows are kept up to the one whose next row ends before the first character
+// changed. A key typed at the end of a long text wraps its last two rows again, not the whole.
+// Only for word and character wrapping, without truncation, and with the same width for every
+// row (not a block quote).
+func (t *RichText) keptRows(input wrapInput) (kept, from int) {
+	was := t.wrapped
+	was.text = input.text
+	if was != input || input.trunc != fyne.TextTruncateOff || input.style == RichTextStyleBlockquote ||
+		(input.wrap != fyne.TextWrapWord && input.wrap != fyne.TextWrapBreak) {
+		return 0, 0
+	}
+	old, text := t.wrapped.text, input.text
+	i := 0
+	for i < len(old) && i < len(text) && old[i] == text[i] {
+		i++
+	}
+	for i > 0 && i < len(old) && !utf8.RuneStart(old[i]) {
+		i--
+	}
+	changed := utf8.RuneCountInString(old[:i])
+	rows := t.rowBounds
+	before := sort.Search(len(rows), func(r int) bool { return rows[r].end >= changed })
+	if before < 2 {
+		return 0, 0
+	}
+	return before - 1, rows[before-1].begin
 }
 
 // RichTextBlock is an extension of a text segment that contains other segments
@@ -677,6 +775,11 @@ func (r *textRenderer) Refresh() {
 	scroll := r.obj.Scroll
 
 	var objs []fyne.CanvasObject
+	// Parley: a segment's runes are made once, not once for each of its rows: an Entry holds
+	// its text in one segment, and a 50,000-character draft (about 800 rows) spent 100 ms of
+	// each key here, making 40 million runes (BenchmarkComposer_KeyAt50KB).
+	var runesOf *TextSegment
+	var segRunes []rune
 	for _, bound := range bounds {
 		for i, seg := range bound.segments {
 			if _, ok := seg.(*TextSegment); !ok {
@@ -694,7 +797,10 @@ func (r *textRenderer) Refresh() {
 			seg.Update(obj)
 			txt := obj.(*canvas.Text)
 			textSeg := seg.(*TextSegment)
-			runes := []rune(textSeg.Text)
+			if textSeg != runesOf {
+				runesOf, segRunes = textSeg, []rune(textSeg.Text)
+			}
+			runes := segRunes
 
 			if i == 0 {
 				if len(bound.segments) == 1 {
@@ -920,6 +1026,12 @@ func float32ToFixed266(f float32) fixed.Int26_6 {
 // It will return a slice containing the boundary metadata of each line with the given wrapping applied and the
 // total height required to render the boundaries at the given width/height constraints
 func lineBounds(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncation, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size) ([]rowBoundary, float32) {
+	return lineBoundsFrom(seg, wrap, trunc, firstWidth, max, measurer, 0, 0)
+}
+
+// lineBoundsFrom is lineBounds from the rune from on, a row's beginning, which is row number
+// reuse (Parley: keptRows).
+func lineBoundsFrom(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncation, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, from, reuse int) ([]rowBoundary, float32) {
 	lines := splitLines(seg)
 
 	if wrap == fyne.TextWrap(fyne.TextTruncateClip) {
@@ -951,10 +1063,15 @@ func lineBounds(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncation,
 		return high
 	}
 
-	reuse := 0
 	yPos := float32(0)
 	var bounds []rowBoundary
 	for _, l := range lines {
+		if l.begin < from { // Parley: before the rows to make
+			if l.end <= from {
+				continue
+			}
+			l.begin = from
+		}
 		low := l.begin
 		high := l.end
 		if low == high {

@@ -258,6 +258,17 @@ func (c *glCanvas) paint(size fyne.Size) {
 		if size.Width <= 0 || size.Height <= 0 { // iconifying on Windows can do bad things
 			return
 		}
+		// Parley: an object wholly outside the clip it is in is not drawn, as Fyne 2.8's painter
+		// does: a 50,000-character draft in an Entry is 800 rows of text, which cost 11 ms of each
+		// key typed to draw when only 8 show.
+		if top := clips.Top(); top != nil {
+			clipPos, clipSize := top.Rect()
+			objSize := obj.Size()
+			if pos.Y > clipPos.Y+clipSize.Height || pos.Y+objSize.Height < clipPos.Y ||
+				pos.X > clipPos.X+clipSize.Width || pos.X+objSize.Width < clipPos.X {
+				return
+			}
+		}
 		c.Painter().Paint(obj, pos, size)
 	}
 	afterPaint := func(node *common.RenderCacheNode, pos fyne.Position) {
