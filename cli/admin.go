@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,27 +168,7 @@ func accountOf(ctx context.Context, dataDir, key string) (int64, bool) {
 // readAdminKey reads a key from standard input: asked for without echo on a terminal, else the
 // first line, trimmed.
 func (g *globals) readAdminKey(ctx context.Context) (string, error) {
-	if f, ok := g.stdin.(*os.File); ok && isTerminal(f) {
-		fmt.Fprint(g.stderr, "API key: ")
-		b, err := hiddenLine(ctx, f)
-		fmt.Fprintln(g.stderr)
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		if err != nil {
-			return "", fmt.Errorf("reading the key from the terminal: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	line, err := bufio.NewReader(io.LimitReader(g.stdin, keystore.MaxKeyLen+2)).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("reading the key from standard input: %w", err)
-	}
-	key := strings.TrimSpace(line)
-	if key == "" {
-		return "", usageErrorf("no key on standard input: pipe it in ('--key - < keyfile'), or set %s", adminKeyEnv)
-	}
-	return key, nil
+	return g.readKeyFromStdin(ctx, fmt.Sprintf("no key on standard input: pipe it in ('--key - < keyfile'), or set %s", adminKeyEnv))
 }
 
 // keyFailure phrases "no account has this key" for a key from standard input or the

@@ -113,6 +113,13 @@ func (e *storeFailedError) Error() string {
 // readKey reads the API key from stdin: a hidden prompt on a terminal, else the first line.
 // Ctrl-C at the prompt ends the wait at once (ctx is cancelled), with the terminal's echo back.
 func (g *globals) readKey(ctx context.Context) (string, error) {
+	return g.readKeyFromStdin(ctx, "no API key on standard input: pipe it in ('parley login < keyfile'), or use --api-key")
+}
+
+// readKeyFromStdin reads a key from stdin: asked for without echo on a terminal (Ctrl-C ends
+// the wait at once, with the terminal's echo back), else the first line, trimmed. none is the
+// usage error for an empty input.
+func (g *globals) readKeyFromStdin(ctx context.Context, none string) (string, error) {
 	if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprint(g.stderr, "API key: ")
 		b, err := hiddenLine(ctx, f)
@@ -131,7 +138,7 @@ func (g *globals) readKey(ctx context.Context) (string, error) {
 	}
 	key := strings.TrimSpace(line)
 	if key == "" {
-		return "", usageErrorf("no API key on standard input: pipe it in ('parley login < keyfile'), or use --api-key")
+		return "", usageErrorf("%s", none)
 	}
 	return key, nil
 }
