@@ -12,6 +12,7 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/explain"
 )
 
 // Space inside a bubble and beside it.
@@ -201,6 +202,8 @@ func (b *bubbleRow) metaText() string {
 func sentLead(err error) string {
 	var ce *client.Error
 	switch {
+	case explain.Error(err, explain.Scene{}).Kind == explain.UpstreamFailed:
+		return "" // "The model gave no reply: …", and the service says it refunded
 	case !errors.As(err, &ce):
 		return "Not sent. "
 	case ce.StatusCode >= 500:

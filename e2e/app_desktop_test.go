@@ -21,6 +21,7 @@ import (
 	"parley/assets"
 	"parley/desktop/hotkey"
 	"parley/internal/testenv"
+	"parley/voice/speakable"
 )
 
 // xdo runs xdotool on d and returns its output.
@@ -175,8 +176,9 @@ func TestApp_HoldToTalkFromAnotherProgram(t *testing.T) {
 	if len(h.Messages) != 4 {
 		t.Fatalf("the conversation holds %d messages, want 4", len(h.Messages))
 	}
-	reply := h.Messages[3].Content
-	if o := wordOverlap(strings.ToLower(n.Summary), theQuestion); o < minOverlap || !strings.HasPrefix(strings.Join(strings.Fields(reply), " "), strings.TrimSuffix(n.Body, "…")) {
+	// The notification carries the reply as it is spoken: the text without its Markdown.
+	reply := strings.Join(strings.Fields(speakable.Text(h.Messages[3].Content)), " ")
+	if o := wordOverlap(strings.ToLower(n.Summary), theQuestion); o < minOverlap || !strings.HasPrefix(reply, strings.TrimSuffix(n.Body, "…")) {
 		t.Errorf("the notification says %q / %q; want the question and the start of the reply %q", n.Summary, n.Body, reply)
 	}
 	if len(n.Actions) == 0 {

