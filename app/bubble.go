@@ -135,8 +135,9 @@ func (b *bubbleRow) set(r row) {
 	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
 	if failed && (r.turn.Answering || errors.Is(r.turn.Err, client.ErrReplyUnreadable)) {
 		// Charged already: sending it again would charge again. Edit puts it back in the
-		// message box for a person who wants that.
+		// message box for a person who wants that, once its call has ended.
 		b.retryBtn.Hidden = true
+		b.editBtn.Hidden = r.turn.Answering
 	}
 	label := "Retry"
 	if r.kind == rowTurn && r.turn.State == conversation.Lost {

@@ -368,7 +368,9 @@ func (s *Session) Dismiss(th *Thread, key int64) string {
 	s.mu.Lock()
 	var text string
 	for i, t := range th.turns {
-		if t.Key == key && (t.State == Failed || t.State == Lost) {
+		if t.Key == key && (t.State == Failed || t.State == Lost) && !t.Answering {
+			// A stopped turn whose call still runs stays until the call ends: it holds the
+			// next message, so that a new conversation is never made twice.
 			text = t.Text
 			th.turns = append(th.turns[:i], th.turns[i+1:]...)
 			break
@@ -409,10 +411,7 @@ func (s *Session) TakeUnsent(th *Thread) []string {
 // already sending or an earlier one failed (later turns wait for the person to retry or dismiss
 // it, so replies keep the order in which things were said). Call with s.mu held.
 func (s *Session) nextTurn(th *Thread) *Turn {
-	if th.deleted || th.sending != nil {
-		// One call at a time in a conversation: a stopped call still runs (its turn may even
-		// have been dismissed), and a new conversation's next message needs the ID its answer
-		// brings.
+	if th.deleted {
 		return nil
 	}
 	for _, t := range th.turns {

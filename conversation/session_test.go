@@ -471,9 +471,9 @@ func TestSession_TakeUnsent(t *testing.T) {
 	}
 }
 
-// TestSession_DismissedWhileAnsweringHoldsTheNext: a stopped message whose call still runs may
-// be dismissed (Edit), but the next message waits for that call: one call at a time in a
-// conversation, and a new conversation's next message goes with the ID the first one brings.
+// TestSession_DismissedWhileAnsweringHoldsTheNext: a stopped message whose call still runs
+// cannot be dismissed (Edit) until the call ends, and the next message waits for it: a new
+// conversation's next message goes with the ID the first one brings.
 func TestSession_DismissedWhileAnsweringHoldsTheNext(t *testing.T) {
 	f := newFake()
 	f.Gate = make(chan struct{})
@@ -484,8 +484,8 @@ func TestSession_DismissedWhileAnsweringHoldsTheNext(t *testing.T) {
 	s.Send(th, "first")
 	<-f.Entered
 	s.StopWaiting(th)
-	if text := s.Dismiss(th, s.Snapshot(th).Turns[0].Key); text != "first" {
-		t.Fatalf("Dismiss gave %q", text)
+	if text := s.Dismiss(th, s.Snapshot(th).Turns[0].Key); text != "" || len(s.Snapshot(th).Turns) != 1 {
+		t.Fatalf("Dismiss of a turn whose call still runs gave %q", text)
 	}
 	s.Send(th, "second")
 	if n := len(f.ChatRequests()); n != 1 {

@@ -126,6 +126,16 @@ func (d *Display) Click(t testing.TB, x, y int) {
 	}
 }
 
+// ClickSettled moves the pointer to a point, gives the app a moment to take the move (a frame
+// or two: a press handled before the move lands on what was under the pointer before), then
+// clicks there.
+func (d *Display) ClickSettled(t testing.TB, x, y int) {
+	t.Helper()
+	if out, err := d.run("xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y), "sleep", "0.3", "click", "1"); err != nil {
+		t.Fatalf("xdotool click: %v: %s", err, out)
+	}
+}
+
 // Screenshot saves the whole screen as a PNG at path.
 func (d *Display) Screenshot(t testing.TB, path string) {
 	t.Helper()
