@@ -236,27 +236,26 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 // replyLostAdvice says where to look before sending again: the conversation's history when its
 // ID is known and the line can hold it whole.
 func (g *globals) replyLostAdvice(f explain.Fact) string {
-	if g.conv == "" {
-		return "check 'parley conversations' before sending it again"
-	}
-	advice := fmt.Sprintf("check 'parley history %s' before sending it again", g.conv)
-	if utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
-		return advice
-	}
-	// A command cut short could not be run; the person gave the ID, so it is left out.
-	return "check 'parley history' with the conversation's ID before sending it again"
+	return g.historyAdvice(f, "check %s before sending it again")
 }
 
 // replyUnreadableAdvice says where the charged reply may be read: the conversation's history.
 func (g *globals) replyUnreadableAdvice(f explain.Fact) string {
+	return g.historyAdvice(f, "it is not sent again; look for the reply with %s")
+}
+
+// historyAdvice fills format with where to look: 'parley history ID' when the conversation is
+// known and the line can hold it whole, else the list or the history command without the ID (a
+// command cut short could not be run; the person gave the ID, so it is left out).
+func (g *globals) historyAdvice(f explain.Fact, format string) string {
 	if g.conv == "" {
-		return "it is not sent again; look for the reply with 'parley conversations'"
+		return fmt.Sprintf(format, "'parley conversations'")
 	}
-	advice := fmt.Sprintf("it is not sent again; look for the reply with 'parley history %s'", g.conv)
+	advice := fmt.Sprintf(format, "'parley history "+g.conv+"'")
 	if utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
 		return advice
 	}
-	return "it is not sent again; look for the reply with 'parley history' and the conversation's ID"
+	return fmt.Sprintf(format, "'parley history' with the conversation's ID")
 }
 
 // endsInV1 reports whether the base URL ends in /v1, which Parley adds itself.
