@@ -79,10 +79,7 @@ func (u *UI) welcomeMenu() *fyne.MainMenu {
 	item := func(label string, action func()) *fyne.MenuItem {
 		return fyne.NewMenuItem(label, u.unlessDialog(action))
 	}
-	quit := fyne.NewMenuItem("Quit", u.quit)
-	quit.Shortcut, quit.IsQuit = scQuit, true
-	closeWin := fyne.NewMenuItem("Close window", u.quit)
-	closeWin.Shortcut = scClose
+	closeWin, quit := u.closeAndQuitItems()
 	parley := []*fyne.MenuItem{item("Connect to a service…", u.showAccount)}
 	if u.deps.Local != nil {
 		parley = append(parley, item("Use the local service", u.useLocal))

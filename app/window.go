@@ -48,6 +48,16 @@ func (u *UI) buildMain() {
 	u.status.refresh()
 }
 
+// closeAndQuitItems are the menu items that close the window (Ctrl+W) and quit (Ctrl+Q); they
+// work with a dialog open too.
+func (u *UI) closeAndQuitItems() (closeWin, quit *fyne.MenuItem) {
+	quit = fyne.NewMenuItem("Quit", u.quit)
+	quit.Shortcut, quit.IsQuit = scQuit, true
+	closeWin = fyne.NewMenuItem("Close window", u.quit)
+	closeWin.Shortcut = scClose
+	return closeWin, quit
+}
+
 // mainMenu holds every command, with its shortcut.
 func (u *UI) mainMenu() *fyne.MainMenu {
 	item := func(label string, sc fyne.Shortcut, action func()) *fyne.MenuItem {
@@ -55,11 +65,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 		it.Shortcut = sc
 		return it
 	}
-	// Closing and quitting work with a dialog open too.
-	quit := fyne.NewMenuItem("Quit", u.quit)
-	quit.Shortcut, quit.IsQuit = scQuit, true
-	closeWin := fyne.NewMenuItem("Close window", u.quit)
-	closeWin.Shortcut = scClose
+	closeWin, quit := u.closeAndQuitItems()
 	// Switching back to the built-in service from another, without going through Account.
 	useLocal := item("Use the local service", nil, u.useLocal)
 	useLocal.Disabled = u.deps.Local == nil || u.conn != nil && u.conn.local
