@@ -30,16 +30,34 @@ func say(t testing.TB, dir, name, text string) string {
 func quietRoom(t testing.TB, p *testenv.Pulse, dir string) {
 	t.Helper()
 	bed := filepath.Join(dir, "bed.wav")
-	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "120", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
+	if out, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", bed, "synth", "60", "whitenoise", "vol", "0.003").CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
+	// Played again and again until the test ends: a room does not fall silent after a minute
+	// (a bed that ended made the monitor deliver digital silence, which the loop reports as a
+	// muted microphone, in the middle of a long test on a busy machine).
 	ctx, cancel := context.WithCancel(context.Background())
-	play := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
-	if err := play.Start(); err != nil {
+	done := make(chan struct{})
+	first := exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
+	if err := first.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); play.Wait() })
+	go func() {
+		defer close(done)
+		play := first
+		for {
+			play.Wait()
+			if ctx.Err() != nil {
+				return
+			}
+			play = exec.CommandContext(ctx, "paplay", "--device="+p.Sink, bed)
+			if play.Start() != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 // playInto plays a WAV file into the sink and waits for it to end.

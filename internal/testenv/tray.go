@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -260,20 +261,37 @@ func (it TrayItem) Menu(t testing.TB) []TrayMenuItem {
 	return items
 }
 
-// Click clicks the menu item labelled label, as a panel does when the person picks it.
+// Click clicks the menu item labelled label, as a panel does when the person picks it. A menu
+// rebuilt between the read and the click no longer has the item read, and the click is lost (as
+// a panel's would be until it reads the menu again on LayoutUpdated): the test log says so when
+// the item is then found under the same label and a new ID (a click that changes the label
+// rebuilds the menu itself).
 func (it TrayItem) Click(t testing.TB, label string) {
 	t.Helper()
+	id, ok := it.itemID(t, label)
+	if !ok {
+		t.Fatalf("the tray menu has no %q: %v", label, it.Menu(t))
+	}
+	call := it.w.conn.Object(it.Service, it.menuPath(t)).Call("com.canonical.dbusmenu.Event", 0,
+		id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if call.Err != nil {
+		t.Fatalf("clicking %q: %v", label, call.Err)
+	}
+	now := it.Menu(t)
+	gone := !slices.ContainsFunc(now, func(mi TrayMenuItem) bool { return mi.ID == id })
+	if same := slices.ContainsFunc(now, func(mi TrayMenuItem) bool { return mi.Label == label }); gone && same {
+		t.Logf("the tray menu was rebuilt as %q (ID %d) was clicked, and the click may be lost: now %v", label, id, now)
+	}
+}
+
+// itemID is the ID of the menu item labelled label.
+func (it TrayItem) itemID(t testing.TB, label string) (int32, bool) {
 	for _, mi := range it.Menu(t) {
 		if mi.Label == label {
-			call := it.w.conn.Object(it.Service, it.menuPath(t)).Call("com.canonical.dbusmenu.Event", 0,
-				mi.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
-			if call.Err != nil {
-				t.Fatalf("clicking %q: %v", label, call.Err)
-			}
-			return
+			return mi.ID, true
 		}
 	}
-	t.Fatalf("the tray menu has no %q: %v", label, it.Menu(t))
+	return 0, false
 }
 
 // Labels are the menu's labels, separators as "-".

@@ -37,6 +37,7 @@ type gLDriver struct {
 
 	trayStart, trayStop func()     // shut down the system tray, if used
 	trayStarted         bool       // Parley: trayStart has run and trayStop has not
+	trayBuilt           *fyne.Menu // Parley: the menu the tray's items were last built from
 	systrayMenu         *fyne.Menu // cache the menu set so we know when to refresh
 }
 

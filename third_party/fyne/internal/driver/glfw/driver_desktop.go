@@ -60,6 +60,13 @@ func (d *gLDriver) runSystray(m *fyne.Menu) {
 			runOnMain(func() {
 				// Parley: with the menu set last, not the first one: a menu changed before the
 				// tray started (the app hides its window at start) was replaced by the first.
+				// And not again where the menu set last is already built: the D-Bus tray keeps
+				// its items in memory and shows those built before it was ready, and a rebuild
+				// gives every item a new ID, so that a panel reading the menu as the tray
+				// registers has a click on it lost ("no menu item with ID 7").
+				if d.trayBuilt == d.systrayMenu && runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+					return
+				}
 				d.refreshSystray(d.systrayMenu)
 			})
 		}
@@ -141,6 +148,7 @@ func itemForMenuItem(i *fyne.MenuItem, parent *systray.MenuItem) *systray.MenuIt
 
 func (d *gLDriver) refreshSystray(m *fyne.Menu) {
 	d.systrayMenu = m
+	d.trayBuilt = m // Parley: see runSystray
 
 	systray.ResetMenu()
 	d.refreshSystrayMenu(m, nil)
