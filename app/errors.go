@@ -82,8 +82,10 @@ func phraseIn(err error, s explain.Scene, where place) phrased {
 	return phrased{text, act}
 }
 
-// maxServiceWords is the most of the service's own words a sentence quotes, in characters.
-const maxServiceWords = 120
+// maxServiceWords is the most of the service's own words a sentence quotes, in characters: two
+// sentences of a service that says what failed and what to do, and that the points were
+// refunded (the window wraps them).
+const maxServiceWords = 240
 
 // next is what the window says to do about f, shown where, and the button that does it.
 func next(f explain.Fact, where place) (string, action) {

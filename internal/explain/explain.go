@@ -21,6 +21,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"parley/client"
@@ -151,12 +152,32 @@ func (f Fact) Plain(n int) string {
 	return f.plain.Clipped(n)
 }
 
-// Clip cuts w to at most n characters, ending in an ellipsis when it was longer.
+// Clip cuts w to at most n characters, ending in an ellipsis when it was longer: after the last
+// whole word that fits ("The points…", not "The poi…"), or mid-word when one word fills most of
+// n.
 func (w Words) Clip(n int) Words {
-	if r := []rune(string(w)); len(r) > n {
-		return Words(string(r[:n-1]) + "…")
+	r := []rune(string(w))
+	if len(r) <= n {
+		return w
 	}
-	return w
+	if n < 1 {
+		return ""
+	}
+	cut := n - 1
+	if i := lastSpace(r[:cut+1]); i > cut/2 {
+		cut = i
+	}
+	return Words(strings.TrimRight(string(r[:cut]), " ,;:") + "…")
+}
+
+// lastSpace is the index of the last space in r, -1 when there is none.
+func lastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if unicode.IsSpace(r[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // fact makes a Fact.

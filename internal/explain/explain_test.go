@@ -341,3 +341,26 @@ func TestFact_PlainHasNoStatusCode(t *testing.T) {
 		})
 	}
 }
+
+// TestWords_Clip cuts the service's words after a whole word, never mid-word unless one word
+// fills most of the room, and never past n characters.
+func TestWords_Clip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"Ollama is not running: start it. The points for this call were refunded.", 40, "Ollama is not running: start it. The…"},
+		{"Ollama is not running: start it, or choose another.", 27, "Ollama is not running…"},
+		{"Supercalifragilisticexpialidocious words", 12, "Supercalifr…"},
+		{"ünïcödé wörds hërë", 10, "ünïcödé…"},
+		{"abc", 0, ""},
+	} {
+		got := string(explain.Words(c.in).Clip(c.n))
+		if got != c.want || len([]rune(got)) > max(c.n, 0) {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
