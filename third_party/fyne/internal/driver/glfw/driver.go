@@ -185,8 +185,14 @@ func (d *gLDriver) Run() {
 	d.runGL()
 
 	// Ensure lifecycle events run to completion before the app exits
+	// Parley: while serving what is queued for the main thread (see runGL).
 	l := fyne.CurrentApp().Lifecycle().(*intapp.Lifecycle)
-	l.WaitForEvents()
+	waited := make(chan struct{})
+	go func() {
+		l.WaitForEvents()
+		close(waited)
+	}()
+	serveQueue(waited)
 	l.DestroyEventQueue()
 }
 

@@ -56,6 +56,28 @@ func runOnMainWithWait(f func(), wait bool) {
 	}
 }
 
+// serveQueue runs what is queued for the main thread until until is closed, then what is left.
+// Parley: see runGL.
+func serveQueue(until <-chan struct{}) {
+	run := func(f funcData) {
+		f.f()
+		if f.done != nil {
+			f.done <- struct{}{}
+		}
+	}
+	for {
+		select {
+		case f := <-funcQueue.Out():
+			run(f)
+		case <-until:
+			for len(funcQueue.Out()) > 0 {
+				run(<-funcQueue.Out())
+			}
+			return
+		}
+	}
+}
+
 func (d *gLDriver) drawSingleFrame() {
 	refreshed := false
 	for _, win := range d.windowList() {
@@ -133,15 +155,12 @@ func (d *gLDriver) runGL() {
 				l.QueueEvent(f)
 			}
 
-			// as we are shutting down make sure we drain the pending funcQueue and close it out.
-			for len(funcQueue.Out()) > 0 {
-				f := <-funcQueue.Out()
-				if f.done != nil {
-					f.done <- struct{}{}
-				}
-			}
+			// Parley: from now on runOnMain runs its function where it is called; what was queued
+			// before, or by a caller that read drained just before it was set, is run by Run
+			// while it waits for the lifecycle's last events (serveQueue). It was dropped
+			// unrun, its caller left waiting for ever: when that was the lifecycle's OnStopped,
+			// a quit on SIGTERM hung in Run's WaitForEvents.
 			drained.Store(true)
-			funcQueue.Close()
 			return
 		case f := <-funcQueue.Out():
 			f.f()
