@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/engine"
+	"parley/internal/explain"
 	"parley/keystore"
 )
 
@@ -481,13 +482,14 @@ func (e *enginesDialog) close() {
 }
 
 // sentence is msg with a capital first letter, ending in a full stop unless it ends in a
-// question or exclamation mark already ("running?", not "running?.").
+// question or exclamation mark already ("running?", not "running?."), without the HTTP status
+// codes a runtime's failure names ("refused the API key (401)").
 func sentence(msg string) string {
-	msg = strings.TrimRight(strings.TrimSpace(msg), ".")
+	msg = strings.TrimRight(explain.WithoutStatusCodes(msg), ".")
 	if msg == "" {
 		return msg
 	}
-	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	msg = explain.Capitalize(msg)
 	if strings.HasSuffix(msg, "?") || strings.HasSuffix(msg, "!") {
 		return msg
 	}

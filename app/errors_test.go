@@ -247,3 +247,18 @@ func TestPhrase_NoStatusCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestSentence_EngineFailures: the engines dialog says a runtime's failure as a sentence,
+// without the status codes the service's words carry.
+func TestSentence_EngineFailures(t *testing.T) {
+	for in, want := range map[string]string{
+		"OpenAI refused the API key (401): check the key":              "OpenAI refused the API key: check the key.",
+		"ollama on this computer did not answer: is it still running?": "Ollama on this computer did not answer: is it still running?",
+		"élan failed (500: model crashed).":                            "Élan failed (model crashed).",
+		"":                                                             "",
+	} {
+		if got := sentence(in); got != want {
+			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -207,6 +207,13 @@ func serviceWordsOf(e *client.Error) Words {
 // "502: " of "(502: upstream timeout)", "status 502".
 var statusInWords = regexp.MustCompile(`\s*\([1-5][0-9][0-9]\)|\b[1-5][0-9][0-9]: |\s*\bstatus [1-5][0-9][0-9]\b`)
 
+// WithoutStatusCodes is msg without the HTTP status codes written into it ("refused the API key
+// (401): check the key" → "refused the API key: check the key"), for a window, whose reader they
+// tell nothing.
+func WithoutStatusCodes(msg string) string {
+	return strings.TrimSpace(statusInWords.ReplaceAllString(msg, ""))
+}
+
 // plainWords is the service's own message for a person, as ": words": without its machine
 // code or a status code written into it; "" when it gave no message beyond the status text.
 func plainWords(e *client.Error) Words {
