@@ -136,7 +136,9 @@ time in ms since the start.`,
 			}
 			defer mic.Close()
 
-			chat := &cliChatter{c: c, id: convID, cfg: cfg}
+			runCtx, endRun := context.WithCancel(cmd.Context())
+			defer endRun()
+			chat := &cliChatter{c: c, id: convID, cfg: cfg, end: endRun}
 			var loop *voice.Loop
 			player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
 			defer player.Close()
@@ -166,7 +168,7 @@ time in ms since the start.`,
 					}
 				}()
 			}
-			runErr := loop.Run(cmd.Context())
+			runErr := loop.Run(runCtx)
 			if trace != nil {
 				if err := trace.close(); err != nil && runErr == nil {
 					runErr = fmt.Errorf("writing the trace to %s: %w", traceFile, err)
@@ -176,6 +178,8 @@ time in ms since the start.`,
 			time.Sleep(playback.DrainTime)
 			chat.note(g)
 			switch {
+			case chat.lost() != nil:
+				return chat.lost()
 			case errors.Is(runErr, voice.ErrNoSpeech):
 				return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", listen)
 			case runErr != nil:
@@ -211,10 +215,17 @@ type cliChatter struct {
 	c   *client.Client
 	cfg client.Config
 
+	// end ends the loop: after a first call whose reply was lost, the next question would start
+	// another conversation, without the context of the one the service made and charged for.
+	end func()
+
 	mu               sync.Mutex
 	id               client.ConversationID
 	charged, balance *int64
 	calls            int
+	// lostFirst is the error of a first call whose reply was lost (the conversation it made
+	// is not known): the command ends with it (exit 3), as 'parley chat' does.
+	lostFirst error
 }
 
 func (ch *cliChatter) Chat(ctx context.Context, q string) (string, error) {
@@ -226,6 +237,14 @@ func (ch *cliChatter) Chat(ctx context.Context, q string) (string, error) {
 	ch.mu.Unlock()
 	res, err := ch.c.SendMessage(ctx, req)
 	if err != nil {
+		if errors.Is(err, client.ErrReplyLost) && req.ConversationID.IsZero() {
+			ch.mu.Lock()
+			ch.lostFirst = err
+			ch.mu.Unlock()
+			if ch.end != nil {
+				ch.end()
+			}
+		}
 		return "", err
 	}
 	ch.mu.Lock()
@@ -241,6 +260,13 @@ func (ch *cliChatter) Chat(ctx context.Context, q string) (string, error) {
 	}
 	ch.balance = res.Balance
 	return res.Reply, nil
+}
+
+// lost is the error of a first call whose reply was lost, nil when there was none.
+func (ch *cliChatter) lost() error {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.lostFirst
 }
 
 // note prints the conversation and what the session cost on standard error.

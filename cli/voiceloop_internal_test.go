@@ -2,7 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"parley/client"
@@ -50,5 +56,45 @@ func TestVoicePrinter_SaysWhyATurnFailedUntilTheNext(t *testing.T) {
 	}
 	if !strings.Contains(strings.ToLower(reason), "busy") {
 		t.Errorf("the reason %q does not say the service is busy", reason)
+	}
+}
+
+// A first call whose 2xx answer cannot be read made a conversation the loop does not know, and
+// was charged: the loop ends (the next question would start yet another conversation) and the
+// command ends with that error, exit 3. A later call's lost reply only fails its turn.
+func TestCLIChatter_LostFirstReplyEndsTheLoop(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"conversation_id": "c_1", "reply": `) // cut short
+	}))
+	defer srv.Close()
+	c, err := client.New(client.Options{BaseURL: srv.URL, APIKey: "pk_test_0123456789abcdef", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := 0
+	ch := &cliChatter{c: c, end: func() { ended++ }}
+	if _, err := ch.Chat(context.Background(), "hello"); !errors.Is(err, client.ErrReplyUnreadable) {
+		t.Fatalf("first call: %v, want ErrReplyUnreadable", err)
+	}
+	if ended != 1 || !errors.Is(ch.lost(), client.ErrReplyUnreadable) {
+		t.Errorf("after a first call's lost reply: ended %d times, lost %v", ended, ch.lost())
+	}
+	if !errors.Is(ch.lost(), client.ErrReplyLost) { // what run gives exit code 3
+		t.Errorf("the lost first reply %v is not an ErrReplyLost", ch.lost())
+	}
+
+	id, err := client.ParseConversationID("c_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := &cliChatter{c: c, id: id, end: func() { t.Error("a later call's lost reply ended the loop") }}
+	if _, err := later.Chat(context.Background(), "again"); !errors.Is(err, client.ErrReplyUnreadable) || later.lost() != nil {
+		t.Errorf("a later call: %v, lost %v", err, later.lost())
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d calls reached the service, want 2 (never re-sent)", calls.Load())
 	}
 }
