@@ -368,10 +368,11 @@ func flood(t *testing.T, dir string, n int) (dropped *atomic.Int64) {
 // later start from being answered.
 func TestInstance_AFloodOfSilentConnectionsDoesNotBlockTheNextStart(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		// Known to fail under Wine (make package-test): the Windows peek at a connection's first
-		// byte (FIONREAD) does not tell a silent connection from a start there. To be fixed;
-		// issue 32's note says so.
-		t.Skip("the flood of silent connections is not yet handled on Windows (FIONREAD peek under Wine)")
+		// Not a test of Windows under Wine: the peek at a connection's first byte works there
+		// (FIONREAD, checked), but Wine takes about 30 connections a second (1,114 in 35 s,
+		// with nothing failing in Accept), so the flood keeps the start queued behind hundreds
+		// of silent ones for longer than a start waits. Real Windows has not been tried.
+		t.Skip("under Wine the listener takes about 30 connections a second, too few to outrun the flood; not tried on real Windows")
 	}
 	dir := tempDir(t)
 	inst := claim(t, dir)
