@@ -162,6 +162,9 @@ type UI struct {
 	sess    *conversation.Session
 	current *conversation.Thread
 	drafts  map[*conversation.Thread]string // unsent composer text per conversation
+	// unsentSent are, per conversation, the messages put back in its message box that had been
+	// sent before Parley last closed: taken out again once its history shows them (unsent.go).
+	unsentSent map[*conversation.Thread][]string
 	// newDraft is what was written in a new conversation left before it was created, for the
 	// next new one.
 	newDraft string
@@ -311,6 +314,7 @@ func (u *UI) shutdown() {
 	if u.deps.OnClosing != nil {
 		u.deps.OnClosing()
 	}
+	u.keepUnsentText()
 	u.savePlacement()
 	u.gkey.stop()
 	u.tray.stop()

@@ -132,6 +132,7 @@ func (u *UI) attach(c *connection) {
 		u.vmode.end() // voice mode listens to the service it started on: it ends with it
 	}
 	if u.sess != nil {
+		u.keepUnsentText() // for when this service is used again
 		u.sess.Close()
 	}
 	if u.conn != nil && u.conn.local && !c.local {
@@ -152,6 +153,7 @@ func (u *UI) attach(c *connection) {
 	}
 	u.sess.LoadMore()
 	u.newConversation()
+	u.restoreUnsentText()
 	if c.engineNotice != "" {
 		u.status.flash(c.engineNotice)
 	}

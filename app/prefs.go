@@ -33,6 +33,7 @@ const (
 	prefPresets       = "presets" // the person's own presets, as JSON
 	prefHotkey        = "hotkey"  // the hold-to-talk key from anywhere: "" the default, hotkeyOff none
 	prefKeepInTray    = "keep_in_tray"
+	prefUnsent        = "unsent" // what was written and not answered when Parley quit or switched services, as JSON
 
 	// The built-in service's engines (keys are in the system keyring, never here).
 	prefChatEngine  = "engine.chat" // engine.Offline, engine.Detected or engine.Remote; unset until chosen

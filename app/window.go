@@ -169,6 +169,9 @@ func (u *UI) apply(ch conversation.Change) {
 	if ch.Err != nil {
 		u.sidebar.showError(ch.Err)
 	}
+	if _, kept := u.unsentSent[ch.Thread]; kept && ch.Thread != nil {
+		u.dropAnswered(ch.Thread, u.sess.Snapshot(ch.Thread))
+	}
 	if ch.Thread != nil && ch.Thread != u.current {
 		u.restoreRefused(ch.Thread, u.sess.Snapshot(ch.Thread))
 	}

@@ -385,6 +385,17 @@ func (s *Session) Dismiss(th *Thread, key int64) string {
 	return text
 }
 
+// Opened is every conversation opened or created in this session, in no order.
+func (s *Session) Opened() []*Thread {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Thread, 0, len(s.threads))
+	for _, th := range s.threads {
+		out = append(out, th)
+	}
+	return out
+}
+
 // TakeUnsent removes th's turns that never reached the service (queued, or failed) and returns
 // their texts in order, sending nothing: for a conversation the person leaves before it exists.
 // A turn being sent, or lost after it was sent (it may have been charged), stays.

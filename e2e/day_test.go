@@ -163,6 +163,13 @@ func TestApp_ADayOfUse(t *testing.T) {
 	}
 	d.Key(t, "ctrl+q")
 	b.waitExit(t, "Ctrl+Q")
+	// The question the model had not answered when Parley quit (the built-in service gave it up
+	// after its 5 s) is kept for that service's next use, not lost: the second Parley put it
+	// back in its conversation's message box, and, left there, it is kept again.
+	prefsFile := filepath.Join(home, "config", "fyne", "io.github.parley", "preferences.json")
+	if b, err := os.ReadFile(prefsFile); err != nil || !strings.Contains(string(b), "Answer slowly about mangoes") {
+		t.Errorf("the unanswered question is not kept in %s (%v):\n%s", prefsFile, err, b)
+	}
 
 	step("start at login, the panel late")
 	c := startAppAt(t, d, env, home, "--tray")

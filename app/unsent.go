@@ -1,0 +1,206 @@
+package app
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"parley/client"
+	"parley/conversation"
+)
+
+// What a person wrote and had no answer to survives the two moments that end a session: Parley
+// quitting (a local model still writing when the built-in service's grace ran out, a reply that
+// never came) and a switch to another service. Each conversation's message box and its
+// unanswered messages are kept in the preferences, by service, and put back in that
+// conversation's message box the next time the same service is used; nothing is sent again.
+// A message that was sent may have been answered after all (a remote service finishes a call its
+// client left): once its conversation's history shows it, it is not put back.
+
+// unsentEntry is one conversation's kept text.
+type unsentEntry struct {
+	// Conversation is its ID; "" for a conversation not created yet.
+	Conversation string `json:"conversation,omitempty"`
+	// Text is what goes back in its message box.
+	Text string `json:"text"`
+	// Sent are the messages that reached the service and may have been answered.
+	Sent []string `json:"sent,omitempty"`
+}
+
+// maxUnsentServices bounds how many services' kept texts the preferences hold.
+const maxUnsentServices = 8
+
+// unsentService is what was kept for one service ("local", or the service's address).
+type unsentService struct {
+	Service string        `json:"service"`
+	Entries []unsentEntry `json:"entries"`
+}
+
+// unsentStore is the preferences' record: the kept texts by service, most recent first.
+type unsentStore []unsentService
+
+func (p prefs) unsent() unsentStore {
+	var s unsentStore
+	if js := p.p.String(prefUnsent); js != "" {
+		json.Unmarshal([]byte(js), &s) // an unreadable record is as good as none
+	}
+	return s
+}
+
+func (p prefs) setUnsent(s unsentStore) {
+	if len(s) == 0 {
+		p.p.RemoveValue(prefUnsent)
+		return
+	}
+	js, _ := json.Marshal(s)
+	p.p.SetString(prefUnsent, string(js))
+}
+
+// serviceKey names c's service in the record.
+func (c *connection) serviceKey() string {
+	if c.local {
+		return serviceLocal
+	}
+	return c.baseURL
+}
+
+// keepUnsentText records, for the service in use, each conversation's message box and the
+// messages without an answer, replacing what was kept for that service before.
+func (u *UI) keepUnsentText() {
+	if u.sess == nil || u.conn == nil {
+		return
+	}
+	if u.current != nil && u.composer != nil {
+		u.drafts[u.current] = u.composer.text()
+	}
+	threads := u.sess.Opened()
+	for th := range u.drafts {
+		if !slices.Contains(threads, th) {
+			threads = append(threads, th)
+		}
+	}
+	var entries []unsentEntry
+	newText := strings.TrimSpace(u.newDraft)
+	for _, th := range threads {
+		v := u.sess.Snapshot(th)
+		if v.Deleted {
+			continue
+		}
+		var texts, sent []string
+		for _, t := range v.Turns {
+			if t.State == conversation.Sending || t.State == conversation.Lost {
+				sent = append(sent, t.Text)
+			}
+			texts = append(texts, t.Text)
+		}
+		if d := strings.TrimSpace(u.drafts[th]); d != "" {
+			texts = append(texts, d)
+		}
+		if len(texts) == 0 {
+			continue
+		}
+		if v.ID.IsZero() {
+			newText = strings.TrimSpace(strings.Join(append(texts, newText), "\n"))
+			continue
+		}
+		entries = append(entries, unsentEntry{Conversation: v.ID.String(), Text: strings.Join(texts, "\n"), Sent: sent})
+	}
+	if newText != "" {
+		entries = append(entries, unsentEntry{Text: newText})
+	}
+	key := u.conn.serviceKey()
+	store := slices.DeleteFunc(u.prefs.unsent(), func(e unsentService) bool {
+		return e.Service == key
+	})
+	if len(entries) > 0 {
+		store = append(unsentStore{{Service: key, Entries: entries}}, store...)
+	}
+	if len(store) > maxUnsentServices {
+		store = store[:maxUnsentServices]
+	}
+	u.prefs.setUnsent(store)
+	u.newDraft = "" // kept with this service, not carried to the next
+}
+
+// restoreUnsentText puts back what was kept for the service in use, once, and says so.
+func (u *UI) restoreUnsentText() {
+	key := u.conn.serviceKey()
+	store := u.prefs.unsent()
+	i := slices.IndexFunc(store, func(e unsentService) bool {
+		return e.Service == key
+	})
+	if i < 0 {
+		return
+	}
+	entries := store[i].Entries
+	u.prefs.setUnsent(slices.Delete(store, i, i+1))
+	u.unsentSent = map[*conversation.Thread][]string{}
+	restored := 0
+	for _, e := range entries {
+		text := strings.TrimSpace(e.Text)
+		if text == "" {
+			continue
+		}
+		if e.Conversation == "" {
+			u.newDraft = strings.TrimSpace(text + "\n" + u.newDraft)
+			if u.current != nil && u.isBlank(u.current) && strings.TrimSpace(u.composer.text()) == "" {
+				u.composer.setText(u.newDraft)
+				u.newDraft = ""
+			}
+			restored++
+			continue
+		}
+		id, err := client.ParseConversationID(e.Conversation)
+		if err != nil {
+			continue
+		}
+		th := u.sess.Open(id)
+		u.drafts[th] = text
+		if len(e.Sent) > 0 {
+			u.unsentSent[th] = e.Sent
+			u.dropAnswered(th, u.sess.Snapshot(th))
+		}
+		restored++
+	}
+	if restored > 0 {
+		u.flash("What you wrote here and had no answer to is back in its conversation's message box; nothing was sent again.")
+	}
+}
+
+// dropAnswered takes out of th's kept text the messages sent before Parley closed that its
+// history, once read, shows (answered after all), unless the person has edited the text since.
+func (u *UI) dropAnswered(th *conversation.Thread, v conversation.ThreadView) {
+	sent, ok := u.unsentSent[th]
+	if !ok || v.Loading || v.LoadErr != nil || len(v.Messages) == 0 {
+		return
+	}
+	delete(u.unsentSent, th)
+	draft := u.drafts[th]
+	if th == u.current && u.composer != nil {
+		draft = u.composer.text()
+	}
+	lines := strings.Split(draft, "\n")
+	for _, q := range sent {
+		for _, m := range v.Messages {
+			if m.Role == conversation.User && m.Text == q {
+				lines = removeLines(lines, strings.Split(q, "\n"))
+				break
+			}
+		}
+	}
+	text := strings.TrimSpace(strings.Join(lines, "\n"))
+	u.drafts[th] = text
+	if th == u.current && u.composer != nil {
+		u.composer.setText(text)
+	}
+}
+
+// removeLines removes the first run of lines equal to want from lines.
+func removeLines(lines, want []string) []string {
+	for i := 0; i+len(want) <= len(lines); i++ {
+		if slices.Equal(lines[i:i+len(want)], want) {
+			return slices.Delete(slices.Clone(lines), i, i+len(want))
+		}
+	}
+	return lines
+}

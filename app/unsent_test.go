@@ -1,0 +1,97 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"parley/client"
+)
+
+// What was written and had no answer when Parley closed comes back at the next start with the
+// same service: the new conversation's message box, and a failed message in its conversation's
+// box, with nothing sent again; a message the service answered after all is not put back.
+func TestApp_UnansweredTextSurvivesAQuit(t *testing.T) {
+	svc := newFakeService()
+	a := test.NewTempApp(t)
+	h := startWith(t, svc, a, nil)
+	h.typeAndSend("Where is the lighthouse?")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	first := h.view().ID
+	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "down for a moment"}}
+	h.typeAndSend("And the harbour?")
+	h.waitFor(h.failedShown)
+	h.u.newConversation()
+	h.u.composer.setText("a thought, half written")
+	calls := len(svc.ChatRequests())
+	h.u.shutdown()
+
+	h2 := startWith(t, svc, a, nil)
+	if got := h2.u.composer.text(); got != "a thought, half written" {
+		t.Errorf("the new conversation's message box holds %q after the restart", got)
+	}
+	if !strings.Contains(h2.u.status.flashText, "back in its conversation's message box") {
+		t.Errorf("the status bar says %q", h2.u.status.flashText)
+	}
+	h2.u.open(first)
+	h2.waitFor(func() bool { return len(h2.view().Messages) == 2 })
+	if got := h2.u.composer.text(); got != "And the harbour?" {
+		t.Errorf("the failed message's conversation's box holds %q after the restart", got)
+	}
+	if n := len(svc.ChatRequests()); n != calls {
+		t.Errorf("%d chat calls after the restart, want none", n-calls)
+	}
+	// Kept once: a third start finds nothing more.
+	h2.u.composer.setText("")
+	h2.u.newConversation()
+	h2.u.composer.setText("")
+	h2.u.shutdown()
+	h3 := startWith(t, svc, a, nil)
+	if got := h3.u.composer.text(); got != "" {
+		t.Errorf("the third start's message box holds %q", got)
+	}
+	if got := a.Preferences().String(prefUnsent); got != "" {
+		t.Errorf("the preferences still keep %q", got)
+	}
+}
+
+// A message being sent as Parley closed, which the service then answered, is not put back once
+// the history shows it; what the person wrote after it is.
+func TestApp_UnsentTextAnsweredAfterAllIsDropped(t *testing.T) {
+	svc := newFakeService()
+	a := test.NewTempApp(t)
+	h := startWith(t, svc, a, nil)
+	h.typeAndSend("Where is the lighthouse?")
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	first := h.view().ID
+	h.u.shutdown()
+
+	// As if "Is it lit at night?" was being sent when Parley closed, and answered after.
+	a.Preferences().SetString(prefUnsent, `[{"service":"`+svc.BaseURL()+`","entries":[{"conversation":"`+first.String()+
+		`","text":"Where is the lighthouse?\nand a note","sent":["Where is the lighthouse?"]}]}]`)
+	h2 := startWith(t, svc, a, nil)
+	h2.u.open(first)
+	h2.waitFor(func() bool { return len(h2.view().Messages) == 2 && h2.u.composer.text() == "and a note" })
+}
+
+// A switch to another service and back keeps what was written for the first: it is back in the
+// message box, and was not carried to the other service's conversation.
+func TestApp_UnsentTextSurvivesASwitchAndBack(t *testing.T) {
+	local := &countingLocal{stops: make(chan struct{}, 10)}
+	remote := newFakeService()
+	h := startWithLocal(t, local)
+	h.u.useLocal()
+	h.waitFor(func() bool { return h.u.conn != nil && h.u.conn.local && h.u.sidebar != nil })
+	h.u.composer.setText("for the built-in service")
+	h.u.useRemote(remote, remote.BaseURL(), false)
+	h.waitFor(func() bool { return !h.u.conn.local })
+	if got := h.u.composer.text(); got != "" {
+		t.Errorf("the remote service's new conversation holds %q", got)
+	}
+	h.u.useLocal()
+	h.waitFor(func() bool { return h.u.conn.local })
+	if got := h.u.composer.text(); got != "for the built-in service" {
+		t.Errorf("back on the built-in service, the message box holds %q", got)
+	}
+}
