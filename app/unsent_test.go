@@ -4,21 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"parley/client"
+	"parley/conversation/conversationtest"
 )
 
 // What was written and had no answer when Parley closed comes back at the next start with the
 // same service: the new conversation's message box, and a failed message in its conversation's
 // box, with nothing sent again; a message the service answered after all is not put back.
 func TestApp_UnansweredTextSurvivesAQuit(t *testing.T) {
-	svc := newFakeService()
-	a := test.NewTempApp(t)
-	h := startWith(t, svc, a, nil)
-	h.typeAndSend("Where is the lighthouse?")
-	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
-	first := h.view().ID
+	svc, a := newFakeService(), test.NewTempApp(t)
+	h, first := startWithAnswered(t, svc, a, "Where is the lighthouse?")
 	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "down for a moment"}}
 	h.typeAndSend("And the harbour?")
 	h.waitFor(h.failedShown)
@@ -59,12 +57,8 @@ func TestApp_UnansweredTextSurvivesAQuit(t *testing.T) {
 // A message being sent as Parley closed, which the service then answered, is not put back once
 // the history shows it; what the person wrote after it is.
 func TestApp_UnsentTextAnsweredAfterAllIsDropped(t *testing.T) {
-	svc := newFakeService()
-	a := test.NewTempApp(t)
-	h := startWith(t, svc, a, nil)
-	h.typeAndSend("Where is the lighthouse?")
-	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
-	first := h.view().ID
+	svc, a := newFakeService(), test.NewTempApp(t)
+	h, first := startWithAnswered(t, svc, a, "Where is the lighthouse?")
 	h.u.shutdown()
 
 	// As if "Is it lit at night?" was being sent when Parley closed, and answered after.
@@ -94,4 +88,14 @@ func TestApp_UnsentTextSurvivesASwitchAndBack(t *testing.T) {
 	if got := h.u.composer.text(); got != "for the built-in service" {
 		t.Errorf("back on the built-in service, the message box holds %q", got)
 	}
+}
+
+// startWithAnswered starts the app on svc, sends question in a new conversation, and waits for
+// its answer; it returns the conversation's ID.
+func startWithAnswered(t *testing.T, svc *conversationtest.Service, a fyne.App, question string) (*harness, client.ConversationID) {
+	t.Helper()
+	h := startWith(t, svc, a, nil)
+	h.typeAndSend(question)
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	return h, h.view().ID
 }
