@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -21,6 +22,8 @@ import (
 type unsentEntry struct {
 	// Conversation is its ID; "" for a conversation not created yet.
 	Conversation string `json:"conversation,omitempty"`
+	// Title is its title in the list when it was kept ("" unknown), to say where the text went.
+	Title string `json:"title,omitempty"`
 	// Text is what goes back in its message box.
 	Text string `json:"text"`
 	// Sent are the messages that reached the service and may have been answered.
@@ -79,6 +82,11 @@ func (u *UI) keepUnsentText() {
 			threads = append(threads, th)
 		}
 	}
+	titles := map[client.ConversationID]string{}
+	list, _ := u.sess.Entries()
+	for _, e := range list {
+		titles[e.ID] = e.Title
+	}
 	var entries []unsentEntry
 	newText := strings.TrimSpace(u.newDraft)
 	for _, th := range threads {
@@ -103,7 +111,7 @@ func (u *UI) keepUnsentText() {
 			newText = strings.TrimSpace(strings.Join(append(texts, newText), "\n"))
 			continue
 		}
-		entries = append(entries, unsentEntry{Conversation: v.ID.String(), Text: strings.Join(texts, "\n"), Sent: sent})
+		entries = append(entries, unsentEntry{Conversation: v.ID.String(), Title: titles[v.ID], Text: strings.Join(texts, "\n"), Sent: sent})
 	}
 	if newText != "" {
 		entries = append(entries, unsentEntry{Text: newText})
@@ -135,7 +143,7 @@ func (u *UI) restoreUnsentText() {
 	entries := store[i].Entries
 	u.prefs.setUnsent(slices.Delete(store, i, i+1))
 	u.unsentSent = map[*conversation.Thread][]string{}
-	restored := 0
+	var where []string // the conversations the text went back to; "" for the new one
 	for _, e := range entries {
 		text := strings.TrimSpace(e.Text)
 		if text == "" {
@@ -147,7 +155,7 @@ func (u *UI) restoreUnsentText() {
 				u.composer.setText(u.newDraft)
 				u.newDraft = ""
 			}
-			restored++
+			where = append(where, "")
 			continue
 		}
 		id, err := client.ParseConversationID(e.Conversation)
@@ -160,11 +168,24 @@ func (u *UI) restoreUnsentText() {
 			u.unsentSent[th] = e.Sent
 			u.dropAnswered(th, u.sess.Snapshot(th))
 		}
-		restored++
+		where = append(where, e.Title)
 	}
-	if restored > 0 {
-		u.flash("What you wrote here and had no answer to is back in its conversation's message box; nothing was sent again.")
+	if len(where) > 0 {
+		u.flash(unsentBackNotice(where))
 	}
+}
+
+// unsentBackNotice says where kept text went back: titles are the conversations' ("" the new
+// conversation's, or one whose title was not known).
+func unsentBackNotice(titles []string) string {
+	const tail = "; nothing was sent again."
+	switch {
+	case len(titles) == 1 && titles[0] == "":
+		return "Your unsent text is back in its message box" + tail
+	case len(titles) == 1:
+		return "Your unsent text in “" + titles[0] + "” is back in its message box" + tail
+	}
+	return fmt.Sprintf("Your unsent text in %d conversations is back in their message boxes", len(titles)) + tail
 }
 
 // dropAnswered takes out of th's kept text the messages sent before Parley closed that its

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -29,7 +28,7 @@ func TestApp_UnansweredTextSurvivesAQuit(t *testing.T) {
 	if got := h2.u.composer.text(); got != "a thought, half written" {
 		t.Errorf("the new conversation's message box holds %q after the restart", got)
 	}
-	if !strings.Contains(h2.u.status.flashText, "back in its conversation's message box") {
+	if want := "Your unsent text in 2 conversations is back in their message boxes; nothing was sent again."; h2.u.status.flashText != want {
 		t.Errorf("the status bar says %q", h2.u.status.flashText)
 	}
 	h2.u.open(first)
@@ -88,6 +87,9 @@ func TestApp_UnsentTextSurvivesASwitchAndBack(t *testing.T) {
 	if got := h.u.composer.text(); got != "for the built-in service" {
 		t.Errorf("back on the built-in service, the message box holds %q", got)
 	}
+	if want := "Your unsent text is back in its message box; nothing was sent again."; h.u.status.flashText != want {
+		t.Errorf("the status bar says %q, want %q", h.u.status.flashText, want)
+	}
 }
 
 // startWithAnswered starts the app on svc, sends question in a new conversation, and waits for
@@ -98,4 +100,19 @@ func startWithAnswered(t *testing.T, svc *conversationtest.Service, a fyne.App, 
 	h.typeAndSend(question)
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
 	return h, h.view().ID
+}
+
+func TestUnsentBackNotice(t *testing.T) {
+	for _, c := range []struct {
+		titles []string
+		want   string
+	}{
+		{[]string{""}, "Your unsent text is back in its message box; nothing was sent again."},
+		{[]string{"Tides"}, "Your unsent text in “Tides” is back in its message box; nothing was sent again."},
+		{[]string{"Tides", ""}, "Your unsent text in 2 conversations is back in their message boxes; nothing was sent again."},
+	} {
+		if got := unsentBackNotice(c.titles); got != c.want {
+			t.Errorf("unsentBackNotice(%q) = %q, want %q", c.titles, got, c.want)
+		}
+	}
 }
