@@ -466,12 +466,7 @@ func quitAtLogout(t *testing.T, a *app) {
 // A forged signal does not stop it from registering again with a panel that restarts; the
 // panel goes at logout, and SIGTERM ends Parley cleanly.
 func TestApp_TrayHostStartsAfterParley(t *testing.T) {
-	d := testenv.StartDisplay(t)
-	d.StartWindowManager(t)
-	bus := testenv.StartSessionBus(t)
-	s := startService(t)
-	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
-	a := startAppAt(t, d, env, t.TempDir(), "--tray")
+	d, bus, a := startAtLogin(t)
 	pid := a.cmd.Process.Pid
 	waitUntil(t, 30*time.Second, "Parley on the session bus", func() bool { return len(testenv.BusNamesOf(t, bus.Address, pid)) > 0 })
 	// The panel comes a few seconds after Parley, which by then has found no tray host and
@@ -525,16 +520,8 @@ func TestApp_TrayHostStartsAfterParley(t *testing.T) {
 // TestApp_TrayHostNeverComes: started at login on a desktop with no tray, Parley shows its
 // window once it has waited for one, puts up no icon in vain, and SIGTERM ends it cleanly.
 func TestApp_TrayHostNeverComes(t *testing.T) {
-	d := testenv.StartDisplay(t)
-	d.StartWindowManager(t)
-	bus := testenv.StartSessionBus(t)
-	s := startService(t)
-	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
-	a := startAppAt(t, d, env, t.TempDir(), "--tray")
-	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
-		return len(visibleWindows(t, d, "Parley")) == 1
-	})
-	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d, bus, a := startAtLogin(t)
+	waitWindowAfterTrayWait(t, d)
 	if hasTrayItem(t, bus.Address, a.cmd.Process.Pid) {
 		t.Error("with no tray host, Parley serves a tray icon all the same")
 	}
@@ -545,16 +532,8 @@ func TestApp_TrayHostNeverComes(t *testing.T) {
 // showed its window; when a tray host starts after all, the icon registers with it and its
 // menu works; SIGTERM then ends Parley cleanly.
 func TestApp_TrayHostComesAfterTheWindow(t *testing.T) {
-	d := testenv.StartDisplay(t)
-	d.StartWindowManager(t)
-	bus := testenv.StartSessionBus(t)
-	s := startService(t)
-	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
-	a := startAppAt(t, d, env, t.TempDir(), "--tray")
-	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
-		return len(visibleWindows(t, d, "Parley")) == 1
-	})
-	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d, bus, a := startAtLogin(t)
+	waitWindowAfterTrayWait(t, d)
 
 	watcher := testenv.StartTrayWatcher(t, bus.Address)
 	item := watcher.WaitItem(t, 30*time.Second)
@@ -567,4 +546,26 @@ func TestApp_TrayHostComesAfterTheWindow(t *testing.T) {
 	item.Click(t, "Show Parley")
 	waitUntil(t, 10*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
 	quitAtLogout(t, a)
+}
+
+// startAtLogin starts Parley as the desktop does at login (--tray), on a display with a window
+// manager and a session bus of its own with no tray host yet, against a service of its own.
+func startAtLogin(t *testing.T) (*testenv.Display, *testenv.SessionBus, *app) {
+	t.Helper()
+	d := testenv.StartDisplay(t)
+	d.StartWindowManager(t)
+	bus := testenv.StartSessionBus(t)
+	s := startService(t)
+	env := s.env("PARLEY_API_KEY=" + s.newKey(t, 10))
+	return d, bus, startAppAt(t, d, env, t.TempDir(), "--tray")
+}
+
+// waitWindowAfterTrayWait waits for the window Parley shows once it has waited for a tray host
+// in vain, with the new conversation in it.
+func waitWindowAfterTrayWait(t *testing.T, d *testenv.Display) {
+	t.Helper()
+	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
+		return len(visibleWindows(t, d, "Parley")) == 1
+	})
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
 }
