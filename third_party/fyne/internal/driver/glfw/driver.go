@@ -185,14 +185,14 @@ func (d *gLDriver) Run() {
 	d.runGL()
 
 	// Ensure lifecycle events run to completion before the app exits
-	// Parley: while serving what is queued for the main thread (see runGL).
+	// Parley: while releasing what is queued for the main thread (see runGL).
 	l := fyne.CurrentApp().Lifecycle().(*intapp.Lifecycle)
 	waited := make(chan struct{})
 	go func() {
 		l.WaitForEvents()
 		close(waited)
 	}()
-	serveQueue(waited)
+	drainQueue(waited)
 	l.DestroyEventQueue()
 }
 

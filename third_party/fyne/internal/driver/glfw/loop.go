@@ -56,11 +56,11 @@ func runOnMainWithWait(f func(), wait bool) {
 	}
 }
 
-// serveQueue runs what is queued for the main thread until until is closed, then what is left.
-// Parley: see runGL.
-func serveQueue(until <-chan struct{}) {
-	run := func(f funcData) {
-		f.f()
+// drainQueue releases the callers of what is queued for the main thread, as runGL's drain did
+// (the functions are not run: the GL context has ended), until until is closed, then what is
+// left. Parley: see runGL.
+func drainQueue(until <-chan struct{}) {
+	release := func(f funcData) {
 		if f.done != nil {
 			f.done <- struct{}{}
 		}
@@ -68,10 +68,10 @@ func serveQueue(until <-chan struct{}) {
 	for {
 		select {
 		case f := <-funcQueue.Out():
-			run(f)
+			release(f)
 		case <-until:
 			for len(funcQueue.Out()) > 0 {
-				run(<-funcQueue.Out())
+				release(<-funcQueue.Out())
 			}
 			return
 		}
@@ -156,10 +156,11 @@ func (d *gLDriver) runGL() {
 			}
 
 			// Parley: from now on runOnMain runs its function where it is called; what was queued
-			// before, or by a caller that read drained just before it was set, is run by Run
-			// while it waits for the lifecycle's last events (serveQueue). It was dropped
-			// unrun, its caller left waiting for ever: when that was the lifecycle's OnStopped,
-			// a quit on SIGTERM hung in Run's WaitForEvents.
+			// before, or by a caller that read drained just before it was set, is released by
+			// Run while it waits for the lifecycle's last events (drainQueue). Only what was
+			// queued before the drain below was released: a caller that queued after it was
+			// left waiting for ever, and when that was the lifecycle's event queue, a quit on
+			// SIGTERM hung in Run's WaitForEvents.
 			drained.Store(true)
 			return
 		case f := <-funcQueue.Out():
