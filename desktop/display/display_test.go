@@ -7,11 +7,9 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -182,7 +180,7 @@ func TestCheck_RealXServer(t *testing.T) {
 		{"socket file too", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			name := startXvfb(t, c.args...)
+			name := testenv.StartXvfb(t, "64x64x24", c.args...)
 			if c.args != nil {
 				// A file left by an X server that was killed may be there: nothing answers on it.
 				if conn, err := net.Dial("unix", "/tmp/.X11-unix/X"+name[1:]); err == nil {
@@ -195,49 +193,4 @@ func TestCheck_RealXServer(t *testing.T) {
 			}
 		})
 	}
-}
-
-// startXvfb starts Xvfb on a free display with args, stops it at cleanup, and returns the
-// display's name.
-func startXvfb(t *testing.T, args ...string) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("Xvfb", append([]string{"-displayfd", "3", "-screen", "0", "64x64x24", "-nolisten", "tcp"}, args...)...)
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting Xvfb: %v", err)
-	}
-	w.Close()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM) // it removes its lock and socket files
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	number := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
-		r.Close()
-	}()
-	select {
-	case n := <-number:
-		if n == "" {
-			t.Fatal("Xvfb did not report its display")
-		}
-		return ":" + n
-	case <-exited:
-		t.Fatal("Xvfb exited at start")
-	case <-time.After(20 * time.Second):
-		t.Fatal("Xvfb did not start within 20 s")
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -23,40 +24,7 @@ type Display struct {
 func StartDisplay(t testing.TB) *Display {
 	t.Helper()
 	RequireCommands(t, "Xvfb", "xdotool", "import")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting Xvfb: %v", err)
-	}
-	w.Close()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	number := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
-		r.Close()
-	}()
-	select {
-	case n := <-number:
-		if n == "" {
-			t.Fatal("Xvfb did not report its display")
-		}
-		return &Display{Name: ":" + n}
-	case <-exited:
-		t.Fatal("Xvfb exited at start")
-	case <-time.After(20 * time.Second):
-		t.Fatal("Xvfb did not start within 20 s")
-	}
-	return nil
+	return &Display{Name: StartXvfb(t, "1280x800x24", "-noreset")}
 }
 
 // Env is the environment entry that points programs at the display.
@@ -323,4 +291,50 @@ func (d *Display) Clipboard(t testing.TB) string {
 		return ""
 	}
 	return string(out)
+}
+
+// StartXvfb starts Xvfb on a free display with a screen of the size given ("1280x800x24") and
+// extra arguments, and returns the display's name (":42"). It ends Xvfb at cleanup: SIGTERM
+// first, on which it removes its lock and socket files, then a kill after 10 s.
+func StartXvfb(t testing.TB, screen string, args ...string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", append([]string{"-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp"}, args...)...)
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	w.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	number := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		number <- strings.TrimSpace(line)
+		r.Close()
+	}()
+	select {
+	case n := <-number:
+		if n == "" {
+			t.Fatal("Xvfb did not report its display")
+		}
+		return ":" + n
+	case <-exited:
+		t.Fatal("Xvfb exited at start")
+	case <-time.After(20 * time.Second):
+		t.Fatal("Xvfb did not start within 20 s")
+	}
+	return ""
 }
