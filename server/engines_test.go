@@ -75,45 +75,35 @@ func TestEngines_RealSpeechRoundTrip(t *testing.T) {
 // sent nothing when another user's program holds the connection: the call fails saying so; when
 // the runtime runs as this user again, it answers.
 func TestEngines_RemoteEngineOnThisComputer(t *testing.T) {
-	for _, c := range []struct{ listen, host string }{
-		{"127.0.0.1:0", "127.0.0.1"},
-		{"127.0.0.1:0", "localhost"},
-		{"[::1]:0", "[::1]"},
-	} {
-		t.Run(c.host, func(t *testing.T) {
-			ln, err := net.Listen("tcp", c.listen)
-			if err != nil {
-				t.Skipf("cannot listen at %s here: %v", c.listen, err)
-			}
-			rt := &fakeRuntime{t: t, addr: ln.Addr().String()}
-			rt.serve(ln)
-			t.Cleanup(rt.stop)
-			_, port, _ := net.SplitHostPort(rt.addr)
-			hostPort := c.host + ":" + port
-			var uid atomic.Int64
-			uid.Store(1001)
-			eng := NewEngines(0)
-			eng.owners = uidCheck(&uid)
-			st := eng.Set(t.Context(), engine.Set{Chat: engine.Chat{Kind: engine.Remote, URL: "http://" + hostPort + "/v1", Model: "tiny:latest"}})
-			if st.Away {
-				t.Errorf("status %+v", st)
-			}
+	testenv.ForEachLoopback(t, func(t *testing.T, ln net.Listener, host string) {
+		rt := &fakeRuntime{t: t, addr: ln.Addr().String()}
+		rt.serve(ln)
+		t.Cleanup(rt.stop)
+		_, port, _ := net.SplitHostPort(rt.addr)
+		hostPort := host + ":" + port
+		var uid atomic.Int64
+		uid.Store(1001)
+		eng := NewEngines(0)
+		eng.owners = uidCheck(&uid)
+		st := eng.Set(t.Context(), engine.Set{Chat: engine.Chat{Kind: engine.Remote, URL: "http://" + hostPort + "/v1", Model: "tiny:latest"}})
+		if st.Away {
+			t.Errorf("status %+v", st)
+		}
 
-			_, err = eng.Complete(t.Context(), ChatRequest{UserText: "my secret plans"})
-			var cf *ChatFailure
-			var ue *engine.UntrustedError
-			want := "The model server at " + hostPort + " on this computer belongs to another user (uid 1001): Parley does not send your conversations to it."
-			if !errors.As(err, &cf) || !errors.As(err, &ue) || cf.Sentence() != want {
-				t.Errorf("a call: %v\nwant %q", err, want)
-			}
-			if n := rt.chats(); n != 0 {
-				t.Errorf("another user's program was sent %d chats", n)
-			}
+		_, err := eng.Complete(t.Context(), ChatRequest{UserText: "my secret plans"})
+		var cf *ChatFailure
+		var ue *engine.UntrustedError
+		want := "The model server at " + hostPort + " on this computer belongs to another user (uid 1001): Parley does not send your conversations to it."
+		if !errors.As(err, &cf) || !errors.As(err, &ue) || cf.Sentence() != want {
+			t.Errorf("a call: %v\nwant %q", err, want)
+		}
+		if n := rt.chats(); n != 0 {
+			t.Errorf("another user's program was sent %d chats", n)
+		}
 
-			uid.Store(1000)
-			if reply, err := eng.Complete(t.Context(), ChatRequest{UserText: "hello"}); err != nil || reply != "tiny says hello" {
-				t.Errorf("this user's runtime: %q, %v", reply, err)
-			}
-		})
-	}
+		uid.Store(1000)
+		if reply, err := eng.Complete(t.Context(), ChatRequest{UserText: "hello"}); err != nil || reply != "tiny says hello" {
+			t.Errorf("this user's runtime: %q, %v", reply, err)
+		}
+	})
 }

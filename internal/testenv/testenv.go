@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -29,4 +30,23 @@ func RequireCommands(t testing.TB, names ...string) {
 		t.Fatalf(msg, missing)
 	}
 	t.Skipf(msg, missing)
+}
+
+// ForEachLoopback runs f as a subtest for each way a person may write this computer's address
+// (127.0.0.1, localhost, [::1]), with a listener on a free port of the matching loopback; f
+// owns the listener. A loopback this machine lacks skips its subtest.
+func ForEachLoopback(t *testing.T, f func(t *testing.T, ln net.Listener, host string)) {
+	for _, c := range []struct{ listen, host string }{
+		{"127.0.0.1:0", "127.0.0.1"},
+		{"127.0.0.1:0", "localhost"},
+		{"[::1]:0", "[::1]"},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			ln, err := net.Listen("tcp", c.listen)
+			if err != nil {
+				t.Skipf("cannot listen at %s here: %v", c.listen, err)
+			}
+			f(t, ln, c.host)
+		})
+	}
 }

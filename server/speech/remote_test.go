@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"parley/engine"
+	"parley/internal/testenv"
 	"parley/media"
 )
 
@@ -263,40 +264,30 @@ func TestRemote_OnThisComputerChecksTheOwner(t *testing.T) {
 			return engine.Owner{ID: uid, Name: "uid " + uid, Trusted: trusted}, nil
 		}
 	}
-	for _, c := range []struct{ listen, host string }{
-		{"127.0.0.1:0", "127.0.0.1"},
-		{"127.0.0.1:0", "localhost"},
-		{"[::1]:0", "[::1]"},
-	} {
-		t.Run(c.host, func(t *testing.T) {
-			ln, err := net.Listen("tcp", c.listen)
-			if err != nil {
-				t.Skipf("cannot listen at %s here: %v", c.listen, err)
+	testenv.ForEachLoopback(t, func(t *testing.T, ln net.Listener, host string) {
+		srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		base := "http://" + host + ":" + port + "/v1"
+		before := requests.Load()
+		for _, hc := range []*http.Client{nil, {Timeout: time.Minute}} {
+			r := newRemote(base, "m", testKey, hc, owner("1001", false))
+			var ue *engine.UntrustedError
+			if _, err := (&remoteTranscriber{r}).Transcribe(t.Context(), wavTake, ""); !errors.As(err, &ue) || ue.Owner.ID != "1001" {
+				t.Errorf("transcribing: %v", err)
 			}
-			srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
-			srv.Start()
-			t.Cleanup(srv.Close)
-			_, port, _ := net.SplitHostPort(ln.Addr().String())
-			base := "http://" + c.host + ":" + port + "/v1"
-			before := requests.Load()
-			for _, hc := range []*http.Client{nil, {Timeout: time.Minute}} {
-				r := newRemote(base, "m", testKey, hc, owner("1001", false))
-				var ue *engine.UntrustedError
-				if _, err := (&remoteTranscriber{r}).Transcribe(t.Context(), wavTake, ""); !errors.As(err, &ue) || ue.Owner.ID != "1001" {
-					t.Errorf("transcribing: %v", err)
-				}
-				if _, err := (&remoteSynthesizer{remote: r, voices: []string{"alloy"}}).Synthesize(t.Context(), "my secret plans", ""); !errors.As(err, &ue) ||
-					!strings.HasPrefix(ue.Error(), "the speech service on port "+port+" belongs to another user (uid 1001)") {
-					t.Errorf("synthesizing: %v", err)
-				}
+			if _, err := (&remoteSynthesizer{remote: r, voices: []string{"alloy"}}).Synthesize(t.Context(), "my secret plans", ""); !errors.As(err, &ue) ||
+				!strings.HasPrefix(ue.Error(), "the speech service on port "+port+" belongs to another user (uid 1001)") {
+				t.Errorf("synthesizing: %v", err)
 			}
-			if n := requests.Load() - before; n != 0 {
-				t.Fatalf("another user's program got %d requests", n)
-			}
-			r := newRemote(base, "m", testKey, nil, owner("998", true))
-			if tr, err := (&remoteTranscriber{r}).Transcribe(t.Context(), wavTake, ""); err != nil || tr.Text != "hello" {
-				t.Errorf("a system account's service: %+v, %v", tr, err)
-			}
-		})
-	}
+		}
+		if n := requests.Load() - before; n != 0 {
+			t.Fatalf("another user's program got %d requests", n)
+		}
+		r := newRemote(base, "m", testKey, nil, owner("998", true))
+		if tr, err := (&remoteTranscriber{r}).Transcribe(t.Context(), wavTake, ""); err != nil || tr.Text != "hello" {
+			t.Errorf("a system account's service: %+v, %v", tr, err)
+		}
+	})
 }
