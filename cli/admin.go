@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +14,6 @@ import (
 	"parley/internal/explain"
 	"parley/keystore"
 	"parley/server"
-	"parley/server/store"
 )
 
 // adminKeyEnv names the environment variable admin reads a customer's key from when --key is
@@ -139,30 +136,11 @@ func (g *globals) resolveAdminKey(ctx context.Context, cmd *cobra.Command, a *se
 // have points granted to, or a key revoked on, the wrong account without a word. A key with no
 // account (or no database) is left to the command's own error, which names where it came from.
 func (g *globals) announceKey(ctx context.Context, a *server.Admin, k adminKey) {
-	id, ok := accountOf(ctx, a.DataDir, k.key)
-	if !ok {
+	id, err := a.Account(ctx, k.key)
+	if err != nil {
 		return
 	}
 	fmt.Fprintf(g.stderr, "Using the key from %s (account %d).\n", k.from, id)
-}
-
-// accountOf is the number of the account key belongs to in the database of dataDir, revoked or
-// not; false when there is none (no database is created to find out).
-func accountOf(ctx context.Context, dataDir, key string) (int64, bool) {
-	path := filepath.Join(dataDir, "parley.db")
-	if _, err := os.Stat(path); err != nil {
-		return 0, false
-	}
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		return 0, false
-	}
-	defer st.Close()
-	acct, err := st.AccountByKey(ctx, key)
-	if err != nil {
-		return 0, false
-	}
-	return acct.ID, true
 }
 
 // readAdminKey reads a key from standard input: asked for without echo on a terminal, else the

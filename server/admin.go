@@ -62,6 +62,21 @@ func keyError(err error) error {
 	return err
 }
 
+// Account is the number of the account key belongs to, revoked or not: ErrNoSuchKey when
+// there is none, a *NoDatabaseError when there is no database (none is created to find out).
+func (a Admin) Account(ctx context.Context, key string) (int64, error) {
+	st, err := a.open(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	acct, err := st.AccountByKey(ctx, key)
+	if err != nil {
+		return 0, keyError(err)
+	}
+	return acct.ID, nil
+}
+
 // CreateKey creates an API key whose account holds points (0 or more) and returns the key and
 // the balance. The key is returned only here: the database keeps only its hash.
 func (a Admin) CreateKey(ctx context.Context, points int64) (key string, balance int64, err error) {

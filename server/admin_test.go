@@ -130,3 +130,38 @@ func second[T any](_ T, err error) error { return err }
 
 // third is the error of a call that returns two values and an error.
 func third[T, U any](_ T, _ U, err error) error { return err }
+
+// Account names the account of a key, revoked or not, and creates no database to find out.
+func TestAdmin_Account(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	a := Admin{DataDir: dir}
+	var nd *NoDatabaseError
+	if _, err := a.Account(t.Context(), "pk_nothing"); !errors.As(err, &nd) {
+		t.Fatalf("Account with no database: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Account made the data folder: %v", err)
+	}
+	first, _, err := a.CreateKey(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := a.CreateKey(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1, err1 := a.Account(t.Context(), first)
+	id2, err2 := a.Account(t.Context(), second)
+	if err1 != nil || err2 != nil || id1 == id2 || id1 <= 0 {
+		t.Errorf("Account: %d, %v; %d, %v", id1, err1, id2, err2)
+	}
+	if err := a.RevokeKey(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := a.Account(t.Context(), first); err != nil || id != id1 {
+		t.Errorf("a revoked key's account: %d, %v; want %d", id, err, id1)
+	}
+	if _, err := a.Account(t.Context(), "pk_nothing"); !errors.Is(err, ErrNoSuchKey) {
+		t.Errorf("an unknown key: %v", err)
+	}
+}
