@@ -233,9 +233,19 @@ func (c *chatView) resetHeights(old []row) {
 	}
 }
 
-// sameRow reports whether a row's look is unchanged.
+// sameRow reports whether a row's look is unchanged: a turn's reason too, since a message sent
+// again can fail again for another reason without the window drawing it as sent in between.
 func sameRow(a, b row) bool {
-	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State && a.behindFailed == b.behindFailed
+	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State && a.behindFailed == b.behindFailed &&
+		a.turn.Answering == b.turn.Answering && errText(a.turn.Err) == errText(b.turn.Err)
+}
+
+// errText is err's text, "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // update fills a shown row and, the first time, measures it and corrects its height.

@@ -174,3 +174,38 @@ func TestApp_SwitchToALocalServiceThatCannotStart(t *testing.T) {
 	h.typeAndSend("still here")
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
 }
+
+// A message sent again that fails again, for another reason, shows the new reason, even when
+// the window takes the change in one step (on a busy machine it never drew the message as
+// being sent in between; the row, still "failed" with the same text, kept the old reason).
+func TestApp_RetriedFailureShowsItsOwnReason(t *testing.T) {
+	svc := newFakeService()
+	svc.ChatErrs = []error{
+		&client.Error{StatusCode: 502, Message: "Ollama on this computer did not answer: is it still running?"},
+		&client.Error{StatusCode: 502, Message: "Ollama on this computer is not running: start it."},
+	}
+	h := start(t, svc)
+	h.typeAndSend("goodbye then")
+	h.waitFor(h.failedShown)
+	shownMeta := func() string {
+		var meta string
+		eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
+			if x, ok := o.(*bubbleRow); ok && x.r.text == "goodbye then" {
+				meta = x.meta.Text
+			}
+		})
+		return meta
+	}
+	h.waitFor(func() bool { return strings.Contains(shownMeta(), "still running") })
+
+	// Sent again; the window's updates wait until the call has failed again.
+	h.u.retry(h.view().Turns[0].Key)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(svc.ChatRequests()) < 2 || h.view().Turns[0].State != conversation.Failed {
+		if time.Now().After(deadline) {
+			t.Fatal("the message was not sent again")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.waitFor(func() bool { return strings.Contains(shownMeta(), "start it") })
+}
