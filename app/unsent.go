@@ -188,8 +188,9 @@ func unsentBackNotice(titles []string) string {
 	return fmt.Sprintf("Your unsent text in %d conversations is back in their message boxes", len(titles)) + tail
 }
 
-// dropAnswered takes out of th's kept text the messages sent before Parley closed that its
-// history, once read, shows (answered after all), unless the person has edited the text since.
+// dropAnswered takes out of th's kept text the messages sent before Parley closed that the end
+// of its history, once read, shows (answered after all); lines the person has changed since
+// stay. Only the end is looked at: an earlier message with the same words ("yes") is not it.
 func (u *UI) dropAnswered(th *conversation.Thread, v conversation.ThreadView) {
 	sent, ok := u.unsentSent[th]
 	if !ok || v.Loading || v.LoadErr != nil || len(v.Messages) == 0 {
@@ -201,8 +202,9 @@ func (u *UI) dropAnswered(th *conversation.Thread, v conversation.ThreadView) {
 		draft = u.composer.text()
 	}
 	lines := strings.Split(draft, "\n")
+	recent := v.Messages[max(0, len(v.Messages)-2*len(sent)):] // each with its reply
 	for _, q := range sent {
-		for _, m := range v.Messages {
+		for _, m := range recent {
 			if m.Role == conversation.User && m.Text == q {
 				lines = removeLines(lines, strings.Split(q, "\n"))
 				break

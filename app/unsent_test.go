@@ -116,3 +116,22 @@ func TestUnsentBackNotice(t *testing.T) {
 		}
 	}
 }
+
+// A kept message whose words an earlier message of the conversation also had, but which the
+// end of the history does not show, stays: it was not answered.
+func TestApp_UnsentTextLikeAnEarlierMessageStays(t *testing.T) {
+	svc, a := newFakeService(), test.NewTempApp(t)
+	h, first := startWithAnswered(t, svc, a, "yes")
+	h.typeAndSend("Tell me more")
+	h.waitFor(func() bool { return len(h.view().Messages) == 4 })
+	h.u.shutdown()
+
+	a.Preferences().SetString(prefUnsent, `[{"service":"`+svc.BaseURL()+`","entries":[{"conversation":"`+first.String()+
+		`","text":"yes","sent":["yes"]}]}]`)
+	h2 := startWith(t, svc, a, nil)
+	h2.u.open(first)
+	h2.waitFor(func() bool { return len(h2.view().Messages) == 4 })
+	if got := h2.u.composer.text(); got != "yes" {
+		t.Errorf("the message box holds %q, want the unanswered \"yes\"", got)
+	}
+}
