@@ -65,16 +65,22 @@ func keyError(err error) error {
 // Account is the number of the account key belongs to, revoked or not: ErrNoSuchKey when
 // there is none, a *NoDatabaseError when there is no database (none is created to find out).
 func (a Admin) Account(ctx context.Context, key string) (int64, error) {
+	acct, err := a.account(ctx, key)
+	return acct.ID, err
+}
+
+// account reads the account key belongs to, revoked or not, from an existing database.
+func (a Admin) account(ctx context.Context, key string) (store.Account, error) {
 	st, err := a.open(ctx, false)
 	if err != nil {
-		return 0, err
+		return store.Account{}, err
 	}
 	defer st.Close()
 	acct, err := st.AccountByKey(ctx, key)
 	if err != nil {
-		return 0, keyError(err)
+		return store.Account{}, keyError(err)
 	}
-	return acct.ID, nil
+	return acct, nil
 }
 
 // CreateKey creates an API key whose account holds points (0 or more) and returns the key and
@@ -140,16 +146,8 @@ func (a Admin) Grant(ctx context.Context, key string, points int64) (balance int
 
 // Balance returns a key's balance, revoked or not.
 func (a Admin) Balance(ctx context.Context, key string) (int64, error) {
-	st, err := a.open(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	acct, err := st.AccountByKey(ctx, key)
-	if err != nil {
-		return 0, keyError(err)
-	}
-	return acct.Balance, nil
+	acct, err := a.account(ctx, key)
+	return acct.Balance, err
 }
 
 // SetPrice sets the points (0 or more) a chat call costs, from the next call on.
