@@ -242,24 +242,7 @@ func hungRuntime(t *testing.T) (port string, accepted *atomic.Int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	accepted = &atomic.Int64{}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				for _, c := range conns {
-					c.Close()
-				}
-				return
-			}
-			accepted.Add(1)
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
+	accepted = testenv.HoldConnections(t, ln, nil)
 	_, port, _ = net.SplitHostPort(ln.Addr().String())
 	return port, accepted
 }

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 // runtimeServer serves a model list at /v1/models and counts every request.
@@ -53,27 +55,7 @@ func silentPort(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
+	testenv.HoldConnections(t, ln, nil)
 	return ln.Addr().(*net.TCPAddr).Port
 }
 

@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -49,4 +51,40 @@ func ForEachLoopback(t *testing.T, f func(t *testing.T, ln net.Listener, host st
 			f(t, ln, c.host)
 		})
 	}
+}
+
+// HoldConnections accepts every connection to ln and holds it open until the test ends, when ln
+// and each connection are closed; serve, when not nil, is given each connection on a goroutine of
+// its own as it comes. It returns how many connections were accepted so far.
+func HoldConnections(t testing.TB, ln net.Listener, serve func(net.Conn)) *atomic.Int64 {
+	accepted := &atomic.Int64{}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			if serve != nil {
+				go serve(c)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return accepted
 }
