@@ -101,8 +101,7 @@ func launch(b *testing.B, d *testenv.Display, bin, title string, env []string, a
 	b.Helper()
 	home := b.TempDir()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+	cmd.Env = append(env, appHome(d, home)...)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -256,8 +256,7 @@ func TestApp_OneInstance(t *testing.T) {
 	logo := startXlogo(t, d)
 
 	second := exec.Command(bin)
-	second.Env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+	second.Env = append(env, appHome(d, home)...)
 	start := time.Now()
 	out, err := second.CombinedOutput()
 	took := time.Since(start)

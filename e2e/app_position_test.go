@@ -12,12 +12,18 @@ import (
 	"parley/internal/testenv"
 )
 
+// appHome is the environment that gives the app the display d and its home (and so its
+// preferences, keys' places and data) in home, in English.
+func appHome(d *testenv.Display, home string) []string {
+	return []string{d.Env(), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "LANG=en_US.UTF-8"}
+}
+
 // startAppAt opens `parley` (with args, usually none) on d, with its HOME (and so its preferences) in
 // home, which outlives the run; it stops the app by its PID when the test ends.
 func startAppAt(t *testing.T, d *testenv.Display, env []string, home string, args ...string) *app {
 	t.Helper()
-	env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+	env = append(env, appHome(d, home)...)
 	a := &app{cmd: exec.Command(bin, args...), exited: make(chan struct{}), logs: &strings.Builder{}}
 	a.cmd.Env = env
 	a.cmd.Stdout, a.cmd.Stderr = a.logs, a.logs

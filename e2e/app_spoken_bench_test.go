@@ -34,8 +34,7 @@ func BenchmarkApp_SpokenTurnsMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		app := exec.Command(bin)
-		app.Env = append(env, d.Env(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-			"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "LANG=en_US.UTF-8")
+		app.Env = append(env, appHome(d, home)...)
 		if err := app.Start(); err != nil {
 			b.Fatal(err)
 		}
