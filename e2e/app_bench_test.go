@@ -85,15 +85,9 @@ func stop(cmd *exec.Cmd) {
 	if cmd.ProcessState != nil {
 		return
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
-	}
+	testenv.EndProcess(cmd, syscall.SIGTERM, done, 10*time.Second)
 }
 
 // launch starts bin (with args) on d and returns it with the time until its window titled title is shown.

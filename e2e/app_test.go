@@ -56,15 +56,7 @@ func (a *app) stop(t *testing.T) {
 
 // dump ends an app that hangs with SIGQUIT, which has the Go runtime print every goroutine to
 // its log first, and waits for it to end (killing it after 10 s).
-func (a *app) dump() {
-	a.cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-a.exited:
-	case <-time.After(10 * time.Second):
-		a.cmd.Process.Kill()
-		<-a.exited
-	}
-}
+func (a *app) dump() { testenv.EndProcess(a.cmd, syscall.SIGQUIT, a.exited, 10*time.Second) }
 
 // TestApp_TypeSendAndSettings drives the real window against the real service: a message typed
 // and sent with Enter is in the service's history with its reply, and a persona typed in the

@@ -120,13 +120,7 @@ func startServiceEnv(t testing.TB, env []string, extra ...string) *service {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testenv.EndProcess(cmd, os.Interrupt, exited, 10*time.Second)
 		if t.Failed() {
 			t.Logf("service log:\n%s", logs.String())
 		}

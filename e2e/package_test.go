@@ -229,12 +229,7 @@ func TestPackageLinux_InstallRunUninstall(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { app.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		app.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			app.Process.Kill()
-			<-exited
+		if testenv.EndProcess(app, syscall.SIGTERM, exited, 15*time.Second) {
 			t.Error("the installed app did not quit within 15 s of SIGTERM")
 		}
 		if t.Failed() {

@@ -310,15 +310,7 @@ func StartXvfb(t testing.TB, screen string, args ...string) string {
 	w.Close()
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
+	t.Cleanup(func() { EndProcess(cmd, syscall.SIGTERM, exited, 10*time.Second) })
 	number := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')

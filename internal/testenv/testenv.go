@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // InCI reports whether the tests run under CI, where a missing tool is a failure, not a skip.
@@ -87,4 +88,19 @@ func HoldConnections(t testing.TB, ln net.Listener, serve func(net.Conn)) *atomi
 		}
 	})
 	return accepted
+}
+
+// EndProcess ends a started process as a session does: sig first, then a kill if it has not
+// ended within grace; exited is closed when it ends (its Wait returned). It reports whether it
+// had to be killed.
+func EndProcess(cmd *exec.Cmd, sig os.Signal, exited <-chan struct{}, grace time.Duration) (killed bool) {
+	cmd.Process.Signal(sig)
+	select {
+	case <-exited:
+		return false
+	case <-time.After(grace):
+		cmd.Process.Kill()
+		<-exited
+		return true
+	}
 }
