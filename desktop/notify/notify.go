@@ -32,7 +32,7 @@ type Notifier struct {
 	sig  *signals
 
 	mu      sync.Mutex
-	onClick map[uint32]func()
+	onClick map[shown]func()
 	markup  bool
 	closed  bool
 }
@@ -44,6 +44,14 @@ const callTimeout = 3 * time.Second
 // ErrUnavailable is returned by New when no notification service runs.
 var ErrUnavailable = errors.New("no notification service on the session bus")
 
+// shown names a notification: the ID the service gave it, and the service's connection (its
+// unique name). A service that restarts numbers its notifications from 1 again, and the old
+// one's last signals, still queued, must not reach the new one's notifications.
+type shown struct {
+	owner string
+	id    uint32
+}
+
 // New connects to the session bus's notification service; app names the sender and icon is
 // an icon name or a file path ("" for none).
 func New(app, icon string) (*Notifier, error) {
@@ -52,7 +60,7 @@ func New(app, icon string) (*Notifier, error) {
 	if err != nil {
 		return nil, ErrUnavailable
 	}
-	n := &Notifier{app: app, icon: icon, conn: conn, sig: sig, onClick: map[uint32]func(){}}
+	n := &Notifier{app: app, icon: icon, conn: conn, sig: sig, onClick: map[shown]func(){}}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	// Who owns the service's name is followed from the bus itself, before it is first asked,
@@ -110,8 +118,16 @@ func (n *Notifier) Show(title, body string, onClick func()) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The reply came after any change of owner the bus told of (one connection reads both, in
+	// order), so the owner now is the one that answered.
+	owner := n.sig.currentOwner()
+	for k := range n.onClick {
+		if k.owner != owner { // shown by a service that has gone: never clicked now
+			delete(n.onClick, k)
+		}
+	}
 	if onClick != nil {
-		n.onClick[id] = onClick
+		n.onClick[shown{owner, id}] = onClick
 	}
 	return id, nil
 }
@@ -130,18 +146,19 @@ func (n *Notifier) Close() {
 func (n *Notifier) listen() {
 	for s := range n.sig.out {
 		id, _ := s.Body[0].(uint32)
+		k := shown{s.Sender, id}
 		switch s.Name {
 		case iface + ".ActionInvoked":
 			n.mu.Lock()
-			f := n.onClick[id]
-			delete(n.onClick, id)
+			f := n.onClick[k]
+			delete(n.onClick, k)
 			n.mu.Unlock()
 			if action, _ := s.Body[1].(string); f != nil && action == "default" {
 				f()
 			}
 		case iface + ".NotificationClosed":
 			n.mu.Lock()
-			delete(n.onClick, id)
+			delete(n.onClick, k)
 			n.mu.Unlock()
 		}
 	}
@@ -177,6 +194,13 @@ func (s *signals) firstOwner(owner string) {
 	if !s.told {
 		s.owner = owner
 	}
+}
+
+// currentOwner returns the service's unique name as last told ("" when none runs).
+func (s *signals) currentOwner() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner
 }
 
 // DeliverSignal is called by the connection for each signal, in order, on its reader.

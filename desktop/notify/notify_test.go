@@ -19,8 +19,11 @@ func TestNotifier_ShowAndClick(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	clicked := make(chan struct{})
-	id, err := n.Show("You asked: what <b>is</b> 2 & 2?", "Four. "+strings.Repeat("More words here. ", 40), func() { close(clicked) })
+	clicked, restarted := make(chan struct{}), make(chan struct{})
+	id, err := n.Show("You asked: what <b>is</b> 2 & 2?", "Four. "+strings.Repeat("More words here. ", 40), func() {
+		close(clicked)
+		<-restarted // the old service's "closed" signal waits behind this click
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +61,20 @@ func TestNotifier_ShowAndClick(t *testing.T) {
 		t.Fatal("the click did not reach the notifier")
 	}
 
-	// The daemon restarts (under a new connection): its clicks count.
+	// The daemon restarts (under a new connection): its clicks count. It numbers its
+	// notifications from 1 again, and the old daemon's "closed" signal for its own
+	// notification 1, read after the new one is shown, leaves the new one's click alone.
 	server.Stop()
 	server = testenv.StartNotifications(t, bus.Address)
 	again := make(chan struct{})
-	id, err = n.Show("Again", "after a restart", func() { close(again) })
+	second, err := n.Show("Again", "after a restart", func() { close(again) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	if second != id {
+		t.Fatalf("the restarted service numbered the notification %d, want %d as the first was", second, id)
+	}
+	close(restarted)
 	server.Click(t, id)
 	select {
 	case <-again:
