@@ -70,7 +70,7 @@ type composer struct {
 
 // composerHost is what the composer needs from the window.
 type composerHost interface {
-	send(text string)
+	send(text string) int64
 	focusComposer()
 	escape()
 }

@@ -27,9 +27,12 @@ type composerWindow struct {
 	escaped int
 }
 
-func (w *composerWindow) send(text string) { w.sent = append(w.sent, text) }
-func (w *composerWindow) focusComposer()   { w.focused++ }
-func (w *composerWindow) escape()          { w.escaped++ }
+func (w *composerWindow) send(text string) int64 {
+	w.sent = append(w.sent, text)
+	return int64(len(w.sent))
+}
+func (w *composerWindow) focusComposer() { w.focused++ }
+func (w *composerWindow) escape()        { w.escaped++ }
 
 // composerVoice is push-to-talk as the composer's buttons see it.
 type composerVoice struct{ toggled, finished, cancelled, stopped int }

@@ -53,17 +53,17 @@ func (u *UI) toggleShown() {
 }
 
 // sendHeld sends what was said with the hold-to-talk key in the conversation on screen, or a
-// new one when there is none, without raising the window.
-func (u *UI) sendHeld(text string) *conversation.Thread {
+// new one when there is none, without raising the window; it returns the conversation and the
+// turn's key.
+func (u *UI) sendHeld(text string) (*conversation.Thread, int64) {
 	if u.sess == nil || u.composer == nil {
-		return nil
+		return nil, 0
 	}
 	if u.current == nil {
 		u.newConversation()
 	}
 	th := u.current
-	u.send(text)
-	return th
+	return th, u.send(text)
 }
 
 // tellAway shows a desktop notification when the window is hidden (the person is elsewhere);

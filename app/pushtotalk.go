@@ -31,7 +31,7 @@ const maxHeldTake = 2 * time.Minute
 type pushToTalkHost interface {
 	// onScreen is the conversation on screen (nil before there is one).
 	onScreen() *conversation.Thread
-	send(text string)
+	send(text string) int64
 	focusComposer()
 	showPreferences()
 	showAccount()
@@ -39,8 +39,9 @@ type pushToTalkHost interface {
 	// and the speakers.
 	voiceModeActive() bool
 	// sendHeld sends what was said while the hold-to-talk key was held in the conversation on
-	// screen (a new one when there is none), and returns the conversation it went to.
-	sendHeld(text string) *conversation.Thread
+	// screen (a new one when there is none), and returns the conversation it went to and the
+	// turn's key (nil, 0: not sent).
+	sendHeld(text string) (*conversation.Thread, int64)
 	// tellAway tells the person, when the window is hidden, what happened to a hold-to-talk
 	// take (a desktop notification); title and body are plain text; open shows th (nil: none).
 	tellAway(title, body string, th *conversation.Thread)
@@ -94,15 +95,21 @@ type pushToTalk struct {
 	speaker   *voice.Speaker
 	following atomic.Pointer[voice.Speaker] // the speaker told of the playback, read by the player's event callback
 	speaking  bool
-	sayGen    int                          // counts the texts given to the speaker
-	waiting   map[*conversation.Thread]int // messages seen while a reply was awaited
-	// asked are the questions said with the hold-to-talk key whose replies are awaited, by
-	// conversation: they are spoken whatever the Speak replies preference says.
-	asked map[*conversation.Thread]string
+	sayGen    int // counts the texts given to the speaker
+	// waiting are the replies awaited, to speak them, by the key of their turn.
+	waiting map[int64]awaited
+}
+
+// awaited is a reply push-to-talk waits for.
+type awaited struct {
+	th *conversation.Thread
+	// question is what was said with the hold-to-talk key ("" for a typed message): its reply
+	// is spoken whatever the Speak replies preference says, and told when the window is hidden.
+	question string
 }
 
 func newPushToTalk(ctx context.Context, host pushToTalkHost, deps *Deps, p prefs, do func(func()), loop *atomic.Pointer[voice.Loop]) *pushToTalk {
-	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[*conversation.Thread]int{}, asked: map[*conversation.Thread]string{}}
+	return &pushToTalk{host: host, deps: deps, prefs: p, ctx: ctx, do: do, loop: loop, waiting: map[int64]awaited{}}
 }
 
 // attach makes push-to-talk use the service c and its session: what was recorded or spoken
@@ -352,9 +359,8 @@ func (v *pushToTalk) transcribeHeld(take *audio.Take) {
 			v.host.tellAway("Parley didn't catch that", "The service heard no words, so nothing was sent.", nil)
 			return
 		}
-		sent := v.host.sendHeld(text)
-		if sent != nil {
-			v.asked[sent] = text
+		if th, key := v.host.sendHeld(text); key != 0 {
+			v.waiting[key] = awaited{th: th, question: text}
 		}
 	})
 }
@@ -407,81 +413,41 @@ func (v *pushToTalk) addToComposer(text string) {
 	v.view.setText(text)
 }
 
-// expectReply notes that the person sent a message in th, so that its reply is spoken.
-func (v *pushToTalk) expectReply(th *conversation.Thread) {
-	if _, ok := v.waiting[th]; !ok {
-		v.waiting[th] = len(v.sess.Snapshot(th).Messages)
+// expectReply notes that the person sent the message key in th, so that its reply is spoken.
+func (v *pushToTalk) expectReply(th *conversation.Thread, key int64) {
+	if key != 0 {
+		v.waiting[key] = awaited{th: th}
 	}
 }
 
-// threadChanged speaks a reply that has just arrived in the conversation on screen, when
-// auto-speak is on: the newest assistant message after the ones there when the person sent.
-func (v *pushToTalk) threadChanged(th *conversation.Thread, snap conversation.ThreadView) {
-	if v.host.voiceModeActive() {
-		return // voice mode speaks its own replies; nothing else may play while it listens
-	}
-	seen, ok := v.waiting[th]
-	if !ok {
+// turnEnded speaks the reply awaited for turn o.Key of th: a typed message's when auto-speak is
+// on and its conversation is on screen (once the person has left it, the reply is not spoken,
+// now or later), a hold-to-talk question's wherever the person has gone since (to another
+// conversation, or a new one from the tray), told in a notification when the window is hidden.
+func (v *pushToTalk) turnEnded(th *conversation.Thread, o conversation.Outcome) {
+	a, ok := v.waiting[o.Key]
+	if !ok || a.th != th {
 		return
 	}
-	if len(snap.Messages) <= seen {
-		v.heldFailed(th, snap)
-		return
-	}
-	if snap.Waiting() {
-		v.waiting[th] = len(snap.Messages)
-	} else {
-		delete(v.waiting, th)
-	}
-	last := snap.Messages[len(snap.Messages)-1]
-	question, held := v.asked[th]
-	if held && !snap.Waiting() {
-		delete(v.asked, th)
-	}
-	if last.Role != conversation.Assistant {
-		return
-	}
-	if held {
-		v.host.tellAway(question, last.Text, th)
-	}
-	if v.prefs.autoSpeak() || held {
-		v.speakWith(last.Text, snap.Voice)
-	}
-}
-
-// awaits reports whether a reply in th is awaited (to speak it, or to stop waiting for it).
-func (v *pushToTalk) awaits(th *conversation.Thread) bool {
-	_, held := v.asked[th]
-	_, waiting := v.waiting[th]
-	return held || waiting
-}
-
-// offScreenChanged follows a conversation that is not on screen: the reply to a question said
-// with the hold-to-talk key is spoken and told wherever the person has gone since (to another
-// conversation, or a new one from the tray); the reply to a typed question is not spoken once
-// the person has left its conversation, now or later.
-func (v *pushToTalk) offScreenChanged(th *conversation.Thread, snap conversation.ThreadView) {
-	if _, held := v.asked[th]; held {
-		v.threadChanged(th, snap)
-		return
-	}
-	if _, ok := v.waiting[th]; ok && !snap.Waiting() {
-		delete(v.waiting, th)
-	}
-}
-
-// heldFailed tells the person away from the window that the question they said with the
-// hold-to-talk key got no reply, and why.
-func (v *pushToTalk) heldFailed(th *conversation.Thread, snap conversation.ThreadView) {
-	q, held := v.asked[th]
-	if !held || snap.Waiting() {
-		return
-	}
-	for _, t := range snap.Turns {
-		if (t.State == conversation.Failed || t.State == conversation.Lost) && t.Err != nil {
-			delete(v.asked, th)
-			v.host.tellAway("No reply to: "+q, phrase(t.Err).text, th)
-			return
+	delete(v.waiting, o.Key)
+	held := a.question != ""
+	switch {
+	case o.End == conversation.Replied && v.host.voiceModeActive():
+		// Voice mode speaks its own replies; nothing else may play while it listens.
+	case o.End == conversation.Replied:
+		if held {
+			v.host.tellAway(a.question, o.Reply.Text, th)
+		}
+		if held || (v.prefs.autoSpeak() && th == v.host.onScreen()) {
+			v.speakWith(o.Reply.Text, v.sess.Snapshot(th).Voice)
+		}
+	default:
+		if held {
+			v.host.tellAway("No reply to: "+a.question, phrase(o.Err).text, th)
+		}
+		if o.End == conversation.NoReply && o.State == conversation.Lost {
+			// The history read after a lost reply may still find it: spoken as a typed one's.
+			v.waiting[o.Key] = awaited{th: th}
 		}
 	}
 }

@@ -75,11 +75,9 @@ type voiceMode struct {
 }
 
 type voicePending struct {
-	th       *conversation.Thread
-	question string
-	before   int   // messages in the conversation before it was sent
-	after    int64 // its turn's key is above this: earlier turns may hold the same words
-	done     chan voiceAnswer
+	th   *conversation.Thread
+	key  int64 // the question's turn
+	done chan voiceAnswer
 }
 
 type voiceAnswer struct {
@@ -111,7 +109,7 @@ type speechService interface {
 // the way of the next (a failed turn holds back every later one).
 type voiceSession interface {
 	Snapshot(th *conversation.Thread) conversation.ThreadView
-	Send(th *conversation.Thread, text string)
+	Send(th *conversation.Thread, text string) int64
 	Dismiss(th *conversation.Thread, key int64) string
 }
 
@@ -446,35 +444,21 @@ func (m *voiceMode) waitsFor(th *conversation.Thread) bool {
 	return m.pending != nil && m.pending.th == th
 }
 
-// threadChanged sees the reply to the question sent, or its failure, land in the conversation.
-func (m *voiceMode) threadChanged(th *conversation.Thread, v conversation.ThreadView) {
+// turnEnded sees the question sent end: with its reply, or without.
+func (m *voiceMode) turnEnded(th *conversation.Thread, o conversation.Outcome) {
 	p := m.pending
-	if p == nil || p.th != th {
-		return
-	}
-	for _, t := range v.Turns {
-		if t.Key > p.after && t.Text == p.question && (t.State == conversation.Failed || t.State == conversation.Lost) {
-			m.pending = nil
-			err := t.Err
-			if err == nil {
-				err = errors.New("the message was not sent")
-			}
-			// Voice mode says why and listens again; the failed turn would hold back the next
-			// question, which the person says rather than retrying this one.
-			m.sess.Dismiss(th, t.Key)
-			p.done <- voiceAnswer{err: err}
-			return
-		}
-	}
-	if v.Waiting() || len(v.Messages) < p.before+2 {
-		return
-	}
-	last := v.Messages[len(v.Messages)-1]
-	if last.Role != conversation.Assistant {
+	if p == nil || p.th != th || p.key != o.Key {
 		return
 	}
 	m.pending = nil
-	p.done <- voiceAnswer{reply: last.Text}
+	if o.End == conversation.Replied {
+		p.done <- voiceAnswer{reply: o.Reply.Text}
+		return
+	}
+	// Voice mode says why and listens again; the failed turn would hold back the next question,
+	// which the person says rather than retrying this one.
+	m.sess.Dismiss(th, o.Key)
+	p.done <- voiceAnswer{err: o.Err}
 }
 
 // chatWaitLimit bounds how long voice mode waits for a reply through the session.
@@ -496,12 +480,12 @@ func (c *appChatter) Chat(ctx context.Context, q string) (string, error) {
 			done <- voiceAnswer{err: errors.New("the conversation was deleted")}
 			return
 		}
-		var after int64
-		for _, t := range v.Turns {
-			after = max(after, t.Key)
+		key := m.sess.Send(c.th, q)
+		if key == 0 {
+			done <- voiceAnswer{err: errors.New("nothing was heard to send")}
+			return
 		}
-		m.pending = &voicePending{th: c.th, question: q, before: len(v.Messages), after: after, done: done}
-		m.sess.Send(c.th, q)
+		m.pending = &voicePending{th: c.th, key: key, done: done}
 	})
 	// The session's own timeout ends the call; this only keeps voice mode from waiting for
 	// ever on a reply it cannot see.

@@ -185,14 +185,11 @@ func (u *UI) apply(ch conversation.Change) {
 		u.chat.renderView(v)
 		u.header.refreshFrom(v)
 		u.sidebar.selectCurrent()
-		u.ptt.threadChanged(ch.Thread, v)
-		u.vmode.threadChanged(ch.Thread, v)
-	} else if ch.Thread != nil && u.vmode != nil && u.vmode.waitsFor(ch.Thread) {
-		// Voice mode's question, in a conversation left while it was answered.
-		u.vmode.threadChanged(ch.Thread, u.sess.Snapshot(ch.Thread))
-	} else if ch.Thread != nil && u.ptt != nil && u.ptt.awaits(ch.Thread) {
-		// A conversation left while its reply was awaited.
-		u.ptt.offScreenChanged(ch.Thread, u.sess.Snapshot(ch.Thread))
+	}
+	// The turns that ended, on screen or not: voice mode and push-to-talk wait for their keys.
+	for _, o := range ch.Ended {
+		u.vmode.turnEnded(ch.Thread, o)
+		u.ptt.turnEnded(ch.Thread, o)
 	}
 	if ch.Usage {
 		u.status.refresh()
@@ -333,14 +330,16 @@ func (u *UI) currentEntry() conversation.Entry {
 	return conversation.Entry{ID: id}
 }
 
-// send sends the composer's text in the conversation on screen.
-func (u *UI) send(text string) {
+// send sends the composer's text in the conversation on screen, and returns the turn's key (0:
+// nothing sent).
+func (u *UI) send(text string) int64 {
 	if u.current == nil || u.sess == nil {
-		return
+		return 0
 	}
-	u.ptt.expectReply(u.current)
-	u.sess.Send(u.current, text)
+	key := u.sess.Send(u.current, text)
+	u.ptt.expectReply(u.current, key)
 	u.chat.stickToBottom()
+	return key
 }
 
 // offerAccountFor opens the account dialog once for a message refused because of the key or

@@ -139,6 +139,7 @@ func (s *Session) Delete(id client.ConversationID, done func(error)) {
 		err := s.svc.DeleteConversation(s.ctx, id)
 		s.mu.Lock()
 		var th *Thread
+		var ended []Outcome
 		if err == nil {
 			for i, e := range s.entries {
 				if e.ID == id {
@@ -150,10 +151,15 @@ func (s *Session) Delete(id client.ConversationID, done func(error)) {
 			if th != nil {
 				th.deleted = true
 				delete(s.threads, id.String())
+				for _, t := range th.turns {
+					if t.State == Queued { // never sent now (a turn being sent ends when its call does)
+						ended = append(ended, Outcome{Key: t.Key, End: NoReply, Err: ErrDeleted, State: Failed})
+					}
+				}
 			}
 		}
 		s.mu.Unlock()
-		s.onChange(Change{List: err == nil, Thread: th})
+		s.onChange(Change{List: err == nil, Thread: th, Ended: ended})
 		if done != nil {
 			done(err)
 		}

@@ -22,7 +22,47 @@ type Change struct {
 	// Err, when not nil, is why the conversation list could not be read. (A failed turn carries
 	// its own error; deleting and saving settings report to their callers.)
 	Err error
+	// Ended are the turns of Thread that ended with this change, by the key Send returned: a
+	// voice turn waits for its key here, instead of guessing its reply from the messages.
+	Ended []Outcome
 }
+
+// Outcome is how a turn ended.
+type Outcome struct {
+	// Key is the turn's key, as Send returned it.
+	Key int64
+	// End says how it ended.
+	End End
+	// Reply is the reply (End == Replied).
+	Reply Message
+	// Err is why there is no reply (End == NoReply or Stopped). State is then the turn's state:
+	// Lost when the message may have been charged, Failed when not (and for a turn taken back
+	// or whose conversation was deleted).
+	Err   error
+	State TurnState
+}
+
+// End says how a turn ended.
+type End int
+
+// The ends of a turn.
+const (
+	// Replied: the reply came, or a history read after the reply was lost shows it.
+	Replied End = iota + 1
+	// NoReply: the call failed, the turn was taken back before it was sent (ErrWithdrawn), or
+	// its conversation was deleted (ErrDeleted). A Lost turn may still end Replied later, when
+	// a history read shows it answered.
+	NoReply
+	// Stopped: the person stopped waiting (ErrStopped). Its call still runs: a reply may still
+	// end it Replied.
+	Stopped
+)
+
+// ErrWithdrawn is the error of a turn taken back (TakeUnsent) before it was sent.
+var ErrWithdrawn = errors.New("the message was taken back before it was sent")
+
+// ErrDeleted is the error of a turn whose conversation was deleted before its reply came.
+var ErrDeleted = errors.New("the conversation was deleted")
 
 // Thread is one conversation as the window shows it: the messages the service confirmed, the
 // turns waiting for a reply or failed, and its settings. A new conversation is a Thread with no
@@ -212,6 +252,7 @@ func (s *Session) Reload(th *Thread) {
 
 func (s *Session) load(th *Thread, id client.ConversationID) {
 	h, err := s.svc.History(s.ctx, id)
+	var ended []Outcome
 	s.mu.Lock()
 	th.loading = false
 	if err != nil {
@@ -225,11 +266,11 @@ func (s *Session) load(th *Thread, id client.ConversationID) {
 		}
 		// A lost turn the history does not show answered may still be: read it again at the
 		// next Open.
-		th.stale = th.settleLost()
+		th.stale, ended = th.settleLost()
 		s.titleFromThread(th)
 	}
 	s.mu.Unlock()
-	s.onChange(Change{Thread: th, List: err == nil})
+	s.onChange(Change{Thread: th, List: err == nil, Ended: ended})
 }
 
 // settleLost removes the lost turns whose message the history shows answered: a user message
@@ -237,12 +278,13 @@ func (s *Session) load(th *Thread, id client.ConversationID) {
 // service's interface has no way to name a call, so this is how a reply that came after the
 // person stopped waiting for it (or after the connection failed) is told from a message never
 // stored. Call with s.mu held.
-// It reports whether a lost turn is left unsettled.
-func (th *Thread) settleLost() (unsettled bool) {
+// It reports whether a lost turn is left unsettled, and the turns it settled, with their replies.
+func (th *Thread) settleLost() (unsettled bool, ended []Outcome) {
 	kept := th.turns[:0]
 	for _, t := range th.turns {
 		if t.State == Lost && t != th.sending {
-			if th.answered(t) {
+			if reply, ok := th.answered(t); ok {
+				ended = append(ended, Outcome{Key: t.Key, End: Replied, Reply: reply})
 				continue
 			}
 			unsettled = true
@@ -251,14 +293,14 @@ func (th *Thread) settleLost() (unsettled bool) {
 	}
 	clear(th.turns[len(kept):])
 	th.turns = kept
-	return unsettled
+	return unsettled, ended
 }
 
 // answered reports whether th's messages hold t's message and a reply after it, later than
-// the messages known when t was sent.
-func (th *Thread) answered(t *Turn) bool {
+// the messages known when t was sent, and returns the reply.
+func (th *Thread) answered(t *Turn) (Message, bool) {
 	if !t.anchored {
-		return false
+		return Message{}, false
 	}
 	from := t.known
 	if !t.after.IsZero() {
@@ -269,15 +311,15 @@ func (th *Thread) answered(t *Turn) bool {
 			}
 		}
 		if from < 0 {
-			return false // the history no longer reaches back to where t was sent
+			return Message{}, false // the history no longer reaches back to where t was sent
 		}
 	}
 	for i := from; i+1 < len(th.messages); i++ {
 		if m := th.messages[i]; m.Role == User && strings.TrimSpace(m.Text) == t.Text && th.messages[i+1].Role == Assistant {
-			return true
+			return th.messages[i+1], true
 		}
 	}
-	return false
+	return Message{}, false
 }
 
 // titleFromThread gives th's list entry a title from its first message when the service gave
@@ -294,21 +336,24 @@ func (s *Session) titleFromThread(th *Thread) {
 }
 
 // Send adds text as a new turn of th and sends it once the turns before it have their replies.
-// Blank text is ignored. For a new conversation, the first call carries th's settings.
-func (s *Session) Send(th *Thread, text string) {
+// It returns the turn's key, which the change that ends the turn carries in Ended; blank text is
+// ignored (key 0). For a new conversation, the first call carries th's settings.
+func (s *Session) Send(th *Thread, text string) int64 {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return
+		return 0
 	}
 	s.mu.Lock()
 	s.nextKey++
-	th.turns = append(th.turns, &Turn{Key: s.nextKey, Text: text, At: s.now(), State: Queued})
+	key := s.nextKey
+	th.turns = append(th.turns, &Turn{Key: key, Text: text, At: s.now(), State: Queued})
 	next := s.nextTurn(th)
 	s.mu.Unlock()
 	s.onChange(Change{Thread: th})
 	if next != nil {
 		go s.send(th, next)
 	}
+	return key
 }
 
 // Retry sends a failed turn again; this is the person asking, so a Lost turn may be re-sent too,
@@ -358,8 +403,9 @@ func (s *Session) StopWaiting(th *Thread) bool {
 		return false
 	}
 	t.State, t.Err, t.Answering = Lost, &stoppedError{cause: errStillAnswering}, true
+	ended := Outcome{Key: t.Key, End: Stopped, Err: t.Err, State: Lost}
 	s.mu.Unlock()
-	s.onChange(Change{Thread: th})
+	s.onChange(Change{Thread: th, Ended: []Outcome{ended}})
 	return true
 }
 
@@ -402,6 +448,7 @@ func (s *Session) Opened() []*Thread {
 func (s *Session) TakeUnsent(th *Thread) []string {
 	s.mu.Lock()
 	var texts []string
+	var ended []Outcome
 	kept := th.turns[:0]
 	for _, t := range th.turns {
 		if t.State == Sending || t.State == Lost {
@@ -409,11 +456,15 @@ func (s *Session) TakeUnsent(th *Thread) []string {
 			continue
 		}
 		texts = append(texts, t.Text)
+		if t.State == Queued { // a failed turn's end was told when it failed
+			ended = append(ended, Outcome{Key: t.Key, End: NoReply, Err: ErrWithdrawn, State: Failed})
+		}
 	}
+	clear(th.turns[len(kept):])
 	th.turns = kept
 	s.mu.Unlock()
 	if len(texts) > 0 {
-		s.onChange(Change{Thread: th})
+		s.onChange(Change{Thread: th, Ended: ended})
 	}
 	return texts
 }
@@ -472,10 +523,12 @@ func (s *Session) send(th *Thread, t *Turn) {
 			t.State = Lost
 			th.stale = true
 		}
+		change.Ended = []Outcome{{Key: t.Key, End: NoReply, Err: err, State: t.State}}
 	case th.deleted:
 		// Deleted while the reply was on its way (the person stopped waiting, then deleted the
 		// conversation): nothing is kept, and the list does not get it back.
 		th.removeTurn(t.Key)
+		change.Ended = []Outcome{{Key: t.Key, End: NoReply, Err: ErrDeleted, State: Failed}}
 	default:
 		isNew := th.id.IsZero()
 		if isNew {
@@ -483,10 +536,10 @@ func (s *Session) send(th *Thread, t *Turn) {
 			s.threads[th.id.String()] = th
 		}
 		now := s.now()
-		th.messages = append(th.messages,
-			Message{ID: res.UserMessageID, Role: User, Text: t.Text, At: t.At},
-			Message{ID: res.ReplyMessageID, Role: Assistant, Text: res.Reply, At: now})
+		reply := Message{ID: res.ReplyMessageID, Role: Assistant, Text: res.Reply, At: now}
+		th.messages = append(th.messages, Message{ID: res.UserMessageID, Role: User, Text: t.Text, At: t.At}, reply)
 		th.removeTurn(t.Key)
+		change.Ended = []Outcome{{Key: t.Key, End: Replied, Reply: reply}}
 		s.touch(th, t.Text, now, isNew)
 		if res.PointsCharged != nil || res.Balance != nil {
 			s.charged, s.balance = res.PointsCharged, res.Balance

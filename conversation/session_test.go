@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +21,49 @@ func newFake() *conversationtest.Service {
 	return f
 }
 
-// watcher waits for the session's changes.
+// watcher waits for the session's changes, and keeps the turns' ends they told.
 type watcher struct {
 	ch chan conversation.Change
+
+	mu    sync.Mutex
+	ended []conversation.Outcome
 }
 
 func newWatcher() *watcher { return &watcher{ch: make(chan conversation.Change, 1000)} }
 
-func (w *watcher) onChange(c conversation.Change) { w.ch <- c }
+func (w *watcher) onChange(c conversation.Change) {
+	w.mu.Lock()
+	w.ended = append(w.ended, c.Ended...)
+	w.mu.Unlock()
+	w.ch <- c
+}
+
+// ends returns the ends told so far of the turn key.
+func (w *watcher) ends(key int64) []conversation.Outcome {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []conversation.Outcome
+	for _, o := range w.ended {
+		if o.Key == key {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// endsAre reports whether the ends told of key are, in order, those named.
+func (w *watcher) endsAre(key int64, want ...conversation.End) bool {
+	got := w.ends(key)
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].End != want[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // until waits for a change after which cond holds.
 func until(t *testing.T, w *watcher, cond func() bool) {
@@ -576,4 +612,130 @@ func TestSession_DeletedWhileAnsweringStaysDeleted(t *testing.T) {
 	if e, _ := s.Entries(); len(e) != 0 {
 		t.Errorf("the deleted conversation is back in the list: %+v", e)
 	}
+}
+
+// TestSession_TurnsEndByKey: each turn's end is told once by the key Send returned, whatever
+// the messages look like: the reply, a failure and then the reply to the person's Retry, a
+// stop and then the reply, a lost reply found in the history read after it, a message taken
+// back, and messages whose conversation was deleted.
+func TestSession_TurnsEndByKey(t *testing.T) {
+	t.Run("replies, in order", func(t *testing.T) {
+		f := newFake()
+		f.Gate = make(chan struct{})
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.NewThread(client.Config{}, "")
+		if k := s.Send(th, "   "); k != 0 {
+			t.Errorf("a blank message got key %d, want 0", k)
+		}
+		a, b := s.Send(th, "same words"), s.Send(th, "same words")
+		if a == 0 || b == 0 || a == b {
+			t.Fatalf("keys %d and %d", a, b)
+		}
+		close(f.Gate)
+		until(t, w, func() bool { return w.endsAre(a, conversation.Replied) && w.endsAre(b, conversation.Replied) })
+		if o := w.ends(b)[0]; o.Reply.Text != "re: same words" || o.Reply.Role != conversation.Assistant || o.Err != nil {
+			t.Errorf("the second turn ended %+v", o)
+		}
+	})
+	t.Run("failed, then retried", func(t *testing.T) {
+		f := newFake()
+		refused := &client.Error{StatusCode: 402, Message: "no points"}
+		f.ChatErrs = []error{refused}
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.NewThread(client.Config{}, "")
+		k := s.Send(th, "hello")
+		until(t, w, func() bool { return w.endsAre(k, conversation.NoReply) })
+		if o := w.ends(k)[0]; o.State != conversation.Failed || !errors.Is(o.Err, refused) {
+			t.Errorf("the failed turn ended %+v", o)
+		}
+		s.Retry(th, k)
+		until(t, w, func() bool { return w.endsAre(k, conversation.NoReply, conversation.Replied) })
+	})
+	t.Run("stopped, then answered", func(t *testing.T) {
+		f := newFake()
+		f.Gate = make(chan struct{})
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.NewThread(client.Config{}, "")
+		k := s.Send(th, "a long question")
+		<-f.Entered
+		s.StopWaiting(th)
+		if o := w.ends(k); len(o) != 1 || o[0].End != conversation.Stopped || !errors.Is(o[0].Err, conversation.ErrStopped) {
+			t.Fatalf("after StopWaiting the turn ended %+v, want Stopped at once", o)
+		}
+		close(f.Gate)
+		until(t, w, func() bool { return w.endsAre(k, conversation.Stopped, conversation.Replied) })
+	})
+	t.Run("lost, then found in the history", func(t *testing.T) {
+		f := newFake()
+		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1"), Messages: []client.Message{
+			{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}}
+		f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.Open(conversationtest.ID("c1"))
+		until(t, w, func() bool { return len(s.Snapshot(th).Messages) == 2 })
+		f.Mu.Lock()
+		f.Histories["c1"].Messages = append(f.Histories["c1"].Messages,
+			client.Message{Role: "user", Content: "hello"}, client.Message{Role: "assistant", Content: "stored later"})
+		f.Mu.Unlock()
+		k := s.Send(th, "hello")
+		until(t, w, func() bool { return w.endsAre(k, conversation.NoReply, conversation.Replied) })
+		o := w.ends(k)
+		if o[0].State != conversation.Lost || !errors.Is(o[0].Err, client.ErrReplyLost) || o[1].Reply.Text != "stored later" {
+			t.Errorf("the lost turn ended %+v", o)
+		}
+	})
+	t.Run("taken back", func(t *testing.T) {
+		f := newFake()
+		f.ChatErrs = []error{&client.Error{StatusCode: 402, Message: "no points"}}
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.NewThread(client.Config{}, "")
+		first := s.Send(th, "first")
+		until(t, w, func() bool { return w.endsAre(first, conversation.NoReply) })
+		second := s.Send(th, "second") // queued behind the failed one
+		s.TakeUnsent(th)
+		until(t, w, func() bool { return w.endsAre(second, conversation.NoReply) })
+		if o := w.ends(second)[0]; !errors.Is(o.Err, conversation.ErrWithdrawn) {
+			t.Errorf("the queued turn taken back ended %+v", o)
+		}
+		if !w.endsAre(first, conversation.NoReply) {
+			t.Errorf("the failed turn taken back ended again: %+v", w.ends(first))
+		}
+	})
+	t.Run("deleted", func(t *testing.T) {
+		f := newFake()
+		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
+		f.List = []client.Conversation{{ID: conversationtest.ID("c1"), Title: "old"}}
+		f.Gate = make(chan struct{})
+		w := newWatcher()
+		s := conversation.NewSession(f, w.onChange)
+		t.Cleanup(s.Close)
+		th := s.Open(conversationtest.ID("c1"))
+		until(t, w, func() bool { return !s.Snapshot(th).Loading })
+		sending := s.Send(th, "one more")
+		<-f.Entered
+		queued := s.Send(th, "and another")
+		deleted := make(chan error, 1)
+		s.Delete(conversationtest.ID("c1"), func(err error) { deleted <- err })
+		if err := <-deleted; err != nil {
+			t.Fatal(err)
+		}
+		until(t, w, func() bool { return w.endsAre(queued, conversation.NoReply) })
+		close(f.Gate)
+		until(t, w, func() bool { return w.endsAre(sending, conversation.NoReply) })
+		for _, k := range []int64{sending, queued} {
+			if o := w.ends(k)[0]; !errors.Is(o.Err, conversation.ErrDeleted) {
+				t.Errorf("turn %d of the deleted conversation ended %+v", k, o)
+			}
+		}
+	})
 }
