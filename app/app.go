@@ -10,18 +10,17 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
 
+	"parley/app/talk"
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
 	"parley/conversation"
 	"parley/desktop/hotkey"
 	"parley/engine"
-	"parley/voice"
 )
 
 // Service is what the window needs from the Chat and Voice Service; *client.Client has it.
@@ -42,16 +41,13 @@ type SecretStore interface {
 }
 
 // Recorder records one take at a time from the microphone; *audio.Recorder is one.
-type Recorder interface {
-	Record(ctx context.Context, opts audio.TakeOptions) (*audio.Take, error)
-	Stop()
-}
+type Recorder = talk.Recorder
 
 // Player plays MP3 clips one after another; *playback.Player is one.
-type Player interface {
-	voice.Queue
-	SetVolume(v float64)
-}
+type Player = talk.Player
+
+// Mic is a microphone that runs until closed; *audio.Capture is one.
+type Mic = talk.Mic
 
 // LocalService is the reference service run inside the app, for people with no account anywhere.
 type LocalService interface {
@@ -173,11 +169,11 @@ type UI struct {
 	composer *composer
 	status   *statusBar
 	header   *header
-	ptt      *pushToTalk
-	vmode    *voiceMode
-	// voiceLoop is voice mode's loop while it runs; the audio output's events, which arrive on
-	// the player's goroutine, go to it.
-	voiceLoop atomic.Pointer[voice.Loop]
+	// talk owns the microphone and the speakers for as long as the app runs; vpanel shows
+	// voice mode in the main window, and unfollowTalk ends the main window's following of it.
+	talk         *talk.Controller
+	vpanel       *voicePanel
+	unfollowTalk func()
 
 	// closeDialog cancels the dialog on top (Escape), when one is open; dialogs are the open
 	// dialogs, the top one last.
@@ -234,6 +230,7 @@ func New(a fyne.App, d Deps) *UI {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
+	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)
 	u.win.SetMaster()
@@ -325,9 +322,7 @@ func (u *UI) shutdown() {
 	if u.sidebar != nil {
 		u.sidebar.stop()
 	}
-	if u.ptt != nil {
-		u.ptt.stopAll()
-	}
+	u.talk.StopAll()
 	if u.sess != nil {
 		u.sess.Close()
 	}

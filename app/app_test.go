@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/playback"
+	"parley/audio/playback/playbacktest"
 	"parley/client"
 	"parley/conversation"
 	"parley/conversation/conversationtest"
@@ -35,38 +35,6 @@ func (r *fakeRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*aud
 }
 
 func (r *fakeRecorder) Stop() {}
-
-// fakePlayer records the clips it was given; with emit set, it tells that each one played.
-type fakePlayer struct {
-	mu    sync.Mutex
-	clips []string
-	added chan string
-	next  playback.ClipID
-	emit  bool
-	on    func(playback.Event)
-}
-
-func (p *fakePlayer) Enqueue(r io.Reader) (playback.ClipID, error) {
-	b, _ := io.ReadAll(r)
-	p.mu.Lock()
-	p.clips = append(p.clips, string(b))
-	p.next++
-	id, emit, on := p.next, p.emit, p.on
-	p.mu.Unlock()
-	p.added <- string(b)
-	if emit && on != nil {
-		go func() {
-			on(playback.Event{Kind: playback.ClipStarted, Clip: id, At: time.Now()})
-			time.Sleep(10 * time.Millisecond)
-			on(playback.Event{Kind: playback.ClipEnded, Clip: id, At: time.Now()})
-			on(playback.Event{Kind: playback.QueueDrained, At: time.Now()})
-		}()
-	}
-	return id, nil
-}
-
-func (p *fakePlayer) Stop()             {}
-func (p *fakePlayer) SetVolume(float64) {}
 
 // memSecrets is a keyring in memory.
 type memSecrets struct {
@@ -102,7 +70,7 @@ type harness struct {
 	u      *UI
 	svc    *conversationtest.Service
 	rec    *fakeRecorder
-	player *fakePlayer
+	player *playbacktest.Player
 	queue  chan func() // updates from background work, run by waitFor on the test goroutine
 }
 
@@ -118,22 +86,17 @@ func startWith(t testing.TB, svc *conversationtest.Service, a fyne.App, edit fun
 	t.Helper()
 	h := &harness{t: t, svc: svc, queue: make(chan func(), 1000),
 		rec:    &fakeRecorder{calls: make(chan struct{}, 10)},
-		player: &fakePlayer{added: make(chan string, 100)}}
+		player: playbacktest.New()}
 	env := map[string]string{"PARLEY_BASE_URL": svc.BaseURL(), "PARLEY_API_KEY": "pk_test_0123456789abcdef"}
 	deps := Deps{
 		Connect:     func(string, client.APIKey) (Service, error) { return svc, nil },
 		Secrets:     &memSecrets{keys: map[string]string{}},
 		NewRecorder: func() Recorder { return h.rec },
-		NewPlayer: func(on func(playback.Event)) Player {
-			h.player.mu.Lock()
-			h.player.on = on
-			h.player.mu.Unlock()
-			return h.player
-		},
-		Getenv:  func(k string) string { return env[k] },
-		Version: "parley test",
-		Now:     fixedNow,
-		run:     func(fn func()) { h.queue <- fn },
+		NewPlayer:   func(on func(playback.Event)) Player { return h.player.Open(on) },
+		Getenv:      func(k string) string { return env[k] },
+		Version:     "parley test",
+		Now:         fixedNow,
+		run:         func(fn func()) { h.queue <- fn },
 	}
 	if edit != nil {
 		edit(&deps)
@@ -463,7 +426,7 @@ func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
 	if len(svc.ChatRequests()) != 0 {
 		t.Error("the transcript was sent without review")
 	}
-	if h.u.ptt.recording || !h.u.composer.recording.Hidden {
+	if h.u.talk.State().Recording || !h.u.composer.recording.Hidden {
 		t.Error("still shown as recording")
 	}
 }
@@ -474,7 +437,7 @@ func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
 	h.rec.take = &audio.Take{Speech: false, Duration: 2 * time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
-	h.waitFor(func() bool { return !h.u.ptt.recording })
+	h.waitFor(func() bool { return !h.u.talk.State().Recording })
 	if _, _, n := svc.Recorded(); n != 0 || len(svc.ChatRequests()) != 0 {
 		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.ChatRequests()))
 	}
@@ -488,8 +451,8 @@ func TestApp_AutoSpeakRequestsFirstSentenceFirst(t *testing.T) {
 	h := start(t, svc)
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	h.typeAndSend("Where to")
-	h.waitFor(func() bool { return len(h.player.added) == 3 })
-	if first := <-h.player.added; first != "Re: Where to." {
+	h.waitFor(func() bool { return len(h.player.Added) == 3 })
+	if first := <-h.player.Added; first != "Re: Where to." {
 		t.Errorf("first clip %q, want the reply's first sentence", first)
 	}
 	if h.u.status.voice.Text != "Speaking" || h.u.composer.stop.Hidden {

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/audio/playback/playbacktest"
 	"parley/client"
 	"parley/conversation/conversationtest"
 	"parley/engine"
@@ -80,7 +81,7 @@ func startLocal(t *testing.T, local *engineLocal, secrets *memSecrets) *harness 
 	t.Helper()
 	a := test.NewTempApp(t)
 	local.svc = newFakeService()
-	h := &harness{t: t, svc: local.svc, queue: make(chan func(), 1000), player: &fakePlayer{added: make(chan string, 100)}}
+	h := &harness{t: t, svc: local.svc, queue: make(chan func(), 1000), player: playbacktest.New()}
 	h.u = New(a, Deps{
 		Connect: func(string, client.APIKey) (Service, error) { return local.svc, nil },
 		Secrets: secrets,

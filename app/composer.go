@@ -75,12 +75,13 @@ type composerHost interface {
 	escape()
 }
 
-// takeControl is what the composer's voice buttons drive: push-to-talk and the speech.
+// takeControl is what the composer's voice buttons drive: push-to-talk and the speech;
+// *talk.Controller is one.
 type takeControl interface {
-	toggle()
-	finishRecording()
-	cancelRecording()
-	stopSpeaking()
+	Toggle()
+	FinishRecording()
+	CancelRecording()
+	StopSpeaking()
 }
 
 func newComposer(host composerHost, ptt takeControl) *composer {
@@ -88,8 +89,8 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	c.entry = newComposerEntry(c)
 	c.send = widget.NewButtonWithIcon("", theme.MailSendIcon(), c.submit)
 	c.send.Importance = widget.HighImportance
-	c.mic = widget.NewButtonWithIcon("", micIcon, ptt.toggle)
-	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), ptt.stopSpeaking)
+	c.mic = widget.NewButtonWithIcon("", micIcon, ptt.Toggle)
+	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), ptt.StopSpeaking)
 	c.stop.Hide()
 	c.noticeText = widget.NewLabel("")
 	c.noticeText.Wrapping = fyne.TextWrapWord
@@ -113,9 +114,9 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	meter := container.NewStack(c.levelBack, container.New(&levelLayout{c: c}, c.level))
 	c.elapsed = widget.NewLabel("0:00")
 	c.recState = widget.NewLabel("Listening…")
-	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.finishRecording)
+	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.FinishRecording)
 	done.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.cancelRecording)
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.CancelRecording)
 	c.recording = border(nil, nil,
 		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
 		container.NewHBox(c.elapsed, cancel, done),
@@ -410,7 +411,7 @@ func (u *UI) restoreRefused(th *conversation.Thread, v conversation.ThreadView) 
 			break // the turns after a failed one are queued behind it
 		}
 	}
-	if !found || (u.vmode != nil && u.vmode.waitsFor(th)) {
+	if !found || u.talk.VoiceWaitsFor(th) {
 		return false
 	}
 	text := strings.Join(u.sess.TakeUnsent(th), "\n")

@@ -37,10 +37,10 @@ func (w *composerWindow) escape()        { w.escaped++ }
 // composerVoice is push-to-talk as the composer's buttons see it.
 type composerVoice struct{ toggled, finished, cancelled, stopped int }
 
-func (v *composerVoice) toggle()          { v.toggled++ }
-func (v *composerVoice) finishRecording() { v.finished++ }
-func (v *composerVoice) cancelRecording() { v.cancelled++ }
-func (v *composerVoice) stopSpeaking()    { v.stopped++ }
+func (v *composerVoice) Toggle()          { v.toggled++ }
+func (v *composerVoice) FinishRecording() { v.finished++ }
+func (v *composerVoice) CancelRecording() { v.cancelled++ }
+func (v *composerVoice) StopSpeaking()    { v.stopped++ }
 
 // The composer on its own, over fakes of the window and push-to-talk: Enter sends the text
 // trimmed and empties the entry, a blank message is not sent, Escape goes to the window, and

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"parley/app/talk"
 	"parley/client"
 	"parley/conversation"
 	"parley/engine"
@@ -128,9 +129,6 @@ func (u *UI) connect(base string, key client.APIKey, c *connection) {
 // built-in service, left for another, is stopped (in the background: a call in flight may
 // finish).
 func (u *UI) attach(c *connection) {
-	if u.vmode != nil {
-		u.vmode.end() // voice mode listens to the service it started on: it ends with it
-	}
 	if u.sess != nil {
 		u.keepUnsentText() // for when this service is used again
 		u.sess.Close()
@@ -142,10 +140,8 @@ func (u *UI) attach(c *connection) {
 	u.onEnter = nil
 	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
 	u.sess.SetClock(u.deps.Now)
-	if u.ptt == nil {
-		u.ptt = newPushToTalk(u.ctx, u, &u.deps, u.prefs, u.do, &u.voiceLoop)
-	}
-	u.ptt.attach(c, u.sess)
+	// Voice mode listens to the service it started on: it ends with it.
+	u.talk.Attach(talk.Attached{Service: c.svc, Session: u.sess, Warm: c.warmSpeech})
 	u.drafts = map[*conversation.Thread]string{}
 	u.buildMain()
 	if c.local {

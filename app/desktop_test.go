@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/talk"
 	"parley/audio"
 	"parley/desktop/hotkey"
 )
@@ -217,7 +218,7 @@ func TestGlobalKey_HeldTakeIsSentAndItsReplySpokenWithoutRaising(t *testing.T) {
 		v := h.view()
 		return len(v.Messages) == 2 && v.Messages[0].Text == "what is the weather like"
 	})
-	h.waitFor(func() bool { return len(h.player.added) > 0 })
+	h.waitFor(func() bool { return len(h.player.Added) > 0 })
 	if n := h.notes.all(); len(n) != 0 {
 		t.Errorf("notifications while the window is shown: %v", n)
 	}
@@ -272,8 +273,8 @@ func TestGlobalKey_NoSpeechSendsNothing(t *testing.T) {
 func TestGlobalKey_MutedRecordsNothing(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.tray.click(t, "Mute the microphone")
-	if !h.u.vmode.muted || h.tray.iconName() != "parley-tray-muted.png" {
-		t.Fatalf("muted %v, icon %s", h.u.vmode.muted, h.tray.iconName())
+	if !h.u.talk.State().Muted || h.tray.iconName() != "parley-tray-muted.png" {
+		t.Fatalf("muted %v, icon %s", h.u.talk.State().Muted, h.tray.iconName())
 	}
 	h.keys.press(t, hotkey.Default, true)
 	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "muted") })
@@ -535,11 +536,11 @@ func TestGlobalKey_ReplyIsSpokenAfterTheConversationIsLeft(t *testing.T) {
 	h.tray.click(t, "New conversation")
 	h.waitFor(func() bool { return h.u.current != asked })
 	h.svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return len(h.player.added) > 0 })
-	if len(h.u.ptt.waiting) != 0 {
-		t.Errorf("still awaited after the reply: %v", h.u.ptt.waiting)
+	h.waitFor(func() bool { return len(h.player.Added) > 0 })
+	if h.u.talk.Awaited() != 0 {
+		t.Errorf("still awaited after the reply: %v", h.u.talk.Awaited())
 	}
-	played := len(h.player.added)
+	played := len(h.player.Added)
 
 	// Typed with spoken replies on, then left: its reply is not spoken, now or on coming back.
 	h.u.prefs.setAutoSpeak(true)
@@ -551,11 +552,11 @@ func TestGlobalKey_ReplyIsSpokenAfterTheConversationIsLeft(t *testing.T) {
 	h.tray.click(t, "New conversation")
 	h.waitFor(func() bool { return h.u.current != asked })
 	h.svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return len(h.u.ptt.waiting) == 0 })
+	h.waitFor(func() bool { return h.u.talk.Awaited() == 0 })
 	h.u.show(asked)
 	h.waitFor(func() bool { return len(h.view().Messages) == 4 })
 	h.drain()
-	if n := len(h.player.added); n != played {
+	if n := len(h.player.Added); n != played {
 		t.Errorf("%d more replies spoken: the typed question's conversation had been left", n-played)
 	}
 }
@@ -594,12 +595,12 @@ func TestGlobalKey_ListenerEndsWhileHeld(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.keys.press(t, hotkey.Default, true)
-	h.waitFor(func() bool { return h.u.ptt.recording })
+	h.waitFor(func() bool { return h.u.talk.State().Recording })
 	h.keys.mu.Lock()
 	l := h.keys.live[hotkey.Default]
 	h.keys.mu.Unlock()
 	l.Close()
-	h.waitFor(func() bool { return !h.u.ptt.recording && strings.Contains(h.u.gkey.state, "stopped working") })
+	h.waitFor(func() bool { return !h.u.talk.State().Recording && strings.Contains(h.u.gkey.state, "stopped working") })
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 }) // what was said is sent
 }
 
@@ -608,10 +609,10 @@ func TestGlobalKey_ListenerEndsWhileHeld(t *testing.T) {
 func TestGlobalKey_AStuckKeySendsNothing(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.u.hidden = true
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: maxHeldTake, Reason: audio.StopMaxDuration}
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: talk.MaxHeldTake, Reason: audio.StopMaxDuration}
 	h.keys.press(t, hotkey.Default, true)
 	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
-	h.u.ptt.finishRecording() // as the recorder does at the limit
+	h.u.talk.FinishRecording() // as the recorder does at the limit
 	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
 	if n := len(h.view().Messages); n != 0 {
 		t.Errorf("%d messages sent after a stuck key", n)

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -356,8 +355,8 @@ func (e *enginesDialog) runTest(p *enginePane, check error, try func(ctx context
 				return
 			}
 			p.say(line, false)
-			if len(mp3) > 0 && e.u.ptt != nil {
-				e.u.ptt.playClip(mp3)
+			if len(mp3) > 0 {
+				e.u.talk.PlayClip(mp3)
 			}
 		})
 	}()
@@ -494,13 +493,4 @@ func sentence(msg string) string {
 		return msg
 	}
 	return msg + "."
-}
-
-// playClip plays an MP3 clip through the audio output (a voice test).
-func (v *pushToTalk) playClip(mp3 []byte) {
-	if v.openPlayer() {
-		if _, err := v.player.Enqueue(bytes.NewReader(mp3)); err != nil {
-			v.problem("", err, nil)
-		}
-	}
 }

@@ -104,9 +104,7 @@ func (g *globalKey) listen(l HotkeyListener, gen int) {
 	l.Close() // the connection it used goes too
 	g.u.do(func() {
 		if gen == g.gen && g.l == l {
-			if g.u.ptt != nil {
-				g.u.ptt.holdEnd() // a take under way ends as if the key came up
-			}
+			g.u.talk.HoldEnd() // a take under way ends as if the key came up
 			g.l, g.ok = nil, false
 			g.setState(fmt.Sprintf("%s stopped working: the connection to the desktop (%s) ended. Start Parley again to have it back.", g.combo, l.Via()))
 		}
@@ -117,21 +115,19 @@ func (g *globalKey) listen(l HotkeyListener, gen int) {
 func (g *globalKey) event(ev hotkey.Event) {
 	u := g.u
 	if !ev.Down {
-		if u.ptt != nil {
-			u.ptt.holdEnd()
-		}
+		u.talk.HoldEnd()
 		return
 	}
 	switch {
-	case u.sess == nil || u.ptt == nil:
+	case u.sess == nil:
 		u.tellAway("Parley is not set up yet", "Open Parley and choose a service: then the key talks to it.", nil)
-	case u.vmode != nil && u.vmode.muted:
+	case u.talk.State().Muted:
 		u.tellAway("The microphone is muted", "Unmute it from Parley's tray icon, then hold the key again.", nil)
 		u.flash("The microphone is muted: unmute it to talk.")
 	case u.voiceModeActive():
 		u.flash("Voice mode is listening already: just speak.")
 	default:
-		u.ptt.holdStart()
+		u.talk.HoldStart()
 	}
 }
 
@@ -176,9 +172,7 @@ func (g *globalKey) release() {
 		g.l.Close()
 		g.l = nil
 	}
-	if g.u.ptt != nil {
-		g.u.ptt.holdEnd() // a take under way ends as if the key came up
-	}
+	g.u.talk.HoldEnd() // a take under way ends as if the key came up
 }
 
 // stop releases the key for good (the app quits).

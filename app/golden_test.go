@@ -65,9 +65,9 @@ func TestGolden_RecordingAndSettings(t *testing.T) {
 	h.u.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
 	h.u.status.setVoice("Recording 0:03")
 	test.AssertRendersToMarkup(t, "recording.xml", h.u.win.Canvas())
-	h.u.ptt.cancelRecording()
+	h.u.talk.CancelRecording()
 	close(blocked)
-	h.waitFor(func() bool { return !h.u.ptt.recording })
+	h.waitFor(func() bool { return !h.u.talk.State().Recording })
 
 	h.u.showSettings()
 	test.AssertRendersToMarkup(t, "settings.xml", h.u.win.Canvas())

@@ -240,9 +240,7 @@ func (u *UI) showPreferences() {
 		prefs.setBargeIn(bargeIn.Checked)
 		prefs.setAdaptiveHold(adaptiveHold.Checked)
 		prefs.setSpeakErrors(speakErrors.Checked)
-		if u.ptt != nil {
-			u.ptt.setVolume(volume.Value)
-		}
+		u.talk.SetVolume(volume.Value)
 		talkKey.save()
 		prefs.setKeepInTray(keepInTray.Checked)
 		if u.deps.Autostart != nil && atLogin.Checked != wasAtLogin {

@@ -21,19 +21,17 @@ func TestApp_SpokenReplyIsPreparedAsItPlays(t *testing.T) {
 	}
 	h.typeAndSend("Count")
 	// Nothing has played yet: the first sentence and Lookahead after it are prepared, no more.
-	h.waitFor(func() bool { return len(h.player.added) == 1+voice.Lookahead })
+	h.waitFor(func() bool { return len(h.player.Added) == 1+voice.Lookahead })
 	if n := asked(); n != 1+voice.Lookahead {
 		t.Errorf("%d sentences asked for before any played, want %d", n, 1+voice.Lookahead)
 	}
 	// The player tells that the first sentence has played: one more is prepared.
-	h.player.mu.Lock()
-	on := h.player.on
-	h.player.mu.Unlock()
+	on := h.player.Report
 	on(playback.Event{Kind: playback.ClipStarted, Clip: 1})
 	on(playback.Event{Kind: playback.ClipEnded, Clip: 1})
-	h.waitFor(func() bool { return len(h.player.added) == 2+voice.Lookahead })
+	h.waitFor(func() bool { return len(h.player.Added) == 2+voice.Lookahead })
 	// Esc: nothing more is asked for, even as the player ends the clips it had.
-	if !h.u.ptt.escape() {
+	if !h.u.talk.Escape() {
 		t.Fatal("Esc did not stop the speech")
 	}
 	on(playback.Event{Kind: playback.ClipEnded, Clip: 2})
@@ -50,26 +48,24 @@ func TestApp_AGapBetweenSentencesIsNotTheEnd(t *testing.T) {
 	h := start(t, svc)
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	h.typeAndSend("Count")
-	h.waitFor(func() bool { return len(h.player.added) == 1+voice.Lookahead })
-	h.player.mu.Lock()
-	on := h.player.on
-	h.player.mu.Unlock()
+	h.waitFor(func() bool { return len(h.player.Added) == 1+voice.Lookahead })
+	on := h.player.Report
 	// The clips queued play out before the next sentence's speech has come: the queue drains.
 	for id := playback.ClipID(1); id <= 1+voice.Lookahead; id++ {
 		on(playback.Event{Kind: playback.ClipStarted, Clip: id})
 		on(playback.Event{Kind: playback.ClipEnded, Clip: id})
 	}
 	on(playback.Event{Kind: playback.QueueDrained})
-	h.waitFor(func() bool { return len(h.player.added) == 6 })
+	h.waitFor(func() bool { return len(h.player.Added) == 6 })
 	h.waitFor(func() bool { return len(h.queue) == 0 }) // the window has seen the drain
-	if !h.u.ptt.speaking || h.u.composer.stop.Hidden || h.u.status.voice.Text != "Speaking" {
+	if !h.u.talk.State().Speaking || h.u.composer.stop.Hidden || h.u.status.voice.Text != "Speaking" {
 		t.Errorf("a gap between sentences ended the speech: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
 	}
 	for id := playback.ClipID(2 + voice.Lookahead); id <= 6; id++ {
 		on(playback.Event{Kind: playback.ClipEnded, Clip: id})
 	}
 	on(playback.Event{Kind: playback.QueueDrained})
-	h.waitFor(func() bool { return !h.u.ptt.speaking })
+	h.waitFor(func() bool { return !h.u.talk.State().Speaking })
 	if !h.u.composer.stop.Hidden {
 		t.Error("Stop still shown after the reply was spoken")
 	}
@@ -90,7 +86,7 @@ func TestApp_RecordingWarmsTheLocalRecogniser(t *testing.T) {
 		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 		h.u.toggleRecording()
 		<-h.rec.calls
-		h.waitFor(func() bool { return !h.u.ptt.recording })
+		h.waitFor(func() bool { return !h.u.talk.State().Recording })
 		if want := map[bool]int{false: 0, true: 1}[local]; warmed != want {
 			t.Errorf("local %v: the recogniser was warmed %d times, want %d", local, warmed, want)
 		}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"parley/app/talk"
 	"parley/assets"
 	"parley/voice"
 )
@@ -111,7 +112,7 @@ func (t *tray) menuLabels() [3]string {
 		vm = "Stop voice mode"
 	}
 	mute := "Mute the microphone"
-	if u.vmode != nil && u.vmode.muted {
+	if u.talk.State().Muted {
 		mute = "Unmute the microphone"
 	}
 	return [3]string{show, vm, mute}
@@ -187,13 +188,13 @@ func (t *tray) setIcon() {
 
 // voiceState is what the microphone and the speakers do.
 func (u *UI) voiceState() trayState {
-	vm := u.vmode
+	st := u.talk.State()
 	switch {
-	case vm != nil && vm.muted:
+	case st.Muted:
 		return trayMuted
-	case u.ptt != nil && u.ptt.speaking, vm != nil && vm.active && vm.last == voice.Speaking:
+	case st.Speaking, st.Mode != talk.Off && st.Loop == voice.Speaking:
 		return traySpeaking
-	case u.ptt != nil && u.ptt.recording, vm != nil && vm.active:
+	case st.Recording, st.Mode != talk.Off:
 		return trayListening
 	}
 	return trayIdle
@@ -202,14 +203,7 @@ func (u *UI) voiceState() trayState {
 // toggleMute mutes or unmutes the microphone: voice mode hears nothing and the hold-to-talk
 // key records nothing until unmuted.
 func (u *UI) toggleMute() {
-	if u.vmode == nil {
-		return
-	}
-	u.vmode.toggleMute()
-	if u.vmode.muted && u.ptt != nil {
-		u.ptt.cancelRecording()
-	}
-	u.voiceStateChanged()
+	u.talk.ToggleMute()
 }
 
 var (

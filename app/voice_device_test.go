@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/talk"
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
@@ -74,7 +75,7 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			switch tt.action {
 			case "Try again": // records again
 				<-rec.calls
-				h.waitFor(func() bool { return !h.u.ptt.recording && h.noticeShown(tt.says) })
+				h.waitFor(func() bool { return !h.u.talk.State().Recording && h.noticeShown(tt.says) })
 			case "Preferences…":
 				if h.u.closeDialog == nil || !strings.Contains(test.RenderToMarkup(h.u.win.Canvas()), "Preferences") {
 					t.Error("the notice's Preferences… did not open the preferences")
@@ -96,8 +97,8 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.deps.NewRecorder = nil
 	h.u.toggleRecording()
-	if !h.noticeShown("No microphone was found") || h.u.ptt.recording {
-		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.ptt.recording)
+	if !h.noticeShown("No microphone was found") || h.u.talk.State().Recording {
+		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.talk.State().Recording)
 	}
 	h.typeAndSend("typed instead")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
@@ -123,7 +124,8 @@ func (s *transcribeFailing) Transcribe(ctx context.Context, req client.Transcrib
 func TestApp_FailedTranscriptionKeepsTheTakeForTryAgain(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
-	h.u.conn.svc = &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}
+	// The talk controller speaks to the service attached: it is given the failing one.
+	h.u.talk.Attach(talk.Attached{Service: &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}, Session: h.u.sess})
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
@@ -151,12 +153,12 @@ func TestApp_NoAudioOutputStopsSpeakingAndSaysSo(t *testing.T) {
 	}
 	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
 	h.typeAndSend("Where to")
-	h.waitFor(func() bool { return h.u.ptt.speaking && len(h.player.added) > 0 })
+	h.waitFor(func() bool { return h.u.talk.State().Speaking && len(h.player.Added) > 0 })
 	onEvent := <-events
 	test.Type(h.u.composer.entry, "next question")
 	onEvent(playback.Event{Kind: playback.ClipEnded, Clip: 1, Err: fmt.Errorf("%w (no card)", playback.ErrNoDevice)})
 	h.waitFor(func() bool { return h.noticeShown("No audio output was found") })
-	if h.u.ptt.speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
+	if h.u.talk.State().Speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
 		t.Errorf("still speaking after the output failed: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
 	}
 	if h.u.composer.text() != "next question" {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/app/talk"
 	"parley/client"
 	"parley/voice"
 )
@@ -18,30 +19,30 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 	h := start(t, svc)
 	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
-	mic.say(1500 * time.Millisecond)
-	h.waitFor(func() bool { return h.u.vmode.state.Text == "Something went wrong" })
-	during := h.u.vmode.detail.Text
+	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	mic.Say(1500 * time.Millisecond)
+	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Something went wrong" })
+	during := h.u.vpanel.detail.Text
 	if !strings.HasPrefix(during, "Could not get a reply.") {
 		t.Errorf("while the error shows, the panel says %q", during)
 	}
 	// Listening again after the pause, the reason is still there.
-	h.waitFor(func() bool { return h.u.vmode.state.Text == "Listening…" })
-	after := h.u.vmode.detail.Text
+	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	after := h.u.vpanel.detail.Text
 	if !strings.HasPrefix(after, "Could not get a reply.") || !strings.Contains(after, "Listening again") {
 		t.Errorf("listening again after the failure, the panel says %q", after)
 	}
 	if reason := strings.TrimSuffix(strings.TrimPrefix(during, "Could not get a reply."), " Listening again in a moment."); !strings.Contains(after, reason) {
 		t.Errorf("the reason %q is gone from %q", reason, after)
 	}
-	if !h.u.vmode.active {
+	if !h.u.voiceModeActive() {
 		t.Fatal("one failure ended voice mode")
 	}
 	// The next turn clears it.
-	mic.say(1500 * time.Millisecond)
+	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return len(svc.ChatRequests()) == 2 })
 	h.waitFor(func() bool {
-		return h.u.vmode.state.Text == "Listening…" && h.u.vmode.detail.Text == "Speak when you are ready. Parley answers when you pause."
+		return h.u.vpanel.state.Text == "Listening…" && h.u.vpanel.detail.Text == "Speak when you are ready. Parley answers when you pause."
 	})
 }
 
@@ -49,9 +50,8 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 // interrupts; without, it is ignored.
 func TestVoiceMode_SpeakingSaysWhatTheMicrophoneDoes(t *testing.T) {
 	h := start(t, newFakeService())
-	m := h.u.vmode
-	m.active = true
-	defer func() { m.active, m.bargeIn = false, false }()
+	m := h.u.vpanel
+	m.changed(talk.State{Mode: talk.On})
 	for _, tc := range []struct {
 		bargeIn bool
 		want    string
@@ -59,8 +59,7 @@ func TestVoiceMode_SpeakingSaysWhatTheMicrophoneDoes(t *testing.T) {
 		{true, "Speak to interrupt."},
 		{false, "The microphone is ignored while Parley speaks."},
 	} {
-		m.bargeIn = tc.bargeIn
-		m.show(voice.Status{State: voice.Speaking, Turn: 1})
+		m.status(voice.Status{State: voice.Speaking, Turn: 1}, talk.State{Mode: talk.On, Loop: voice.Speaking, BargeIn: tc.bargeIn})
 		if m.detail.Text != tc.want {
 			t.Errorf("barge-in %v: the panel says %q, want %q", tc.bargeIn, m.detail.Text, tc.want)
 		}

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"parley/app/talk"
 	"parley/client"
 	"parley/conversation"
 )
@@ -32,14 +33,18 @@ func (u *UI) buildMain() {
 	}
 	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now, u.do)
 	u.chat = newChatView(u, u.do, u.deps.Now)
-	u.composer = newComposer(u, u.ptt)
+	u.composer = newComposer(u, u.talk)
 	u.status = newStatusBar(u.conn, u.sess, u.do)
 	u.header = newHeader(u, canvas)
-	u.ptt.show(u.composer, u.status)
-	u.voiceLoop.Store(nil) // the new panel starts with no loop, as the old one's is no longer shown
-	u.vmode = newVoiceMode(u.ctx, u, &u.deps, u.prefs, u.do, u.conn.svc, u.sess, u.status, u.ptt, &u.voiceLoop)
+	u.vpanel = newVoicePanel(u.talk)
+	if u.unfollowTalk != nil {
+		u.unfollowTalk()
+	}
+	m := &mainTalk{u: u, composer: u.composer, panel: u.vpanel, status: u.status, header: u.header}
+	u.unfollowTalk = u.talk.Subscribe(m.event)
+	m.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
 
-	bottom := container.NewVBox(u.composer.object(), u.vmode.object())
+	bottom := container.NewVBox(u.composer.object(), u.vpanel.object())
 	conv := border(u.header.object(), bottom, nil, nil, u.chat.object())
 	split := container.NewHSplit(u.sidebar.object(), conv)
 	split.SetOffset(0.27)
@@ -94,11 +99,11 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 			item("Push to talk", scMic, u.toggleRecording),
 			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
 			item("Mute the microphone in voice mode", scMute, func() {
-				if u.vmode != nil && u.vmode.active {
-					u.vmode.toggleMute()
+				if u.voiceModeActive() {
+					u.toggleMute()
 				}
 			}),
-			item("Stop speaking", nil, func() { u.ptt.stopSpeaking() }),
+			item("Stop speaking", nil, u.talk.StopSpeaking),
 		),
 		fyne.NewMenu("Help",
 			item("Keyboard shortcuts", nil, u.showShortcuts),
@@ -134,7 +139,7 @@ func (u *UI) escape() {
 		u.closeDialog()
 		return
 	}
-	if u.ptt != nil && u.ptt.escape() {
+	if u.talk.Escape() || (u.composer != nil && u.composer.hideNotice()) {
 		return
 	}
 	u.stopWaiting()
@@ -188,8 +193,7 @@ func (u *UI) apply(ch conversation.Change) {
 	}
 	// The turns that ended, on screen or not: voice mode and push-to-talk wait for their keys.
 	for _, o := range ch.Ended {
-		u.vmode.turnEnded(ch.Thread, o)
-		u.ptt.turnEnded(ch.Thread, o)
+		u.talk.TurnEnded(ch.Thread, o)
 	}
 	if ch.Usage {
 		u.status.refresh()
@@ -217,8 +221,8 @@ func (u *UI) show(th *conversation.Thread) {
 		u.drafts[u.current] = u.composer.text()
 		u.keepUnsent(u.current, th)
 	}
-	if u.vmode != nil && u.vmode.active && u.vmode.th != th {
-		u.vmode.end() // voice mode talks in one conversation
+	if u.voiceModeActive() && u.talk.VoiceThread() != th {
+		u.talk.EndVoiceMode() // voice mode talks in one conversation
 	}
 	u.current = th
 	if u.drafts[th] == "" && u.isBlank(th) && u.newDraft != "" {
@@ -270,16 +274,12 @@ func (u *UI) isBlank(th *conversation.Thread) bool {
 
 // toggleRecording starts push-to-talk, or finishes the recording under way.
 func (u *UI) toggleRecording() {
-	if u.ptt != nil {
-		u.ptt.toggle()
-	}
+	u.talk.Toggle()
 }
 
-// onScreen is the conversation on screen (nil before the main window is built).
-func (u *UI) onScreen() *conversation.Thread { return u.current }
 
 // voiceModeActive reports whether hands-free voice mode runs.
-func (u *UI) voiceModeActive() bool { return u.vmode != nil && u.vmode.active }
+func (u *UI) voiceModeActive() bool { return u.talk.State().Mode != talk.Off }
 
 // voiceModeShown gives the composer's place to voice mode's panel (on), or gives it back, and
 // shows on the header whether voice mode runs.
@@ -300,7 +300,7 @@ func (u *UI) refreshHeader() {
 }
 
 // speak says text with the voice of the conversation on screen (a reply's Speak button).
-func (u *UI) speak(text string) { u.ptt.speak(text) }
+func (u *UI) speak(text string) { u.talk.Speak(text) }
 
 // retry sends a failed message of the conversation on screen again.
 func (u *UI) retry(key int64) { u.sess.Retry(u.current, key) }
@@ -337,7 +337,7 @@ func (u *UI) send(text string) int64 {
 		return 0
 	}
 	key := u.sess.Send(u.current, text)
-	u.ptt.expectReply(u.current, key)
+	u.talk.ExpectReply(u.current, key)
 	u.chat.stickToBottom()
 	return key
 }

@@ -1,0 +1,289 @@
+package talk
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"parley/audio"
+	"parley/audio/vad"
+	"parley/client"
+	"parley/conversation"
+)
+
+// ptt is push-to-talk's state: the take under way and the replies awaited, to speak them.
+type ptt struct {
+	recorder  Recorder
+	recCancel context.CancelFunc
+	started   time.Time
+	// waiting are the replies awaited, to speak them, by the key of their turn.
+	waiting map[int64]awaited
+}
+
+// awaited is a reply push-to-talk waits for.
+type awaited struct {
+	th *conversation.Thread
+	// question is what was said with the hold-to-talk key ("" for a typed message): its reply
+	// is spoken whatever the Speak replies preference says, and told to a person away.
+	question string
+}
+
+// Toggle starts push-to-talk, or finishes the recording under way. Voice mode, while it runs,
+// has the microphone.
+func (c *Controller) Toggle() {
+	if c.sess == nil || c.st.Mode != Off {
+		return
+	}
+	if c.st.Recording {
+		c.FinishRecording()
+		return
+	}
+	c.startRecording(true)
+}
+
+// HoldStart starts a take for the hold-to-talk key, pressed anywhere: it records until HoldEnd
+// (the key's release), and what was said is sent in the conversation on screen, or a new one,
+// with the reply spoken. A recording or voice mode under way keeps the microphone.
+func (c *Controller) HoldStart() {
+	if c.sess == nil || c.st.Recording || c.st.Mode != Off {
+		return
+	}
+	c.st.Held = true
+	c.startRecording(false)
+}
+
+// HoldEnd ends the hold-to-talk key's take.
+func (c *Controller) HoldEnd() {
+	if c.st.Held && c.st.Recording {
+		c.FinishRecording()
+	}
+}
+
+// startRecording records until the person stops or, with endAtSilence, the voice detector
+// hears the end of speech (without it, the detector only tells whether the take holds speech).
+func (c *Controller) startRecording(endAtSilence bool) {
+	if c.cfg.Devices().NewRecorder == nil {
+		c.emit(Event{Kind: Problem, Err: audio.ErrNoDevice, Held: c.st.Held})
+		c.st.Held = false
+		return
+	}
+	c.StopSpeaking() // starting a recording stops playback
+	c.warmSpeech()
+	rec := c.cfg.Devices().NewRecorder()
+	ctx, cancel := context.WithCancel(c.cfg.Ctx)
+	started := c.cfg.Now()
+	c.ptt.recorder, c.ptt.recCancel, c.ptt.started = rec, cancel, started
+	c.st.Recording = true
+	levels := make(chan audio.Level, 8)
+	limit := maxTake
+	if c.st.Held {
+		limit = MaxHeldTake
+	}
+	opts := audio.TakeOptions{Device: c.cfg.Prefs.InputDevice(), VAD: endAtSilence, VADConfig: vad.Config{Hold: c.cfg.Prefs.Hold()},
+		MaxDuration: limit, Levels: levels}
+	c.changed()
+	go c.followLevels(ctx, levels, started)
+	go func() {
+		take, err := rec.Record(ctx, opts)
+		cancelled := ctx.Err() != nil
+		cancel()
+		c.cfg.Do(func() { c.tookTake(take, err, cancelled) })
+	}()
+}
+
+// followLevels moves the level meter and the clock while the take started at started records.
+// It runs on its own goroutine: it reaches the controller only through Do.
+func (c *Controller) followLevels(ctx context.Context, levels <-chan audio.Level, started time.Time) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last audio.Level
+	var shown time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case l := <-levels:
+			last = l
+			if time.Since(shown) < time.Second/MeterRate {
+				continue // the meter moves at most MeterRate times a second
+			}
+		case <-tick.C:
+		}
+		shown = time.Now()
+		level := max((last.RMS+60)/60, 0) // -60 dBFS … 0 dBFS
+		elapsed := c.cfg.Now().Sub(started)
+		hearing := last.RMS > -40
+		c.cfg.Do(func() {
+			if c.st.Recording && c.ptt.started.Equal(started) {
+				c.emit(Event{Kind: Level, Take: true, Level: level, Elapsed: elapsed, Hearing: hearing, Held: c.st.Held})
+			}
+		})
+	}
+}
+
+// FinishRecording ends the take and transcribes it.
+func (c *Controller) FinishRecording() {
+	if c.st.Recording && c.ptt.recorder != nil {
+		c.ptt.recorder.Stop()
+	}
+}
+
+// CancelRecording throws the take away.
+func (c *Controller) CancelRecording() {
+	if c.st.Recording && c.ptt.recCancel != nil {
+		c.ptt.recCancel()
+	}
+}
+
+// tookTake handles the end of a recording: an empty take is never uploaded.
+func (c *Controller) tookTake(take *audio.Take, err error, cancelled bool) {
+	held := c.st.Held
+	c.st.Recording, c.st.Held = false, false
+	c.changed()
+	if !held {
+		c.emit(Event{Kind: Focus})
+	}
+	failed := err != nil && !errors.Is(err, context.Canceled)
+	switch {
+	case cancelled:
+		return
+	case take == nil || take.Empty():
+		if failed {
+			c.emit(Event{Kind: Problem, Err: err, Retry: c.Toggle, Held: held})
+			return
+		}
+		c.emit(Event{Kind: Notice, Notice: NoSpeech, Retry: c.Toggle, Held: held})
+		return
+	case failed:
+		// The device failed after some speech: what was said is transcribed all the same.
+		c.emit(Event{Kind: Problem, Err: err, Retry: c.Toggle, Held: held})
+	}
+	switch {
+	case held && (take.Reason == audio.StopMaxDuration || take.Reason == audio.StopSizeLimit):
+		// The key's release never came (a stuck key, a desktop that lost it): what was heard
+		// waits in the message box, unsent.
+		c.emit(Event{Kind: Notice, Notice: HeldTooLong, Held: true})
+		th := c.cfg.Host.OnScreen()
+		c.transcribeThen(take, func(tr *client.Transcript, err error) {
+			if err != nil || strings.TrimSpace(tr.Text) == "" {
+				c.transcribed(th, take, tr, err)
+				return
+			}
+			c.emit(Event{Kind: Transcript, Text: tr.Text})
+			c.emit(Event{Kind: Notice, Notice: KeptUnsent})
+		})
+	case held:
+		c.transcribeHeld(take)
+	default:
+		c.transcribe(c.cfg.Host.OnScreen(), take)
+	}
+}
+
+// transcribeHeld transcribes a hold-to-talk take and sends what was said: the person holding
+// the key is not looking at the window.
+func (c *Controller) transcribeHeld(take *audio.Take) {
+	c.transcribeThen(take, func(tr *client.Transcript, err error) {
+		if err != nil {
+			c.emit(Event{Kind: Problem, Lead: NotTranscribed, Err: err, Retry: func() { c.transcribeHeld(take) }, Held: true})
+			return
+		}
+		text := strings.TrimSpace(tr.Text)
+		if text == "" {
+			c.emit(Event{Kind: Notice, Notice: NoWords, Retry: c.Toggle, Held: true})
+			return
+		}
+		if th, key := c.cfg.Host.SendHeld(text); key != 0 {
+			c.ptt.waiting[key] = awaited{th: th, question: text}
+		}
+	})
+}
+
+// transcribe sends a take to the service; its text goes to th's message box.
+func (c *Controller) transcribe(th *conversation.Thread, take *audio.Take) {
+	c.transcribeThen(take, func(tr *client.Transcript, err error) { c.transcribed(th, take, tr, err) })
+}
+
+// transcribeThen sends a take to the service and hands what it answered to done, on the
+// host's goroutine.
+func (c *Controller) transcribeThen(take *audio.Take, done func(*client.Transcript, error)) {
+	c.st.Transcribing = true
+	c.changed()
+	svc, ctx := c.svc, c.cfg.Ctx
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
+		c.cfg.Do(func() {
+			c.st.Transcribing = false
+			c.changed()
+			done(tr, err)
+		})
+	}()
+}
+
+// transcribed puts the transcript in the message box, or sends it when the preference says
+// so. A take that failed to transcribe is kept for Try again, so what was said is not lost.
+func (c *Controller) transcribed(th *conversation.Thread, take *audio.Take, tr *client.Transcript, err error) {
+	if err != nil {
+		c.problem(NotTranscribed, err, func() { c.transcribe(th, take) })
+		return
+	}
+	text := strings.TrimSpace(tr.Text)
+	if text == "" {
+		c.emit(Event{Kind: Notice, Notice: NoWords, Retry: c.Toggle})
+		return
+	}
+	if c.cfg.Prefs.SendSpoken() && th == c.cfg.Host.OnScreen() {
+		c.cfg.Host.Send(text)
+		return
+	}
+	c.emit(Event{Kind: Transcript, Text: text})
+	c.emit(Event{Kind: Focus})
+}
+
+// ExpectReply notes that the person sent the message key in th, so that its reply is spoken.
+func (c *Controller) ExpectReply(th *conversation.Thread, key int64) {
+	if key != 0 {
+		c.ptt.waiting[key] = awaited{th: th}
+	}
+}
+
+// TurnEnded takes the end of turn o.Key of th: voice mode's question's reply, or a reply
+// push-to-talk awaits to speak. A typed message's reply is spoken when auto-speak is on and
+// its conversation is on screen (once the person has left it, it is not spoken, now or later);
+// a hold-to-talk question's wherever the person has gone since (to another conversation, or a
+// new one from the tray), and told (Answered, Unanswered) for a person away from the window.
+func (c *Controller) TurnEnded(th *conversation.Thread, o conversation.Outcome) {
+	if c.voice.turnEnded(c.sess, th, o) {
+		return
+	}
+	a, ok := c.ptt.waiting[o.Key]
+	if !ok || a.th != th {
+		return
+	}
+	delete(c.ptt.waiting, o.Key)
+	held := a.question != ""
+	switch {
+	case o.End == conversation.Replied && c.st.Mode != Off:
+		// Voice mode speaks its own replies; nothing else may play while it listens.
+	case o.End == conversation.Replied:
+		if held {
+			c.emit(Event{Kind: Answered, Question: a.question, Text: o.Reply.Text, Thread: th})
+		}
+		if held || (c.cfg.Prefs.AutoSpeak() && th == c.cfg.Host.OnScreen()) {
+			c.speakWith(o.Reply.Text, c.sess.Snapshot(th).Voice)
+		}
+	default:
+		if held {
+			c.emit(Event{Kind: Unanswered, Question: a.question, Err: o.Err, Thread: th})
+		}
+		if o.End == conversation.NoReply && o.State == conversation.Lost {
+			// The history read after a lost reply may still find it: spoken as a typed one's.
+			c.ptt.waiting[o.Key] = awaited{th: th}
+		}
+	}
+}
+
+// Awaited is how many replies push-to-talk waits for, to speak them.
+func (c *Controller) Awaited() int { return len(c.ptt.waiting) }

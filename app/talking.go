@@ -1,0 +1,210 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"parley/app/talk"
+	"parley/conversation"
+)
+
+// heldHint follows the recording's time in the status bar while the hold-to-talk key is held.
+const heldHint = " · release the keys to send"
+
+// newTalk makes the app's talk controller: it lives as long as the app, and the tray, the
+// notifications, and each main window follow it.
+func (u *UI) newTalk() *talk.Controller {
+	ctl := talk.New(talk.Config{
+		Ctx: u.ctx,
+		Devices: func() talk.Devices {
+			return talk.Devices{NewRecorder: u.deps.NewRecorder, OpenMic: u.deps.OpenMic, NewPlayer: u.deps.NewPlayer}
+		},
+		Prefs: talkPrefs{u.prefs},
+		Host:  talkHost{u},
+		Do:    u.do,
+		Now:   u.deps.Now,
+	})
+	ctl.Subscribe(u.talkAway)
+	return ctl
+}
+
+// talkHost is the window as the talk controller sees it.
+type talkHost struct{ u *UI }
+
+func (h talkHost) OnScreen() *conversation.Thread { return h.u.current }
+func (h talkHost) Send(text string) int64         { return h.u.send(text) }
+func (h talkHost) SendHeld(text string) (*conversation.Thread, int64) {
+	return h.u.sendHeld(text)
+}
+
+// talkPrefs are the preferences as the talk controller reads them.
+type talkPrefs struct{ p prefs }
+
+func (p talkPrefs) InputDevice() string  { return p.p.inputDevice() }
+func (p talkPrefs) Hold() time.Duration  { return p.p.hold() }
+func (p talkPrefs) AdaptiveHold() bool   { return p.p.adaptiveHold() }
+func (p talkPrefs) Volume() float64      { return p.p.volume() }
+func (p talkPrefs) AutoSpeak() bool      { return p.p.autoSpeak() }
+func (p talkPrefs) SendSpoken() bool     { return p.p.sendSpoken() }
+func (p talkPrefs) DefaultVoice() string { return p.p.defaultVoice() }
+func (p talkPrefs) BargeIn() bool        { return p.p.bargeIn() }
+func (p talkPrefs) SpeakErrors() bool    { return p.p.speakErrors() }
+
+// talkAway follows the controller for as long as the app runs: the tray's icon shows what the
+// microphone and the speakers do, and a person away from the window (hidden in the tray) is
+// told what became of what they said with the hold-to-talk key.
+func (u *UI) talkAway(ev talk.Event) {
+	switch ev.Kind {
+	case talk.Changed:
+		u.voiceStateChanged()
+	case talk.Problem:
+		if ev.Held {
+			u.tellAway("Parley could not take what you said", problemText(ev), nil)
+		}
+	case talk.Notice:
+		if title, body := awayNotice(ev.Notice); ev.Held && title != "" {
+			u.tellAway(title, body, nil)
+		}
+	case talk.Answered:
+		u.tellAway(ev.Question, ev.Text, ev.Thread)
+	case talk.Unanswered:
+		u.tellAway("No reply to: "+ev.Question, phrase(ev.Err).text, ev.Thread)
+	}
+}
+
+// leadText opens the sentence of a problem, by what it is about.
+var leadText = map[talk.Lead]string{
+	talk.NotTranscribed: "The recording was not transcribed.",
+	talk.NotSpoken:      "The reply could not be spoken.",
+	talk.NeedsMic:       "Voice mode needs a microphone.",
+	talk.VoiceStopped:   "Voice mode stopped.",
+	talk.MicNotReopened: "The microphone could not be opened again.",
+}
+
+// problemText says a problem in a sentence or two: what it is about, then why.
+func problemText(ev talk.Event) string {
+	lead := leadText[ev.Lead]
+	if ev.Lead == talk.VoiceStopped && ev.Failures > 0 {
+		lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", ev.Failures)
+	}
+	text := phrase(ev.Err).text
+	if lead != "" {
+		text = lead + " " + text
+	}
+	return text
+}
+
+// noticeTexts are what the message box says when a take sent nothing (none: it says nothing).
+var noticeTexts = map[talk.NoticeKind]string{
+	talk.NoSpeech:   "Didn't catch that: no speech was heard.",
+	talk.NoWords:    "Didn't catch that: the service heard no words.",
+	talk.KeptUnsent: "The talk key was held for 2 minutes, so Parley stopped listening: what it heard is in the message box, not sent.",
+}
+
+// awayNotice is what a notification tells a person away from the window of a hold-to-talk
+// take that sent nothing.
+func awayNotice(n talk.NoticeKind) (title, body string) {
+	switch n {
+	case talk.NoSpeech:
+		return "Parley didn't catch that", "No speech was heard, so nothing was sent."
+	case talk.NoWords:
+		return "Parley didn't catch that", "The service heard no words, so nothing was sent."
+	case talk.HeldTooLong:
+		return "Parley stopped listening", "The talk key was held for 2 minutes. What was heard is in Parley's message box; nothing was sent."
+	}
+	return "", ""
+}
+
+// mainTalk follows the controller in one main window: its composer, its voice panel, its
+// header and its status bar. It is subscribed when the window is built, and unsubscribed when
+// another replaces it.
+type mainTalk struct {
+	u         *UI
+	composer  *composer
+	panel     *voicePanel
+	status    *statusBar
+	header    *header
+	recording string // the status bar's line while a take records
+}
+
+func (m *mainTalk) event(ev talk.Event) {
+	u, st := m.u, m.u.talk.State()
+	switch ev.Kind {
+	case talk.Changed:
+		m.composer.showStop(st.Speaking)
+		if st.Recording != m.composer.recording.Visible() {
+			if st.Recording {
+				m.composer.hideNotice() // it was about the take before
+				m.composer.setLevel(0, 0, "Listening…")
+				m.recording = "Recording 0:00"
+				if st.Held {
+					m.recording += heldHint
+				}
+			}
+			m.composer.showRecording(st.Recording)
+		}
+		if m.panel.changed(st) {
+			u.voiceModeShown(st.Mode != talk.Off)
+		}
+	case talk.Level:
+		switch {
+		case st.Recording && ev.Take:
+			state := "Listening…"
+			if ev.Hearing {
+				state = "Hearing you…"
+			}
+			m.composer.setLevel(ev.Level, ev.Elapsed, state)
+			m.recording = fmt.Sprintf("Recording %d:%02d", int(ev.Elapsed.Minutes()), int(ev.Elapsed.Seconds())%60)
+			if ev.Held {
+				m.recording += heldHint
+			}
+		case !ev.Take:
+			m.panel.level.SetValue(ev.Level)
+		}
+	case talk.Status:
+		m.panel.status(ev.Status, st)
+	case talk.Problem:
+		m.showProblem(ev)
+	case talk.Notice:
+		if text := noticeTexts[ev.Notice]; text != "" {
+			label := ""
+			if ev.Retry != nil {
+				label = actionRetry.label()
+			}
+			m.composer.showNotice(text, label, ev.Retry)
+		}
+	case talk.Transcript:
+		m.composer.addSaid(ev.Text)
+	case talk.Focus:
+		u.focusComposer()
+	}
+	m.status.setVoice(voiceLine(st, m.recording))
+}
+
+// showProblem shows a problem in the message box, with the button that helps.
+func (m *mainTalk) showProblem(ev talk.Event) {
+	var act func()
+	switch phrase(ev.Err).action {
+	case actionPreferences:
+		act = m.u.showPreferences
+	case actionAccount:
+		act = m.u.showAccount
+	case actionRetry:
+		act = ev.Retry
+	}
+	label := ""
+	if act != nil {
+		label = phrase(ev.Err).action.label()
+	}
+	m.composer.showNotice(problemText(ev), label, act)
+}
+
+// addSaid puts what was said in the message box, after what it holds, for review.
+func (c *composer) addSaid(text string) {
+	text = strings.TrimSpace(text)
+	if cur := strings.TrimSpace(c.text()); cur != "" {
+		text = cur + " " + text
+	}
+	c.setText(text)
+}

@@ -1,0 +1,218 @@
+package app
+
+import (
+	"errors"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"parley/app/talk"
+	"parley/voice"
+)
+
+// scVoiceMode toggles hands-free voice mode.
+var scVoiceMode = &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+
+// scMute mutes or unmutes the microphone in voice mode (Ctrl+D, as in many call apps).
+var scMute = &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}
+
+// voicePanel shows hands-free voice mode (run by the talk controller) in the composer's place
+// while it runs: what it does, the microphone's level, Mute and Stop.
+type voicePanel struct {
+	ctl   *talk.Controller
+	shown bool // the panel shows (voice mode runs or stops)
+
+	state  *canvas.Text
+	detail *widget.Label
+	level  *widget.ProgressBar
+	mute   *widget.Button
+	stop   *widget.Button
+	box    *fyne.Container
+}
+
+func newVoicePanel(ctl *talk.Controller) *voicePanel {
+	p := &voicePanel{ctl: ctl}
+	p.state = canvas.NewText("", theme.Color(theme.ColorNameForeground))
+	p.state.TextSize = 2 * theme.TextSize()
+	p.state.TextStyle = fyne.TextStyle{Bold: true}
+	p.state.Alignment = fyne.TextAlignCenter
+	p.detail = widget.NewLabel("")
+	p.detail.Alignment = fyne.TextAlignCenter
+	p.detail.Wrapping = fyne.TextWrapWord
+	p.level = widget.NewProgressBar()
+	p.level.TextFormatter = func() string { return "" }
+	p.mute = widget.NewButtonWithIcon("Mute", micOffIcon, ctl.ToggleMute)
+	p.stop = widget.NewButtonWithIcon("Stop voice mode", theme.MediaStopIcon(), ctl.EndVoiceMode)
+	p.stop.Importance = widget.DangerImportance
+	p.box = container.NewVBox(
+		widget.NewSeparator(),
+		p.state,
+		p.detail,
+		border(nil, nil, widget.NewLabel("Microphone"), nil, p.level),
+		container.NewCenter(container.NewHBox(p.mute, p.stop)),
+	)
+	p.box.Hide()
+	p.showMute(ctl.State().Muted)
+	return p
+}
+
+func (p *voicePanel) object() fyne.CanvasObject { return p.box }
+
+// changed follows the controller's state; it reports whether the panel was shown or hidden.
+func (p *voicePanel) changed(st talk.State) (toggled bool) {
+	p.showMute(st.Muted)
+	if st.Muted || !p.ctl.Hearing() {
+		p.level.SetValue(0) // the microphone is not used now: the meter rests
+	}
+	switch {
+	case st.Mode != talk.Off && !p.shown:
+		p.shown = true
+		p.box.Show()
+		p.setState("Starting…", false)
+		p.detail.SetText("")
+		return true
+	case st.Mode == talk.Off && p.shown:
+		p.shown = false
+		p.level.SetValue(0)
+		p.box.Hide()
+		return true
+	case st.Mode == talk.Stopping:
+		p.setState("Stopping…", false)
+		p.detail.SetText(stoppingText(st.Restart))
+	}
+	return false
+}
+
+// showMute labels the mute button for the state.
+func (p *voicePanel) showMute(muted bool) {
+	if muted {
+		p.mute.SetText("Unmute")
+		p.mute.SetIcon(micIcon)
+	} else {
+		p.mute.SetText("Mute")
+		p.mute.SetIcon(micOffIcon)
+	}
+}
+
+// stateText is what the panel says for a state.
+var stateText = map[voice.State]string{
+	voice.Idle:          "Voice mode is off",
+	voice.Listening:     "Listening…",
+	voice.HearingSpeech: "Hearing you…",
+	voice.Transcribing:  "Transcribing…",
+	voice.Thinking:      "Thinking…",
+	voice.Speaking:      "Speaking…",
+	voice.Muted:         "Muted",
+	voice.Error:         "Something went wrong",
+}
+
+// noticeText is what the panel says for the loop's notices.
+var noticeText = map[voice.NoticeKind]string{
+	voice.NoticeSilentMic:   "The microphone delivers only silence: check that it is on and not muted.",
+	voice.NoticeDidNotCatch: "Didn't catch that.",
+}
+
+// statusText is the panel's heading for the loop's status.
+func statusText(s voice.Status) string {
+	if s.Stopping {
+		return "Stopping…"
+	}
+	return stateText[s.State]
+}
+
+// status renders the loop's status.
+func (p *voicePanel) status(s voice.Status, st talk.State) {
+	if !p.shown {
+		return
+	}
+	detail := ""
+	switch {
+	case s.Stopping:
+		detail = stoppingText(st.Restart)
+	case s.State == voice.Error && s.Err != nil:
+		detail = failedText(s.Err) + " Listening again in a moment."
+	case s.State == voice.Listening && s.Failed != nil:
+		detail = failedText(s.Failed) + " Listening again: speak when you are ready."
+	case s.State == voice.Listening:
+		detail = "Speak when you are ready. Parley answers when you pause."
+	case s.State == voice.Speaking && !s.Muted && st.BargeIn:
+		detail = "Speak to interrupt."
+	case s.State == voice.Speaking && !s.Muted:
+		detail = "The microphone is ignored while Parley speaks."
+	case s.Muted:
+		detail = "The microphone is muted: nothing you say is heard."
+	}
+	if n, ok := noticeText[s.Notice]; ok && !s.Muted && !s.Stopping && s.State != voice.Muted {
+		// A notice is about listening: once muted, "Didn't catch that" is old news under
+		// "Muted".
+		detail = n
+	}
+	p.setState(statusText(s), s.State == voice.Error)
+	p.detail.SetText(detail)
+}
+
+// setState sets the panel's heading.
+func (p *voicePanel) setState(text string, failed bool) {
+	p.state.Text = text
+	p.state.Color = theme.Color(theme.ColorNameForeground)
+	if failed {
+		p.state.Color = theme.Color(theme.ColorNameError)
+	}
+	p.state.Refresh()
+}
+
+// stoppingDetail is what the panel says while the loop stops.
+const stoppingDetail = "Waiting for the reply to what you asked, so that it is kept."
+
+// stoppingText says what happens while the loop stops: and whether it starts again.
+func stoppingText(restart bool) string {
+	if restart {
+		return stoppingDetail + " Then voice mode starts again."
+	}
+	return stoppingDetail
+}
+
+// stepLead opens the reason a step of a turn failed, by the step.
+var stepLead = map[string]string{
+	"record":     "Could not record what you said.",
+	"transcribe": "Could not transcribe what you said.",
+	"chat":       "Could not get a reply.",
+	"speak":      "Could not speak the reply.",
+}
+
+// failedText says why a step of a turn failed: the step, then the reason.
+func failedText(err error) string {
+	text := phrase(voice.Cause(err)).text
+	var se *voice.StepError
+	if errors.As(err, &se) && stepLead[se.Step] != "" {
+		text = stepLead[se.Step] + " " + text
+	}
+	return text
+}
+
+// voiceLine is what the status bar says of the microphone and the speakers.
+func voiceLine(st talk.State, recording string) string {
+	switch {
+	case st.Mode == talk.Stopping:
+		return "Voice mode: Stopping"
+	case st.Mode == talk.On && st.Loop == voice.Idle:
+		return "Voice mode: Starting"
+	case st.Mode == talk.On:
+		return "Voice mode: " + strings.TrimSuffix(stateText[st.Loop], "…")
+	case st.Recording:
+		return recording
+	case st.Transcribing:
+		return "Transcribing…"
+	case st.Speaking:
+		return "Speaking"
+	}
+	return ""
+}
+
+// toggleVoiceMode starts hands-free voice mode in the conversation on screen, or ends it.
+func (u *UI) toggleVoiceMode() { u.talk.ToggleVoiceMode() }
