@@ -277,7 +277,6 @@ func (u *UI) toggleRecording() {
 	u.talk.Toggle()
 }
 
-
 // voiceModeActive reports whether hands-free voice mode runs.
 func (u *UI) voiceModeActive() bool { return u.talk.State().Mode != talk.Off }
 
