@@ -59,8 +59,7 @@ func (u *UI) showAccountAfter(err error, base string) {
 	if errors.Is(err, keystore.ErrNotFound) {
 		msg = "Enter the API key for " + base + "."
 	}
-	u.showAccountWith(msg)
-	u.lastAccount.noteKeyring(err)
+	u.showAccountWith(msg).noteKeyring(err)
 }
 
 // showAccountFor opens the account dialog saying what went wrong with the service in use, in
@@ -80,7 +79,7 @@ func (u *UI) showAccountFor(err error) {
 }
 
 // showAccountWith opens the account dialog with a message at its top.
-func (u *UI) showAccountWith(message string) {
+func (u *UI) showAccountWith(message string) *accountDialog {
 	a := &accountDialog{host: u, ctx: u.ctx, deps: &u.deps, do: u.do}
 	env := u.deps.Getenv
 	// Enter in the address goes on to the key; anywhere else it connects.
@@ -125,13 +124,13 @@ func (u *UI) showAccountWith(message string) {
 	content := container.NewVBox(form, envNote, a.result,
 		border(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
 	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)
-	u.lastAccount = a
 	a.d.Resize(fyne.NewSize(560, 0))
 	first := a.key
 	if a.base.Text == "" {
 		first = a.base
 	}
-	u.showDialog(a.d, a.keys, first)
+	u.showDialogOf(a, a.d, a.keys, first)
+	return a
 }
 
 // values checks what was typed: an http(s) address, and a key (or one stored for it).

@@ -184,11 +184,6 @@ type UI struct {
 	dialogClosing bool
 	// accountOffered marks the failed turns for which the account dialog was opened.
 	accountOffered map[int64]bool
-	// lastSettings and lastAccount are the dialogs shown last (for tests).
-	lastSettings *settingsDialog
-	lastAccount  *accountDialog
-	lastEngines  *enginesDialog
-	lastTalkKey  *talkKeyRow
 	// shiftHeld: a Shift key is down (for Shift and an arrow extending the chat's selection).
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).

@@ -377,10 +377,11 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 // openSettings returns the settings dialog on screen.
 func (h *harness) openSettings() *settingsDialog {
 	h.t.Helper()
-	if h.u.lastSettings == nil {
+	s, ok := dialogOf[*settingsDialog](h.u)
+	if !ok {
 		h.t.Fatal("no settings dialog")
 	}
-	return h.u.lastSettings
+	return s
 }
 
 func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
@@ -485,4 +486,20 @@ func findButton(o fyne.CanvasObject, label string) *widget.Button {
 		}
 	}
 	return nil
+}
+
+// openDialogOf returns the open dialog of type T, failing the test when none is open.
+func openDialogOf[T any](t testing.TB, u *UI) T {
+	t.Helper()
+	d, ok := dialogOf[T](u)
+	if !ok {
+		t.Fatalf("no %T dialog is open", d)
+	}
+	return d
+}
+
+// isOpen reports whether a dialog of type T is open.
+func isOpen[T any](u *UI) bool {
+	_, ok := dialogOf[T](u)
+	return ok
 }

@@ -211,7 +211,7 @@ func TestBuiltIn_AnotherUsersRuntimeIsRefused(t *testing.T) {
 	h.waitFor(func() bool {
 		return labelWith(h.u.win.Canvas().Overlays().Top(), "No model runtime of yours answers on this computer. Ollama on port 11434 belongs to another user (uid 1001)") != nil
 	})
-	h.u.lastEngines.close()
+	openDialogOf[*enginesDialog](t, h.u).close()
 }
 
 // An OpenAI-compatible service chosen in the dialog: the key goes to the keyring and to the
@@ -232,7 +232,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 	h.waitFor(func() bool {
 		return labelWith(h.u.win.Canvas().Overlays().Top(), "Found on this computer: llama3.2 (Ollama).") != nil
 	})
-	e := h.u.lastEngines
+	e := openDialogOf[*enginesDialog](t, h.u)
 	if !slices.Contains(e.chat.choice.Options, "llama3.2 from Ollama on this computer") || e.chat.choice.Selected != "llama3.2 from Ollama on this computer" {
 		t.Fatalf("chat options %q, selected %q", e.chat.choice.Options, e.chat.choice.Selected)
 	}
@@ -295,7 +295,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 
 	// Opened again, the dialog says a key is kept, and the test uses it.
 	h.u.showEngines()
-	e = h.u.lastEngines
+	e = openDialogOf[*enginesDialog](t, h.u)
 	h.waitFor(func() bool { return strings.Contains(e.chat.key.PlaceHolder, "A key is kept") })
 	e.testChat()
 	h.waitFor(func() bool { return strings.Contains(e.chat.result.Text, "gpt-4o-mini answered") })

@@ -339,7 +339,7 @@ func TestPreferences_NewKeysPressedAreCheckedAndSaved(t *testing.T) {
 			f.KeyUp(&fyne.KeyEvent{Name: n})
 		}
 	}
-	state := func() string { return h.u.lastTalkKey.state.Text }
+	state := func() string { return openDialogOf[*preferencesDialog](t, h.u).talkKey.state.Text }
 	press(fyne.KeyA)
 	h.waitFor(func() bool { return strings.Contains(state(), "needs Ctrl, Alt or Super") })
 	press(desktop.KeyControlLeft, desktop.KeyAltLeft, fyne.KeyT)

@@ -23,6 +23,8 @@ var scSubmit = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.K
 // openDialog is a dialog on screen: what Enter and Escape do in it, and what had the keyboard
 // before it opened.
 type openDialog struct {
+	// owner is the dialog's own value (a *settingsDialog, a *preferencesDialog…), or nil.
+	owner   any
 	keys    *dialogKeys
 	prev    fyne.Focusable
 	under   *openDialog       // the dialog it opened over, or nil
@@ -33,6 +35,12 @@ type openDialog struct {
 // keys.submit, Escape runs keys.cancel (d.Hide when nil), wherever the focus is in the dialog;
 // keys never reach the window behind it. When it closes, the keyboard goes back to what had it.
 func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable) {
+	u.showDialogOf(nil, d, keys, first)
+}
+
+// showDialogOf is showDialog for a dialog whose value is owner: dialogOf finds it while it is
+// open.
+func (u *UI) showDialogOf(owner any, d dialog.Dialog, keys *dialogKeys, first fyne.Focusable) {
 	c := u.win.Canvas()
 	if keys == nil {
 		keys = &dialogKeys{}
@@ -40,7 +48,7 @@ func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable)
 	if keys.cancel == nil {
 		keys.cancel = d.Hide
 	}
-	od := &openDialog{keys: keys, prev: c.Focused(), under: u.topDialog(), content: c.Content()}
+	od := &openDialog{owner: owner, keys: keys, prev: c.Focused(), under: u.topDialog(), content: c.Content()}
 	if keys.submit != nil {
 		c.AddShortcut(scSubmit, func(fyne.Shortcut) {
 			if top := u.topDialog(); top != nil && top.keys.submit != nil {
@@ -88,6 +96,16 @@ func (u *UI) showDialog(d dialog.Dialog, keys *dialogKeys, first fyne.Focusable)
 	if first != nil {
 		c.Focus(first)
 	}
+}
+
+// dialogOf returns the open dialog of type T nearest the top (ok false: none is open).
+func dialogOf[T any](u *UI) (d T, ok bool) {
+	for i := len(u.dialogs) - 1; i >= 0; i-- {
+		if d, ok := u.dialogs[i].owner.(T); ok {
+			return d, true
+		}
+	}
+	return d, false
 }
 
 // topDialog is the dialog on top, or nil.

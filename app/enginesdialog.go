@@ -200,9 +200,8 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	hint.SizeName = theme.SizeNameCaptionText
 	content := container.NewVBox(intro, e.found, form, border(nil, nil, hint, container.NewHBox(cancelBtn, saveBtn)))
 	e.d = dialog.NewCustomWithoutButtons("Built-in service", content, u.win)
-	u.lastEngines = e
 	e.d.Resize(fyne.NewSize(720, 0))
-	u.showDialog(e.d, e.keys, e.chat.choice)
+	u.showDialogOf(e, e.d, e.keys, e.chat.choice)
 }
 
 // detectedOption is how the chat choice lists a model found on this computer.

@@ -56,7 +56,7 @@ func testedIn(t *testing.T, base string) string {
 	t.Helper()
 	u, queue := accountUI(t, realClient, &memSecrets{keys: map[string]string{}})
 	u.showAccount()
-	a := u.lastAccount
+	a := openDialogOf[*accountDialog](t, u)
 	a.base.SetText(base)
 	test.Type(a.key, "pk_test_0123456789abcdef")
 	a.test()
@@ -129,8 +129,8 @@ func TestAccount_RefusedKeyDoesNotSendToAccount(t *testing.T) {
 	svc.ChatErrs = []error{&client.Error{StatusCode: 401, Message: "Unknown API key.", Method: "POST", Path: "/v1/chat/messages"}}
 	h := start(t, svc)
 	h.typeAndSend("hi")
-	h.waitFor(func() bool { return h.u.lastAccount != nil })
-	got := h.u.lastAccount.result.Text
+	h.waitFor(func() bool { return isOpen[*accountDialog](h.u) })
+	got := openDialogOf[*accountDialog](t, h.u).result.Text
 	if want := "The service refused the API key in PARLEY_API_KEY: Unknown API key. Check the key."; got != want {
 		t.Errorf("the dialog says\n\t%q\nwant\n\t%q", got, want)
 	}
@@ -180,8 +180,8 @@ func TestAccount_NoKeyringSaidOnce(t *testing.T) {
 	const base = "https://api.example.com"
 	u.app.Preferences().SetString(prefBaseURL, base)
 	u.connectStored()
-	runUntil(t, queue, func() bool { return u.lastAccount != nil })
-	a := u.lastAccount
+	runUntil(t, queue, func() bool { return isOpen[*accountDialog](u) })
+	a := openDialogOf[*accountDialog](t, u)
 	const said = "The system keyring is not available (no D-Bus session bus is running). You can keep the key for this session only."
 	if a.result.Text != said {
 		t.Errorf("the dialog opens saying\n\t%q\nwant\n\t%q", a.result.Text, said)

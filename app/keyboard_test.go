@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,8 +103,8 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	wantOrder(t, c, "the settings", "field Who the assistant is, e.g. “a patient maths tutor”",
 		"check Set", "check Set", "field service default", "choice the default voice", "button (icon)",
 		"button Cancel", "button Save", "select", "button Save as preset…")
-	c.Focus(h.u.lastSettings.tempOn)
-	test.Tap(h.u.lastSettings.tempOn) // a temperature is set: its slider follows its check
+	c.Focus(h.openSettings().tempOn)
+	test.Tap(h.openSettings().tempOn) // a temperature is set: its slider follows its check
 	wantOrder(t, c, "the settings with a temperature", "check Set", "slider", "check Set",
 		"field service default", "choice the default voice", "button (icon)", "button Cancel", "button Save",
 		"select", "button Save as preset…", "field Who the assistant is, e.g. “a patient maths tutor”")
@@ -141,7 +142,7 @@ func TestKeyboard_TabLeavesMultiLineFields(t *testing.T) {
 	h.u.showSettings()
 	// The driver moves the focus on Tab unless the focused widget accepts tabs.
 	for name, w := range map[string]fyne.Tabbable{"the message box": h.u.composer.entry,
-		"the persona": h.u.lastSettings.persona, "the voice": h.u.lastSettings.voice} {
+		"the persona": h.openSettings().persona, "the voice": h.openSettings().voice} {
 		if w.AcceptsTab() {
 			t.Errorf("%s takes Tab as a character", name)
 		}
@@ -160,7 +161,7 @@ func TestKeyboard_DialogsOpenOnTheirFirstField(t *testing.T) {
 		{h.u.showSettings, "field Who the assistant is, e.g. “a patient maths tutor”"},
 		{h.u.showPreferences, "select"},
 		{h.u.showAccount, "field API key (kept in the system keyring, never shown)"},
-		{func() { h.u.showSettings(); h.u.lastSettings.saveAsPreset() }, "field Name"},
+		{func() { h.u.showSettings(); h.openSettings().saveAsPreset() }, "field Name"},
 		{func() { h.u.export(exportMarkdown) }, "field"},
 	} {
 		tc.open()
@@ -202,7 +203,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 	}
 	for _, p := range pick {
 		h.u.showSettings()
-		w := p(h.u.lastSettings)
+		w := p(h.openSettings())
 		c.Focus(w)
 		esc(c)
 		if h.u.topDialog() != nil {
@@ -213,7 +214,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 
 	// Enter on a check box saves; Shift+Enter in the persona adds a line, Enter saves it.
 	h.u.showSettings()
-	s := h.u.lastSettings
+	s := h.openSettings()
 	test.Type(s.persona, "a pirate")
 	s.persona.KeyDown(&fyne.KeyEvent{Name: "LeftShift"})
 	s.persona.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -230,7 +231,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 
 	// Enter on a button presses it (Cancel cancels).
 	h.u.showSettings()
-	test.Type(h.u.lastSettings.persona, " again")
+	test.Type(h.openSettings().persona, " again")
 	c.Focus(findButtonOf(t, c, "Cancel"))
 	enter(c)
 	if h.u.topDialog() != nil {
@@ -266,9 +267,9 @@ func TestKeyboard_KeysInADialogNeverReachTheWindow(t *testing.T) {
 	}
 	typed := c.(interface{ OnTypedRune() func(rune) }).OnTypedRune()
 	typed('x')
-	if h.u.current != before || h.u.lastSettings != nil || h.u.composer.text() != "" || c.Focused() != nil {
+	if h.u.current != before || isOpen[*settingsDialog](h.u) || h.u.composer.text() != "" || c.Focused() != nil {
 		t.Errorf("keys behind the dialog acted: new conversation %v, settings %v, composer %q, focus %s",
-			h.u.current != before, h.u.lastSettings != nil, h.u.composer.text(), describe(c.Focused()))
+			h.u.current != before, isOpen[*settingsDialog](h.u), h.u.composer.text(), describe(c.Focused()))
 	}
 	enter(c) // Enter closes the shortcuts, its default, also when nothing has the keyboard
 	if h.u.topDialog() != nil {
@@ -497,8 +498,14 @@ func (fakeSidebarHost) focusComposer()                   {}
 func TestSidebar_TimesReadAgainWhenTheyChange(t *testing.T) {
 	test.NewTempApp(t)
 	updates := make(chan func(), 10)
-	index := fakeIndex{{ID: conversationtest.ID("a"), Title: "Tides", UpdatedAt: time.Now().Add(-59*time.Second - 800*time.Millisecond)}}
-	s := newSidebar(fakeSidebarHost{}, index, nil, time.Now, func(fn func()) { updates <- fn })
+	// The clock stands still until the timer fires, however slowly the test runs; then it is a
+	// second on, past the minute.
+	base := time.Now()
+	var clock atomic.Pointer[time.Time]
+	clock.Store(&base)
+	now := func() time.Time { return *clock.Load() }
+	index := fakeIndex{{ID: conversationtest.ID("a"), Title: "Tides", UpdatedAt: base.Add(-59*time.Second - 800*time.Millisecond)}}
+	s := newSidebar(fakeSidebarHost{}, index, nil, now, func(fn func()) { updates <- fn })
 	defer s.stop()
 	w := test.NewTempWindow(t, s.object())
 	w.Resize(fyne.NewSize(300, 400))
@@ -516,6 +523,8 @@ func TestSidebar_TimesReadAgainWhenTheyChange(t *testing.T) {
 	}
 	select {
 	case fn := <-updates: // the timer, about 200 ms on
+		later := base.Add(time.Second)
+		clock.Store(&later)
 		fn()
 	case <-time.After(5 * time.Second):
 		t.Fatal("the time was not read again when it changed")
@@ -568,7 +577,7 @@ func TestPlaceholders_FitANarrowWindow(t *testing.T) {
 	}
 	for name, open := range map[string]func(){"settings": h.u.showSettings, "account": h.u.showAccount,
 		"preferences": h.u.showPreferences,
-		"preset name": func() { h.u.showSettings(); h.u.lastSettings.saveAsPreset() }} {
+		"preset name": func() { h.u.showSettings(); h.openSettings().saveAsPreset() }} {
 		open()
 		if bad := clippedPlaceholders(c.Overlays().Top()); len(bad) > 0 {
 			t.Errorf("cut off in the %s: %s", name, strings.Join(bad, ", "))

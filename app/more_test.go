@@ -53,7 +53,7 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 	if !strings.Contains(markup, "Account") {
 		t.Fatal("no account dialog")
 	}
-	dlg := u.lastAccount
+	dlg := openDialogOf[*accountDialog](t, u)
 	test.Type(dlg.base, "api.example.com")
 	dlg.save()
 	if !strings.Contains(dlg.result.Text, "https://api.example.com") {

@@ -25,193 +25,71 @@ import (
 // defaultDevice is how the preferences name the system's default input.
 const defaultDevice = "System default"
 
-// showPreferences opens the preferences: the microphone (with a live level to test it), the
-// output volume, spoken replies, the default voice and preset, the silence that ends a
-// recording, and what happens to a transcript.
+// preferencesDialog is Preferences: the microphone (with a live level to test it), the output
+// volume, spoken replies, the default voice and preset, the silence that ends a recording, what
+// happens to a transcript, voice mode, the hold-to-talk key, the tray, and the built-in service.
+// It has the shape of every dialog of the window: a struct holding its widgets and what it
+// needs, with build, save and cancel.
+type preferencesDialog struct {
+	u    *UI
+	keys *dialogKeys
+	d    *dialog.CustomDialog
+
+	device     *selector
+	ids        map[string]string // device IDs by the names listed
+	level      float32           // the microphone test's level, 0–1
+	meter      *canvas.Rectangle
+	meterBox   *fyne.Container
+	testState  *widget.Label
+	testBtn    *button
+	testCancel context.CancelFunc // ends the microphone test under way
+
+	volume       *slider
+	autoSpeak    *check
+	voiceName    *choiceField
+	voiceProblem *widget.Label
+	voices       []string // the service's voices
+	listed       bool     // the service listed them
+	preset       *selector
+	holdLabel    *widget.Label
+	hold         *slider
+	sendSpoken   *selector
+	bargeIn      *check
+	adaptiveHold *check
+	speakErrors  *check
+	talkKey      *talkKeyRow
+	keepInTray   *check
+	atLogin      *check
+	wasAtLogin   bool
+	saveBtn      *button
+}
+
+// showPreferences opens Preferences.
 func (u *UI) showPreferences() {
-	prefs := u.prefs
-	var d *dialog.CustomDialog
-	keys := &dialogKeys{}
+	p := &preferencesDialog{u: u, keys: &dialogKeys{}, ids: map[string]string{defaultDevice: ""}}
+	content := p.build()
+	p.d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
+	p.d.Resize(fyne.NewSize(600, 0))
+	u.showDialogOf(p, p.d, p.keys, p.device)
+	p.loadDevices()
+	p.loadVoices()
+}
 
-	device := newSelector(keys, []string{defaultDevice}, nil)
-	device.SetSelected(defaultDevice)
-	if d := prefs.inputDevice(); d != "" {
-		device.Options = append(device.Options, d)
-		device.SetSelected(d)
-	}
-	ids := map[string]string{defaultDevice: ""}
-	meterBack := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
-	meterBack.SetMinSize(fyne.NewSize(200, meterHeight))
-	meterBack.CornerRadius = meterHeight / 2
-	meter := canvas.NewRectangle(theme.Color(theme.ColorNameSuccess))
-	meter.CornerRadius = meterHeight / 2
-	var level float32
-	// The meter stands in the middle of a line as high as the row's name, inside its row.
-	meterBox := container.New(&meterRowLayout{}, container.NewStack(meterBack, container.New(&fractionLayout{value: &level}, meter)))
-	testState := widget.NewLabel("")
-	testState.SizeName = theme.SizeNameCaptionText
-	testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
-	testState.Hide()                       // no empty line under the meter until there is news
-	say := func(msg string) {
-		testState.SetText(msg)
-		testState.Hidden = msg == ""
-		testState.Refresh()
-	}
-	var testCancel context.CancelFunc
-	stopTest := func() {
-		if testCancel != nil {
-			testCancel()
-			testCancel = nil
-		}
-	}
-	testBtn := newButton(keys, "Test", theme.MediaRecordIcon(), nil)
-	testBtn.OnTapped = func() {
-		if testCancel != nil {
-			stopTest()
-			return
-		}
-		testCancel = u.testMicrophone(ids[device.Selected], func(l float32, msg string) {
-			level = l
-			meter.Refresh()
-			meterBox.Refresh()
-			say(msg)
-		}, func() {
-			testCancel = nil
-			testBtn.SetText("Test")
-			level = 0
-			meterBox.Refresh()
-		})
-		testBtn.SetText("Stop test")
-	}
-	if u.deps.InputDevices != nil {
-		go func() {
-			ctx, cancel := context.WithTimeout(u.ctx, 5*time.Second)
-			defer cancel()
-			devs, err := u.deps.InputDevices(ctx)
-			u.do(func() {
-				if err != nil {
-					say(phrase(err).text)
-					return
-				}
-				opts := []string{defaultDevice}
-				for _, d := range devs {
-					opts = append(opts, d.Name)
-					ids[d.Name] = d.ID
-				}
-				device.Options = opts
-				device.Refresh()
-			})
-		}()
-	}
-
-	volume := newSlider(keys, 0, 1)
-	volume.Step = 0.05
-	volume.SetValue(prefs.volume())
-	autoSpeak := newCheck(keys, "Speak replies aloud", nil)
-	autoSpeak.SetChecked(prefs.autoSpeak())
-	voiceName := newChoiceField(keys)
-	voiceName.SetPlaceHolder("the service's default")
-	voiceName.SetText(prefs.defaultVoice())
-	voiceProblemText := widget.NewLabel("")
-	voiceProblemText.Wrapping = fyne.TextWrapWord
-	voiceProblemText.Importance = widget.DangerImportance
-	voiceProblemText.SizeName = theme.SizeNameCaptionText
-	voiceProblemText.Hide()
-	var voices []string
-	listed := false
-	var saveBtn *button
-	checkVoice := func() {
-		p := voiceProblem(strings.TrimSpace(voiceName.Text), voices, listed, prefs.defaultVoice())
-		voiceProblemText.SetText(p)
-		voiceProblemText.Hidden = p == ""
-		voiceProblemText.Refresh()
-		if saveBtn != nil {
-			if p != "" {
-				saveBtn.Disable()
-			} else {
-				saveBtn.Enable()
-			}
-		}
-	}
-	voiceName.OnChanged = func(string) { checkVoice() }
-	if u.conn != nil {
-		svc := u.conn.svc // read here: the goroutine must not read the window's state
-		go func() {
-			ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
-			defer cancel()
-			if vs, err := svc.Voices(ctx); err == nil && len(vs) > 0 {
-				var names []string
-				for _, v := range vs {
-					names = append(names, v.Name)
-				}
-				u.do(func() {
-					voices, listed = names, true
-					voiceName.SetOptions(names)
-					checkVoice()
-				})
-			}
-		}()
-	}
-	var presetNames []string
-	for _, p := range (presetBook{prefs}).all() {
-		presetNames = append(presetNames, p.Name)
-	}
-	preset := newSelector(keys, presetNames, nil)
-	preset.SetSelected(prefs.defaultPreset())
-
-	holdLabel := widget.NewLabel("")
-	hold := newSlider(keys, float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
-	hold.Step = 100
-	hold.OnChanged = func(v float64) { holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
-	hold.SetValue(float64(prefs.hold() / time.Millisecond))
-	sendSpoken := newSelector(keys, []string{"Put it in the message box to review", "Send it at once"}, nil)
-	sendSpoken.SetSelected(sendSpoken.Options[0])
-	if prefs.sendSpoken() {
-		sendSpoken.SetSelected(sendSpoken.Options[1])
-	}
-
-	bargeIn := newCheck(keys, "Speaking over a reply interrupts it (barge-in)", nil)
-	bargeIn.SetChecked(prefs.bargeIn())
-	adaptiveHold := newCheck(keys, "End a question sooner when it sounds complete, later after \"and\"", nil)
-	adaptiveHold.SetChecked(prefs.adaptiveHold())
-	speakErrors := newCheck(keys, "Say aloud when something goes wrong", nil)
-	speakErrors.SetChecked(prefs.speakErrors())
-
-	talkKey := u.talkKeyRow(keys)
-	u.lastTalkKey = talkKey
-	keepInTray := newCheck(keys, "Keep running in the tray when the window is closed", nil)
-	keepInTray.SetChecked(prefs.keepInTray())
-	if u.tray == nil || !u.tray.hostPresent() {
-		keepInTray.SetText("Keep running in the tray when the window is closed (no tray on this desktop now)")
-	}
-	atLogin := newCheck(keys, "Start Parley in the tray when I log in", nil)
-	wasAtLogin := false
-	if u.deps.Autostart != nil {
-		wasAtLogin, _ = u.deps.Autostart.Enabled()
-		atLogin.SetChecked(wasAtLogin)
-	} else {
-		atLogin.Disable()
-	}
-	atLogin.OnChanged = func(on bool) {
-		// Started in the tray, Parley is expected to go back there when its window is
-		// closed; the person may still untick that.
-		if on {
-			keepInTray.SetChecked(true)
-		}
-	}
-
+// build makes the dialog's widgets, filled from the preferences, and returns its content.
+func (p *preferencesDialog) build() fyne.CanvasObject {
+	u, keys := p.u, p.keys
 	form := widget.NewForm(
-		widget.NewFormItem("Microphone", border(nil, nil, nil, testBtn, device)),
-		widget.NewFormItem("Level", container.NewVBox(meterBox, testState)),
-		widget.NewFormItem("Silence that ends a recording", border(nil, nil, nil, holdLabel, hold)),
-		widget.NewFormItem("What you said", sendSpoken),
-		widget.NewFormItem("Output volume", volume),
-		widget.NewFormItem("Replies", autoSpeak),
-		widget.NewFormItem("Default voice", container.NewVBox(voiceName, voiceProblemText)),
-		widget.NewFormItem("Voice mode", container.NewVBox(bargeIn, adaptiveHold, speakErrors)),
-		widget.NewFormItem("New conversations use", preset),
-		widget.NewFormItem("Talk from anywhere", talkKey.box),
-		widget.NewFormItem("In the background", container.NewVBox(keepInTray, atLogin)),
+		widget.NewFormItem("Microphone", border(nil, nil, nil, p.buildMicTest(), p.buildDevice())),
+		widget.NewFormItem("Level", container.NewVBox(p.meterBox, p.testState)),
+		widget.NewFormItem("Silence that ends a recording", p.buildHold()),
+		widget.NewFormItem("What you said", p.buildSendSpoken()),
+		widget.NewFormItem("Output volume", p.buildVolume()),
+		widget.NewFormItem("Replies", p.buildAutoSpeak()),
+		widget.NewFormItem("Default voice", p.buildVoice()),
+		widget.NewFormItem("Voice mode", p.buildVoiceMode()),
+		widget.NewFormItem("New conversations use", p.buildPreset()),
+		widget.NewFormItem("Talk from anywhere", p.buildTalkKey()),
+		widget.NewFormItem("In the background", p.buildBackground()),
 	)
 	if u.deps.Local != nil {
 		summary := widget.NewLabel(u.builtInSummary())
@@ -222,48 +100,22 @@ func (u *UI) showPreferences() {
 		form.Append("Built-in service", border(nil, nil, nil, engines, summary))
 		u.offerFoundModel(summary)
 	}
-	save := func() {
-		stopTest()
-		dev := device.Selected
-		if dev == defaultDevice {
-			dev = ""
-		} else if id := ids[dev]; id != "" {
-			dev = id
-		}
-		prefs.setInputDevice(dev)
-		prefs.setVolume(volume.Value)
-		prefs.setAutoSpeak(autoSpeak.Checked)
-		prefs.setDefaultVoice(strings.TrimSpace(voiceName.Text))
-		prefs.setDefaultPreset(preset.Selected)
-		prefs.setHold(time.Duration(hold.Value) * time.Millisecond)
-		prefs.setSendSpoken(sendSpoken.Selected == sendSpoken.Options[1])
-		prefs.setBargeIn(bargeIn.Checked)
-		prefs.setAdaptiveHold(adaptiveHold.Checked)
-		prefs.setSpeakErrors(speakErrors.Checked)
-		u.talk.SetVolume(volume.Value)
-		talkKey.save()
-		prefs.setKeepInTray(keepInTray.Checked)
-		if u.deps.Autostart != nil && atLogin.Checked != wasAtLogin {
-			u.setStartAtLogin(atLogin.Checked)
-		}
-	}
-	keys.submit = func() {
-		if saveBtn.Disabled() {
-			return // Enter in a field while the default voice is refused: it says why
-		}
-		save()
-		d.Hide()
-	}
-	keys.cancel = func() { stopTest(); talkKey.cancel(); d.Hide() }
-	saveBtn = newButton(keys, "Save", theme.ConfirmIcon(), keys.submit)
-	saveBtn.Importance = widget.HighImportance
-	checkVoice()
-	cancel := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	keys.submit = p.submit
+	keys.cancel = p.cancel
+	p.saveBtn = newButton(keys, "Save", theme.ConfirmIcon(), p.submit)
+	p.saveBtn.Importance = widget.HighImportance
+	p.checkVoice()
+	cancel := newButton(keys, "Cancel", theme.CancelIcon(), p.cancel)
 	hint := widget.NewLabel("Enter saves · Esc cancels")
 	hint.SizeName = theme.SizeNameCaptionText
-	// In a window too short for every row, the rows scroll, following the keyboard; the wheel
-	// scrolls them wherever the pointer is (a text field would keep it), and the scroll bar has
-	// a margin of its own, off the fields.
+	return container.NewVBox(p.scrollRows(form), border(nil, nil, hint, container.NewHBox(cancel, p.saveBtn)))
+}
+
+// scrollRows puts the form's rows in a scroll: in a window too short for every row, they scroll,
+// following the keyboard; the wheel scrolls them wherever the pointer is (a text field would
+// keep it), and the scroll bar has a margin of its own, off the fields.
+func (p *preferencesDialog) scrollRows(form *widget.Form) fyne.CanvasObject {
+	u, keys, talkKey := p.u, p.keys, p.talkKey
 	wheel := &wheelToScroll{}
 	rows := container.NewStack(container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.ScrollBarSize()), form), wheel)
 	sc := dialogScroll(u.win, keys, rows, 190)
@@ -281,10 +133,277 @@ func (u *UI) showPreferences() {
 			scrollIntoView(sc, talkKey.box)
 		}
 	}
-	content := container.NewVBox(sc, border(nil, nil, hint, container.NewHBox(cancel, saveBtn)))
-	d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
-	d.Resize(fyne.NewSize(600, 0))
-	u.showDialog(d, keys, device)
+	return sc
+}
+
+// buildDevice makes the microphone's list, with the one chosen.
+func (p *preferencesDialog) buildDevice() fyne.CanvasObject {
+	p.device = newSelector(p.keys, []string{defaultDevice}, nil)
+	p.device.SetSelected(defaultDevice)
+	if d := p.u.prefs.inputDevice(); d != "" {
+		p.device.Options = append(p.device.Options, d)
+		p.device.SetSelected(d)
+	}
+	return p.device
+}
+
+// buildMicTest makes the microphone test: its button, and the meter and line it moves.
+func (p *preferencesDialog) buildMicTest() fyne.CanvasObject {
+	meterBack := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	meterBack.SetMinSize(fyne.NewSize(200, meterHeight))
+	meterBack.CornerRadius = meterHeight / 2
+	p.meter = canvas.NewRectangle(theme.Color(theme.ColorNameSuccess))
+	p.meter.CornerRadius = meterHeight / 2
+	// The meter stands in the middle of a line as high as the row's name, inside its row.
+	p.meterBox = container.New(&meterRowLayout{}, container.NewStack(meterBack, container.New(&fractionLayout{value: &p.level}, p.meter)))
+	p.testState = widget.NewLabel("")
+	p.testState.SizeName = theme.SizeNameCaptionText
+	p.testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
+	p.testState.Hide()                       // no empty line under the meter until there is news
+	p.testBtn = newButton(p.keys, "Test", theme.MediaRecordIcon(), p.toggleMicTest)
+	return p.testBtn
+}
+
+// say shows the microphone test's news under the meter.
+func (p *preferencesDialog) say(msg string) {
+	p.testState.SetText(msg)
+	p.testState.Hidden = msg == ""
+	p.testState.Refresh()
+}
+
+// toggleMicTest starts the microphone test, or stops the one under way.
+func (p *preferencesDialog) toggleMicTest() {
+	if p.testCancel != nil {
+		p.stopMicTest()
+		return
+	}
+	p.testCancel = p.u.testMicrophone(p.ids[p.device.Selected], func(l float32, msg string) {
+		p.level = l
+		p.meter.Refresh()
+		p.meterBox.Refresh()
+		p.say(msg)
+	}, func() {
+		p.testCancel = nil
+		p.testBtn.SetText("Test")
+		p.level = 0
+		p.meterBox.Refresh()
+	})
+	p.testBtn.SetText("Stop test")
+}
+
+// stopMicTest ends the microphone test under way.
+func (p *preferencesDialog) stopMicTest() {
+	if p.testCancel != nil {
+		p.testCancel()
+		p.testCancel = nil
+	}
+}
+
+// loadDevices lists the microphones, on a goroutine of its own.
+func (p *preferencesDialog) loadDevices() {
+	u := p.u
+	if u.deps.InputDevices == nil {
+		return
+	}
+	list := u.deps.InputDevices
+	go func() {
+		ctx, cancel := context.WithTimeout(u.ctx, 5*time.Second)
+		defer cancel()
+		devs, err := list(ctx)
+		u.do(func() {
+			if err != nil {
+				p.say(phrase(err).text)
+				return
+			}
+			opts := []string{defaultDevice}
+			for _, d := range devs {
+				opts = append(opts, d.Name)
+				p.ids[d.Name] = d.ID
+			}
+			p.device.Options = opts
+			p.device.Refresh()
+		})
+	}()
+}
+
+func (p *preferencesDialog) buildVolume() fyne.CanvasObject {
+	p.volume = newSlider(p.keys, 0, 1)
+	p.volume.Step = 0.05
+	p.volume.SetValue(p.u.prefs.volume())
+	return p.volume
+}
+
+func (p *preferencesDialog) buildAutoSpeak() fyne.CanvasObject {
+	p.autoSpeak = newCheck(p.keys, "Speak replies aloud", nil)
+	p.autoSpeak.SetChecked(p.u.prefs.autoSpeak())
+	return p.autoSpeak
+}
+
+// buildVoice makes the default voice's field, and the line that says what is wrong with it.
+func (p *preferencesDialog) buildVoice() fyne.CanvasObject {
+	p.voiceName = newChoiceField(p.keys)
+	p.voiceName.SetPlaceHolder("the service's default")
+	p.voiceName.SetText(p.u.prefs.defaultVoice())
+	p.voiceProblem = widget.NewLabel("")
+	p.voiceProblem.Wrapping = fyne.TextWrapWord
+	p.voiceProblem.Importance = widget.DangerImportance
+	p.voiceProblem.SizeName = theme.SizeNameCaptionText
+	p.voiceProblem.Hide()
+	p.voiceName.OnChanged = func(string) { p.checkVoice() }
+	return container.NewVBox(p.voiceName, p.voiceProblem)
+}
+
+// checkVoice says what is wrong with the default voice, if anything; Save waits for it.
+func (p *preferencesDialog) checkVoice() {
+	msg := voiceProblem(strings.TrimSpace(p.voiceName.Text), p.voices, p.listed, p.u.prefs.defaultVoice())
+	p.voiceProblem.SetText(msg)
+	p.voiceProblem.Hidden = msg == ""
+	p.voiceProblem.Refresh()
+	if p.saveBtn != nil {
+		if msg != "" {
+			p.saveBtn.Disable()
+		} else {
+			p.saveBtn.Enable()
+		}
+	}
+}
+
+// loadVoices lists the service's voices, on a goroutine of its own.
+func (p *preferencesDialog) loadVoices() {
+	u := p.u
+	if u.conn == nil {
+		return
+	}
+	svc := u.conn.svc // read here: the goroutine must not read the window's state
+	go func() {
+		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
+		defer cancel()
+		if vs, err := svc.Voices(ctx); err == nil && len(vs) > 0 {
+			var names []string
+			for _, v := range vs {
+				names = append(names, v.Name)
+			}
+			u.do(func() {
+				p.voices, p.listed = names, true
+				p.voiceName.SetOptions(names)
+				p.checkVoice()
+			})
+		}
+	}()
+}
+
+func (p *preferencesDialog) buildPreset() fyne.CanvasObject {
+	var names []string
+	for _, pr := range (presetBook{p.u.prefs}).all() {
+		names = append(names, pr.Name)
+	}
+	p.preset = newSelector(p.keys, names, nil)
+	p.preset.SetSelected(p.u.prefs.defaultPreset())
+	return p.preset
+}
+
+func (p *preferencesDialog) buildHold() fyne.CanvasObject {
+	p.holdLabel = widget.NewLabel("")
+	p.hold = newSlider(p.keys, float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
+	p.hold.Step = 100
+	p.hold.OnChanged = func(v float64) { p.holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
+	p.hold.SetValue(float64(p.u.prefs.hold() / time.Millisecond))
+	return border(nil, nil, nil, p.holdLabel, p.hold)
+}
+
+func (p *preferencesDialog) buildSendSpoken() fyne.CanvasObject {
+	p.sendSpoken = newSelector(p.keys, []string{"Put it in the message box to review", "Send it at once"}, nil)
+	p.sendSpoken.SetSelected(p.sendSpoken.Options[0])
+	if p.u.prefs.sendSpoken() {
+		p.sendSpoken.SetSelected(p.sendSpoken.Options[1])
+	}
+	return p.sendSpoken
+}
+
+func (p *preferencesDialog) buildVoiceMode() fyne.CanvasObject {
+	prefs := p.u.prefs
+	p.bargeIn = newCheck(p.keys, "Speaking over a reply interrupts it (barge-in)", nil)
+	p.bargeIn.SetChecked(prefs.bargeIn())
+	p.adaptiveHold = newCheck(p.keys, "End a question sooner when it sounds complete, later after \"and\"", nil)
+	p.adaptiveHold.SetChecked(prefs.adaptiveHold())
+	p.speakErrors = newCheck(p.keys, "Say aloud when something goes wrong", nil)
+	p.speakErrors.SetChecked(prefs.speakErrors())
+	return container.NewVBox(p.bargeIn, p.adaptiveHold, p.speakErrors)
+}
+
+func (p *preferencesDialog) buildTalkKey() fyne.CanvasObject {
+	p.talkKey = p.u.talkKeyRow(p.keys)
+	return p.talkKey.box
+}
+
+// buildBackground makes the tray's and the login's checks.
+func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
+	u := p.u
+	p.keepInTray = newCheck(p.keys, "Keep running in the tray when the window is closed", nil)
+	p.keepInTray.SetChecked(u.prefs.keepInTray())
+	if u.tray == nil || !u.tray.hostPresent() {
+		p.keepInTray.SetText("Keep running in the tray when the window is closed (no tray on this desktop now)")
+	}
+	p.atLogin = newCheck(p.keys, "Start Parley in the tray when I log in", nil)
+	if u.deps.Autostart != nil {
+		p.wasAtLogin, _ = u.deps.Autostart.Enabled()
+		p.atLogin.SetChecked(p.wasAtLogin)
+	} else {
+		p.atLogin.Disable()
+	}
+	p.atLogin.OnChanged = func(on bool) {
+		// Started in the tray, Parley is expected to go back there when its window is
+		// closed; the person may still untick that.
+		if on {
+			p.keepInTray.SetChecked(true)
+		}
+	}
+	return container.NewVBox(p.keepInTray, p.atLogin)
+}
+
+// save keeps what the dialog holds.
+func (p *preferencesDialog) save() {
+	u, prefs := p.u, p.u.prefs
+	p.stopMicTest()
+	dev := p.device.Selected
+	if dev == defaultDevice {
+		dev = ""
+	} else if id := p.ids[dev]; id != "" {
+		dev = id
+	}
+	prefs.setInputDevice(dev)
+	prefs.setVolume(p.volume.Value)
+	prefs.setAutoSpeak(p.autoSpeak.Checked)
+	prefs.setDefaultVoice(strings.TrimSpace(p.voiceName.Text))
+	prefs.setDefaultPreset(p.preset.Selected)
+	prefs.setHold(time.Duration(p.hold.Value) * time.Millisecond)
+	prefs.setSendSpoken(p.sendSpoken.Selected == p.sendSpoken.Options[1])
+	prefs.setBargeIn(p.bargeIn.Checked)
+	prefs.setAdaptiveHold(p.adaptiveHold.Checked)
+	prefs.setSpeakErrors(p.speakErrors.Checked)
+	u.talk.SetVolume(p.volume.Value)
+	p.talkKey.save()
+	prefs.setKeepInTray(p.keepInTray.Checked)
+	if u.deps.Autostart != nil && p.atLogin.Checked != p.wasAtLogin {
+		u.setStartAtLogin(p.atLogin.Checked)
+	}
+}
+
+// submit saves and closes (Save, Enter); a default voice the service refuses holds it, saying
+// why.
+func (p *preferencesDialog) submit() {
+	if p.saveBtn.Disabled() {
+		return
+	}
+	p.save()
+	p.d.Hide()
+}
+
+// cancel closes without saving (Cancel, Esc).
+func (p *preferencesDialog) cancel() {
+	p.stopMicTest()
+	p.talkKey.cancel()
+	p.d.Hide()
 }
 
 // testMicrophone records from device and reports its level until cancelled (or 15 s); done

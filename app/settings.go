@@ -164,8 +164,7 @@ func (u *UI) showSettings() {
 	s := &settingsDialog{host: u, store: u.sess, win: u.win, ctx: u.ctx, do: u.do,
 		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice}
 	s.build(formOf(v.Config, v.Voice))
-	u.lastSettings = s
-	u.showDialog(s.d, s.keys, s.persona)
+	u.showDialogOf(s, s.d, s.keys, s.persona)
 	go s.loadVoices(u.conn.svc)
 }
 
