@@ -24,22 +24,28 @@ import (
 // onceListen is how long `voice --once` (or --turns) waits for speech to start.
 const onceListen = 30 * time.Second
 
+// voiceOptions is what parley voice was asked for, from its flags.
+type voiceOptions struct {
+	conv       string
+	once       bool
+	turns      int
+	device     string
+	hold       time.Duration
+	bargeIn    bool
+	speculate  bool
+	adaptive   bool
+	traceFile  string
+	speechName string
+	listen     time.Duration
+	speakErrs  bool
+	set        modelFlags
+	// convSet, turnsSet and listenSet say whether --conversation, --turns and --listen-timeout
+	// were given.
+	convSet, turnsSet, listenSet bool
+}
+
 func newVoiceCmd(g *globals) *cobra.Command {
-	var (
-		conv       string
-		once       bool
-		turns      int
-		device     string
-		hold       time.Duration
-		bargeIn    bool
-		speculate  bool
-		adaptive   bool
-		traceFile  string
-		speechName string
-		listen     time.Duration
-		speakErrs  bool
-		set        modelFlags
-	)
+	o := &voiceOptions{}
 	cmd := &cobra.Command{
 		Use:   "voice [--conversation ID] [--once | --turns N] [--device D] [--hold DURATION] [--barge-in] [--trace FILE.jsonl]",
 		Short: "Talk with the assistant hands-free: it listens, answers aloud, and listens again",
@@ -75,138 +81,187 @@ time in ms since the start.`,
   parley voice --once --trace turn.jsonl`,
 		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("conversation") && strings.TrimSpace(conv) == "" {
-				return usageErrorf("--conversation is empty: give a conversation ID, or leave the flag out to start a new conversation")
+			o.convSet = cmd.Flags().Changed("conversation")
+			o.turnsSet = cmd.Flags().Changed("turns")
+			o.listenSet = cmd.Flags().Changed("listen-timeout")
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if hold < vad.MinHold || hold > vad.MaxHold {
-				return usageErrorf("--hold must be between %v and %v, not %v", vad.MinHold, vad.MaxHold, hold)
-			}
-			if cmd.Flags().Changed("listen-timeout") && listen < 0 {
-				return usageErrorf("--listen-timeout must not be negative, not %v", listen)
-			}
-			if turns < 0 {
-				return usageErrorf("--turns must not be negative, not %d", turns)
-			}
-			if once {
-				if cmd.Flags().Changed("turns") && turns != 1 {
-					return usageErrorf("--once is one turn: leave out --turns %d, or --once", turns)
-				}
-				turns = 1
-			}
-			if !cmd.Flags().Changed("listen-timeout") && turns > 0 {
-				listen = onceListen
-			}
-			cfg, err := set.modelConfig(cmd)
+			cfg, err := o.set.modelConfig(cmd)
 			if err != nil {
 				return err
 			}
-			convID, err := g.conversationArg(conv)
-			if err != nil {
-				return err
-			}
-			backend, err := g.audioBackend()
-			if err != nil {
-				return err
-			}
-			c, err := g.newClient(cmd.Context())
-			if err != nil {
-				return err
-			}
-			var trace *traceWriter
-			if traceFile != "" {
-				if err := checkOutput(traceFile, "trace.jsonl"); err != nil {
-					return err
-				}
-				f, err := os.OpenFile(traceFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				trace = &traceWriter{w: bufio.NewWriter(f)}
-			}
-			if err := playback.OpenOutput(); err != nil {
-				return phrased(err, "There is no audio output, so replies cannot be spoken: check the sound settings (parley devices lists the outputs).")
-			}
-			mic, err := audio.OpenCapture(backend, device)
-			if err != nil {
-				if device != "" && errors.Is(err, audio.ErrNoDevice) && noInputMatches(cmd.Context(), backend, device) {
-					return &noSuchInputError{name: device}
-				}
-				return err
-			}
-			defer mic.Close()
-
-			runCtx, endRun := context.WithCancel(cmd.Context())
-			defer endRun()
-			chat := &cliChatter{c: c, id: convID, cfg: cfg, end: endRun}
-			var loop *voice.Loop
-			player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
-			defer player.Close()
-			out := &voicePrinter{g: g}
-			loop = voice.New(voice.Config{
-				Source: mic, Transcriber: c, Chat: chat, Synth: c, Player: player,
-				Voice: speechName, Hold: hold, BargeIn: bargeIn, ListenTimeout: listen,
-				Speculate: speculate, AdaptiveHold: adaptive,
-				SpeakErrors: speakErrs,
-				OnStatus:    out.status,
-				OnHeard:     func(_ int, q string) { fmt.Fprintf(g.stdout, "You: %s\n", q) },
-				OnReply:     func(_ int, r string) { fmt.Fprintf(g.stdout, "Assistant: %s\n", strings.TrimSpace(r)) },
-				OnTrace: func(e voice.TraceEvent) {
-					if trace != nil {
-						trace.write(e)
-					}
-				},
-				Turns: turns,
-			})
-			// On a terminal, Enter mutes and unmutes the microphone.
-			if f, ok := g.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				fmt.Fprintln(g.stderr, "Press Enter to mute or unmute the microphone; Ctrl-C stops.")
-				go func() {
-					sc := bufio.NewScanner(f)
-					for sc.Scan() {
-						loop.SetMuted(!loop.Muted())
-					}
-				}()
-			}
-			runErr := loop.Run(runCtx)
-			if trace != nil {
-				if err := trace.close(); err != nil && runErr == nil {
-					runErr = fmt.Errorf("writing the trace to %s: %w", traceFile, err)
-				}
-			}
-			// Let the end of the last reply be heard before the process exits.
-			time.Sleep(playback.DrainTime)
-			chat.note(g)
-			switch {
-			case chat.lost() != nil:
-				return chat.lost()
-			case errors.Is(runErr, voice.ErrNoSpeech):
-				return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", listen)
-			case runErr != nil:
-				var fe *voice.FailuresError
-				if errors.As(runErr, &fe) {
-					return phrased(runErr, "Stopped after %d failed turns in a row. The last: %s", fe.N, g.phrase(voice.Cause(fe.Last)))
-				}
-				return runErr
-			}
-			return nil
+			return runVoice(cmd.Context(), g, o, cfg)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&conv, "conversation", "c", "", "continue this conversation")
-	f.BoolVar(&once, "once", false, "do one turn, then exit")
-	f.IntVar(&turns, "turns", 0, "do this many turns, then exit (default: until stopped)")
-	f.StringVar(&device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
-	f.DurationVar(&hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
-	f.BoolVar(&bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
-	f.BoolVar(&speculate, "speculate", true, "transcribe what was said so far while the hold runs")
-	f.BoolVar(&adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
-	f.StringVar(&traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
-	f.StringVar(&speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
-	f.DurationVar(&listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
-	f.BoolVar(&speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
-	set.register(cmd)
+	f.StringVarP(&o.conv, "conversation", "c", "", "continue this conversation")
+	f.BoolVar(&o.once, "once", false, "do one turn, then exit")
+	f.IntVar(&o.turns, "turns", 0, "do this many turns, then exit (default: until stopped)")
+	f.StringVar(&o.device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
+	f.DurationVar(&o.hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
+	f.BoolVar(&o.bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
+	f.BoolVar(&o.speculate, "speculate", true, "transcribe what was said so far while the hold runs")
+	f.BoolVar(&o.adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
+	f.StringVar(&o.traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
+	f.StringVar(&o.speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
+	f.DurationVar(&o.listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
+	f.BoolVar(&o.speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
+	o.set.register(cmd)
 	return cmd
+}
+
+// validate refuses flags out of range or at odds with each other; then --once becomes one turn,
+// and with a number of turns --listen-timeout defaults to onceListen.
+func (o *voiceOptions) validate() error {
+	if o.convSet && strings.TrimSpace(o.conv) == "" {
+		return usageErrorf("--conversation is empty: give a conversation ID, or leave the flag out to start a new conversation")
+	}
+	if o.hold < vad.MinHold || o.hold > vad.MaxHold {
+		return usageErrorf("--hold must be between %v and %v, not %v", vad.MinHold, vad.MaxHold, o.hold)
+	}
+	if o.listenSet && o.listen < 0 {
+		return usageErrorf("--listen-timeout must not be negative, not %v", o.listen)
+	}
+	if o.turns < 0 {
+		return usageErrorf("--turns must not be negative, not %d", o.turns)
+	}
+	if o.once {
+		if o.turnsSet && o.turns != 1 {
+			return usageErrorf("--once is one turn: leave out --turns %d, or --once", o.turns)
+		}
+		o.turns = 1
+	}
+	if !o.listenSet && o.turns > 0 {
+		o.listen = onceListen
+	}
+	return nil
+}
+
+// runVoice runs the voice loop as o says, in conversation o.conv (a new one, with the settings
+// cfg, when it is empty), until its turns are done or ctx ends.
+func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Config) error {
+	convID, err := g.conversationArg(o.conv)
+	if err != nil {
+		return err
+	}
+	backend, err := g.audioBackend()
+	if err != nil {
+		return err
+	}
+	c, err := g.newClient(ctx)
+	if err != nil {
+		return err
+	}
+	trace, closeTrace, err := openTrace(o.traceFile)
+	if err != nil {
+		return err
+	}
+	defer closeTrace()
+	if err := playback.OpenOutput(); err != nil {
+		return phrased(err, "There is no audio output, so replies cannot be spoken: check the sound settings (parley devices lists the outputs).")
+	}
+	mic, err := openMic(ctx, backend, o.device)
+	if err != nil {
+		return err
+	}
+	defer mic.Close()
+
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	chat := &cliChatter{c: c, id: convID, cfg: cfg, end: endRun}
+	var loop *voice.Loop
+	player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
+	defer player.Close()
+	out := &voicePrinter{g: g}
+	loop = voice.New(voice.Config{
+		Source: mic, Transcriber: c, Chat: chat, Synth: c, Player: player,
+		Voice: o.speechName, Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
+		Speculate: o.speculate, AdaptiveHold: o.adaptive,
+		SpeakErrors: o.speakErrs,
+		OnStatus:    out.status,
+		OnHeard:     func(_ int, q string) { fmt.Fprintf(g.stdout, "You: %s\n", q) },
+		OnReply:     func(_ int, r string) { fmt.Fprintf(g.stdout, "Assistant: %s\n", strings.TrimSpace(r)) },
+		OnTrace: func(e voice.TraceEvent) {
+			if trace != nil {
+				trace.write(e)
+			}
+		},
+		Turns: o.turns,
+	})
+	muteOnEnter(g, loop)
+	runErr := loop.Run(runCtx)
+	if trace != nil {
+		if err := trace.close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("writing the trace to %s: %w", o.traceFile, err)
+		}
+	}
+	// Let the end of the last reply be heard before the process exits.
+	time.Sleep(playback.DrainTime)
+	chat.note(g)
+	return voiceOutcome(g, chat, runErr, o.listen)
+}
+
+// openTrace opens --trace's file for writing, and returns the writer and what closes the file
+// (after the writer's close has flushed it). With no --trace, the writer is nil.
+func openTrace(path string) (trace *traceWriter, closeFile func(), err error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	if err := checkOutput(path, "trace.jsonl"); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &traceWriter{w: bufio.NewWriter(f)}, func() { f.Close() }, nil
+}
+
+// openMic opens the input that device names ("" for the system's); a name that matches no
+// input the backend lists is a noSuchInputError.
+func openMic(ctx context.Context, backend audio.Backend, device string) (*audio.Capture, error) {
+	mic, err := audio.OpenCapture(backend, device)
+	if err != nil {
+		if device != "" && errors.Is(err, audio.ErrNoDevice) && noInputMatches(ctx, backend, device) {
+			return nil, &noSuchInputError{name: device}
+		}
+		return nil, err
+	}
+	return mic, nil
+}
+
+// muteOnEnter lets Enter mute and unmute the microphone when standard input is a terminal.
+func muteOnEnter(g *globals, loop *voice.Loop) {
+	f, ok := g.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return
+	}
+	fmt.Fprintln(g.stderr, "Press Enter to mute or unmute the microphone; Ctrl-C stops.")
+	go func() {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			loop.SetMuted(!loop.Muted())
+		}
+	}()
+}
+
+// voiceOutcome is how parley voice ends, after the loop returned runErr: a first reply that was
+// lost, no speech within listen, or turns failing in a row, each said so a person can act on it.
+func voiceOutcome(g *globals, chat *cliChatter, runErr error, listen time.Duration) error {
+	switch {
+	case chat.lost() != nil:
+		return chat.lost()
+	case errors.Is(runErr, voice.ErrNoSpeech):
+		return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", listen)
+	case runErr != nil:
+		var fe *voice.FailuresError
+		if errors.As(runErr, &fe) {
+			return phrased(runErr, "Stopped after %d failed turns in a row. The last: %s", fe.N, g.phrase(voice.Cause(fe.Last)))
+		}
+		return runErr
+	}
+	return nil
 }
 
 // cliChatter asks the chat in one conversation: the first call starts it when no ID was given,

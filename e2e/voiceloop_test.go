@@ -46,54 +46,21 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Follow the states it prints.
-	var mu sync.Mutex
-	var errText strings.Builder
-	seen := map[string]chan struct{}{"listening": make(chan struct{}), "thinking": make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			mu.Lock()
-			errText.WriteString(line + "\n")
-			for k, ch := range seen {
-				if strings.HasPrefix(line, "["+k) {
-					select {
-					case <-ch:
-					default:
-						close(ch)
-					}
-				}
-			}
-			mu.Unlock()
-		}
-	}()
-	stderrSoFar := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return errText.String()
-	}
-	waitLine := func(k string) {
-		t.Helper()
-		select {
-		case <-seen[k]:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("parley voice never printed [%s]:\n%s", k, stderrSoFar())
-		}
-	}
-	waitLine("listening")
+	states := followStates(stderr, "listening", "thinking")
+	states.wait(t, "listening")
 	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
 	playInto(t, p, question)
 	// Once the question has gone to the chat, all the sink plays is the reply: record it.
-	waitLine("thinking")
+	states.wait(t, "thinking")
 	heard := filepath.Join(dir, "reply.raw")
 	stopRec := recordSink(t, p, heard)
 	waitErr := cmd.Wait()
 	time.Sleep(500 * time.Millisecond) // what the sink still held
 	stopRec()
 	if waitErr != nil {
-		t.Fatalf("parley voice --once: %v\nstdout:\n%s\nstderr:\n%s", waitErr, stdout.String(), stderrSoFar())
+		t.Fatalf("parley voice --once: %v\nstdout:\n%s\nstderr:\n%s", waitErr, stdout.String(), states.text())
 	}
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderrSoFar())
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), states.text())
 
 	// It printed what it heard and the reply, and the states in order.
 	m := regexp.MustCompile(`(?m)^You: (.+)$`).FindStringSubmatch(stdout.String())
@@ -103,15 +70,8 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	if o := wordOverlap(m[1], theQuestion); o < minOverlap {
 		t.Errorf("said %q, heard %q: %.0f%% of the words, want at least %.0f%%", theQuestion, m[1], 100*o, 100*minOverlap)
 	}
-	states := stderrSoFar()
-	last := -1
-	for _, st := range []string{"[listening", "[hearing speech]", "[transcribing]", "[thinking]", "[speaking]"} {
-		i := strings.Index(states, st)
-		if i < last {
-			t.Errorf("state %s missing or out of order in:\n%s", st, states)
-		}
-		last = i
-	}
+	stateText := states.text()
+	checkStatesInOrder(t, stateText, "[listening", "[hearing speech]", "[transcribing]", "[thinking]", "[speaking]")
 
 	// The reply was heard on the sink.
 	raw, err := os.ReadFile(heard)
@@ -123,9 +83,9 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	}
 
 	// The question is in the conversation's history.
-	id := regexp.MustCompile(`conversation (\S+)`).FindStringSubmatch(states)
+	id := regexp.MustCompile(`conversation (\S+)`).FindStringSubmatch(stateText)
 	if id == nil {
-		t.Fatalf("no conversation ID on stderr:\n%s", states)
+		t.Fatalf("no conversation ID on stderr:\n%s", stateText)
 	}
 	h := mustRun(t, env, "", "history", "--json", strings.TrimSuffix(id[1], ","))
 	if !strings.Contains(h.Stdout, m[1]) {
@@ -133,6 +93,83 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 	}
 
 	// The trace has every event of the turn, in time order.
+	checkOneTurnTrace(t, trace)
+}
+
+// stateLines follows the state lines `parley voice` prints on standard error: all the text so
+// far, and a channel per state awaited that closes when a line opens with "[" and its name.
+type stateLines struct {
+	mu   sync.Mutex
+	all  strings.Builder
+	seen map[string]chan struct{}
+}
+
+// followStates reads r's lines until it ends, noting the states named.
+func followStates(r io.Reader, names ...string) *stateLines {
+	l := &stateLines{seen: map[string]chan struct{}{}}
+	for _, k := range names {
+		l.seen[k] = make(chan struct{})
+	}
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			l.add(sc.Text())
+		}
+	}()
+	return l
+}
+
+// add notes one line, closing the channel of the state it opens with.
+func (l *stateLines) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all.WriteString(line + "\n")
+	for k, ch := range l.seen {
+		if strings.HasPrefix(line, "["+k) {
+			select {
+			case <-ch:
+			default:
+				close(ch)
+			}
+		}
+	}
+}
+
+// text is what was printed so far.
+func (l *stateLines) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.all.String()
+}
+
+// wait waits up to 30 s for a line of state k.
+func (l *stateLines) wait(t *testing.T, k string) {
+	t.Helper()
+	select {
+	case <-l.seen[k]:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("parley voice never printed [%s]:\n%s", k, l.text())
+	}
+}
+
+// checkStatesInOrder checks that each of want is in text, after the one before.
+func checkStatesInOrder(t *testing.T, text string, want ...string) {
+	t.Helper()
+	last := -1
+	for _, st := range want {
+		i := strings.Index(text, st)
+		if i < last {
+			t.Errorf("state %s missing or out of order in:\n%s", st, text)
+		}
+		last = i
+	}
+}
+
+// checkOneTurnTrace checks a --trace file of one turn: every event is of turn 1, in time order
+// (playback_start, playback_end, speech_start and speech_end excepted), and each step of the turn
+// has its events.
+func checkOneTurnTrace(t *testing.T, trace string) {
+	t.Helper()
 	f, err := os.Open(trace)
 	if err != nil {
 		t.Fatal(err)

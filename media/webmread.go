@@ -63,10 +63,7 @@ type webmBlock struct {
 
 // parseWebM walks the file in line. A file cut short ends the walk with what was read.
 func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) {
-	var docType string
-	var track *webmTrack
-	inGroup := false
-	var clusterTime int64
+	var r webmReader
 	for pos := 0; pos < len(data); {
 		id, idLen, _ := readVint(data[pos:], true)
 		if idLen == 0 {
@@ -84,71 +81,96 @@ func parseWebM(data []byte) (tracks []webmTrack, blocks []webmBlock, err error) 
 			return nil, nil, ErrNotAudio
 		}
 		if webmMaster[id] {
-			switch id {
-			case idTrackEntry:
-				tracks = append(tracks, webmTrack{})
-				track = &tracks[len(tracks)-1]
-			case idBlockGroup:
-				inGroup = true
-			case idCluster:
-				inGroup = false
-				clusterTime = 0
-			}
+			r.enter(id)
 			continue
 		}
 		if unknown || size > uint64(len(data)-pos) {
 			break // an unknown-size leaf or one running past the end: stop with what we have
 		}
-		body := data[pos : pos+int(size)]
+		r.leaf(id, data[pos:pos+int(size)])
 		pos += int(size)
-		switch id {
-		case idDocType:
-			docType = string(body)
-		case idTrackNumber, idTrackType, idCodecDelay, idChannels:
-			if track == nil {
-				continue
-			}
-			v := beUint(body)
-			switch id {
-			case idTrackNumber:
-				track.number = v
-			case idTrackType:
-				track.trackType = v
-			case idCodecDelay:
-				track.codecDelayNs = v
-			case idChannels:
-				track.channels = v
-			}
-		case idCodecID:
-			if track != nil {
-				track.codec = string(body)
-			}
-		case idCodecPrivate:
-			if track != nil {
-				track.codecPrivate = body
-			}
-		case idSimpleBlock, idBlock:
-			if id == idSimpleBlock {
-				inGroup = false
-			}
-			tn, tl, _ := readVint(body, false)
-			if tl == 0 || len(body) < tl+3 {
-				continue
-			}
-			rel := int64(int16(uint16(body[tl])<<8 | uint16(body[tl+1])))
-			blocks = append(blocks, webmBlock{track: tn, payload: body[tl+3:], lacing: body[tl+2] & 0x06, timeMs: clusterTime + rel})
-		case idTimecode:
-			clusterTime = int64(beUint(body))
-		case idDiscardPadding:
-			if inGroup && len(blocks) > 0 {
-				blocks[len(blocks)-1].discardNs = beInt(body)
-			}
+	}
+	if r.docType != "" && r.docType != "webm" && r.docType != "matroska" {
+		return nil, nil, fmt.Errorf("webm: DocType %q: %w", r.docType, ErrNotAudio)
+	}
+	return r.tracks, r.blocks, nil
+}
+
+// webmReader is what parseWebM has read so far, and where in the file's tree it is.
+type webmReader struct {
+	docType     string
+	tracks      []webmTrack
+	blocks      []webmBlock
+	track       *webmTrack // the TrackEntry being read, nil before the first
+	inGroup     bool       // in a BlockGroup, whose DiscardPadding belongs to its block
+	clusterTime int64      // the current Cluster's Timecode
+}
+
+// enter notes the start of a master element.
+func (r *webmReader) enter(id uint64) {
+	switch id {
+	case idTrackEntry:
+		r.tracks = append(r.tracks, webmTrack{})
+		r.track = &r.tracks[len(r.tracks)-1]
+	case idBlockGroup:
+		r.inGroup = true
+	case idCluster:
+		r.inGroup = false
+		r.clusterTime = 0
+	}
+}
+
+// leaf reads an element that holds a value; the ones the decoder does not need are skipped.
+func (r *webmReader) leaf(id uint64, body []byte) {
+	switch id {
+	case idDocType:
+		r.docType = string(body)
+	case idTrackNumber, idTrackType, idCodecDelay, idChannels, idCodecID, idCodecPrivate:
+		r.trackField(id, body)
+	case idSimpleBlock, idBlock:
+		if id == idSimpleBlock {
+			r.inGroup = false
+		}
+		r.block(body)
+	case idTimecode:
+		r.clusterTime = int64(beUint(body))
+	case idDiscardPadding:
+		if r.inGroup && len(r.blocks) > 0 {
+			r.blocks[len(r.blocks)-1].discardNs = beInt(body)
 		}
 	}
-	if docType != "" && docType != "webm" && docType != "matroska" {
-		return nil, nil, fmt.Errorf("webm: DocType %q: %w", docType, ErrNotAudio)
+}
+
+// trackField reads a field of the current TrackEntry; one outside any TrackEntry is skipped.
+func (r *webmReader) trackField(id uint64, body []byte) {
+	if r.track == nil {
+		return
 	}
-	return tracks, blocks, nil
+	switch id {
+	case idTrackNumber:
+		r.track.number = beUint(body)
+	case idTrackType:
+		r.track.trackType = beUint(body)
+	case idCodecDelay:
+		r.track.codecDelayNs = beUint(body)
+	case idChannels:
+		r.track.channels = beUint(body)
+	case idCodecID:
+		r.track.codec = string(body)
+	case idCodecPrivate:
+		r.track.codecPrivate = body
+	}
+}
+
+// block reads a SimpleBlock's or a Block's header (track, time, lacing); one too short for it
+// is skipped.
+func (r *webmReader) block(body []byte) {
+	tn, tl, _ := readVint(body, false)
+	if tl == 0 || len(body) < tl+3 {
+		return
+	}
+	rel := int64(int16(uint16(body[tl])<<8 | uint16(body[tl+1])))
+	r.blocks = append(r.blocks, webmBlock{track: tn, payload: body[tl+3:], lacing: body[tl+2] & 0x06, timeMs: r.clusterTime + rel})
 }
 
 // beUint reads a big-endian unsigned integer of up to 8 bytes (longer bodies keep the last 8).

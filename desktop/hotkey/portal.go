@@ -117,14 +117,51 @@ func registerPortal(c Combo) (*Listener, error) {
 	return l, nil
 }
 
+// bindPortal asks the portal on conn for the shortcut c and returns the listener of its
+// presses and releases.
 func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 	portal := conn.Object(portalName, portalPath)
+	owner, err := portalOwner(conn, portal)
+	if err != nil {
+		return nil, err
+	}
+	signals, endFilter := portalSignals(conn, owner)
+	session, trigger, err := bindPortalShortcut(conn, portal, signals, c)
+	if err != nil {
+		endFilter()
+		return nil, err
+	}
+
+	l := &Listener{events: make(chan Event, 16), via: "the desktop portal", trigger: trigger}
+	quit := make(chan struct{})
+	var once sync.Once
+	l.stop = func() error {
+		once.Do(func() {
+			close(quit)
+			endFilter()
+			closePortalSession(conn, session)
+			conn.Close()
+		})
+		return nil
+	}
+	go func() {
+		// The session or the bus ended: the connection goes too (after the events close).
+		defer func() { go l.stop() }()
+		defer close(l.events)
+		relayPortalKey(l.events, quit, signals, session)
+	}()
+	return l, nil
+}
+
+// portalOwner checks that the portal offers global shortcuts, tells it who Parley is, and
+// returns the portal's unique name on the bus: the sender of the signals that count.
+func portalOwner(conn *dbus.Conn, portal dbus.BusObject) (string, error) {
 	var version dbus.Variant
 	if err := callPortal(portal, "org.freedesktop.DBus.Properties.Get", portalShortcuts, "version").Store(&version); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, portalError("whether it offers global shortcuts", err)
+			return "", portalError("whether it offers global shortcuts", err)
 		}
-		return nil, &UnavailableError{Reason: "this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)"}
+		return "", &UnavailableError{Reason: "this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)"}
 	}
 	// Unsandboxed apps say who they are first (xdg-desktop-portal 1.19 and later), so that the
 	// desktop lists the shortcut under Parley; older portals do not know the call.
@@ -133,33 +170,36 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 	// Parley, and a forged Activated would start a recording.
 	var owner string
 	if err := callPortal(conn.BusObject(), "org.freedesktop.DBus.GetNameOwner", portalName).Store(&owner); err != nil {
-		return nil, &UnavailableError{Reason: "this Wayland session's desktop portal is not running"}
+		return "", &UnavailableError{Reason: "this Wayland session's desktop portal is not running"}
 	}
+	return owner, nil
+}
+
+// portalSignals passes on the signals on conn that owner sent. endFilter lets the filter drop
+// what nobody reads any more, until the connection's close ends it.
+func portalSignals(conn *dbus.Conn, owner string) (signals <-chan *dbus.Signal, endFilter func()) {
 	all := make(chan *dbus.Signal, 32)
 	conn.Signal(all)
-	signals := make(chan *dbus.Signal, 32)
-	// filterDone lets the filter drop what nobody reads any more, until the connection's
-	// close ends it.
+	out := make(chan *dbus.Signal, 32)
 	filterDone := make(chan struct{})
 	var stopFilter sync.Once
-	endFilter := func() { stopFilter.Do(func() { close(filterDone) }) }
 	go func() {
-		defer close(signals)
+		defer close(out)
 		for s := range all {
 			if s != nil && s.Sender == owner {
 				select {
-				case signals <- s:
+				case out <- s:
 				case <-filterDone:
 				}
 			}
 		}
 	}()
-	ok := false
-	defer func() {
-		if !ok {
-			endFilter()
-		}
-	}()
+	return out, func() { stopFilter.Do(func() { close(filterDone) }) }
+}
+
+// bindPortalShortcut asks the bus for the portal's signals, opens a session and binds c in it.
+// It returns the session and what the desktop says triggers the shortcut.
+func bindPortalShortcut(conn *dbus.Conn, portal dbus.BusObject, signals <-chan *dbus.Signal, c Combo) (dbus.ObjectPath, string, error) {
 	for _, m := range [][]dbus.MatchOption{
 		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalRequest), dbus.WithMatchMember("Response")},
 		{dbus.WithMatchSender(portalName), dbus.WithMatchInterface(portalShortcuts)},
@@ -169,15 +209,35 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		err := conn.AddMatchSignalContext(ctx, m...)
 		cancel()
 		if err != nil {
-			return nil, portalError("to pass on its signals", err)
+			return "", "", portalError("to pass on its signals", err)
 		}
 	}
+	session, err := createPortalSession(conn, portal, signals)
+	if err != nil {
+		return "", "", err
+	}
+	shortcuts := []struct {
+		ID      string
+		Options map[string]dbus.Variant
+	}{{portalID, map[string]dbus.Variant{
+		"description":       dbus.MakeVariant("Hold to talk to Parley"),
+		"preferred_trigger": dbus.MakeVariant(portalTrigger(c)),
+	}}}
+	bound, err := portalCall(conn, signals, portal, "BindShortcuts", session, shortcuts, "", map[string]dbus.Variant{})
+	if err != nil {
+		closePortalSession(conn, session)
+		return "", "", err
+	}
+	return session, boundTrigger(bound), nil
+}
 
+// createPortalSession opens a global shortcuts session with the portal.
+func createPortalSession(conn *dbus.Conn, portal dbus.BusObject, signals <-chan *dbus.Signal) (dbus.ObjectPath, error) {
 	res, err := portalCall(conn, signals, portal, "CreateSession", map[string]dbus.Variant{
 		"session_handle_token": dbus.MakeVariant(token()),
 	})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var session dbus.ObjectPath
 	switch v := res["session_handle"].Value().(type) {
@@ -187,75 +247,58 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		session = v
 	}
 	if !session.IsValid() {
-		return nil, errors.New("the desktop portal opened no valid session")
+		return "", errors.New("the desktop portal opened no valid session")
 	}
-	shortcuts := []struct {
-		ID      string
-		Options map[string]dbus.Variant
-	}{{portalID, map[string]dbus.Variant{
-		"description":       dbus.MakeVariant("Hold to talk to Parley"),
-		"preferred_trigger": dbus.MakeVariant(portalTrigger(c)),
-	}}}
-	closeSession := func() { callPortal(conn.Object(portalName, session), portalSession+".Close") }
-	bound, err := portalCall(conn, signals, portal, "BindShortcuts", session, shortcuts, "", map[string]dbus.Variant{})
-	if err != nil {
-		closeSession()
-		return nil, err
-	}
+	return session, nil
+}
 
-	l := &Listener{events: make(chan Event, 16), via: "the desktop portal", trigger: boundTrigger(bound)}
-	quit := make(chan struct{})
-	var once sync.Once
-	l.stop = func() error {
-		once.Do(func() {
-			close(quit)
-			endFilter()
-			closeSession()
-			conn.Close()
-		})
-		return nil
-	}
-	ok = true
-	go func() {
-		// The session or the bus ended: the connection goes too (after the events close).
-		defer func() { go l.stop() }()
-		defer close(l.events)
-		down := false
-		defer func() {
-			if down { // the bus or the session went with the key held: the take must still end
-				l.events <- Event{Down: false, At: time.Now()}
-			}
-		}()
-		for {
-			select {
-			case <-quit:
-				return
-			case s, ok := <-signals:
-				if !ok || s == nil {
-					return
-				}
-				if s.Name == portalSession+".Closed" && s.Path == session {
-					return // the desktop ended the session: the shortcut is gone
-				}
-				if len(s.Body) < 2 || s.Body[0] != session || s.Body[1] != portalID {
-					continue
-				}
-				switch s.Name {
-				case portalShortcuts + ".Activated":
-					if !down {
-						down = true
-						l.events <- Event{Down: true, At: time.Now()}
-					}
-				case portalShortcuts + ".Deactivated":
-					if down {
-						down = false
-						l.events <- Event{Down: false, At: time.Now()}
-					}
-				}
-			}
+// closePortalSession ends a session, and with it the shortcut bound in it.
+func closePortalSession(conn *dbus.Conn, session dbus.ObjectPath) {
+	callPortal(conn.Object(portalName, session), portalSession+".Close")
+}
+
+// relayPortalKey turns the portal's Activated and Deactivated signals for Parley's shortcut in
+// session into presses and releases on events, until quit closes, the signals end or the
+// desktop closes the session. A key still held then is released.
+func relayPortalKey(events chan<- Event, quit <-chan struct{}, signals <-chan *dbus.Signal, session dbus.ObjectPath) {
+	down := false
+	defer func() {
+		if down { // the bus or the session went with the key held: the take must still end
+			events <- Event{Down: false, At: time.Now()}
 		}
 	}()
-	return l, nil
+	for {
+		select {
+		case <-quit:
+			return
+		case s, ok := <-signals:
+			if !ok || s == nil {
+				return
+			}
+			if s.Name == portalSession+".Closed" && s.Path == session {
+				return // the desktop ended the session: the shortcut is gone
+			}
+			if pressed, isKey := portalKey(s, session); isKey && pressed != down {
+				down = pressed
+				events <- Event{Down: down, At: time.Now()}
+			}
+		}
+	}
+}
+
+// portalKey reads a signal about Parley's shortcut in session: pressed is true for Activated
+// and false for Deactivated; isKey is false for any other signal.
+func portalKey(s *dbus.Signal, session dbus.ObjectPath) (pressed, isKey bool) {
+	if len(s.Body) < 2 || s.Body[0] != session || s.Body[1] != portalID {
+		return false, false
+	}
+	switch s.Name {
+	case portalShortcuts + ".Activated":
+		return true, true
+	case portalShortcuts + ".Deactivated":
+		return false, true
+	}
+	return false, false
 }
 
 // boundTrigger reads what the desktop says triggers Parley's shortcut from BindShortcuts'

@@ -126,14 +126,40 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 	if err := s.SetPrice(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Reserve(ctx, acct.ID, "")
+	persona := "a pirate"
+	r, res := commitFirstTurn(t, s, acct.ID, persona)
+	checkFirstTurnStored(t, s, acct.ID, res, persona)
+
+	// A second turn sees the first as its context and keeps the title.
+	commitSecondTurn(t, s, acct.ID, res)
+	c, _ := s.Conversation(ctx, acct.ID, res.ConversationID)
+	if c.Title != "Hello there, captain" || c.MessageCount != 4 || *c.Config.Persona != persona {
+		t.Errorf("after second turn: title %q, %d messages, persona %q", c.Title, c.MessageCount, *c.Config.Persona)
+	}
+	if got := balance(t, s, key); got != 6 {
+		t.Errorf("balance = %d, want 6", got)
+	}
+	entries, _ := s.Ledger(ctx, acct.ID)
+	if len(entries) != 3 || entries[1].Kind != "charge" || entries[1].Status != "posted" || entries[1].Amount != -2 || entries[1].CallID != r.CallID {
+		t.Errorf("ledger = %+v", entries)
+	}
+	verify(t, s)
+}
+
+// commitFirstTurn reserves a call at price 2 from an account holding 10 points and commits a
+// first turn, with persona and temperature 0, into a new conversation; it checks the
+// reservation and the result.
+func commitFirstTurn(t *testing.T, s *store.Store, accountID int64, persona string) (*store.Reservation, store.CommitResult) {
+	t.Helper()
+	ctx := t.Context()
+	r, err := s.Reserve(ctx, accountID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Price != 2 || r.BalanceAfter != 8 || r.Conversation != nil || r.AccountID != acct.ID {
+	if r.Price != 2 || r.BalanceAfter != 8 || r.Conversation != nil || r.AccountID != accountID {
 		t.Errorf("Reservation = %+v", r)
 	}
-	persona, temp := "a pirate", 0.0
+	temp := 0.0
 	res, err := s.Commit(ctx, store.CommitParams{
 		CallID:   r.CallID,
 		Config:   store.Config{Persona: &persona, Temperature: &temp},
@@ -146,7 +172,15 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 	if res.Charged != 2 || res.Balance != 8 || res.AssistantMessageID <= res.UserMessageID || res.UserCreatedAt.IsZero() {
 		t.Errorf("CommitResult = %+v", res)
 	}
-	c, err := s.Conversation(ctx, acct.ID, res.ConversationID)
+	return r, res
+}
+
+// checkFirstTurnStored checks the conversation commitFirstTurn made: its title from the
+// question, its settings, and the question and the reply as they were given.
+func checkFirstTurnStored(t *testing.T, s *store.Store, accountID int64, res store.CommitResult, persona string) {
+	t.Helper()
+	ctx := t.Context()
+	c, err := s.Conversation(ctx, accountID, res.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +191,7 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 		c.Config.TopP != nil || c.Config.MaxTokens != nil {
 		t.Errorf("conversation config = %s", configString(c.Config))
 	}
-	msgs, err := s.Messages(ctx, acct.ID, res.ConversationID)
+	msgs, err := s.Messages(ctx, accountID, res.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,39 +199,33 @@ func TestCommit_StoresTurnAndPostsCharge(t *testing.T) {
 		msgs[1].Role != "assistant" || msgs[1].Content != "Arr." || msgs[0].ID != res.UserMessageID {
 		t.Errorf("messages = %+v", msgs)
 	}
+}
 
-	// A second turn sees the first as its context and keeps the title.
-	if hist, err := s.ChatContext(ctx, acct.ID, res.ConversationID, 1000); err != nil || len(hist) != 2 || hist[0].ID != res.UserMessageID {
+// commitSecondTurn checks that the first turn is the context of the next, then reserves and
+// commits a second turn in its conversation (with another persona, which must not stick) and
+// checks that the message IDs went on increasing.
+func commitSecondTurn(t *testing.T, s *store.Store, accountID int64, first store.CommitResult) {
+	t.Helper()
+	ctx := t.Context()
+	if hist, err := s.ChatContext(ctx, accountID, first.ConversationID, 1000); err != nil || len(hist) != 2 || hist[0].ID != first.UserMessageID {
 		t.Fatalf("ChatContext = %+v, %v; want the first turn", hist, err)
 	}
-	r2, err := s.Reserve(ctx, acct.ID, res.ConversationID)
+	r2, err := s.Reserve(ctx, accountID, first.ConversationID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.Conversation == nil || r2.Conversation.ID != res.ConversationID {
+	if r2.Conversation == nil || r2.Conversation.ID != first.ConversationID {
 		t.Fatalf("second Reservation = %+v", r2)
 	}
 	other := "ignored"
-	res2, err := s.Commit(ctx, store.CommitParams{CallID: r2.CallID, ConversationID: res.ConversationID,
+	res2, err := s.Commit(ctx, store.CommitParams{CallID: r2.CallID, ConversationID: first.ConversationID,
 		Config: store.Config{Persona: &other}, UserText: "Second", Reply: "Aye"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res2.UserMessageID <= res.AssistantMessageID {
-		t.Errorf("message IDs did not increase: %d after %d", res2.UserMessageID, res.AssistantMessageID)
+	if res2.UserMessageID <= first.AssistantMessageID {
+		t.Errorf("message IDs did not increase: %d after %d", res2.UserMessageID, first.AssistantMessageID)
 	}
-	c, _ = s.Conversation(ctx, acct.ID, res.ConversationID)
-	if c.Title != "Hello there, captain" || c.MessageCount != 4 || *c.Config.Persona != persona {
-		t.Errorf("after second turn: title %q, %d messages, persona %q", c.Title, c.MessageCount, *c.Config.Persona)
-	}
-	if got := balance(t, s, key); got != 6 {
-		t.Errorf("balance = %d, want 6", got)
-	}
-	entries, _ := s.Ledger(ctx, acct.ID)
-	if len(entries) != 3 || entries[1].Kind != "charge" || entries[1].Status != "posted" || entries[1].Amount != -2 || entries[1].CallID != r.CallID {
-		t.Errorf("ledger = %+v", entries)
-	}
-	verify(t, s)
 }
 
 func TestRefund_RefundsExactlyOnce(t *testing.T) {
