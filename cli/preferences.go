@@ -92,7 +92,7 @@ func (g *globals) savePreferences(p preferences) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, append(b, '\n'), 0o600); err != nil {
+	if err := writePrivateFile(path, append(b, '\n')); err != nil {
 		return &configFileError{op: "write", path: path, err: err}
 	}
 	return nil
