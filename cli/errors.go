@@ -13,6 +13,7 @@ import (
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/internal/explain"
+	"parley/internal/loopback"
 	"parley/keystore"
 	"parley/server"
 )
@@ -286,10 +287,7 @@ func (g *globals) hostOrBase() string {
 }
 
 // isLocal reports whether the service is on this machine.
-func (g *globals) isLocal() bool {
-	u, err := url.Parse(g.base)
-	return err == nil && isLoopbackHost(u.Hostname())
-}
+func (g *globals) isLocal() bool { return loopback.URL(g.base) }
 
 var spaces = regexp.MustCompile(`\s+`)
 

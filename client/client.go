@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"parley/internal/backoff"
+	"parley/internal/loopback"
 )
 
 // DefaultTimeout bounds a whole call, retries included, when Options.Timeout is zero.
@@ -146,7 +147,7 @@ func checkBaseURL(raw string) (string, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !IsLoopbackHost(u.Hostname()) {
+		if !loopback.Host(u.Hostname()) {
 			return "", fmt.Errorf("%w: %q uses plain http to %s, which would send the API key unencrypted; use https (plain http is allowed only to loopback: 127.0.0.0/8, ::1, localhost)",
 				ErrInsecureURL, u.Scheme+"://"+u.Host+u.EscapedPath(), u.Hostname())
 		}
@@ -154,18 +155,6 @@ func checkBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("%w: the base URL scheme %q is not supported; use https", ErrInsecureURL, u.Scheme)
 	}
 	return strings.ToLower(u.Scheme) + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
-}
-
-// IsLoopbackHost reports whether host (a URL's host name, brackets allowed) is localhost,
-// 127.0.0.0/8 or ::1: the hosts the client talks to over plain http. The CLI and the app use it
-// to say whether the service is on this machine, so they agree with the client's rule.
-func IsLoopbackHost(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -15,6 +15,7 @@ import (
 
 	"parley/engine"
 	"parley/internal/keyecho"
+	"parley/internal/loopback"
 )
 
 // Limits of the OpenAI-compatible chat model.
@@ -65,7 +66,7 @@ func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 		c = &cp
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errors.New("redirect refused") }
-	if c.Transport == nil && engine.IsLoopbackURL(o.BaseURL) {
+	if c.Transport == nil && loopback.URL(o.BaseURL) {
 		// The person typed this address, but another user's program may be the one listening
 		// there: each connection is checked as a runtime's is.
 		c.Transport = engine.LoopbackTransport("", o.Owners)

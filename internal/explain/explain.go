@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"parley/client"
+	"parley/internal/loopback"
 	"parley/keystore"
 )
 
@@ -284,7 +285,7 @@ func Error(err error, s Scene) Fact {
 	case errors.Is(err, context.Canceled):
 		return fact(Cancelled, "Cancelled")
 	case errors.Is(err, syscall.ECONNREFUSED):
-		if isLocal(s.BaseURL) {
+		if loopback.URL(s.BaseURL) {
 			return fact(NotListening, "Nothing is listening at %s", Name(s.BaseURL))
 		}
 		return fact(NotListening, "%s refused the connection", Name(host(err, s)))
@@ -472,15 +473,6 @@ func host(err error, s Scene) string {
 		return h.Host()
 	}
 	return "the service"
-}
-
-// isLocal reports whether base is on this machine.
-func isLocal(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	return client.IsLoopbackHost(u.Hostname())
 }
 
 // EndsInV1 reports whether base ends in /v1, which Parley adds itself.
