@@ -142,10 +142,9 @@ func next(f explain.Fact, where place) (string, action) {
 		return "Ask the service's operator for more.", actionNone
 	case explain.NoConversation:
 		return "It may have been deleted elsewhere.", actionNone
+	case explain.AudioTooLarge:
+		return "Record a shorter message.", actionNone
 	case explain.TooLarge:
-		if strings.HasPrefix(f.Format, "The audio") {
-			return "Record a shorter message.", actionNone
-		}
 		return "Send something shorter.", actionNone
 	case explain.BadRequest:
 		return "Check the conversation's settings.", actionNone

@@ -186,10 +186,9 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 		return "list yours with 'parley conversations'"
 	case explain.NoEndpoint:
 		return "check the base URL"
+	case explain.AudioTooLarge:
+		return "send a shorter recording"
 	case explain.TooLarge:
-		if strings.HasPrefix(f.Format, "The audio") {
-			return "send a shorter recording"
-		}
 		return "send a shorter text or recording"
 	case explain.UnreadableAudio:
 		return "try another format, such as WAV"

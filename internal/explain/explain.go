@@ -42,7 +42,8 @@ const (
 	NoConversation                 // 404 for a conversation
 	NoEndpoint                     // 404 for anything else
 	DoubledV1                      // 404 at a base URL that ends in /v1, which Parley adds itself
-	TooLarge                       // 413, or audio over the service's limit
+	TooLarge                       // 413: the service refused the request's size
+	AudioTooLarge                  // audio over the service's limit, refused before it was sent
 	UnreadableAudio                // 415: the service cannot read the audio
 	BadRequest                     // 400 or 422: the service refused the values
 	VoiceRefused                   // 400 or 422 about the voice of a speech call
@@ -266,7 +267,7 @@ func Error(err error, s Scene) Fact {
 	case errors.Is(err, client.ErrInsecureURL):
 		return fact(Insecure, "Parley sends the API key only over https to %s (plain http is for this machine only)", Name(host(err, s)))
 	case errors.Is(err, client.ErrAudioTooLarge):
-		return fact(TooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
+		return fact(AudioTooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
 	case errors.Is(err, keystore.ErrNotFound):
 		if s.BaseURL == "" {
 			return fact(NoKey, "No API key is stored for this service")

@@ -54,6 +54,14 @@ func chat(ctx context.Context, c *client.Client) error {
 	return err
 }
 
+// transcribe is a call that sends n bytes of audio to be transcribed.
+func transcribe(n int) call {
+	return func(ctx context.Context, c *client.Client) error {
+		_, err := c.Transcribe(ctx, client.TranscribeRequest{Audio: make([]byte, n), MIMEType: "audio/wav"})
+		return err
+	}
+}
+
 // clientError makes a real client for base and returns the error of do.
 func clientError(t *testing.T, base string, timeout time.Duration, do call) error {
 	t.Helper()
@@ -151,6 +159,10 @@ func TestError_RealClientErrors(t *testing.T) {
 			want: "Nothing is listening at http://" + refused},
 		{name: "plain http to another host", base: "http://example.com", do: list, kind: explain.Insecure,
 			want: "Parley sends the API key only over https to example.com (plain http is for this machine only)"},
+		{name: "audio over the service's limit, refused before it is sent", base: "http://" + refused, do: transcribe(client.MaxAudioBytes + 1),
+			kind: explain.AudioTooLarge, want: "The audio is larger than the service's limit of 10,000,000 bytes"},
+		{name: "413", base: serve(t, answer(413, "body_too_large", "The request body is too large.")), do: transcribe(1000),
+			kind: explain.TooLarge, want: "Too large for the service (413: The request body is too large)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
