@@ -209,6 +209,12 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 		return "use the final address as --base-url"
 	case explain.Insecure:
 		return "use https://"
+	case explain.BadBaseURL:
+		return "write it like https://api.example.com"
+	case explain.UserInBaseURL:
+		return "give the API key through 'parley login' or PARLEY_API_KEY"
+	case explain.InvalidKey:
+		return "check that the whole key was pasted, and nothing else"
 	case explain.NoKey:
 		return "run 'parley login', or set PARLEY_API_KEY"
 	case explain.KeyringUnavailable:

@@ -54,6 +54,8 @@ const (
 	Redirect                       // a 3xx, which the client refuses to follow
 	Undecodable                    // a successful answer without a field the client needs
 	Insecure                       // a base URL that would send the key without TLS
+	BadBaseURL                     // a base URL the client cannot use: none, not a URL, no host, a query or a fragment
+	UserInBaseURL                  // a base URL holding a user name or password, where the key does not belong
 	Certificate                    // the service's TLS certificate is not trusted
 	Timeout                        // the service did not answer in time
 	Cancelled                      // the call was cancelled
@@ -241,6 +243,7 @@ func Error(err error, s Scene) Fact {
 		ce  *client.Error
 		re  *client.RedirectError
 		de  *client.DecodeError
+		be  *client.BaseURLError
 		ue  *keystore.UnavailableError
 		dns *net.DNSError
 		op  *net.OpError
@@ -266,6 +269,11 @@ func Error(err error, s Scene) Fact {
 		return fact(Undecodable, "The service's answer has no %s that Parley can find", de.Field)
 	case errors.Is(err, client.ErrInsecureURL):
 		return fact(Insecure, "Parley sends the API key only over https to %s (plain http is for this machine only)", Name(host(err, s)))
+	case errors.As(err, &be):
+		if be.Problem == client.URLWithUser {
+			return fact(UserInBaseURL, "%s", Capitalize(be.Error()))
+		}
+		return fact(BadBaseURL, "%s", Capitalize(be.Error()))
 	case errors.Is(err, client.ErrAudioTooLarge):
 		return fact(AudioTooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
 	case errors.Is(err, keystore.ErrNotFound):
@@ -275,8 +283,8 @@ func Error(err error, s Scene) Fact {
 		return fact(NoKey, "No API key is stored for %s", Name(s.BaseURL))
 	case errors.As(err, &ue):
 		return fact(KeyringUnavailable, "The system keyring is not available (%s)", ue.Reason.String())
-	case errors.Is(err, keystore.ErrInvalidKey):
-		// The keystore's reasons name what is wrong with the key, never the key.
+	case errors.Is(err, keystore.ErrInvalidKey), errors.Is(err, client.ErrInvalidKey):
+		// The keystore's and the client's reasons name what is wrong with the key, never the key.
 		return fact(InvalidKey, "That is not a usable API key: %s", invalidReason(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		if s.Timeout > 0 {

@@ -271,6 +271,34 @@ func TestError_KeystoreErrors(t *testing.T) {
 	}
 }
 
+// TestError_RefusedBeforeSending gives the client's refusals of an address or a key, whose
+// words carry no advice, a kind the app and the CLI pick their advice by.
+func TestError_RefusedBeforeSending(t *testing.T) {
+	cases := []struct {
+		base string
+		key  client.APIKey
+		kind explain.Kind
+		want string
+	}{
+		{"https://ann:pw@api.example.com", key, explain.UserInBaseURL, "The base URL must not contain a user name or password"},
+		{"https://api.example.com/v1?x=1", key, explain.BadBaseURL, `The base URL "https://api.example.com/v1" must not have a query or fragment`},
+		{"api.example.com", key, explain.BadBaseURL, `The base URL "api.example.com" has no host`},
+		{"", key, explain.BadBaseURL, "No base URL given"},
+		{"ftp://api.example.com", key, explain.Insecure, "Parley sends the API key only over https to api.example.com (plain http is for this machine only)"},
+		{"https://api.example.com", key + " x", explain.InvalidKey, "That is not a usable API key: the API key contains spaces or control characters"},
+	}
+	for _, tc := range cases {
+		_, err := client.New(client.Options{BaseURL: tc.base, APIKey: tc.key})
+		f := explain.Error(err, explain.Scene{BaseURL: tc.base})
+		if f.Kind != tc.kind || f.String() != tc.want {
+			t.Errorf("for %v:\n got %v %q\nwant %v %q", err, f.Kind, f, tc.kind, tc.want)
+		}
+		if strings.Contains(f.String(), string(key)) {
+			t.Errorf("the sentence holds the key: %q", f)
+		}
+	}
+}
+
 // TestError_WithoutAddress names the service plainly when the caller does not know its address.
 func TestError_WithoutAddress(t *testing.T) {
 	cases := []struct {
