@@ -107,7 +107,7 @@ func next(f explain.Fact, where place) (string, action) {
 	case explain.NoKey:
 		return account("Enter it in Account.", "Enter it above."), actionAccount
 	case explain.InvalidKey:
-		return "Check the key.", actionAccount
+		return "Check that the whole key was pasted, and nothing else.", actionAccount
 	case explain.KeyringUnavailable:
 		return "You can keep the key for this session only.", actionAccount
 	case explain.Redirect:
@@ -118,6 +118,10 @@ func next(f explain.Fact, where place) (string, action) {
 		return account("Parley adds /v1 itself, so drop it from the address in Account.", "Parley adds /v1 itself, so drop it from the address."), actionAccount
 	case explain.Insecure:
 		return account("Use an https:// address in Account.", "Use an https:// address."), actionAccount
+	case explain.BadBaseURL:
+		return account("Write it like https://api.example.com in Account.", "Write it like https://api.example.com."), actionAccount
+	case explain.UserInBaseURL:
+		return account("Give the API key separately, in Account.", "Give the API key separately."), actionAccount
 	case explain.Certificate:
 		if f.OtherHost {
 			return account("Check the address in Account.", "Check the address."), actionAccount
@@ -142,10 +146,9 @@ func next(f explain.Fact, where place) (string, action) {
 		return "Ask the service's operator for more.", actionNone
 	case explain.NoConversation:
 		return "It may have been deleted elsewhere.", actionNone
+	case explain.AudioTooLarge:
+		return "Record a shorter message.", actionNone
 	case explain.TooLarge:
-		if strings.HasPrefix(f.Format, "The audio") {
-			return "Record a shorter message.", actionNone
-		}
 		return "Send something shorter.", actionNone
 	case explain.BadRequest:
 		return "Check the conversation's settings.", actionNone

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -260,5 +261,38 @@ func TestSentence_EngineFailures(t *testing.T) {
 		if got := sentence(in); got != want {
 			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPhrase_AdviceByKind: the window's advice follows the error's kind, never its words; the
+// client's refusals before anything is sent, whose words carry no advice, get it here.
+func TestPhrase_AdviceByKind(t *testing.T) {
+	cases := []struct {
+		name  string
+		err   error
+		where place
+		want  string
+		act   action
+	}{
+		{"audio over the service's limit", fmt.Errorf("POST /v1/chat/transcribe: %w", client.ErrAudioTooLarge), inWindow,
+			"The audio is larger than the service's limit of 10,000,000 bytes. Record a shorter message.", actionNone},
+		{"413", &client.Error{StatusCode: 413, Message: "The request body is too large.", Method: "POST", Path: "/v1/chat/messages"}, inWindow,
+			"Too large for the service: The request body is too large. Send something shorter.", actionNone},
+		{"a user name in the address", &client.BaseURLError{Problem: client.URLWithUser}, inWindow,
+			"The base URL must not contain a user name or password. Give the API key separately, in Account.", actionAccount},
+		{"a user name in the address, in Account", &client.BaseURLError{Problem: client.URLWithUser}, inAccount,
+			"The base URL must not contain a user name or password. Give the API key separately.", actionAccount},
+		{"an address without a host", &client.BaseURLError{Problem: client.URLNoHost, URL: "api.example.com"}, inAccount,
+			`The base URL "api.example.com" has no host. Write it like https://api.example.com.`, actionAccount},
+		{"a key with spaces", client.ErrInvalidKey, inAccount,
+			"That is not a usable API key: the API key contains spaces or control characters. Check that the whole key was pasted, and nothing else.", actionAccount},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := phraseIn(tc.err, explain.Scene{}, tc.where)
+			if got.text != tc.want || got.action != tc.act {
+				t.Errorf("got %q (%q)\nwant %q (%q)", got.text, got.action.label(), tc.want, tc.act.label())
+			}
+		})
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/atomicfile"
 )
 
 // exportFormat is the file format of an export.
@@ -88,7 +89,7 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 		problem.Show()
 	}
 	save := func(target string) {
-		if err := writeFileAtomic(target, write); err != nil {
+		if err := atomicfile.Write(target, 0o666, write); err != nil {
 			fail(exportFailure(err, target))
 			return
 		}
@@ -175,57 +176,6 @@ func exportFailure(err error, target string) string {
 		return "Not exported: the disk holding " + dir + " is full. Free some space, or choose another folder."
 	}
 	return "Not exported to " + target + ": " + phrase(err).text
-}
-
-// writeFileAtomic writes path through write. A new file is created as files are (its mode from
-// the umask); a file that exists is written beside and then put in its place, keeping its
-// mode, so that a failure never leaves half of it. A link is followed: the file it points to
-// is replaced.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err != nil {
-			return err
-		}
-		if err := writeAndSync(f, write); err != nil {
-			os.Remove(path)
-			return err
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a rename, there is nothing there to remove
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := writeAndSync(tmp, write); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// writeAndSync writes f through write, flushes it to the disk and closes it.
-func writeAndSync(f *os.File, write func(io.Writer) error) error {
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // fileNameFor makes a file name from a title: letters, digits and dashes.

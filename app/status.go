@@ -1,7 +1,6 @@
 package app
 
 import (
-	"net/url"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -9,8 +8,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"parley/client"
 	"parley/internal/explain"
+	"parley/internal/loopback"
 )
 
 // flashFor is how long a message stays in the status bar.
@@ -75,7 +74,7 @@ func (s *statusBar) refresh() {
 		where = "Built-in service · " + c.engine.Short
 	case c.local:
 		where = "Built-in service"
-	case isLoopback(c.baseURL):
+	case loopback.URL(c.baseURL):
 		where += " (this computer)"
 	}
 	if c.sessionKey {
@@ -146,12 +145,6 @@ func (s *statusBar) showMessage() {
 	s.message.Importance = imp
 	s.message.SetText(text)
 	s.layout()
-}
-
-// isLoopback reports whether the service runs on this computer, by the client's rule.
-func isLoopback(base string) bool {
-	u, err := url.Parse(base)
-	return err == nil && client.IsLoopbackHost(u.Hostname())
 }
 
 // points is "1 point" or "n points".

@@ -13,6 +13,7 @@ import (
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/internal/explain"
+	"parley/internal/loopback"
 	"parley/keystore"
 	"parley/server"
 )
@@ -156,7 +157,8 @@ func (g *globals) advice(f explain.Fact, err error) (string, []any) {
 	return strings.ReplaceAll(g.plainAdvice(f), "%", "%%"), nil
 }
 
-// plainAdvice is what to do at a terminal about f.
+// plainAdvice is what to do at a terminal about f: by its kind, and for some kinds by what
+// the CLI knows of the run (the command, where the key came from, the service's address).
 func (g *globals) plainAdvice(f explain.Fact) string {
 	switch f.Kind {
 	case explain.ReplyLost:
@@ -164,73 +166,66 @@ func (g *globals) plainAdvice(f explain.Fact) string {
 	case explain.ReplyUnreadable:
 		return g.replyUnreadableAdvice(f)
 	case explain.KeyRefused:
-		switch {
-		case g.command == "parley login":
-			return "check the key; nothing was stored"
-		case g.keySource == fromNone:
-			return "run 'parley login', or set PARLEY_API_KEY"
-		case g.keySource == fromFlag:
-			return "check the key"
-		case g.keySource == fromEnv:
-			return "fix it, or unset it to use the keyring"
-		}
-		return "run 'parley login' with a valid key"
-	case explain.NoPoints:
-		return "ask the service's operator for more"
-	case explain.Forbidden:
-		return "ask its operator for a key that may"
-	case explain.DoubledV1:
-		return "Parley adds /v1 itself, so drop the /v1 from the base URL"
-	case explain.NoConversation:
-		return "list yours with 'parley conversations'"
-	case explain.NoEndpoint:
-		return "check the base URL"
-	case explain.TooLarge:
-		if strings.HasPrefix(f.Format, "The audio") {
-			return "send a shorter recording"
-		}
-		return "send a shorter text or recording"
-	case explain.UnreadableAudio:
-		return "try another format, such as WAV"
-	case explain.VoiceRefused:
-		return "list its voices with 'parley voices'"
-	case explain.BadRequest:
-		return "check the values you gave"
+		return g.keyRefusedAdvice()
 	case explain.Busy:
 		if f.RetryAfter > 0 {
 			return "try again in " + explain.Round(f.RetryAfter)
 		}
 		return "try again in a moment"
-	case explain.UpstreamFailed:
-		return "try again"
-	case explain.ServiceDown:
-		return "try again later"
-	case explain.Redirect:
-		return "use the final address as --base-url"
-	case explain.Insecure:
-		return "use https://"
-	case explain.NoKey:
-		return "run 'parley login', or set PARLEY_API_KEY"
-	case explain.KeyringUnavailable:
-		return "check your keyring, or set PARLEY_API_KEY"
-	case explain.Timeout:
-		return "try again, or allow longer with --timeout"
 	case explain.NotListening:
 		if g.isLocal() {
 			return "start the reference service with 'parley serve', or set --base-url"
 		}
 		return "check the address, or try again later"
-	case explain.HostNotFound:
-		return "check the address in --base-url, and your connection"
 	case explain.Certificate:
 		if f.OtherHost {
 			return "check the address"
 		}
 		return "check the address, or install the certificate's authority"
-	case explain.ConnectionFailed:
-		return "check your connection and try again"
 	}
-	return ""
+	return kindAdvice[f.Kind]
+}
+
+// kindAdvice is what to do at a terminal about the kinds whose advice depends on nothing else.
+var kindAdvice = map[explain.Kind]string{
+	explain.NoPoints:           "ask the service's operator for more",
+	explain.Forbidden:          "ask its operator for a key that may",
+	explain.DoubledV1:          "Parley adds /v1 itself, so drop the /v1 from the base URL",
+	explain.NoConversation:     "list yours with 'parley conversations'",
+	explain.NoEndpoint:         "check the base URL",
+	explain.AudioTooLarge:      "send a shorter recording",
+	explain.TooLarge:           "send a shorter text or recording",
+	explain.UnreadableAudio:    "try another format, such as WAV",
+	explain.VoiceRefused:       "list its voices with 'parley voices'",
+	explain.BadRequest:         "check the values you gave",
+	explain.UpstreamFailed:     "try again",
+	explain.ServiceDown:        "try again later",
+	explain.Redirect:           "use the final address as --base-url",
+	explain.Insecure:           "use https://",
+	explain.BadBaseURL:         "write it like https://api.example.com",
+	explain.UserInBaseURL:      "give the API key through 'parley login' or PARLEY_API_KEY",
+	explain.InvalidKey:         "check that the whole key was pasted, and nothing else",
+	explain.NoKey:              "run 'parley login', or set PARLEY_API_KEY",
+	explain.KeyringUnavailable: "check your keyring, or set PARLEY_API_KEY",
+	explain.Timeout:            "try again, or allow longer with --timeout",
+	explain.HostNotFound:       "check the address in --base-url, and your connection",
+	explain.ConnectionFailed:   "check your connection and try again",
+}
+
+// keyRefusedAdvice is what to do about a refused key, by the command and where the key came
+// from.
+func (g *globals) keyRefusedAdvice() string {
+	switch {
+	case g.command == "parley login":
+		return "check the key; nothing was stored"
+	case g.keySource == fromNone:
+		return "run 'parley login', or set PARLEY_API_KEY"
+	case g.keySource == fromFlag:
+		return "check the key"
+	case g.keySource == fromEnv:
+		return "fix it, or unset it to use the keyring"
+	}
+	return "run 'parley login' with a valid key"
 }
 
 // replyLostAdvice says where to look before sending again: the conversation's history when its
@@ -286,10 +281,7 @@ func (g *globals) hostOrBase() string {
 }
 
 // isLocal reports whether the service is on this machine.
-func (g *globals) isLocal() bool {
-	u, err := url.Parse(g.base)
-	return err == nil && isLoopbackHost(u.Hostname())
-}
+func (g *globals) isLocal() bool { return loopback.URL(g.base) }
 
 var spaces = regexp.MustCompile(`\s+`)
 

@@ -3,28 +3,23 @@ package cli
 import (
 	"errors"
 	"os"
-	"path/filepath"
+
+	"parley/internal/atomicfile"
 )
 
-// writeFileAtomic writes data to path with permissions perm through a temporary file in the same
-// directory, so a reader never sees half a file.
+// writeFileAtomic replaces path with data, whole (see atomicfile.WriteFile): a new file gets
+// perm less the umask, one that exists keeps its mode. Its error names the file.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, perm); err != nil {
 		return writeError(path, err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return writeError(path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return writeError(path, err)
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return writeError(path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	return nil
+}
+
+// writePrivateFile replaces path with data, whole, in a file only its owner may read (see
+// atomicfile.WritePrivate). Its error names the file.
+func writePrivateFile(path string, data []byte) error {
+	if err := atomicfile.WritePrivate(path, data); err != nil {
 		return writeError(path, err)
 	}
 	return nil

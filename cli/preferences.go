@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"parley/client"
+	"parley/internal/loopback"
 )
 
 // DefaultBaseURL is the reference service's address, used when nothing else names one.
@@ -92,7 +92,7 @@ func (g *globals) savePreferences(p preferences) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, append(b, '\n'), 0o600); err != nil {
+	if err := writePrivateFile(path, append(b, '\n')); err != nil {
 		return &configFileError{op: "write", path: path, err: err}
 	}
 	return nil
@@ -222,13 +222,10 @@ func suggestURL(s string) string {
 	case strings.Trim(host, "[]") == "":
 		return ""
 	case scheme != "":
-	case isLoopbackHost(host):
+	case loopback.Host(host):
 		scheme = "http"
 	default:
 		scheme = "https"
 	}
 	return scheme + "://" + s
 }
-
-// isLoopbackHost reports whether host names this machine, by the client's rule.
-func isLoopbackHost(host string) bool { return client.IsLoopbackHost(host) }

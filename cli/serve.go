@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"parley/internal/loopback"
 	"parley/server"
 )
 
@@ -33,7 +34,7 @@ are refunded: the offline responder does not answer in its place.`,
 			err := server.Serve(cmd.Context(), o, g.stdout, g.stderr)
 			var oe *server.OptionError
 			if errors.As(err, &oe) {
-				if host, _, herr := net.SplitHostPort(o.Addr); oe.Option == "--addr" && herr == nil && !isLoopbackHost(host) {
+				if host, _, herr := net.SplitHostPort(o.Addr); oe.Option == "--addr" && herr == nil && !loopback.Host(host) {
 					return usageErrorf("--addr %s would let API keys cross the network in clear: give --tls-cert and --tls-key, or --insecure-bind if you mean it", elastic(o.Addr))
 				}
 				return usageErrorf("%s", oe.Error())

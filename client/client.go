@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"parley/internal/backoff"
+	"parley/internal/loopback"
 )
 
 // DefaultTimeout bounds a whole call, retries included, when Options.Timeout is zero.
@@ -84,7 +85,7 @@ func New(opts Options) (*Client, error) {
 	key := APIKey(strings.TrimSpace(string(opts.APIKey)))
 	for _, r := range string(key) {
 		if r <= ' ' || r == 0x7f {
-			return nil, errors.New("the API key contains spaces or control characters; check that it was pasted whole")
+			return nil, ErrInvalidKey
 		}
 	}
 	c := &Client{
@@ -128,44 +129,31 @@ func (c *Client) CloseIdleConnections() {
 func checkBaseURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return "", errors.New("no base URL given")
+		return "", &BaseURLError{Problem: URLEmpty}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("the base URL is not a valid URL: %w", err)
+		return "", &BaseURLError{Problem: URLUnparsable, Err: err}
 	}
 	if u.User != nil {
-		return "", errors.New("the base URL must not contain a user name or password; give the API key separately")
+		return "", &BaseURLError{Problem: URLWithUser}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("the base URL %q must not have a query or fragment", u.Scheme+"://"+u.Host+u.Path)
+		return "", &BaseURLError{Problem: URLWithQuery, URL: u.Scheme + "://" + u.Host + u.Path}
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("the base URL %q has no host; write it like https://api.example.com", raw)
+		return "", &BaseURLError{Problem: URLNoHost, URL: raw}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !IsLoopbackHost(u.Hostname()) {
-			return "", fmt.Errorf("%w: %q uses plain http to %s, which would send the API key unencrypted; use https (plain http is allowed only to loopback: 127.0.0.0/8, ::1, localhost)",
-				ErrInsecureURL, u.Scheme+"://"+u.Host+u.EscapedPath(), u.Hostname())
+		if !loopback.Host(u.Hostname()) {
+			return "", &BaseURLError{Problem: URLPlainHTTP, URL: u.Scheme + "://" + u.Host + u.EscapedPath(), Host: u.Hostname()}
 		}
 	default:
-		return "", fmt.Errorf("%w: the base URL scheme %q is not supported; use https", ErrInsecureURL, u.Scheme)
+		return "", &BaseURLError{Problem: URLScheme, URL: u.Scheme}
 	}
 	return strings.ToLower(u.Scheme) + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
-}
-
-// IsLoopbackHost reports whether host (a URL's host name, brackets allowed) is localhost,
-// 127.0.0.0/8 or ::1: the hosts the client talks to over plain http. The CLI and the app use it
-// to say whether the service is on this machine, so they agree with the client's rule.
-func IsLoopbackHost(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -82,6 +82,50 @@ func TestNew_BaseURL(t *testing.T) {
 	}
 }
 
+// A refused base URL comes back as a *BaseURLError whose Problem the CLI and the app phrase,
+// each with its own advice: its text says what is wrong and gives none, and never repeats a
+// user name or password, which may be the key.
+func TestNew_BaseURLErrorSaysWhatIsWrong(t *testing.T) {
+	for in, want := range map[string]URLProblem{
+		"":            URLEmpty,
+		"   ":         URLEmpty,
+		"http://[::1": URLUnparsable,
+		"https://ann:" + canaryKey + "@api.example.com": URLWithUser,
+		"https://api.example.com/?x=1":                  URLWithQuery,
+		"https://api.example.com/#top":                  URLWithQuery,
+		"api.example.com":                               URLNoHost,
+		"https://":                                      URLNoHost,
+		"http://api.example.com":                        URLPlainHTTP,
+		"ftp://api.example.com":                         URLScheme,
+	} {
+		_, err := New(Options{BaseURL: in, APIKey: "pk_test"})
+		var be *BaseURLError
+		if !errors.As(err, &be) || be.Problem != want {
+			t.Errorf("New(%q) = %v, want a BaseURLError with problem %d", in, err, want)
+			continue
+		}
+		text := strings.ToLower(err.Error())
+		for _, advice := range []string{"check", "use https", "write it", "give the", "separately", "try again"} {
+			if strings.Contains(text, advice) {
+				t.Errorf("New(%q): %q gives advice (%q)", in, err, advice)
+			}
+		}
+		if strings.Contains(err.Error(), canaryKey) || strings.Contains(err.Error(), "ann") {
+			t.Errorf("New(%q): %q repeats the user name or password", in, err)
+		}
+	}
+}
+
+// A key the client cannot put in a header is refused as ErrInvalidKey, without repeating it.
+func TestNew_KeyWithSpacesIsRefused(t *testing.T) {
+	for _, k := range []APIKey{"sk-canary 7f3a", "sk-canary\n7f3a", "sk-canary\x7f"} {
+		_, err := New(Options{BaseURL: "https://api.example.com", APIKey: k})
+		if !errors.Is(err, ErrInvalidKey) || strings.Contains(err.Error(), "canary") {
+			t.Errorf("New with key %q = %v, want ErrInvalidKey without the key", k, err)
+		}
+	}
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -26,6 +26,70 @@ const CodeReplyStored = "reply_stored"
 // ErrInsecureURL marks a base URL refused because it would send the API key without TLS to a host that is not loopback.
 var ErrInsecureURL = errors.New("insecure base URL")
 
+// ErrInvalidKey marks an API key the client cannot send: one with spaces or control characters
+// inside.
+var ErrInvalidKey = errors.New("the API key contains spaces or control characters")
+
+// URLProblem is what is wrong with a base URL the client refuses.
+type URLProblem int
+
+// What can be wrong with a base URL.
+const (
+	URLEmpty      URLProblem = iota + 1 // none was given
+	URLUnparsable                       // it is not a URL
+	URLWithUser                         // it holds a user name or password, which the client never sends
+	URLWithQuery                        // it has a query or a fragment
+	URLNoHost                           // it names no host
+	URLPlainHTTP                        // plain http to a host that is not loopback: the key would cross the network in clear
+	URLScheme                           // a scheme other than https or http
+)
+
+// BaseURLError is a base URL the client refuses before it sends anything. It says what is wrong,
+// not what to do: the CLI and the app each say that in their own words. It matches
+// ErrInsecureURL when the address would send the key without TLS (URLPlainHTTP, URLScheme).
+type BaseURLError struct {
+	// Problem is what is wrong with the address.
+	Problem URLProblem
+	// URL is as much of the address as the sentence repeats: without its query for
+	// URLWithQuery, the scheme alone for URLScheme, and "" for URLEmpty, URLUnparsable and
+	// URLWithUser (whose user name or password may be the key).
+	URL string
+	// Host is the host that plain http would reach, for URLPlainHTTP.
+	Host string
+	// Err is the parser's error, for URLUnparsable.
+	Err error
+}
+
+// Error says what is wrong with the address, in the client's terms.
+func (e *BaseURLError) Error() string {
+	switch e.Problem {
+	case URLEmpty:
+		return "no base URL given"
+	case URLUnparsable:
+		return "the base URL is not a valid URL: " + e.Err.Error()
+	case URLWithUser:
+		return "the base URL must not contain a user name or password"
+	case URLWithQuery:
+		return fmt.Sprintf("the base URL %q must not have a query or fragment", e.URL)
+	case URLNoHost:
+		return fmt.Sprintf("the base URL %q has no host", e.URL)
+	case URLPlainHTTP:
+		return fmt.Sprintf("%v: %q uses plain http, not https, to %s, which would send the API key unencrypted (plain http is allowed only to loopback: 127.0.0.0/8, ::1, localhost)",
+			ErrInsecureURL, e.URL, e.Host)
+	case URLScheme:
+		return fmt.Sprintf("%v: the base URL scheme %q is not supported (only https, and http to loopback)", ErrInsecureURL, e.URL)
+	}
+	return "unusable base URL"
+}
+
+// Is reports whether target is ErrInsecureURL and the address would send the key without TLS.
+func (e *BaseURLError) Is(target error) bool {
+	return target == ErrInsecureURL && (e.Problem == URLPlainHTTP || e.Problem == URLScheme)
+}
+
+// Unwrap returns the parser's error, for URLUnparsable.
+func (e *BaseURLError) Unwrap() error { return e.Err }
+
 // ErrTooLarge marks a body or decoded payload larger than the client accepts.
 var ErrTooLarge = errors.New("too large")
 
@@ -115,7 +179,7 @@ func (e *RedirectError) Error() string {
 	} else {
 		target = "host " + strconv.Quote(target)
 	}
-	return fmt.Sprintf("the service answered %d %s redirecting to %s; redirects are refused so the API key is not sent elsewhere (check the base URL) [%s %s]",
+	return fmt.Sprintf("the service answered %d %s redirecting to %s; redirects are refused so the API key is not sent elsewhere [%s %s]",
 		e.StatusCode, http.StatusText(e.StatusCode), target, e.Method, e.Path)
 }
 

@@ -7,9 +7,10 @@ package engine
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"strings"
+
+	"parley/internal/loopback"
 )
 
 // Kind is where a chat engine runs.
@@ -122,7 +123,7 @@ func (c Chat) ContextWindow() int {
 	switch {
 	case c.ContextTokens > 0:
 		return c.ContextTokens
-	case IsLoopbackURL(c.URL):
+	case loopback.URL(c.URL):
 		return DefaultLocalContextTokens
 	}
 	return DefaultRemoteContextTokens
@@ -146,7 +147,7 @@ func WhereURL(base string) string {
 	if err != nil || u.Host == "" {
 		return "the model server"
 	}
-	if IsLoopbackURL(base) {
+	if loopback.URL(base) {
 		return "the model server at " + u.Host + " on this computer"
 	}
 	return u.Hostname()
@@ -168,7 +169,7 @@ func (c Chat) Short() string {
 		return "offline responder"
 	case c.Runtime != "":
 		return ModelName(c.Model) + " from " + c.Runtime
-	case IsLoopbackURL(c.URL):
+	case loopback.URL(c.URL):
 		return ModelName(c.Model) + " on this computer"
 	}
 	return ModelName(c.Model) + " from " + WhereURL(c.URL)
@@ -234,22 +235,8 @@ func CheckURL(base string) error {
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("the address must have no user name, query or fragment: put the key in the key field")
 	}
-	if u.Scheme == "http" && !IsLoopbackURL(base) {
+	if u.Scheme == "http" && !loopback.URL(base) {
 		return fmt.Errorf("plain http is allowed only to this computer (127.0.0.1, localhost): use https for %s", u.Hostname())
 	}
 	return nil
-}
-
-// IsLoopbackURL reports whether base's host is this computer: localhost, 127.0.0.0/8 or ::1.
-func IsLoopbackURL(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

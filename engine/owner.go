@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"syscall"
+
+	"parley/internal/loopback"
 )
 
 // Any user of this computer can listen on 127.0.0.1:11434 before Ollama does. Parley therefore
@@ -121,7 +123,7 @@ func GuardDial(runtime string, check OwnerCheck) func(ctx context.Context, netwo
 }
 
 // LoopbackTransport is the HTTP transport to a server on this computer whose address a person
-// gave (localhost, 127.0.0.0/8 or ::1; see IsLoopbackURL): no proxy, and each connection checked
+// gave (localhost, 127.0.0.0/8 or ::1; see loopback.Host): no proxy, and each connection checked
 // as GuardDial checks it (check nil: CheckOwner; name names the server in an *UntrustedError, ""
 // for "the model server"). A connection kept for the next request needs no new check: the
 // program at its other end cannot change while it lasts.
@@ -198,7 +200,7 @@ func addrPort(a net.Addr) (netip.AddrPort, bool) {
 // checked too.
 func thisComputerOnly(dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if !IsLoopbackURL("http://" + addr) {
+		if !loopback.URL("http://" + addr) {
 			return nil, fmt.Errorf("a server on this computer is at localhost, 127.0.0.1 or ::1, not %q", addr)
 		}
 		conn, err := dial(ctx, network, addr)

@@ -15,6 +15,7 @@ import (
 
 	"parley/engine"
 	"parley/internal/keyecho"
+	"parley/internal/loopback"
 )
 
 // Limits of the OpenAI-compatible chat model.
@@ -57,6 +58,9 @@ func NewOpenAIChat(baseURL, model, apiKey string, hc *http.Client) ChatModel {
 	return NewOpenAIChatWith(OpenAIChatOptions{BaseURL: baseURL, Model: model, APIKey: apiKey, HTTP: hc})
 }
 
+// errRedirectRefused is what a chat API's client answers a redirect with: it follows none.
+var errRedirectRefused = errors.New("redirect refused")
+
 // NewOpenAIChatWith returns the ChatModel o describes. Its errors are *ChatFailure.
 func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 	c := &http.Client{Timeout: DefaultChatTimeout}
@@ -64,8 +68,8 @@ func NewOpenAIChatWith(o OpenAIChatOptions) ChatModel {
 		cp := *o.HTTP
 		c = &cp
 	}
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errors.New("redirect refused") }
-	if c.Transport == nil && engine.IsLoopbackURL(o.BaseURL) {
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errRedirectRefused }
+	if c.Transport == nil && loopback.URL(o.BaseURL) {
 		// The person typed this address, but another user's program may be the one listening
 		// there: each connection is checked as a runtime's is.
 		c.Transport = engine.LoopbackTransport("", o.Owners)
@@ -146,7 +150,7 @@ func (c *openAIChat) transportFailure(err error) *ChatFailure {
 		return c.fail(ue.What(), err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return c.fail("took too long to answer; try a shorter question, or a smaller model", err)
-	case strings.Contains(err.Error(), "redirect refused"):
+	case errors.Is(err, errRedirectRefused):
 		return c.fail("answered with a redirect, which Parley does not follow: check the address", err)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):

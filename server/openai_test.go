@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -234,3 +235,21 @@ func FuzzEncodedLen(f *testing.F) {
 type chatFunc func(context.Context, ChatRequest) (string, error)
 
 func (f chatFunc) Complete(ctx context.Context, req ChatRequest) (string, error) { return f(ctx, req) }
+
+// A chat API that answers with a redirect is told by the error the client's CheckRedirect
+// returns, whatever the words of the error around it: the person reads that it redirected.
+func TestChat_RedirectIsSaid(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://example.invalid/v1/chat/completions", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(up.Close)
+	m := NewOpenAIChatWith(OpenAIChatOptions{BaseURL: up.URL + "/v1", Model: "m", Where: "The model server"})
+	_, err := m.Complete(t.Context(), ChatRequest{UserText: "hi"})
+	var cf *ChatFailure
+	if !errors.As(err, &cf) || !errors.Is(err, errRedirectRefused) {
+		t.Fatalf("Complete = %v, want a ChatFailure for the refused redirect", err)
+	}
+	if want := "The model server answered with a redirect, which Parley does not follow: check the address."; cf.Sentence() != want {
+		t.Errorf("Sentence = %q, want %q", cf.Sentence(), want)
+	}
+}

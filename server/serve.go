@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"parley/engine"
+	"parley/internal/loopback"
 	"parley/server/speech"
 	"parley/server/store"
 )
@@ -106,7 +107,7 @@ func (o *ServeOptions) Check() error {
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		return optionErrorf("--tls-cert", "--tls-cert and --tls-key go together")
 	}
-	if !isLoopback(host) && o.TLSCert == "" && !o.InsecureBind {
+	if !loopback.Host(host) && o.TLSCert == "" && !o.InsecureBind {
 		return optionErrorf("--addr", "--addr %s is reachable from other machines, and API keys would cross the network in clear; "+
 			"give --tls-cert and --tls-key, or --insecure-bind if you mean it", o.Addr)
 	}
@@ -133,15 +134,6 @@ func (o *ServeOptions) Check() error {
 		}
 	}
 	return nil
-}
-
-// isLoopback reports whether host names only this machine.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Serve runs the reference service with the given options until ctx is cancelled, then stops
@@ -183,7 +175,7 @@ func serve(ctx context.Context, o *ServeOptions, stdout, stderr io.Writer) error
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := Config{Store: st, Logger: log, MaxBodyBytes: o.MaxBody, ChatTimeout: o.ChatTimeout,
-		ExplainUpstream: o.LLM == "auto" || o.LLMURL != "" && engine.IsLoopbackURL(o.LLMURL)}
+		ExplainUpstream: o.LLM == "auto" || o.LLMURL != "" && loopback.URL(o.LLMURL)}
 	cfg.LLM, cfg.STT, cfg.TTS = providers(o, stderr)
 	srv, err := New(cfg)
 	if err != nil {

@@ -35,6 +35,9 @@ func TestEntry_WrittenValidatedAndRemoved(t *testing.T) {
 			if want := filepath.Join(e.ConfigHome, "autostart", "io.github.parley.desktop"); p != want {
 				t.Errorf("path %s, want %s", p, want)
 			}
+			if got := entries(filepath.Dir(p)); len(got) != 1 {
+				t.Errorf("the autostart folder holds %q, want the entry alone", got)
+			}
 			if on, err := e.Enabled(); !on || err != nil {
 				t.Fatalf("Enabled after = %v, %v", on, err)
 			}
@@ -82,8 +85,8 @@ func TestEntry_RefusesAPathTheDesktopMisreads(t *testing.T) {
 		if strings.ContainsAny(err.Error(), "\n\t") || strings.Contains(err.Error(), "\xff") {
 			t.Errorf("the error about %q holds the path's raw characters: %q", exe, err)
 		}
-		if p, _ := e.Path(); fileExists(p) || fileExists(p+".new") {
-			t.Errorf("Enable(%q) wrote %s", exe, p)
+		if p, _ := e.Path(); fileExists(p) || len(entries(filepath.Dir(p))) > 0 {
+			t.Errorf("Enable(%q) wrote %s, or a file beside it: %q", exe, p, entries(filepath.Dir(p)))
 		}
 	}
 }
@@ -156,6 +159,16 @@ func TestEntry_StartedByGLibAndSystemd(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// entries lists the names in dir (none when it does not exist).
+func entries(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
 }
 
 func TestEntry_UsesXDGConfigHome(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"parley/internal/atomicfile"
 )
 
 // On Linux, the BSDs and macOS the entry is one file: Path names it and content is what it holds.
@@ -42,11 +44,7 @@ func (e Entry) Enable() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp := p + ".new"
-	if err := os.WriteFile(tmp, []byte(e.content()), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.WriteFile(p, []byte(e.content()), 0o644)
 }
 
 // Disable removes the entry; removing one that is not there is not an error.

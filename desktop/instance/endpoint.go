@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"parley/internal/atomicfile"
 )
 
 // endpoint is where the running instance listens, as written in its address file: a network,
@@ -71,36 +73,14 @@ func listen(dir string) (net.Listener, endpoint, error) {
 	return ln, ep, nil
 }
 
-// alsoIn writes the address file in dir too.
+// alsoIn writes the address file in dir too, whole and readable by its owner only.
 func (ep *endpoint) alsoIn(dir string) error {
 	file := filepath.Join(dir, addrFile)
-	if err := writePrivate(file, []byte(fmt.Sprintf("%s %s %s\n", ep.network, ep.address, ep.token))); err != nil {
+	if err := atomicfile.WritePrivate(file, []byte(fmt.Sprintf("%s %s %s\n", ep.network, ep.address, ep.token))); err != nil {
 		return err
 	}
 	ep.files = append(ep.files, file)
 	return nil
-}
-
-// writePrivate replaces path with a file only its owner can read. The file is written new
-// beside it (a file left there before, with whatever mode, is removed first) and renamed.
-func writePrivate(path string, data []byte) error {
-	tmp := path + ".new"
-	os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // socketPath is the Unix socket's path for dir.

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"parley/client"
+	"parley/internal/loopback"
 	"parley/keystore"
 )
 
@@ -41,7 +42,8 @@ const (
 	NoConversation                 // 404 for a conversation
 	NoEndpoint                     // 404 for anything else
 	DoubledV1                      // 404 at a base URL that ends in /v1, which Parley adds itself
-	TooLarge                       // 413, or audio over the service's limit
+	TooLarge                       // 413: the service refused the request's size
+	AudioTooLarge                  // audio over the service's limit, refused before it was sent
 	UnreadableAudio                // 415: the service cannot read the audio
 	BadRequest                     // 400 or 422: the service refused the values
 	VoiceRefused                   // 400 or 422 about the voice of a speech call
@@ -52,6 +54,8 @@ const (
 	Redirect                       // a 3xx, which the client refuses to follow
 	Undecodable                    // a successful answer without a field the client needs
 	Insecure                       // a base URL that would send the key without TLS
+	BadBaseURL                     // a base URL the client cannot use: none, not a URL, no host, a query or a fragment
+	UserInBaseURL                  // a base URL holding a user name or password, where the key does not belong
 	Certificate                    // the service's TLS certificate is not trusted
 	Timeout                        // the service did not answer in time
 	Cancelled                      // the call was cancelled
@@ -239,6 +243,7 @@ func Error(err error, s Scene) Fact {
 		ce  *client.Error
 		re  *client.RedirectError
 		de  *client.DecodeError
+		be  *client.BaseURLError
 		ue  *keystore.UnavailableError
 		dns *net.DNSError
 		op  *net.OpError
@@ -264,8 +269,13 @@ func Error(err error, s Scene) Fact {
 		return fact(Undecodable, "The service's answer has no %s that Parley can find", de.Field)
 	case errors.Is(err, client.ErrInsecureURL):
 		return fact(Insecure, "Parley sends the API key only over https to %s (plain http is for this machine only)", Name(host(err, s)))
+	case errors.As(err, &be):
+		if be.Problem == client.URLWithUser {
+			return fact(UserInBaseURL, "%s", Capitalize(be.Error()))
+		}
+		return fact(BadBaseURL, "%s", Capitalize(be.Error()))
 	case errors.Is(err, client.ErrAudioTooLarge):
-		return fact(TooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
+		return fact(AudioTooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
 	case errors.Is(err, keystore.ErrNotFound):
 		if s.BaseURL == "" {
 			return fact(NoKey, "No API key is stored for this service")
@@ -273,8 +283,8 @@ func Error(err error, s Scene) Fact {
 		return fact(NoKey, "No API key is stored for %s", Name(s.BaseURL))
 	case errors.As(err, &ue):
 		return fact(KeyringUnavailable, "The system keyring is not available (%s)", ue.Reason.String())
-	case errors.Is(err, keystore.ErrInvalidKey):
-		// The keystore's reasons name what is wrong with the key, never the key.
+	case errors.Is(err, keystore.ErrInvalidKey), errors.Is(err, client.ErrInvalidKey):
+		// The keystore's and the client's reasons name what is wrong with the key, never the key.
 		return fact(InvalidKey, "That is not a usable API key: %s", invalidReason(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		if s.Timeout > 0 {
@@ -284,7 +294,7 @@ func Error(err error, s Scene) Fact {
 	case errors.Is(err, context.Canceled):
 		return fact(Cancelled, "Cancelled")
 	case errors.Is(err, syscall.ECONNREFUSED):
-		if isLocal(s.BaseURL) {
+		if loopback.URL(s.BaseURL) {
 			return fact(NotListening, "Nothing is listening at %s", Name(s.BaseURL))
 		}
 		return fact(NotListening, "%s refused the connection", Name(host(err, s)))
@@ -472,15 +482,6 @@ func host(err error, s Scene) string {
 		return h.Host()
 	}
 	return "the service"
-}
-
-// isLocal reports whether base is on this machine.
-func isLocal(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil {
-		return false
-	}
-	return client.IsLoopbackHost(u.Hostname())
 }
 
 // EndsInV1 reports whether base ends in /v1, which Parley adds itself.

@@ -54,6 +54,14 @@ func chat(ctx context.Context, c *client.Client) error {
 	return err
 }
 
+// transcribe is a call that sends n bytes of audio to be transcribed.
+func transcribe(n int) call {
+	return func(ctx context.Context, c *client.Client) error {
+		_, err := c.Transcribe(ctx, client.TranscribeRequest{Audio: make([]byte, n), MIMEType: "audio/wav"})
+		return err
+	}
+}
+
 // clientError makes a real client for base and returns the error of do.
 func clientError(t *testing.T, base string, timeout time.Duration, do call) error {
 	t.Helper()
@@ -151,6 +159,10 @@ func TestError_RealClientErrors(t *testing.T) {
 			want: "Nothing is listening at http://" + refused},
 		{name: "plain http to another host", base: "http://example.com", do: list, kind: explain.Insecure,
 			want: "Parley sends the API key only over https to example.com (plain http is for this machine only)"},
+		{name: "audio over the service's limit, refused before it is sent", base: "http://" + refused, do: transcribe(client.MaxAudioBytes + 1),
+			kind: explain.AudioTooLarge, want: "The audio is larger than the service's limit of 10,000,000 bytes"},
+		{name: "413", base: serve(t, answer(413, "body_too_large", "The request body is too large.")), do: transcribe(1000),
+			kind: explain.TooLarge, want: "Too large for the service (413: The request body is too large)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,6 +268,34 @@ func TestError_KeystoreErrors(t *testing.T) {
 				t.Errorf("the sentence holds the key: %q", f)
 			}
 		})
+	}
+}
+
+// TestError_RefusedBeforeSending gives the client's refusals of an address or a key, whose
+// words carry no advice, a kind the app and the CLI pick their advice by.
+func TestError_RefusedBeforeSending(t *testing.T) {
+	cases := []struct {
+		base string
+		key  client.APIKey
+		kind explain.Kind
+		want string
+	}{
+		{"https://ann:pw@api.example.com", key, explain.UserInBaseURL, "The base URL must not contain a user name or password"},
+		{"https://api.example.com/v1?x=1", key, explain.BadBaseURL, `The base URL "https://api.example.com/v1" must not have a query or fragment`},
+		{"api.example.com", key, explain.BadBaseURL, `The base URL "api.example.com" has no host`},
+		{"", key, explain.BadBaseURL, "No base URL given"},
+		{"ftp://api.example.com", key, explain.Insecure, "Parley sends the API key only over https to api.example.com (plain http is for this machine only)"},
+		{"https://api.example.com", key + " x", explain.InvalidKey, "That is not a usable API key: the API key contains spaces or control characters"},
+	}
+	for _, tc := range cases {
+		_, err := client.New(client.Options{BaseURL: tc.base, APIKey: tc.key})
+		f := explain.Error(err, explain.Scene{BaseURL: tc.base})
+		if f.Kind != tc.kind || f.String() != tc.want {
+			t.Errorf("for %v:\n got %v %q\nwant %v %q", err, f.Kind, f, tc.kind, tc.want)
+		}
+		if strings.Contains(f.String(), string(key)) {
+			t.Errorf("the sentence holds the key: %q", f)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"parley/engine"
 	"parley/internal/keyecho"
+	"parley/internal/loopback"
 	"parley/media"
 )
 
@@ -51,7 +52,7 @@ func newRemote(baseURL, model, apiKey string, hc *http.Client, owners engine.Own
 		c.Timeout = remoteTimeout
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return errRedirect }
-	if c.Transport == nil && engine.IsLoopbackURL(baseURL) {
+	if c.Transport == nil && loopback.URL(baseURL) {
 		c.Transport = engine.LoopbackTransport("the speech service", owners)
 	}
 	return remote{baseURL: strings.TrimRight(baseURL, "/"), model: model, apiKey: apiKey, hc: &c}
