@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"parley/internal/jsonscan"
 	"parley/settings"
 )
 
@@ -127,7 +128,7 @@ type messageContent struct {
 
 // UnmarshalJSON reads a string, or joins the "text" of [{"type": "text", "text": …}] parts.
 func (c *messageContent) UnmarshalJSON(b []byte) error {
-	switch firstByte(b) {
+	switch jsonscan.FirstByte(b) {
 	case '"':
 		c.ok = json.Unmarshal(b, &c.s) == nil
 	case '[':
@@ -258,7 +259,7 @@ func (c *Client) ListConversations(ctx context.Context, req ListConversationsReq
 func (c *Client) decodeConversationList(res *response) (*ConversationList, error) {
 	var items []json.RawMessage
 	out := &ConversationList{}
-	switch firstByte(res.payload) {
+	switch jsonscan.FirstByte(res.payload) {
 	case '[':
 		if json.Unmarshal(res.payload, &items) != nil {
 			return nil, c.decodeError(res, "conversations")
@@ -267,7 +268,7 @@ func (c *Client) decodeConversationList(res *response) (*ConversationList, error
 		var a listAnswer
 		decodeObject(res.payload, &a)
 		list := firstPresent(a.Conversations, a.Items, a.List)
-		switch firstByte(list) {
+		switch jsonscan.FirstByte(list) {
 		case '[':
 			if json.Unmarshal(list, &items) != nil {
 				return nil, c.decodeError(res, "conversations")
@@ -291,7 +292,7 @@ func (c *Client) decodeConversationList(res *response) (*ConversationList, error
 		conv, ok := decodeConversation(raw)
 		if !ok {
 			field := fmt.Sprintf("conversations[%d]", i)
-			if firstByte(raw) == '{' {
+			if jsonscan.FirstByte(raw) == '{' {
 				field += ".id"
 			}
 			return nil, c.decodeError(res, field)
@@ -424,7 +425,7 @@ func (c *Client) HistoryPage(ctx context.Context, id ConversationID, req History
 func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPage, error) {
 	out := &HistoryPage{History: History{ConversationID: asked, Messages: []Message{}}}
 	var msgs []json.RawMessage
-	switch firstByte(res.payload) {
+	switch jsonscan.FirstByte(res.payload) {
 	case '[':
 		if json.Unmarshal(res.payload, &msgs) != nil {
 			return nil, c.decodeError(res, "messages")
@@ -436,7 +437,7 @@ func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPag
 		if cfg != nil {
 			out.Config = cfg.config()
 		}
-		switch firstByte(a.Messages) {
+		switch jsonscan.FirstByte(a.Messages) {
 		case '[':
 			if json.Unmarshal(a.Messages, &msgs) != nil {
 				return nil, c.decodeError(res, "messages")
