@@ -65,6 +65,9 @@ type ConversationList struct {
 type History struct {
 	// ConversationID is the conversation that was read.
 	ConversationID ConversationID `json:"conversation_id"`
+	// Title is the conversation's title when the answer gives one (the reference service does),
+	// on one line; "" otherwise.
+	Title string `json:"title,omitempty"`
 	// Config holds the saved settings.
 	Config Config `json:"config"`
 	// Messages are in the service's order (normally oldest first).
@@ -343,11 +346,12 @@ func decodeConversation(raw json.RawMessage) (Conversation, bool) {
 
 // historyAnswer is the payload of a message history: the spec's {"config", "messages"}, to
 // which the reference service adds "id", "title" and "next_before" (the ID to pass as "before"
-// for the older page; null on the oldest). "settings" for "config", a config on a
+// for the older page; null on the oldest). "settings" for "config", a config or a title on a
 // "conversation" object, and a bare array of messages are variants.
 type historyAnswer struct {
 	ID              jsonConvID      `json:"id"`
 	ConversationID  jsonConvID      `json:"conversation_id"`
+	Title           jsonString      `json:"title"`
 	Config          configObject    `json:"config"`
 	Settings        configObject    `json:"settings"`
 	Messages        json.RawMessage `json:"messages"`
@@ -355,6 +359,7 @@ type historyAnswer struct {
 	NextBeforeCamel MessageID       `json:"nextBefore"`
 	Conversation    struct {
 		ID       jsonConvID   `json:"id"`
+		Title    jsonString   `json:"title"`
 		Config   configObject `json:"config"`
 		Settings configObject `json:"settings"`
 	} `json:"conversation"`
@@ -446,6 +451,12 @@ func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPag
 		default:
 			if cfg == nil {
 				return nil, c.decodeError(res, "messages")
+			}
+		}
+		for _, f := range []jsonString{a.Title, a.Conversation.Title} {
+			if t, _ := f.get(); cleanMessage(t) != "" {
+				out.Title = cleanMessage(t)
+				break
 			}
 		}
 		// The answer may name the conversation; only its form is taken from it.
