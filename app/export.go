@@ -1,17 +1,13 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -20,8 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"parley/client"
-	"parley/conversation"
+	"parley/conversation/export"
 	"parley/internal/atomicfile"
 )
 
@@ -33,7 +28,7 @@ const (
 	exportJSON
 )
 
-// export saves the conversation on screen through a file dialog.
+// export saves the conversation on screen through a file dialog; package export writes it.
 func (u *UI) export(f exportFormat) {
 	if u.current == nil {
 		return
@@ -43,21 +38,16 @@ func (u *UI) export(f exportFormat) {
 		u.status.flash("There is nothing to export yet.")
 		return
 	}
-	title := u.currentEntry().DisplayTitle()
-	if v.ID.IsZero() || title == conversation.DefaultTitle {
-		title = conversation.TitleFrom(v.Messages[0].Text)
+	c := export.Conversation{ID: v.ID, Config: v.Config, Messages: v.Messages}
+	if !v.ID.IsZero() {
+		c.Title = u.currentEntry().Title
 	}
-	ext := ".md"
+	ext, write := ".md", export.Markdown
 	if f == exportJSON {
-		ext = ".json"
+		ext, write = ".json", export.JSON
 	}
-	write := func(w io.Writer) error {
-		if f == exportJSON {
-			return writeConversationJSON(w, v, title)
-		}
-		return writeConversationMarkdown(w, v, title)
-	}
-	u.askExportPath(filepath.Join(exportFolder(), fileNameFor(title)+ext), ext, write)
+	u.askExportPath(filepath.Join(exportFolder(), fileNameFor(c.DisplayTitle())+ext), ext,
+		func(w io.Writer) error { return write(w, c) })
 }
 
 // exportFolder is where an export goes first: the person's Documents folder, else home.
@@ -197,86 +187,4 @@ func fileNameFor(title string) string {
 		name = "conversation"
 	}
 	return name
-}
-
-// writeConversationMarkdown writes the conversation as Markdown: the title, the settings, then
-// each message under its author and time.
-func writeConversationMarkdown(w io.Writer, v conversation.ThreadView, title string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", title)
-	writeSettingsMarkdown(&b, v.Config)
-	for _, m := range v.Messages {
-		who := "Assistant"
-		if m.Role == conversation.User {
-			who = "You"
-		}
-		when := ""
-		if !m.At.IsZero() {
-			when = " · " + m.At.Local().Format("2 Jan 2006 15:04")
-		}
-		fmt.Fprintf(&b, "**%s**%s\n\n%s\n\n", who, when, strings.TrimSpace(m.Text))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeSettingsMarkdown writes the conversation's settings, the persona whole (as a quote, each
-// of its lines kept), the numbers as they were set.
-func writeSettingsMarkdown(b *strings.Builder, c client.Config) {
-	var nums []string
-	if c.Temperature != nil {
-		nums = append(nums, "temperature "+settingNumber(*c.Temperature))
-	}
-	if c.TopP != nil {
-		nums = append(nums, "top p "+settingNumber(*c.TopP))
-	}
-	if c.MaxTokens != nil {
-		nums = append(nums, "max tokens "+strconv.Itoa(*c.MaxTokens))
-	}
-	if c.Persona != nil && strings.TrimSpace(*c.Persona) != "" {
-		b.WriteString("_Persona:_\n\n")
-		for _, line := range strings.Split(strings.TrimSpace(*c.Persona), "\n") {
-			b.WriteString(strings.TrimRight("> "+line, " ") + "\n")
-		}
-		b.WriteString("\n")
-	}
-	if len(nums) > 0 {
-		fmt.Fprintf(b, "_Settings: %s._\n\n", strings.Join(nums, ", "))
-	}
-}
-
-// conversationExport is the JSON form of an export: the fields of `parley history --json`, plus
-// the title, and without the IDs and times the service did not give.
-type conversationExport struct {
-	ConversationID client.ConversationID `json:"conversation_id"`
-	Title          string                `json:"title"`
-	Config         client.Config         `json:"config"`
-	Messages       []exportedMessage     `json:"messages"`
-}
-
-type exportedMessage struct {
-	ID        client.MessageID `json:"id,omitzero"`
-	Role      string           `json:"role"`
-	Content   string           `json:"content"`
-	CreatedAt string           `json:"created_at,omitempty"`
-}
-
-// writeConversationJSON writes the conversation as JSON.
-func writeConversationJSON(w io.Writer, v conversation.ThreadView, title string) error {
-	out := conversationExport{ConversationID: v.ID, Title: title, Config: v.Config, Messages: []exportedMessage{}}
-	for _, m := range v.Messages {
-		role := "assistant"
-		if m.Role == conversation.User {
-			role = "user"
-		}
-		e := exportedMessage{ID: m.ID, Role: role, Content: m.Text}
-		if !m.At.IsZero() {
-			e.CreatedAt = m.At.UTC().Format(time.RFC3339Nano)
-		}
-		out.Messages = append(out.Messages, e)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
 }

@@ -2,7 +2,8 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,8 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"parley/client"
-	"parley/conversation"
 	"parley/conversation/conversationtest"
+	"parley/conversation/export"
 	"parley/keystore"
 )
 
@@ -87,39 +88,30 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 	u.shutdown()
 }
 
-func TestExport_MarkdownAndJSON(t *testing.T) {
-	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
-	// A long persona of several lines, which the Markdown keeps whole, as the JSON does.
-	persona := "a ship's navigator\n" + strings.Repeat("Name every lighthouse you pass. ", 20) + "\nEnd with the heading."
-	temp, topP := 1.15, 0.9
-	v := conversation.ThreadView{ID: conversationtest.ID("c1"), Config: client.Config{Persona: &persona, Temperature: &temp, TopP: &topP}, Messages: []conversation.Message{
-		{Role: conversation.User, Text: "Where to?", At: at},
-		{Role: conversation.Assistant, Text: "West, to the **lighthouse**.", At: at},
-	}}
-	var md bytes.Buffer
-	if err := writeConversationMarkdown(&md, v, "Trip"); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"# Trip", "> a ship's navigator\n> Name every", "> End with the heading.\n", "temperature 1.15, top p 0.9",
-		"**You**", "Where to?", "**Assistant**", "West, to the **lighthouse**."} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
-		}
-	}
-	var js bytes.Buffer
-	if err := writeConversationJSON(&js, v, "Trip"); err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		ID       string `json:"conversation_id"`
-		Config   map[string]any
-		Messages []struct{ Role, Content, CreatedAt string } `json:"messages"`
-	}
-	if err := json.Unmarshal(js.Bytes(), &out); err != nil || out.ID != "c1" || len(out.Messages) != 2 || out.Messages[1].Role != "assistant" || out.Config["persona"] != persona {
-		t.Errorf("JSON export %s (%v)", js.String(), err)
-	}
+// TestExport_FileNameAndTitle: the export suggests a file named after the conversation, and
+// writes what package export writes (its tests hold the formats), titled as the list shows it.
+func TestExport_FileNameAndTitle(t *testing.T) {
 	if got := fileNameFor("What is the tallest lighthouse?"); got != "what-is-the-tallest-lighthouse" {
 		t.Errorf("file name %q", got)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	svc := newFakeService()
+	svc.List = []client.Conversation{{ID: conversationtest.ID("a"), Title: "Lighthouses"}}
+	svc.Histories["a"] = &client.History{ConversationID: conversationtest.ID("a"), Messages: []client.Message{
+		{Role: "user", Content: "Which is the tallest?"}, {Role: "assistant", Content: "Jeddah's."}}}
+	h := start(t, svc)
+	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 })
+	h.u.open(conversationtest.ID("a"))
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	h.u.export(exportJSON)
+	enter(h.u.win.Canvas())
+	b, err := os.ReadFile(filepath.Join(home, "lighthouses.json"))
+	var want bytes.Buffer
+	v := h.view()
+	_ = export.JSON(&want, export.Conversation{ID: v.ID, Title: "Lighthouses", Config: v.Config, Messages: v.Messages})
+	if err != nil || !bytes.Equal(b, want.Bytes()) || !strings.Contains(string(b), `"title": "Lighthouses"`) {
+		t.Errorf("exported %s (%v), want %s", b, err, want.Bytes())
 	}
 }
 

@@ -344,15 +344,6 @@ func decimals(step float64) int {
 	return len(frac)
 }
 
-// settingNumber shows a setting's number in its shortest form (1.15, 0.3, 1), without the
-// noise of a value stored by an earlier version as 1.1500000000000001.
-func settingNumber(v float64) string {
-	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64); err == nil {
-		v = r
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
 // save applies the settings: kept for a new conversation's first call, or PATCHed.
 func (s *settingsDialog) save() {
 	f := s.form()
@@ -497,10 +488,10 @@ func describeConfig(c client.Config) string {
 		parts = append(parts, "persona “"+personaChip(c.Persona)+"”")
 	}
 	if c.Temperature != nil {
-		parts = append(parts, "temperature "+settingNumber(*c.Temperature))
+		parts = append(parts, "temperature "+settings.Number(*c.Temperature))
 	}
 	if c.TopP != nil {
-		parts = append(parts, "top p "+settingNumber(*c.TopP))
+		parts = append(parts, "top p "+settings.Number(*c.TopP))
 	}
 	if c.MaxTokens != nil {
 		parts = append(parts, "max tokens "+strconv.Itoa(*c.MaxTokens))

@@ -227,6 +227,46 @@ func TestConversationsHistoryConfigDelete(t *testing.T) {
 	}
 }
 
+// TestHistory_ExportsAsTheApp: history --json and --markdown print the app's export, with its
+// fields: the title (made from the first message, the service giving none), the roles as the
+// app shows them, and no ID or time the service did not give.
+func TestHistory_ExportsAsTheApp(t *testing.T) {
+	t.Parallel()
+	f := testenv.NewFakeService(t)
+	f.On("GET /v1/chat/conversations/7/messages", 200, `{"data":{"config":{"persona":"a guide","temperature":0.3},"messages":[
+		{"id":1,"role":"user","content":"Where to?","created_at":"2025-11-22 10:00:00"},
+		{"role":"Assistant","content":"Lisbon."}]}}`)
+	h := newHome(t, "PARLEY_BASE_URL="+f.URL, "PARLEY_API_KEY="+canary)
+
+	r := h.run(t, "", "history", "7", "--json")
+	var hist struct {
+		ID       any              `json:"conversation_id"`
+		Title    string           `json:"title"`
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &hist); err != nil || len(hist.Messages) != 2 {
+		t.Fatalf("history --json: %s (%v)", r, err)
+	}
+	if hist.ID != "7" || hist.Title != "Where to?" || hist.Messages[0]["role"] != "user" || hist.Messages[1]["role"] != "assistant" {
+		t.Errorf("history --json = %+v; want the ID, the title and the roles of the app's export", hist)
+	}
+	if _, ok := hist.Messages[1]["id"]; ok {
+		t.Errorf("history --json = %+v; want no ID where the service gave none", hist)
+	}
+	if _, ok := hist.Messages[1]["created_at"]; ok {
+		t.Errorf("history --json = %+v; want no time where the service gave none", hist)
+	}
+
+	r = h.run(t, "", "history", "7", "--markdown")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "# Where to?\n\n_Persona:_\n\n> a guide\n\n_Settings: temperature 0.3._\n\n**You** · ") ||
+		!strings.HasSuffix(r.Stdout, "**Assistant**\n\nLisbon.\n\n") {
+		t.Errorf("history --markdown: %s", r)
+	}
+	if r = h.run(t, "", "history", "7", "--markdown", "--json"); r.Code != 2 || !strings.Contains(r.Stderr, "give one") {
+		t.Errorf("history --markdown --json: %s; want a usage error", r)
+	}
+}
+
 func TestTranscribe_EncodesWAVAsWebM(t *testing.T) {
 	t.Parallel()
 	f := testenv.NewFakeService(t)

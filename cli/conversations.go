@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"parley/client"
+	"parley/conversation/export"
 )
 
 // maxListPages bounds how many pages 'conversations' follows, against a service whose cursor never ends.
@@ -76,27 +77,28 @@ func newConversationsCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// historyJSON is what 'history --json' prints.
-type historyJSON struct {
-	ConversationID string        `json:"conversation_id"`
-	Config         client.Config `json:"config"`
-	Messages       []messageJSON `json:"messages"`
-}
-
-type messageJSON struct {
-	ID        client.MessageID `json:"id"`
-	Role      string           `json:"role"`
-	Content   string           `json:"content"`
-	CreatedAt string           `json:"created_at"`
-}
-
 func newHistoryCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "history ID [--json]",
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "history ID [--json | --markdown]",
 		Short: "Print a conversation's settings and messages",
-		Args:  wantOne("a conversation ID", conversationHint),
+		Long: `Prints a conversation's settings and messages, oldest first.
+
+With --json or --markdown it prints the conversation as the app's Export writes it, with the
+same fields:
+  conversation_id   the conversation, as the service gave it (JSON only)
+  title             its title, or one made from its first message
+  config            the settings that are set: persona, temperature, top_p, max_tokens
+  messages          each message: its role (user or assistant), its content, and its id and
+                    created_at when the service gave them`,
+		Example: `  parley history 42
+  parley history 42 --markdown > trip.md`,
+		Args: wantOne("a conversation ID", conversationHint),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.conv = args[0]
+			if markdown && g.json {
+				return usageErrorf("--json and --markdown are two formats: give one")
+			}
 			id, err := g.conversationArg(args[0])
 			if err != nil {
 				return err
@@ -111,16 +113,11 @@ func newHistoryCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if g.json {
-				out := historyJSON{ConversationID: args[0], Config: h.Config, Messages: []messageJSON{}}
-				for _, m := range h.Messages {
-					mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content}
-					if !m.CreatedAt.IsZero() {
-						mj.CreatedAt = m.CreatedAt.UTC().Format(time.RFC3339Nano)
-					}
-					out.Messages = append(out.Messages, mj)
-				}
-				return writeJSON(g.stdout, out)
+			switch {
+			case g.json:
+				return export.JSON(g.stdout, export.FromHistory(h))
+			case markdown:
+				return export.Markdown(g.stdout, export.FromHistory(h))
 			}
 			printConfig(g.stdout, h.Config)
 			for _, m := range h.Messages {
@@ -129,6 +126,8 @@ func newHistoryCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the conversation as Markdown, as the app exports it")
+	return cmd
 }
 
 func newConfigCmd(g *globals) *cobra.Command {

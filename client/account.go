@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"parley/internal/jsonscan"
 )
 
 // The two calls in this file are extensions of the reference service (docs/API.md), not part of
@@ -49,7 +51,7 @@ func (c *Client) Voices(ctx context.Context) ([]Voice, error) {
 	switch {
 	case !res.isJSON:
 		return nil, c.decodeError(res, "voices")
-	case firstByte(res.payload) == '[':
+	case jsonscan.FirstByte(res.payload) == '[':
 		if json.Unmarshal(res.payload, &list) != nil {
 			return nil, c.decodeError(res, "voices")
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"parley/internal/jsonscan"
 )
 
 // ConversationID identifies a conversation. It keeps the JSON form in which the service wrote
@@ -65,8 +67,8 @@ func (id ConversationID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads an ID given as a JSON string or number; null and "" give the zero ID.
 func (id *ConversationID) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimRight(b[skipSpace(b, 0):], " \t\r\n")
-	switch c := firstByte(b); {
+	b = bytes.TrimRight(b[jsonscan.SkipSpace(b, 0):], " \t\r\n")
+	switch c := jsonscan.FirstByte(b); {
 	case c == 'n' && string(b) == "null":
 		*id = ConversationID{}
 	case c == '"':

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"parley/internal/jsonscan"
 	"parley/settings"
 )
 
@@ -64,6 +65,9 @@ type ConversationList struct {
 type History struct {
 	// ConversationID is the conversation that was read.
 	ConversationID ConversationID `json:"conversation_id"`
+	// Title is the conversation's title when the answer gives one (the reference service does),
+	// on one line; "" otherwise.
+	Title string `json:"title,omitempty"`
 	// Config holds the saved settings.
 	Config Config `json:"config"`
 	// Messages are in the service's order (normally oldest first).
@@ -127,7 +131,7 @@ type messageContent struct {
 
 // UnmarshalJSON reads a string, or joins the "text" of [{"type": "text", "text": …}] parts.
 func (c *messageContent) UnmarshalJSON(b []byte) error {
-	switch firstByte(b) {
+	switch jsonscan.FirstByte(b) {
 	case '"':
 		c.ok = json.Unmarshal(b, &c.s) == nil
 	case '[':
@@ -258,7 +262,7 @@ func (c *Client) ListConversations(ctx context.Context, req ListConversationsReq
 func (c *Client) decodeConversationList(res *response) (*ConversationList, error) {
 	var items []json.RawMessage
 	out := &ConversationList{}
-	switch firstByte(res.payload) {
+	switch jsonscan.FirstByte(res.payload) {
 	case '[':
 		if json.Unmarshal(res.payload, &items) != nil {
 			return nil, c.decodeError(res, "conversations")
@@ -267,7 +271,7 @@ func (c *Client) decodeConversationList(res *response) (*ConversationList, error
 		var a listAnswer
 		decodeObject(res.payload, &a)
 		list := firstPresent(a.Conversations, a.Items, a.List)
-		switch firstByte(list) {
+		switch jsonscan.FirstByte(list) {
 		case '[':
 			if json.Unmarshal(list, &items) != nil {
 				return nil, c.decodeError(res, "conversations")
@@ -291,7 +295,7 @@ func (c *Client) decodeConversationList(res *response) (*ConversationList, error
 		conv, ok := decodeConversation(raw)
 		if !ok {
 			field := fmt.Sprintf("conversations[%d]", i)
-			if firstByte(raw) == '{' {
+			if jsonscan.FirstByte(raw) == '{' {
 				field += ".id"
 			}
 			return nil, c.decodeError(res, field)
@@ -342,11 +346,12 @@ func decodeConversation(raw json.RawMessage) (Conversation, bool) {
 
 // historyAnswer is the payload of a message history: the spec's {"config", "messages"}, to
 // which the reference service adds "id", "title" and "next_before" (the ID to pass as "before"
-// for the older page; null on the oldest). "settings" for "config", a config on a
+// for the older page; null on the oldest). "settings" for "config", a config or a title on a
 // "conversation" object, and a bare array of messages are variants.
 type historyAnswer struct {
 	ID              jsonConvID      `json:"id"`
 	ConversationID  jsonConvID      `json:"conversation_id"`
+	Title           jsonString      `json:"title"`
 	Config          configObject    `json:"config"`
 	Settings        configObject    `json:"settings"`
 	Messages        json.RawMessage `json:"messages"`
@@ -354,6 +359,7 @@ type historyAnswer struct {
 	NextBeforeCamel MessageID       `json:"nextBefore"`
 	Conversation    struct {
 		ID       jsonConvID   `json:"id"`
+		Title    jsonString   `json:"title"`
 		Config   configObject `json:"config"`
 		Settings configObject `json:"settings"`
 	} `json:"conversation"`
@@ -424,7 +430,7 @@ func (c *Client) HistoryPage(ctx context.Context, id ConversationID, req History
 func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPage, error) {
 	out := &HistoryPage{History: History{ConversationID: asked, Messages: []Message{}}}
 	var msgs []json.RawMessage
-	switch firstByte(res.payload) {
+	switch jsonscan.FirstByte(res.payload) {
 	case '[':
 		if json.Unmarshal(res.payload, &msgs) != nil {
 			return nil, c.decodeError(res, "messages")
@@ -436,7 +442,7 @@ func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPag
 		if cfg != nil {
 			out.Config = cfg.config()
 		}
-		switch firstByte(a.Messages) {
+		switch jsonscan.FirstByte(a.Messages) {
 		case '[':
 			if json.Unmarshal(a.Messages, &msgs) != nil {
 				return nil, c.decodeError(res, "messages")
@@ -445,6 +451,12 @@ func (c *Client) decodeHistory(res *response, asked ConversationID) (*HistoryPag
 		default:
 			if cfg == nil {
 				return nil, c.decodeError(res, "messages")
+			}
+		}
+		for _, f := range []jsonString{a.Title, a.Conversation.Title} {
+			if t, _ := f.get(); cleanMessage(t) != "" {
+				out.Title = cleanMessage(t)
+				break
 			}
 		}
 		// The answer may name the conversation; only its form is taken from it.

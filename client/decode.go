@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"parley/internal/jsonscan"
 )
 
 // This file holds the reading of response bodies. The service's shapes are only partly fixed by
@@ -26,15 +28,17 @@ import (
 // parseAnswer reads a successful JSON body: the members of an object body (nil for any other
 // JSON value) and the payload, which is what an envelope carries ({"data": …}, {"code", "msg",
 // "data": …}, and such an envelope nested once) or else the whole body. ok is false when the body
-// is not exactly one JSON value. The body is validated once; members and payload are slices of it.
+// is not exactly one JSON value. The body is validated once (json.Valid); jsonscan.Members then
+// splits it and the objects in it without scanning them again, and every member and the payload
+// are slices of the body.
 func parseAnswer(body []byte) (top map[string]json.RawMessage, payload []byte, ok bool) {
 	if !json.Valid(body) {
 		return nil, nil, false
 	}
-	if firstByte(body) != '{' {
+	if jsonscan.FirstByte(body) != '{' {
 		return nil, body, true
 	}
-	top = members(body)
+	top = jsonscan.Members(body)
 	return top, envelopePayload(top, body), true
 }
 
@@ -42,13 +46,13 @@ func parseAnswer(body []byte) (top map[string]json.RawMessage, payload []byte, o
 // envelope inside it, or else body.
 func envelopePayload(top map[string]json.RawMessage, body []byte) []byte {
 	d := top["data"]
-	switch firstByte(d) {
+	switch jsonscan.FirstByte(d) {
 	case '[':
 		return d
 	case '{':
-		if inner := members(d); len(inner) <= 3 {
+		if inner := jsonscan.Members(d); len(inner) <= 3 {
 			_, hasCode := inner["code"]
-			if dd := inner["data"]; hasCode && (firstByte(dd) == '{' || firstByte(dd) == '[') {
+			if dd := inner["data"]; hasCode && (jsonscan.FirstByte(dd) == '{' || jsonscan.FirstByte(dd) == '[') {
 				return dd // {code, data: {code, msg, data: …}}
 			}
 		}
@@ -57,110 +61,11 @@ func envelopePayload(top map[string]json.RawMessage, body []byte) []byte {
 	return body
 }
 
-// members splits a JSON object into its members (a later duplicate wins). b must be valid JSON:
-// it is not checked again, so that a large answer is scanned once.
-//
-// It is hand-written, not json.Unmarshal into map[string]json.RawMessage, because that loses
-// what matters on the largest answers, a speech answer with its audio in base64, which the
-// spoken reply waits for: BenchmarkParseAnswer_* (decode_bench_test.go) on a 6.6 MB answer
-// measured 48-55 ms and 7 MB with members, 280-380 ms and 21 MB with encoding/json (which
-// validates again and copies every member). The typed decoding of each endpoint's answer is
-// encoding/json; only this split is not.
-func members(b []byte) map[string]json.RawMessage {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil
-	}
-	m := map[string]json.RawMessage{}
-	for i = skipSpace(b, i+1); i < len(b) && b[i] == '"'; {
-		end := stringEnd(b, i)
-		key, ok := rawString(b[i:end])
-		if !ok {
-			return m
-		}
-		i = skipSpace(b, end) // at ':'
-		i = skipSpace(b, i+1) // at the value
-		vend := valueEnd(b, i)
-		m[key] = b[i:vend]
-		if i = skipSpace(b, vend); i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return m
-}
-
-// skipSpace returns the index of the first byte at or after i that is not JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the valid JSON string that starts at b[i] == '"'.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return len(b)
-		}
-		j += q
-		n := 0 // backslashes before the quote: an odd number escapes it
-		for k := j - 1; k > i && b[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-	return len(b)
-}
-
-// valueEnd returns the index after the valid JSON value that starts at b[i].
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// firstByte returns the first byte of a JSON value after white space, or 0 when there is none.
-func firstByte(b []byte) byte {
-	if i := skipSpace(b, 0); i < len(b) {
-		return b[i]
-	}
-	return 0
-}
-
 // decodeObject decodes the JSON object b into v, which is made of the tolerant field types below
 // and of structs and slices of them; a member of an unexpected JSON type is left unset. It
 // reports false when b is not an object.
 func decodeObject(b []byte, v any) bool {
-	if firstByte(b) != '{' {
+	if jsonscan.FirstByte(b) != '{' {
 		return false
 	}
 	err := json.Unmarshal(b, v)
@@ -169,7 +74,7 @@ func decodeObject(b []byte, v any) bool {
 }
 
 // isNull reports whether b is the JSON literal null.
-func isNull(b []byte) bool { return firstByte(b) == 'n' }
+func isNull(b []byte) bool { return jsonscan.FirstByte(b) == 'n' }
 
 // jsonString is a member read only when it is a JSON string.
 type jsonString struct {
@@ -179,7 +84,7 @@ type jsonString struct {
 
 // UnmarshalJSON keeps a string and ignores any other value.
 func (f *jsonString) UnmarshalJSON(b []byte) error {
-	f.s, f.ok = rawString(b)
+	f.s, f.ok = jsonscan.String(b)
 	return nil
 }
 
@@ -229,9 +134,9 @@ type jsonTime struct{ t time.Time }
 
 // UnmarshalJSON keeps a readable timestamp and ignores anything else.
 func (f *jsonTime) UnmarshalJSON(b []byte) error {
-	switch c := firstByte(b); {
+	switch c := jsonscan.FirstByte(b); {
 	case c == '"':
-		if s, ok := rawString(b); ok {
+		if s, ok := jsonscan.String(b); ok {
 			f.t, _ = parseTime(s)
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -245,9 +150,9 @@ type jsonID struct{ s string }
 
 // UnmarshalJSON keeps a string or a number and ignores any other value.
 func (f *jsonID) UnmarshalJSON(b []byte) error {
-	switch c := firstByte(b); {
+	switch c := jsonscan.FirstByte(b); {
 	case c == '"':
-		s, _ := rawString(b)
+		s, _ := jsonscan.String(b)
 		f.s = strings.TrimSpace(s)
 	case c == '-' || (c >= '0' && c <= '9'):
 		f.s = string(bytes.TrimSpace(b))
@@ -268,9 +173,9 @@ func (f *jsonConvID) UnmarshalJSON(b []byte) error {
 
 // numberText returns the text of a JSON number, or of a JSON string holding one.
 func numberText(b []byte) (string, bool) {
-	switch c := firstByte(b); {
+	switch c := jsonscan.FirstByte(b); {
 	case c == '"':
-		s, ok := rawString(b)
+		s, ok := jsonscan.String(b)
 		return strings.TrimSpace(s), ok
 	case c == '-' || (c >= '0' && c <= '9'):
 		return string(bytes.TrimSpace(b)), true
@@ -328,11 +233,11 @@ func envelopeFailure(top map[string]json.RawMessage) (code, message string, fail
 	if top == nil {
 		return "", "", false
 	}
-	errObj := members(top["error"]) // nil unless an object
+	errObj := jsonscan.Members(top["error"]) // nil unless an object
 	msg := func() string {
 		for _, o := range []map[string]json.RawMessage{errObj, top} {
 			for _, k := range []string{"msg", "message", "error_description", "detail", "error", "errmsg", "error_msg"} {
-				if s, ok := rawString(o[k]); ok {
+				if s, ok := jsonscan.String(o[k]); ok {
 					return s
 				}
 			}
@@ -354,14 +259,14 @@ func envelopeFailure(top map[string]json.RawMessage) (code, message string, fail
 	if b, ok := rawBool(top["ok"]); ok && !b {
 		return codeText(top["code"]), msg(), true
 	}
-	if s, ok := rawString(top["status"]); ok {
+	if s, ok := jsonscan.String(top["status"]); ok {
 		switch strings.ToLower(s) {
 		case "error", "fail", "failed", "failure":
 			return codeText(top["code"]), msg(), true
 		}
 	}
 	if _, hasData := top["data"]; !hasData {
-		if s, ok := rawString(top["error"]); ok && s != "" {
+		if s, ok := jsonscan.String(top["error"]); ok && s != "" {
 			return "", s, true
 		}
 		if len(errObj) > 0 {
@@ -375,26 +280,9 @@ func envelopeFailure(top map[string]json.RawMessage) (code, message string, fail
 	return "", "", false
 }
 
-// rawString returns the string a raw JSON value holds; b must be valid JSON. A string without
-// escapes, such as a long base64 payload, is taken as it stands instead of being scanned again.
-func rawString(b json.RawMessage) (string, bool) {
-	b = bytes.TrimRight(b[skipSpace(b, 0):], " \t\r\n")
-	if len(b) < 2 || b[0] != '"' {
-		return "", false
-	}
-	if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '"') < 0 && utf8.Valid(s) {
-		return string(s), true
-	}
-	var s string
-	if json.Unmarshal(b, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
 // rawBool returns the boolean a raw JSON value holds.
 func rawBool(b json.RawMessage) (v, ok bool) {
-	switch firstByte(b) {
+	switch jsonscan.FirstByte(b) {
 	case 't':
 		return true, true
 	case 'f':
@@ -412,12 +300,12 @@ func codeText(b json.RawMessage) string {
 
 // successCode reports whether an envelope code means success: 0, a 2xx number, or a word like "ok".
 func successCode(b json.RawMessage) bool {
-	switch c := firstByte(b); {
+	switch c := jsonscan.FirstByte(b); {
 	case c == '-' || (c >= '0' && c <= '9'):
 		f, err := strconv.ParseFloat(string(bytes.TrimSpace(b)), 64)
 		return err == nil && (f == 0 || (f >= 200 && f < 300))
 	case c == '"':
-		s, _ := rawString(b)
+		s, _ := jsonscan.String(b)
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "", "0", "00", "000", "200", "ok", "success", "succeeded", "successful":
 			return true

@@ -1,12 +1,13 @@
 package client
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"parley/internal/jsonscan"
 )
 
 func TestErrorDetails(t *testing.T) {
@@ -36,7 +37,8 @@ func TestErrorDetails(t *testing.T) {
 }
 
 // FuzzDecodeResponse runs every response decoder on arbitrary bodies: none may panic, and what
-// they accept must hold the fields the callers rely on.
+// they accept must hold the fields the callers rely on. The splitting of objects is
+// jsonscan.Members, fuzzed against encoding/json in its own package (FuzzObject).
 func FuzzDecodeResponse(f *testing.F) {
 	for _, s := range []string{
 		`{"conversation_id":"c1","reply":"hi","points_charged":3,"balance":97}`,
@@ -68,68 +70,82 @@ func FuzzDecodeResponse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		res := &response{status: 200, body: body}
-		res.top, res.payload, res.isJSON = parseAnswer(body)
-		if res.isJSON != json.Valid(body) {
-			t.Fatalf("parseAnswer ok = %v, json.Valid = %v", res.isJSON, !res.isJSON)
-		}
-		if res.top != nil {
-			// members and rawString take shortcuts; they must agree with encoding/json.
-			var want map[string]json.RawMessage
-			if err := json.Unmarshal(body, &want); err != nil || len(want) != len(res.top) {
-				t.Fatalf("members = %q, encoding/json: %q (%v)", res.top, want, err)
-			}
-			for k, v := range want {
-				if !bytes.Equal(res.top[k], v) {
-					t.Fatalf("member %q = %s, encoding/json: %s", k, res.top[k], v)
-				}
-				var ws string
-				wok := firstByte(v) == '"' && json.Unmarshal(v, &ws) == nil
-				if s, ok := rawString(v); ok != wok || s != ws {
-					t.Fatalf("rawString(%s) = %q, %v; encoding/json: %q, %v", v, s, ok, ws, wok)
-				}
-			}
-		}
+		res := checkParseAnswer(t, body)
 		envelopeFailure(res.top)
-		code, msg := errorDetails(body, "")
-		if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\n\r\x00") || utf8.RuneCountInString(msg) > maxMessage+1 {
-			t.Fatalf("message %q is not one clean line", msg)
-		}
-		if len(code) > 200 {
-			t.Fatalf("code too long: %d", len(code))
-		}
-		if !res.isJSON {
-			return
-		}
-		if r, err := c.decodeSendMessage(res, ConversationID{}); err == nil {
-			if r.ConversationID.IsZero() {
-				t.Fatal("a chat result without a conversation ID")
-			}
-			checkIDRoundTrip(t, r.ConversationID)
-		}
-		if l, err := c.decodeConversationList(res); err == nil {
-			for _, conv := range l.Conversations {
-				if conv.ID.IsZero() {
-					t.Fatal("a conversation without an ID")
-				}
-				checkIDRoundTrip(t, conv.ID)
-			}
-		}
-		if h, err := c.decodeHistory(res, strID("c")); err == nil && h.Messages == nil {
-			t.Fatal("nil Messages")
-		}
-		if tr, err := c.decodeTranscript(res); err == nil && tr == nil {
-			t.Fatal("nil transcript without an error")
-		}
-		if a, err := c.decodeAccount(res); err == nil && (a.Balance == nil && a.Price == nil ||
-			strings.IndexFunc(a.ChatEngine, unicode.IsControl) >= 0 || utf8.RuneCountInString(a.ChatEngine) > 201) {
-			t.Fatalf("account %+v", a)
-		}
-		if sp, err := c.decodeSpeech(res); err == nil && len(sp.Audio) == 0 {
-			t.Fatal("speech without audio")
+		checkErrorDetails(t, body)
+		if res.isJSON {
+			checkConversationDecoders(t, c, res)
+			checkMediaDecoders(t, c, res)
 		}
 		_ = bodyStart(body)
 	})
+}
+
+// checkParseAnswer reads body as an answer: JSON exactly when json.Valid says so, with members
+// exactly when it is an object.
+func checkParseAnswer(t *testing.T, body []byte) *response {
+	t.Helper()
+	res := &response{status: 200, body: body}
+	res.top, res.payload, res.isJSON = parseAnswer(body)
+	if res.isJSON != json.Valid(body) {
+		t.Fatalf("parseAnswer ok = %v, json.Valid = %v", res.isJSON, !res.isJSON)
+	}
+	if (res.top != nil) != (res.isJSON && jsonscan.FirstByte(body) == '{') {
+		// The members themselves are jsonscan's to get right (FuzzObject there).
+		t.Fatalf("parseAnswer's members = %q for %q", res.top, body)
+	}
+	return res
+}
+
+// checkErrorDetails reads body as an error: one clean line of message, a bounded code.
+func checkErrorDetails(t *testing.T, body []byte) {
+	t.Helper()
+	code, msg := errorDetails(body, "")
+	if !utf8.ValidString(msg) || strings.ContainsAny(msg, "\n\r\x00") || utf8.RuneCountInString(msg) > maxMessage+1 {
+		t.Fatalf("message %q is not one clean line", msg)
+	}
+	if len(code) > 200 {
+		t.Fatalf("code too long: %d", len(code))
+	}
+}
+
+// checkConversationDecoders runs the decoders of a chat result, the list and a history on res:
+// what they accept has conversation IDs that survive a round trip, and messages.
+func checkConversationDecoders(t *testing.T, c *Client, res *response) {
+	t.Helper()
+	if r, err := c.decodeSendMessage(res, ConversationID{}); err == nil {
+		if r.ConversationID.IsZero() {
+			t.Fatal("a chat result without a conversation ID")
+		}
+		checkIDRoundTrip(t, r.ConversationID)
+	}
+	if l, err := c.decodeConversationList(res); err == nil {
+		for _, conv := range l.Conversations {
+			if conv.ID.IsZero() {
+				t.Fatal("a conversation without an ID")
+			}
+			checkIDRoundTrip(t, conv.ID)
+		}
+	}
+	if h, err := c.decodeHistory(res, strID("c")); err == nil && h.Messages == nil {
+		t.Fatal("nil Messages")
+	}
+}
+
+// checkMediaDecoders runs the decoders of a transcript, the account and speech on res: what they
+// accept holds what its caller shows or plays.
+func checkMediaDecoders(t *testing.T, c *Client, res *response) {
+	t.Helper()
+	if tr, err := c.decodeTranscript(res); err == nil && tr == nil {
+		t.Fatal("nil transcript without an error")
+	}
+	if a, err := c.decodeAccount(res); err == nil && (a.Balance == nil && a.Price == nil ||
+		strings.IndexFunc(a.ChatEngine, unicode.IsControl) >= 0 || utf8.RuneCountInString(a.ChatEngine) > 201) {
+		t.Fatalf("account %+v", a)
+	}
+	if sp, err := c.decodeSpeech(res); err == nil && len(sp.Audio) == 0 {
+		t.Fatal("speech without audio")
+	}
 }
 
 // checkIDRoundTrip fails unless id survives MarshalJSON and UnmarshalJSON unchanged.

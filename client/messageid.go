@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"parley/internal/jsonscan"
 )
 
 // MessageID identifies a message. The spec gives message IDs as integers, but a service may write
@@ -35,9 +37,9 @@ func (id MessageID) MarshalJSON() ([]byte, error) {
 func (id *MessageID) UnmarshalJSON(b []byte) error {
 	*id = MessageID{}
 	b = bytes.TrimSpace(b)
-	switch c := firstByte(b); {
+	switch c := jsonscan.FirstByte(b); {
 	case c == '"':
-		if s, ok := rawString(b); ok {
+		if s, ok := jsonscan.String(b); ok {
 			id.text = strings.TrimSpace(s)
 		}
 	case c == '-' || (c >= '0' && c <= '9'):

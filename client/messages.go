@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"parley/internal/jsonscan"
 )
 
 // SendMessageRequest is one chat turn; the optional settings are sent only when set.
@@ -148,7 +150,7 @@ type chatMessage struct {
 
 // UnmarshalJSON reads a string as the message's text and an object as a message.
 func (m *chatMessage) UnmarshalJSON(b []byte) error {
-	switch firstByte(b) {
+	switch jsonscan.FirstByte(b) {
 	case '"':
 		return m.text.UnmarshalJSON(b)
 	case '{':
@@ -171,7 +173,7 @@ type conversationRef struct{ id ConversationID }
 
 // UnmarshalJSON reads an object's id (or conversation_id) or the ID itself.
 func (r *conversationRef) UnmarshalJSON(b []byte) error {
-	if firstByte(b) == '{' {
+	if jsonscan.FirstByte(b) == '{' {
 		var o struct {
 			ID             jsonConvID `json:"id"`
 			ConversationID jsonConvID `json:"conversation_id"`

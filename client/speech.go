@@ -7,6 +7,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"parley/internal/jsonscan"
 )
 
 // SpeechRequest is text to speak.
@@ -80,7 +82,7 @@ func (c *Client) decodeSpeech(res *response) (*Speech, error) {
 			}
 		}
 	} else {
-		uri, ok = rawString(res.payload)
+		uri, ok = jsonscan.String(res.payload)
 	}
 	if !ok || strings.TrimSpace(uri) == "" {
 		return nil, c.decodeError(res, "audio")

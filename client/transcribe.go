@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"parley/internal/jsonscan"
 )
 
 // TranscribeRequest is audio to turn into text.
@@ -56,7 +58,7 @@ func (c *Client) decodeTranscript(res *response) (*Transcript, error) {
 	}
 	var a transcriptAnswer
 	if !decodeObject(res.payload, &a) {
-		if text, ok := rawString(res.payload); ok {
+		if text, ok := jsonscan.String(res.payload); ok {
 			return &Transcript{Text: text}, nil
 		}
 		return nil, c.decodeError(res, "text")
@@ -112,7 +114,7 @@ type languageField struct{ jsonString }
 
 // UnmarshalJSON reads a string, or the code (else the name) of an object.
 func (l *languageField) UnmarshalJSON(b []byte) error {
-	if firstByte(b) != '{' {
+	if jsonscan.FirstByte(b) != '{' {
 		return l.jsonString.UnmarshalJSON(b)
 	}
 	var o struct {

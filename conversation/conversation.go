@@ -47,6 +47,14 @@ func roleOf(s string) Role {
 	return Assistant
 }
 
+// String is the role's name in the service's words: "user" or "assistant".
+func (r Role) String() string {
+	if r == User {
+		return "user"
+	}
+	return "assistant"
+}
+
 // Message is one message shown in a conversation.
 type Message struct {
 	// ID is the service's identifier; zero for a message not confirmed by the service.
@@ -57,6 +65,11 @@ type Message struct {
 	Text string
 	// At is when it was written; zero when unknown.
 	At time.Time
+}
+
+// MessageFrom is the service's message m as a conversation shows it.
+func MessageFrom(m client.Message) Message {
+	return Message{ID: m.ID, Role: roleOf(m.Role), Text: m.Content, At: m.CreatedAt}
 }
 
 // TurnState is where a turn stands.

@@ -262,7 +262,7 @@ func (s *Session) load(th *Thread, id client.ConversationID) {
 		th.config = h.Config
 		th.messages = th.messages[:0]
 		for _, m := range h.Messages {
-			th.messages = append(th.messages, Message{ID: m.ID, Role: roleOf(m.Role), Text: m.Content, At: m.CreatedAt})
+			th.messages = append(th.messages, MessageFrom(m))
 		}
 		// A lost turn the history does not show answered may still be: read it again at the
 		// next Open.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/internal/jsonscan"
 	"parley/server/store"
 )
 
@@ -64,7 +65,7 @@ func (fs *fuzzService) check(t *testing.T, rec *httptest.ResponseRecorder, body 
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("Content-Type %q for %q", ct, body)
 	}
-	if _, err := splitObject(rec.Body.Bytes()); err != nil {
+	if _, err := jsonscan.Object(rec.Body.Bytes()); err != nil {
 		t.Fatalf("response is not a JSON object for %q: %s", body, rec.Body)
 	}
 }

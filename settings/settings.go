@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -163,3 +164,12 @@ func Changed(saved, next Config) Config {
 
 // sameFloat compares settings shown with two decimals.
 func sameFloat(a, b float64) bool { return math.Abs(a-b) < 0.0005 }
+
+// Number shows a setting's number in its shortest form (1.15, 0.3, 1), without the noise of a
+// value stored by an earlier version as 1.1500000000000001.
+func Number(v float64) string {
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64); err == nil {
+		v = r
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

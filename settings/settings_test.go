@@ -67,3 +67,16 @@ func TestCheck(t *testing.T) {
 		t.Errorf("the persona's error carries its length and the limit: %#v", err)
 	}
 }
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{1.1500000000000001, "1.15"}, {0.3, "0.3"}, {1, "1"}, {0, "0"}, {0.05, "0.05"}, {2, "2"},
+	} {
+		if got := settings.Number(tc.v); got != tc.want {
+			t.Errorf("Number(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

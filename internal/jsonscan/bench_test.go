@@ -1,4 +1,4 @@
-package server
+package jsonscan
 
 import (
 	"bytes"
@@ -14,26 +14,26 @@ func bigTranscribeBody(b *testing.B) []byte {
 	return []byte(`{"audio":"` + base64.StdEncoding.EncodeToString(audio) + `","format":"wav","language":"en"}`)
 }
 
-// BenchmarkReadBody_SplitObject is the service's reading of a transcribe body: one pass over
+// BenchmarkObject_TranscribeBody is the service's reading of a transcribe body: one pass over
 // the object, and the audio string copied out once.
-func BenchmarkReadBody_SplitObject(b *testing.B) {
+func BenchmarkObject_TranscribeBody(b *testing.B) {
 	body := bigTranscribeBody(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := splitObject(body)
+		f, err := Object(body)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := unquote(f["audio"]); err != nil {
-			b.Fatal(err)
+		if _, ok := String(f["audio"]); !ok {
+			b.Fatal("no audio")
 		}
 	}
 }
 
-// BenchmarkReadBody_EncodingJSON reads the same body with encoding/json, as the fields map
-// would: members as raw values, then the audio member as a string.
-func BenchmarkReadBody_EncodingJSON(b *testing.B) {
+// BenchmarkObject_EncodingJSON reads the same body with encoding/json, as Object's map would
+// be: members as raw values, then the audio member as a string.
+func BenchmarkObject_EncodingJSON(b *testing.B) {
 	body := bigTranscribeBody(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -49,8 +49,8 @@ func BenchmarkReadBody_EncodingJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkReadBody_EncodingJSONStruct reads it with encoding/json straight into a struct.
-func BenchmarkReadBody_EncodingJSONStruct(b *testing.B) {
+// BenchmarkObject_EncodingJSONStruct reads it with encoding/json straight into a struct.
+func BenchmarkObject_EncodingJSONStruct(b *testing.B) {
 	body := bigTranscribeBody(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
