@@ -23,7 +23,6 @@ func (u *UI) newTalk() *talk.Controller {
 		Prefs: talkPrefs{u.prefs},
 		Host:  talkHost{u},
 		Do:    u.do,
-		Now:   u.deps.Now,
 	})
 	ctl.Subscribe(u.talkAway)
 	return ctl

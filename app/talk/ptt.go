@@ -72,7 +72,7 @@ func (c *Controller) startRecording(endAtSilence bool) {
 	c.warmSpeech()
 	rec := c.cfg.Devices().NewRecorder()
 	ctx, cancel := context.WithCancel(c.cfg.Ctx)
-	started := c.cfg.Now()
+	started := time.Now()
 	c.ptt.recorder, c.ptt.recCancel, c.ptt.started = rec, cancel, started
 	c.st.Recording = true
 	levels := make(chan audio.Level, 8)
@@ -112,7 +112,7 @@ func (c *Controller) followLevels(ctx context.Context, levels <-chan audio.Level
 		}
 		shown = time.Now()
 		level := max((last.RMS+60)/60, 0) // -60 dBFS … 0 dBFS
-		elapsed := c.cfg.Now().Sub(started)
+		elapsed := time.Since(started)
 		hearing := last.RMS > -40
 		c.cfg.Do(func() {
 			if c.st.Recording && c.ptt.started.Equal(started) {

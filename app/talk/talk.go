@@ -107,8 +107,6 @@ type Config struct {
 	// Do runs a function on the host's goroutine, later; the controller's own goroutines come
 	// back through it.
 	Do func(func())
-	// Now is the clock of the recording's time (nil: time.Now).
-	Now func() time.Time
 }
 
 // Attached is the service in use and its conversations.
@@ -268,9 +266,6 @@ type Controller struct {
 
 // New returns a controller with nothing attached: Attach gives it a service.
 func New(cfg Config) *Controller {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
 	c := &Controller{cfg: cfg}
 	c.ptt.waiting = map[int64]awaited{}
 	return c
