@@ -52,7 +52,7 @@ func (u *UI) showAccount() { u.showAccountWith("") }
 
 // showAccountAfter opens the account dialog saying why Parley could not connect to base.
 func (u *UI) showAccountAfter(err error, base string) {
-	if u.conn == nil && u.sidebar == nil {
+	if u.main == nil {
 		u.showWelcomeAfter(err)
 	}
 	msg := phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyStored}, inAccount).text
@@ -66,7 +66,7 @@ func (u *UI) showAccountAfter(err error, base string) {
 // words that fit the dialog.
 func (u *UI) showAccountFor(err error) {
 	s := explain.Scene{}
-	if c := u.conn; c != nil {
+	if c := u.conn(); c != nil {
 		s.BaseURL = c.baseURL
 		switch {
 		case c.fromEnv && strings.TrimSpace(u.deps.Getenv("PARLEY_API_KEY")) != "":
@@ -87,8 +87,8 @@ func (u *UI) showAccountWith(message string) *accountDialog {
 	a.base = newField(&dialogKeys{submit: func() { u.win.Canvas().Focus(a.key) }, cancel: a.keys.cancel}, false)
 	a.base.SetPlaceHolder("https://api.example.com")
 	a.base.SetText(u.prefs.savedBaseURL())
-	if u.conn != nil && !u.conn.local {
-		a.base.SetText(u.conn.baseURL)
+	if u.conn() != nil && !u.conn().local {
+		a.base.SetText(u.conn().baseURL)
 	}
 	a.key = newPasswordField(a.keys)
 	a.key.setPlaceholders(a.keyPlaceholders()...)
@@ -114,7 +114,7 @@ func (u *UI) showAccountWith(message string) *accountDialog {
 	a.saveBtn.Importance = widget.HighImportance
 	cancel := newButton(a.keys, "Cancel", theme.CancelIcon(), a.keys.cancel)
 	buttons := []fyne.CanvasObject{a.testBtn}
-	if u.deps.Local != nil && (u.conn == nil || !u.conn.local) {
+	if u.deps.Local != nil && (u.conn() == nil || !u.conn().local) {
 		buttons = append(buttons, newButton(a.keys, "Use the local service", theme.ComputerIcon(), func() {
 			a.d.Hide()
 			u.useLocal()
@@ -257,7 +257,7 @@ func (u *UI) useRemote(svc Service, base string, sessionKey bool) {
 }
 
 // keyForSessionOnly reports whether the key of the service in use is kept for this session only.
-func (u *UI) keyForSessionOnly() bool { return u.conn != nil && u.conn.sessionKey }
+func (u *UI) keyForSessionOnly() bool { return u.conn() != nil && u.conn().sessionKey }
 
 // noteKeyring remembers err when it is the dialog's first keyring failure, and makes the key
 // field say where the key will be kept.

@@ -154,26 +154,11 @@ type UI struct {
 	win   fyne.Window
 	deps  Deps
 
-	conn    *connection // the service in use and how it was reached
-	sess    *conversation.Session
-	current *conversation.Thread
-	drafts  map[*conversation.Thread]string // unsent composer text per conversation
-	// unsentSent are, per conversation, the messages put back in its message box that had been
-	// sent before Parley last closed: taken out again once its history shows them (unsent.go).
-	unsentSent map[*conversation.Thread][]string
-	// newDraft is what was written in a new conversation left before it was created, for the
-	// next new one.
-	newDraft string
-	sidebar  *sidebar
-	chat     *chatView
-	composer *composer
-	status   *statusBar
-	header   *header
-	// talk owns the microphone and the speakers for as long as the app runs; vpanel shows
-	// voice mode in the main window, and unfollowTalk ends the main window's following of it.
-	talk         *talk.Controller
-	vpanel       *voicePanel
-	unfollowTalk func()
+	// main is the window over the service in use (nil while the welcome screen shows): built
+	// whole when a service is attached, replaced whole on the next.
+	main *mainWindow
+	// talk owns the microphone and the speakers for as long as the app runs.
+	talk *talk.Controller
 
 	// closeDialog cancels the dialog on top (Escape), when one is open; dialogs are the open
 	// dialogs, the top one last.
@@ -182,8 +167,6 @@ type UI struct {
 	// dialogClosing: a dialog closed during the event being handled; a character it types is
 	// not the person's.
 	dialogClosing bool
-	// accountOffered marks the failed turns for which the account dialog was opened.
-	accountOffered map[int64]bool
 	// shiftHeld: a Shift key is down (for Shift and an arrow extending the chat's selection).
 	shiftHeld bool
 	// onEnter is what Enter does when no widget has the keyboard (the welcome screen's default).
@@ -224,7 +207,7 @@ func New(a fyne.App, d Deps) *UI {
 		d.openURL = a.OpenURL
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}, ctx: ctx, cancel: cancel}
+	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, ctx: ctx, cancel: cancel}
 	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)
@@ -306,7 +289,9 @@ func (u *UI) shutdown() {
 	if u.deps.OnClosing != nil {
 		u.deps.OnClosing()
 	}
-	u.keepUnsentText()
+	if u.main != nil {
+		u.main.close() // what was written and not answered is kept first
+	}
 	u.savePlacement()
 	u.gkey.stop()
 	u.tray.stop()
@@ -314,13 +299,7 @@ func (u *UI) shutdown() {
 		close(u.notes)
 		u.notes = nil
 	}
-	if u.sidebar != nil {
-		u.sidebar.stop()
-	}
 	u.talk.StopAll()
-	if u.sess != nil {
-		u.sess.Close()
-	}
 	u.cancel()
 	u.stopLocal()
 }

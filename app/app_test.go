@@ -104,7 +104,7 @@ func startWith(t testing.TB, svc *conversationtest.Service, a fyne.App, edit fun
 	h.u = New(a, deps)
 	h.u.win.Resize(fyne.NewSize(1000, 700))
 	// Ready: the main window is up and the account's balance (read at start) is shown.
-	h.waitFor(func() bool { return h.u.status != nil && h.u.status.points.Text != "" })
+	h.waitFor(func() bool { return h.u.main != nil && h.u.main.status.points.Text != "" })
 	t.Cleanup(func() { h.u.shutdown() })
 	return h
 }
@@ -127,16 +127,16 @@ func (h *harness) waitFor(cond func() bool) {
 
 // typeAndSend types text in the composer and presses Enter.
 func (h *harness) typeAndSend(text string) {
-	test.Type(h.u.composer.entry, text)
-	h.u.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	test.Type(h.u.main.composer.entry, text)
+	h.u.main.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 }
 
-func (h *harness) view() conversation.ThreadView { return h.u.sess.Snapshot(h.u.current) }
+func (h *harness) view() conversation.ThreadView { return h.u.main.sess.Snapshot(h.u.main.current) }
 
 // shown counts the chat view's rendered rows of a kind.
 func (h *harness) shown(kind rowKind) int {
 	n := 0
-	for _, r := range h.u.chat.rows {
+	for _, r := range h.u.main.chat.rows {
 		if r.kind == kind {
 			n++
 		}
@@ -146,7 +146,7 @@ func (h *harness) shown(kind rowKind) int {
 
 // failedShown reports whether a failed (or lost) message is rendered.
 func (h *harness) failedShown() bool {
-	for _, r := range h.u.chat.rows {
+	for _, r := range h.u.main.chat.rows {
 		if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
 			return true
 		}
@@ -156,20 +156,20 @@ func (h *harness) failedShown() bool {
 
 func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
 	h := start(t, newFakeService())
-	if h.u.win.Canvas().Focused() != h.u.composer.entry {
+	if h.u.win.Canvas().Focused() != h.u.main.composer.entry {
 		t.Error("the composer does not have the keyboard when the window opens")
 	}
 	h.typeAndSend("Hello there")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	if h.u.composer.text() != "" || h.u.win.Canvas().Focused() != h.u.composer.entry {
-		t.Errorf("after sending: composer %q, focus %v", h.u.composer.text(), h.u.win.Canvas().Focused())
+	if h.u.main.composer.text() != "" || h.u.win.Canvas().Focused() != h.u.main.composer.entry {
+		t.Errorf("after sending: composer %q, focus %v", h.u.main.composer.text(), h.u.win.Canvas().Focused())
 	}
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 })
-	if h.u.sidebar.items[0].DisplayTitle() != "Hello there" || h.u.currentEntry().ID.String() != "c1" {
-		t.Errorf("sidebar %+v, current %v", h.u.sidebar.items, h.u.currentEntry().ID)
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 })
+	if h.u.main.sidebar.items[0].DisplayTitle() != "Hello there" || h.u.main.currentEntry().ID.String() != "c1" {
+		t.Errorf("sidebar %+v, current %v", h.u.main.sidebar.items, h.u.main.currentEntry().ID)
 	}
-	if h.u.header.title.Text != "Hello there" {
-		t.Errorf("header %q", h.u.header.title.Text)
+	if h.u.main.header.title.Text != "Hello there" {
+		t.Errorf("header %q", h.u.main.header.title.Text)
 	}
 	h.typeAndSend("And again")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
@@ -177,17 +177,17 @@ func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
 	if len(reqs) != 2 || reqs[1].ConversationID.String() != "c1" {
 		t.Errorf("requests %+v", reqs)
 	}
-	if len(h.u.sidebar.items) != 1 {
-		t.Errorf("the second send made another conversation: %+v", h.u.sidebar.items)
+	if len(h.u.main.sidebar.items) != 1 {
+		t.Errorf("the second send made another conversation: %+v", h.u.main.sidebar.items)
 	}
-	if got := h.u.status.points.Text; !strings.Contains(got, "1 point") || !strings.Contains(got, "99 points") {
+	if got := h.u.main.status.points.Text; !strings.Contains(got, "1 point") || !strings.Contains(got, "99 points") {
 		t.Errorf("status bar points %q", got)
 	}
 }
 
 func TestApp_ShiftEnterAddsALine(t *testing.T) {
 	h := start(t, newFakeService())
-	e := h.u.composer.entry
+	e := h.u.main.composer.entry
 	test.Type(e, "line one")
 	e.KeyDown(&fyne.KeyEvent{Name: "LeftShift"})
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -206,34 +206,36 @@ func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("Question")
 	<-svc.Entered
-	pending := h.u.current
+	pending := h.u.main.current
 	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
-	if rows := h.u.chat.rows; len(rows) != 2 || rows[1].kind != rowThinking {
+	if rows := h.u.main.chat.rows; len(rows) != 2 || rows[1].kind != rowThinking {
 		t.Fatalf("while waiting: rows %+v, want the message and a thinking bubble", rows)
 	}
 	// The composer stays usable: type a draft, then switch away.
-	test.Type(h.u.composer.entry, "half-typed")
+	test.Type(h.u.main.composer.entry, "half-typed")
 	h.waitFor(func() bool {
-		for _, e := range h.u.sidebar.items {
+		for _, e := range h.u.main.sidebar.items {
 			if e.ID.String() == "old" {
 				return true
 			}
 		}
 		return false
 	})
-	h.u.open(conversationtest.ID("old"))
+	h.u.main.open(conversationtest.ID("old"))
 	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
-	if h.u.composer.text() != "" {
-		t.Errorf("the draft followed to the other conversation: %q", h.u.composer.text())
+	if h.u.main.composer.text() != "" {
+		t.Errorf("the draft followed to the other conversation: %q", h.u.main.composer.text())
 	}
 	svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return len(h.u.sess.Snapshot(pending).Messages) == 2 && len(h.u.sidebar.items) == 2 })
+	h.waitFor(func() bool {
+		return len(h.u.main.sess.Snapshot(pending).Messages) == 2 && len(h.u.main.sidebar.items) == 2
+	})
 	if len(h.view().Messages) != 1 {
 		t.Errorf("the reply landed in the conversation on screen: %+v", h.view().Messages)
 	}
-	h.u.show(pending)
-	if h.u.composer.text() != "half-typed" {
-		t.Errorf("the draft was lost: %q", h.u.composer.text())
+	h.u.main.show(pending)
+	if h.u.main.composer.text() != "half-typed" {
+		t.Errorf("the draft was lost: %q", h.u.main.composer.text())
 	}
 }
 
@@ -243,11 +245,11 @@ func TestApp_ErrorThenRetryKeepsTheText(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("Do not lose me")
 	h.waitFor(h.failedShown)
-	row := h.u.chat.rows[0]
+	row := h.u.main.chat.rows[0]
 	if row.kind != rowTurn || row.text != "Do not lose me" {
 		t.Fatalf("the failed message is not shown with its text: %+v", row)
 	}
-	b := newBubbleRow(h.u.chat)
+	b := newBubbleRow(h.u.main.chat)
 	b.set(row)
 	if !strings.Contains(b.meta.Text, "unavailable") || b.retryBtn.Hidden {
 		t.Errorf("failed bubble: %q, retry hidden %v", b.meta.Text, b.retryBtn.Hidden)
@@ -277,8 +279,8 @@ func TestApp_DeleteAsksAndRemoves(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
 	h.typeAndSend("Plan a trip")
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
-	h.u.confirmDelete(h.u.currentEntry())
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.u.main.confirmDelete(h.u.main.currentEntry())
 	markup := test.RenderToMarkup(h.u.win.Canvas())
 	if !strings.Contains(markup, "Delete “Plan a trip”?") {
 		t.Fatalf("the confirmation does not name the conversation:\n%s", markup)
@@ -288,7 +290,7 @@ func TestApp_DeleteAsksAndRemoves(t *testing.T) {
 	}
 	confirm := findButton(h.u.win.Canvas().Overlays().Top(), "Delete")
 	test.Tap(confirm)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 0 && h.view().ID.IsZero() })
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 0 && h.view().ID.IsZero() })
 	if _, d, _ := svc.Recorded(); len(d) != 1 || d[0] != "c1" {
 		t.Errorf("deletes %v", d)
 	}
@@ -299,27 +301,27 @@ func TestApp_SearchFilters(t *testing.T) {
 	svc.List = []client.Conversation{{ID: conversationtest.ID("a"), Title: "Lisbon trip"}, {ID: conversationtest.ID("b"), Title: "Sourdough"}}
 	svc.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "How long to proof the lighthouse loaf?"}}}
 	h := start(t, svc)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 2 })
-	h.u.open(conversationtest.ID("b"))
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 2 })
+	h.u.main.open(conversationtest.ID("b"))
 	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
-	test.Type(h.u.sidebar.search, "lighthouse")
-	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "b" {
-		t.Errorf("searching the text: %+v", h.u.sidebar.items)
+	test.Type(h.u.main.sidebar.search, "lighthouse")
+	if len(h.u.main.sidebar.items) != 1 || h.u.main.sidebar.items[0].ID.String() != "b" {
+		t.Errorf("searching the text: %+v", h.u.main.sidebar.items)
 	}
-	h.u.sidebar.search.SetText("lisbon")
-	if len(h.u.sidebar.items) != 1 || h.u.sidebar.items[0].ID.String() != "a" {
-		t.Errorf("searching titles: %+v", h.u.sidebar.items)
+	h.u.main.sidebar.search.SetText("lisbon")
+	if len(h.u.main.sidebar.items) != 1 || h.u.main.sidebar.items[0].ID.String() != "a" {
+		t.Errorf("searching titles: %+v", h.u.main.sidebar.items)
 	}
-	h.u.sidebar.search.SetText("nothing like this")
-	if len(h.u.sidebar.items) != 0 || h.u.sidebar.noMatch.Hidden {
-		t.Errorf("a search that finds nothing: %+v, 'no match' hidden %v", h.u.sidebar.items, h.u.sidebar.noMatch.Hidden)
+	h.u.main.sidebar.search.SetText("nothing like this")
+	if len(h.u.main.sidebar.items) != 0 || h.u.main.sidebar.noMatch.Hidden {
+		t.Errorf("a search that finds nothing: %+v, 'no match' hidden %v", h.u.main.sidebar.items, h.u.main.sidebar.noMatch.Hidden)
 	}
-	h.u.sidebar.search.SetText("")
-	if len(h.u.sidebar.items) != 2 || !h.u.sidebar.noMatch.Hidden {
-		t.Errorf("clearing the search: %+v", h.u.sidebar.items)
+	h.u.main.sidebar.search.SetText("")
+	if len(h.u.main.sidebar.items) != 2 || !h.u.main.sidebar.noMatch.Hidden {
+		t.Errorf("clearing the search: %+v", h.u.main.sidebar.items)
 	}
-	h.u.sidebar.search.SetText("lisbon")
-	h.u.sidebar.search.OnSubmitted("lisbon")
+	h.u.main.sidebar.search.SetText("lisbon")
+	h.u.main.sidebar.search.OnSubmitted("lisbon")
 	h.waitFor(func() bool { return h.view().ID.String() == "a" })
 }
 
@@ -327,7 +329,7 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
 	// A new conversation: the settings travel on its first call.
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s := h.openSettings()
 	if h.u.win.Canvas().Focused() != s.persona {
 		t.Error("the settings dialog does not open with the persona focused")
@@ -348,9 +350,9 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	}
 
 	// An existing one: only the changed field is sent.
-	h.u.sess.Reload(h.u.current)
+	h.u.main.sess.Reload(h.u.main.current)
 	h.waitFor(func() bool { return h.view().Config.Persona != nil && !h.view().Loading })
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s = h.openSettings()
 	s.maxTok.SetText("64")
 	test.Tap(s.saveBtn)
@@ -362,7 +364,7 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	}
 
 	// Inline validation.
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s = h.openSettings()
 	s.maxTok.SetText("zero")
 	if !s.saveBtn.Disabled() || !strings.Contains(s.errText.Text, "Max tokens") {
@@ -386,7 +388,7 @@ func (h *harness) openSettings() *settingsDialog {
 
 func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
 	h := start(t, newFakeService())
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s := h.openSettings()
 	s.preset.SetSelected("Tutor")
 	if !strings.Contains(s.persona.Text, "patient tutor") || !s.tempOn.Checked {
@@ -408,7 +410,7 @@ func TestApp_PresetsSaveRenameDeleteAndStart(t *testing.T) {
 		t.Fatalf("renamed preset %+v %v", p, ok)
 	}
 	h.u.escape()
-	h.u.newFromPreset(p)
+	h.u.main.newFromPreset(p)
 	if v := h.view(); v.Config.Persona == nil || *v.Config.Persona != p.Persona || !v.ID.IsZero() {
 		t.Errorf("a new conversation from the preset: %+v", v.Config)
 	}
@@ -423,11 +425,11 @@ func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
-	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
+	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
 	if len(svc.ChatRequests()) != 0 {
 		t.Error("the transcript was sent without review")
 	}
-	if h.u.talk.State().Recording || !h.u.composer.recording.Hidden {
+	if h.u.talk.State().Recording || !h.u.main.composer.recording.Hidden {
 		t.Error("still shown as recording")
 	}
 }
@@ -442,7 +444,7 @@ func TestApp_EmptyTakeMakesNoCalls(t *testing.T) {
 	if _, _, n := svc.Recorded(); n != 0 || len(svc.ChatRequests()) != 0 {
 		t.Errorf("an empty take made %d transcribe and %d chat calls", n, len(svc.ChatRequests()))
 	}
-	if c := h.u.composer; c.notice.Hidden || !strings.Contains(c.noticeText.Text, "Didn't catch that") {
+	if c := h.u.main.composer; c.notice.Hidden || !strings.Contains(c.noticeText.Text, "Didn't catch that") {
 		t.Errorf("composer notice %q (hidden %v)", c.noticeText.Text, c.notice.Hidden)
 	}
 }
@@ -456,8 +458,8 @@ func TestApp_AutoSpeakRequestsFirstSentenceFirst(t *testing.T) {
 	if first := <-h.player.Added; first != "Re: Where to." {
 		t.Errorf("first clip %q, want the reply's first sentence", first)
 	}
-	if h.u.status.voice.Text != "Speaking" || h.u.composer.stop.Hidden {
-		t.Errorf("while speaking: status %q, stop hidden %v", h.u.status.voice.Text, h.u.composer.stop.Hidden)
+	if h.u.main.status.voice.Text != "Speaking" || h.u.main.composer.stop.Hidden {
+		t.Errorf("while speaking: status %q, stop hidden %v", h.u.main.status.voice.Text, h.u.main.composer.stop.Hidden)
 	}
 	svc.Mu.Lock()
 	defer svc.Mu.Unlock()

@@ -50,10 +50,10 @@ func BenchmarkOpenConversation5000(b *testing.B) {
 	h := start(b, svc)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		h.u.newConversation()
-		h.u.sess.Close()
-		h.u.sess = newSessionFor(h) // a fresh session: the history is read again, as on a first open
-		h.u.open(id)
+		h.u.main.newConversation()
+		h.u.main.sess.Close()
+		h.u.main.sess = newSessionFor(h) // a fresh session: the history is read again, as on a first open
+		h.u.main.open(id)
 		h.waitFor(func() bool { return h.shown(rowMessage) == 5000 })
 		h.u.win.Canvas().Capture()
 	}
@@ -67,10 +67,10 @@ func BenchmarkSidebar10000(b *testing.B) {
 			UpdatedAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC).Add(-time.Duration(i) * time.Minute)})
 	}
 	h := start(b, svc)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 10000 })
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 10000 })
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := newSidebar(h.u, h.u.sess, h.u.win.Canvas(), h.u.deps.Now, h.u.do)
+		s := newSidebar(h.u.main, h.u.main.sess, h.u.win.Canvas(), h.u.deps.Now, h.u.do)
 		s.refresh()
 		w := test.NewWindow(s.object())
 		w.Resize(fyne.NewSize(270, 700))
@@ -81,7 +81,7 @@ func BenchmarkSidebar10000(b *testing.B) {
 
 // newSessionFor starts a fresh session on the harness's service, wired like attach wires one.
 func newSessionFor(h *harness) *conversation.Session {
-	return conversation.NewSession(h.svc, func(ch conversation.Change) { h.u.do(func() { h.u.apply(ch) }) })
+	return conversation.NewSession(h.svc, func(ch conversation.Change) { h.u.do(func() { h.u.main.apply(ch) }) })
 }
 
 // BenchmarkTwentyTurns sends 20 messages and renders each reply, as a person chatting would.
@@ -121,7 +121,7 @@ func benchmarkReply(b *testing.B, md string) {
 			{Role: conversation.Assistant, Text: fmt.Sprintf("%s\n\nRound %d.", md, i), At: t0},
 		}}
 		start := time.Now()
-		h.u.chat.showThread(v)
+		h.u.main.chat.showThread(v)
 		h.drain()
 		built := time.Now()
 		h.u.win.Canvas().Capture()
@@ -148,17 +148,17 @@ func (h *harness) drain() {
 // paragraph and paints the frame, as a person typing a long message does.
 func BenchmarkTypeInLongDraft(b *testing.B) {
 	h := start(b, newFakeService())
-	h.u.newConversation()
+	h.u.main.newConversation()
 	var sb strings.Builder
 	for sb.Len() < 10000 {
 		sb.WriteString("the tide turns at six and the wind is from the west force four ")
 	}
-	h.u.composer.setText(sb.String())
+	h.u.main.composer.setText(sb.String())
 	h.u.focusComposer()
 	h.u.win.Canvas().Capture()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		h.u.composer.entry.TypedRune('a')
+		h.u.main.composer.entry.TypedRune('a')
 		h.u.win.Canvas().Capture()
 	}
 }
@@ -170,13 +170,13 @@ func BenchmarkComposer_KeyAt50KB(b *testing.B) {
 	for _, shape := range []string{"paragraph", "lines"} {
 		b.Run(shape, func(b *testing.B) {
 			h := start(b, newFakeService())
-			h.u.newConversation()
-			h.u.composer.setText(prose(50000, shape == "lines"))
+			h.u.main.newConversation()
+			h.u.main.composer.setText(prose(50000, shape == "lines"))
 			h.u.focusComposer()
 			h.u.win.Canvas().Capture()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				h.u.composer.entry.TypedRune('a')
+				h.u.main.composer.entry.TypedRune('a')
 			}
 		})
 	}
@@ -187,16 +187,16 @@ func BenchmarkComposer_Paste50KB(b *testing.B) {
 	for _, shape := range []string{"paragraph", "lines"} {
 		b.Run(shape, func(b *testing.B) {
 			h := start(b, newFakeService())
-			h.u.newConversation()
+			h.u.main.newConversation()
 			h.u.focusComposer()
 			text := prose(50000, shape == "lines")
 			h.u.win.Canvas().Capture()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				h.u.composer.setText("")
+				h.u.main.composer.setText("")
 				b.StartTimer()
-				h.u.composer.entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(text)})
+				h.u.main.composer.entry.TypedShortcut(&fyne.ShortcutPaste{Clipboard: textClipboard(text)})
 			}
 		})
 	}

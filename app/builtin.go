@@ -143,13 +143,14 @@ func (u *UI) keepEngineKey(url, key string) (sessionOnly bool, err error) {
 // engineChanged shows that the built-in service's chat engine changed by itself: a chosen
 // runtime that went away (chat calls fail, and cost nothing, meanwhile) or came back.
 func (u *UI) engineChanged(st engine.Status) {
-	if u.conn == nil || !u.conn.local || u.status == nil {
+	m := u.main
+	if m == nil || !m.conn.local {
 		return
 	}
-	u.conn.engine = st
-	u.status.refresh()
+	m.conn.engine = st
+	m.status.refresh()
 	if st.Notice != "" {
-		u.status.flash(st.Notice)
+		u.flash(st.Notice)
 	}
 }
 
@@ -170,11 +171,11 @@ func welcomeEngineHint(chat *engine.Chat, searching bool) string {
 
 // builtInSummary says in a line which chat engine the built-in service answers with.
 func (u *UI) builtInSummary() string {
-	if u.conn != nil && u.conn.local && u.conn.engine.Away {
-		return "Chosen: " + u.conn.engine.Short + ". Chat calls fail, and cost nothing, until it answers"
+	if u.conn() != nil && u.conn().local && u.conn().engine.Away {
+		return "Chosen: " + u.conn().engine.Short + ". Chat calls fail, and cost nothing, until it answers"
 	}
-	if u.conn != nil && u.conn.local && u.conn.engine.Short != "" {
-		return "Answers with " + u.conn.engine.Short
+	if u.conn() != nil && u.conn().local && u.conn().engine.Short != "" {
+		return "Answers with " + u.conn().engine.Short
 	}
 	set, _ := u.prefs.engines()
 	return "Answers with " + set.Chat.Short()
@@ -184,7 +185,7 @@ func (u *UI) builtInSummary() string {
 // offline responder answers, says so in summary.
 func (u *UI) offerFoundModel(summary *widget.Label) {
 	set, _ := u.prefs.engines()
-	if set.Chat.Kind != engine.Offline || u.conn != nil && u.conn.local && u.conn.engine.Away {
+	if set.Chat.Kind != engine.Offline || u.conn() != nil && u.conn().local && u.conn().engine.Away {
 		return // a model answers, or one chosen is away (the status bar says so)
 	}
 	local := u.deps.Local

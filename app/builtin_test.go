@@ -113,8 +113,10 @@ func TestWelcome_NamesTheModelFoundAndUsesIt(t *testing.T) {
 		return labelWith(h.u.win.Content(), "answers with llama3.2, from Ollama on this computer") != nil
 	})
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor(func() bool { return h.u.status != nil && strings.Contains(h.u.status.service.Text, "Built-in service") })
-	if got := h.u.status.service.Text; got != "Built-in service · llama3.2 from Ollama" {
+	h.waitFor(func() bool {
+		return h.u.main != nil && strings.Contains(h.u.main.status.service.Text, "Built-in service")
+	})
+	if got := h.u.main.status.service.Text; got != "Built-in service · llama3.2 from Ollama" {
 		t.Errorf("status bar: %q", got)
 	}
 	if s := local.lastSet(); s.Chat != ollama.Chat(ollama.Models[0]) {
@@ -133,7 +135,7 @@ func TestWelcome_NothingFound(t *testing.T) {
 	h.waitFor(func() bool { return labelWith(h.u.win.Content(), "install Ollama") != nil })
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.waitFor(func() bool {
-		return h.u.status != nil && h.u.status.service.Text == "Built-in service · offline responder"
+		return h.u.main != nil && h.u.main.status.service.Text == "Built-in service · offline responder"
 	})
 	if _, chosen := h.u.prefs.engines(); chosen {
 		t.Error("nothing was chosen, yet a choice was kept: a model installed later would not be used")
@@ -147,15 +149,15 @@ func TestBuiltIn_RuntimeAwayIsShown(t *testing.T) {
 	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
 	h.u.useLocal()
 	h.waitFor(func() bool {
-		return h.u.status != nil && h.u.status.service.Text == "Built-in service · llama3.2 from Ollama"
+		return h.u.main != nil && h.u.main.status.service.Text == "Built-in service · llama3.2 from Ollama"
 	})
 	local.mu.Lock()
 	on := local.on
 	local.mu.Unlock()
 	go on(engine.Status{Chat: "llama3.2, from Ollama on this computer (not running)", Short: "llama3.2 from Ollama (not running)", Away: true,
 		Notice: "Ollama on this computer stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or choose another engine in Preferences → Built-in service."})
-	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "stopped answering") })
-	if got := h.u.status.service.Text; got != "Built-in service · llama3.2 from Ollama (not running)" {
+	h.waitFor(func() bool { return strings.Contains(h.u.main.status.message.Text, "stopped answering") })
+	if got := h.u.main.status.service.Text; got != "Built-in service · llama3.2 from Ollama (not running)" {
 		t.Errorf("status bar: %q", got)
 	}
 	if got := h.u.builtInSummary(); got != "Chosen: llama3.2 from Ollama (not running). Chat calls fail, and cost nothing, until it answers" {
@@ -204,7 +206,7 @@ func TestBuiltIn_AnotherUsersRuntimeIsRefused(t *testing.T) {
 	}
 	h.u.useLocal()
 	h.waitFor(func() bool {
-		return h.u.status != nil && strings.Contains(h.u.status.message.Text, "belongs to another user")
+		return h.u.main != nil && strings.Contains(h.u.main.status.message.Text, "belongs to another user")
 	})
 
 	h.u.showEngines()
@@ -221,7 +223,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 	secrets := &memSecrets{keys: map[string]string{}}
 	h := startLocal(t, local, secrets)
 	h.u.useLocal()
-	h.waitFor(func() bool { return h.u.status != nil && strings.Contains(h.u.status.service.Text, "llama3.2") })
+	h.waitFor(func() bool { return h.u.main != nil && strings.Contains(h.u.main.status.service.Text, "llama3.2") })
 
 	h.u.showEngines()
 	top := h.u.topDialog()
@@ -262,7 +264,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 	e.tts.choice.SetSelected(optLocalVoices)
 
 	h.u.topDialog().keys.submit()
-	h.waitFor(func() bool { return strings.Contains(h.u.status.service.Text, "gpt-4o-mini") })
+	h.waitFor(func() bool { return strings.Contains(h.u.main.status.service.Text, "gpt-4o-mini") })
 	if got := secrets.keys["engine+https://api.example.com/v1"]; got != "sk-typed" {
 		t.Errorf("keyring holds %q for the address", got)
 	}
@@ -270,7 +272,7 @@ func TestEnginesDialog_RemoteWithKey(t *testing.T) {
 	if s.Chat.Kind != engine.Remote || s.Chat.URL != "https://api.example.com/v1" || s.Chat.Model != "gpt-4o-mini" || s.Chat.Key != "sk-typed" || s.TTS.Remote {
 		t.Errorf("the service was given %+v", s)
 	}
-	if got := h.u.status.service.Text; got != "Built-in service · gpt-4o-mini from api.example.com" {
+	if got := h.u.main.status.service.Text; got != "Built-in service · gpt-4o-mini from api.example.com" {
 		t.Errorf("status bar: %q", got)
 	}
 	// Nothing of the key in the preferences.

@@ -403,7 +403,8 @@ func refusedAsTooLong(err error) (limit int, ok bool) {
 // one change; it reports whether there were any. Nothing is sent: what the box held follows on
 // a line of its own, and a limit the refusal names becomes the composer's. For a conversation
 // not on screen, they go to its draft.
-func (u *UI) restoreRefused(th *conversation.Thread, v conversation.ThreadView) bool {
+func (m *mainWindow) restoreRefused(th *conversation.Thread, v conversation.ThreadView) bool {
+	u := m.u
 	limit, found := 0, false
 	for _, t := range v.Turns {
 		if t.State == conversation.Failed {
@@ -414,7 +415,7 @@ func (u *UI) restoreRefused(th *conversation.Thread, v conversation.ThreadView) 
 	if !found || u.talk.VoiceWaitsFor(th) {
 		return false
 	}
-	text := strings.Join(u.sess.TakeUnsent(th), "\n")
+	text := strings.Join(m.sess.TakeUnsent(th), "\n")
 	if text == "" {
 		return false
 	}
@@ -422,20 +423,20 @@ func (u *UI) restoreRefused(th *conversation.Thread, v conversation.ThreadView) 
 	if limit > 0 {
 		why = fmt.Sprintf("Not sent: the message is longer than the service's limit of %s characters", explain.Number(int64(limit)))
 	}
-	if th != u.current {
-		if d := u.drafts[th]; strings.TrimSpace(d) != "" {
+	if th != m.current {
+		if d := m.drafts[th]; strings.TrimSpace(d) != "" {
 			text += "\n" + d
 		}
-		u.drafts[th] = text
-		u.flash(why + ". It is back in its conversation's message box.")
+		m.drafts[th] = text
+		m.flash(why + ". It is back in its conversation's message box.")
 		return true
 	}
 	if limit > 0 {
-		u.composer.setLimit(limit)
+		m.composer.setLimit(limit)
 	}
-	u.composer.restore(text)
-	u.composer.showNotice(fmt.Sprintf("%s (%s characters). It is back here: shorten it, or send it in parts.",
+	m.composer.restore(text)
+	m.composer.showNotice(fmt.Sprintf("%s (%s characters). It is back here: shorten it, or send it in parts.",
 		why, explain.Number(int64(messageLength(text)))), "", nil)
-	u.focusComposer()
+	m.focusComposer()
 	return true
 }

@@ -225,16 +225,16 @@ func TestComposer_OverTheLimitSaysSoAndDoesNotSend(t *testing.T) {
 // message goes to it (its refusal may then name its limit).
 func TestComposer_LimitOfTheServiceInUse(t *testing.T) {
 	h := start(t, newFakeService())
-	if h.u.composer.limit != 0 {
-		t.Errorf("a service that says nothing of itself: limit %d, want none", h.u.composer.limit)
+	if h.u.main.composer.limit != 0 {
+		t.Errorf("a service that says nothing of itself: limit %d, want none", h.u.main.composer.limit)
 	}
 	h.u.attach(&connection{svc: newFakeService(), baseURL: "http://127.0.0.1:1", local: true})
-	if h.u.composer.limit != referenceMessageLimit {
-		t.Errorf("the built-in service: limit %d, want %d", h.u.composer.limit, referenceMessageLimit)
+	if h.u.main.composer.limit != referenceMessageLimit {
+		t.Errorf("the built-in service: limit %d, want %d", h.u.main.composer.limit, referenceMessageLimit)
 	}
 	ref := &namedEngine{Service: newFakeService()}
 	h.u.attach(&connection{svc: ref, baseURL: ref.BaseURL()})
-	h.waitFor(func() bool { return h.u.composer.limit == referenceMessageLimit })
+	h.waitFor(func() bool { return h.u.main.composer.limit == referenceMessageLimit })
 }
 
 // namedEngine is the scripted service with an account answer that names its chat engine, as
@@ -296,22 +296,22 @@ func TestComposer_RefusedDraftIsRestoredWithoutGluing(t *testing.T) {
 	svc.ChatErrs = []error{tooLongRefusal}
 	h := start(t, svc)
 	long := prose(50000, false)
-	h.u.composer.setText(long)
-	h.u.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.u.main.composer.setText(long)
+	h.u.main.composer.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	<-svc.Entered
 	h.typeAndSend("and the tide tables")
-	test.Type(h.u.composer.entry, "typed meanwhile")
+	test.Type(h.u.main.composer.entry, "typed meanwhile")
 	svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return h.u.composer.text() != "typed meanwhile" })
+	h.waitFor(func() bool { return h.u.main.composer.text() != "typed meanwhile" })
 
-	if want := long + "\nand the tide tables\ntyped meanwhile"; h.u.composer.text() != want {
-		got := h.u.composer.text()
+	if want := long + "\nand the tide tables\ntyped meanwhile"; h.u.main.composer.text() != want {
+		got := h.u.main.composer.text()
 		t.Errorf("the box holds %d characters ending %q, want %d ending %q", len(got), got[max(0, len(got)-40):], len(want), want[len(want)-40:])
 	}
 	if h.failedShown() || len(h.view().Turns) != 0 {
 		t.Errorf("the refused message is still in the conversation: %+v", h.view().Turns)
 	}
-	c := h.u.composer
+	c := h.u.main.composer
 	if !c.length.Visible() || !strings.Contains(c.length.Text, "over the service's limit of 32,000") || !c.send.Disabled() ||
 		c.notice.Hidden || !strings.Contains(c.noticeText.Text, "longer than the service's limit of 32,000 characters") {
 		t.Errorf("the line says %q (shown %v), Send disabled %v, the notice %q; want the limit said and Send disabled",
@@ -329,11 +329,11 @@ func TestComposer_RefusedDraftIsRestoredWithoutGluing(t *testing.T) {
 	c.setLimit(0) // as a service whose limit is not known
 	c.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	<-svc.Entered
-	left := h.u.current
-	h.u.newConversation()
+	left := h.u.main.current
+	h.u.main.newConversation()
 	svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return h.u.drafts[left] != "" })
-	if h.u.drafts[left] != long || len(h.u.sess.Snapshot(left).Turns) != 0 {
-		t.Errorf("the conversation left has a draft of %d characters and turns %+v, want the refused message", len(h.u.drafts[left]), h.u.sess.Snapshot(left).Turns)
+	h.waitFor(func() bool { return h.u.main.drafts[left] != "" })
+	if h.u.main.drafts[left] != long || len(h.u.main.sess.Snapshot(left).Turns) != 0 {
+		t.Errorf("the conversation left has a draft of %d characters and turns %+v, want the refused message", len(h.u.main.drafts[left]), h.u.main.sess.Snapshot(left).Turns)
 	}
 }

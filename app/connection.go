@@ -80,7 +80,7 @@ func (u *UI) connectStored() {
 // and the welcome screen again if the service cannot start; switching from another service, the
 // window stays on that service until the built-in one answers, and stays there if it cannot.
 func (u *UI) useLocal() {
-	switching := u.conn != nil
+	switching := u.conn() != nil
 	if switching {
 		u.flash("Starting the local service…")
 	} else {
@@ -100,7 +100,7 @@ func (u *UI) useLocal() {
 		base, key, err := local.Start(u.ctx)
 		if err != nil {
 			u.do(func() {
-				if switching && u.conn != nil {
+				if switching && u.conn() != nil {
 					u.flash("The local service did not start. " + phrase(err).text)
 					return
 				}
@@ -129,34 +129,30 @@ func (u *UI) connect(base string, key client.APIKey, c *connection) {
 // built-in service, left for another, is stopped (in the background: a call in flight may
 // finish).
 func (u *UI) attach(c *connection) {
-	if u.sess != nil {
-		u.keepUnsentText() // for when this service is used again
-		u.sess.Close()
+	if old := u.main; old != nil {
+		old.close() // what was written and not answered is kept for when this service is used again
+		if old.conn.local && !c.local {
+			u.stopLocal()
+		}
 	}
-	if u.conn != nil && u.conn.local && !c.local {
-		u.stopLocal()
-	}
-	u.conn = c
 	u.onEnter = nil
-	u.sess = conversation.NewSession(c.svc, func(ch conversation.Change) { u.do(func() { u.apply(ch) }) })
-	u.sess.SetClock(u.deps.Now)
+	m := newMainWindow(u, c)
+	u.main = m
 	// Voice mode listens to the service it started on: it ends with it.
-	u.talk.Attach(talk.Attached{Service: c.svc, Session: u.sess, Warm: c.warmSpeech})
-	u.drafts = map[*conversation.Thread]string{}
-	u.buildMain()
+	u.talk.Attach(talk.Attached{Service: c.svc, Session: m.sess, Warm: c.warmSpeech})
 	if c.local {
-		u.composer.setLimit(referenceMessageLimit)
+		m.composer.setLimit(referenceMessageLimit)
 	}
-	u.sess.LoadMore()
-	u.newConversation()
-	u.restoreUnsentText()
+	m.sess.LoadMore()
+	m.newConversation()
+	m.restoreUnsentText()
 	if c.engineNotice != "" {
-		u.status.flash(c.engineNotice)
+		m.flash(c.engineNotice)
 	}
-	go refreshAccount(u.ctx, c.svc, u.sess, func() {
+	go refreshAccount(u.ctx, c.svc, m.sess, func() {
 		u.do(func() {
-			if u.conn == c {
-				u.composer.setLimit(referenceMessageLimit)
+			if u.main == m {
+				m.composer.setLimit(referenceMessageLimit)
 			}
 		})
 	})

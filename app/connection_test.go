@@ -33,7 +33,7 @@ func TestApp_ReconnectingWhileTheBalanceIsReadShowsTheNewServicesBalance(t *test
 	slow := &accountGated{Service: newFakeService(), let: make(chan struct{})}
 	slow.AccountBalance = 5
 	h.u.attach(&connection{svc: slow, baseURL: slow.BaseURL()})
-	slowSess := h.u.sess
+	slowSess := h.u.main.sess
 
 	next := newFakeService()
 	next.AccountBalance = 7
@@ -42,9 +42,9 @@ func TestApp_ReconnectingWhileTheBalanceIsReadShowsTheNewServicesBalance(t *test
 
 	h.waitFor(func() bool {
 		_, b := slowSess.Usage()
-		return b != nil && *b == 5 && strings.Contains(h.u.status.points.Text, "Balance: 7 points")
+		return b != nil && *b == 5 && strings.Contains(h.u.main.status.points.Text, "Balance: 7 points")
 	})
-	if _, b := h.u.sess.Usage(); b == nil || *b != 7 {
+	if _, b := h.u.main.sess.Usage(); b == nil || *b != 7 {
 		t.Errorf("the new service's session has balance %v, want 7", b)
 	}
 }

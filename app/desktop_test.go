@@ -222,15 +222,15 @@ func TestGlobalKey_HeldTakeIsSentAndItsReplySpokenWithoutRaising(t *testing.T) {
 	if n := h.notes.all(); len(n) != 0 {
 		t.Errorf("notifications while the window is shown: %v", n)
 	}
-	if h.u.composer.text() != "" {
-		t.Errorf("the composer holds %q: a held take is sent, not reviewed", h.u.composer.text())
+	if h.u.main.composer.text() != "" {
+		t.Errorf("the composer holds %q: a held take is sent, not reviewed", h.u.main.composer.text())
 	}
 }
 
 func TestGlobalKey_HiddenWindowGetsANotificationThatOpensTheConversation(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.u.prefs.setKeepInTray(true)
-	first := h.u.current
+	first := h.u.main.current
 	h.u.closeRequested()
 	if !h.u.hidden || !strings.HasPrefix(h.tray.labels(), "Show Parley|") {
 		t.Fatalf("closing with keep-in-tray on: hidden %v, tray %s", h.u.hidden, h.tray.labels())
@@ -245,9 +245,9 @@ func TestGlobalKey_HiddenWindowGetsANotificationThatOpensTheConversation(t *test
 	if n.title != "what is the weather like" || !strings.HasPrefix(reply, n.body[:10]) || n.click == nil {
 		t.Errorf("notification %q / %q (click %v); reply %q", n.title, n.body, n.click != nil, reply)
 	}
-	h.u.newConversation() // the person moved on meanwhile
+	h.u.main.newConversation() // the person moved on meanwhile
 	n.click()
-	h.waitFor(func() bool { return !h.u.hidden && h.u.current == first })
+	h.waitFor(func() bool { return !h.u.hidden && h.u.main.current == first })
 	if !strings.HasPrefix(h.tray.labels(), "Hide Parley|") {
 		t.Errorf("tray %s", h.tray.labels())
 	}
@@ -277,7 +277,7 @@ func TestGlobalKey_MutedRecordsNothing(t *testing.T) {
 		t.Fatalf("muted %v, icon %s", h.u.talk.State().Muted, h.tray.iconName())
 	}
 	h.keys.press(t, hotkey.Default, true)
-	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "muted") })
+	h.waitFor(func() bool { return strings.Contains(h.u.main.status.message.Text, "muted") })
 	if len(h.rec.calls) != 0 {
 		t.Error("the key recorded while the microphone was muted")
 	}
@@ -532,9 +532,9 @@ func TestGlobalKey_ReplyIsSpokenAfterTheConversationIsLeft(t *testing.T) {
 	h.keys.press(t, hotkey.Default, false)
 	h.waitFor(func() bool { return len(h.svc.Entered) > 0 }) // the held question was sent
 	<-h.svc.Entered
-	asked := h.u.current
+	asked := h.u.main.current
 	h.tray.click(t, "New conversation")
-	h.waitFor(func() bool { return h.u.current != asked })
+	h.waitFor(func() bool { return h.u.main.current != asked })
 	h.svc.Gate <- struct{}{}
 	h.waitFor(func() bool { return len(h.player.Added) > 0 })
 	if h.u.talk.Awaited() != 0 {
@@ -544,16 +544,16 @@ func TestGlobalKey_ReplyIsSpokenAfterTheConversationIsLeft(t *testing.T) {
 
 	// Typed with spoken replies on, then left: its reply is not spoken, now or on coming back.
 	h.u.prefs.setAutoSpeak(true)
-	h.u.show(asked)
-	h.waitFor(func() bool { return h.u.current == asked })
-	h.u.send("and tomorrow?")
+	h.u.main.show(asked)
+	h.waitFor(func() bool { return h.u.main.current == asked })
+	h.u.main.send("and tomorrow?")
 	h.waitFor(func() bool { return len(h.svc.Entered) > 0 }) // the typed question was sent
 	<-h.svc.Entered
 	h.tray.click(t, "New conversation")
-	h.waitFor(func() bool { return h.u.current != asked })
+	h.waitFor(func() bool { return h.u.main.current != asked })
 	h.svc.Gate <- struct{}{}
 	h.waitFor(func() bool { return h.u.talk.Awaited() == 0 })
-	h.u.show(asked)
+	h.u.main.show(asked)
 	h.waitFor(func() bool { return len(h.view().Messages) == 4 })
 	h.drain()
 	if n := len(h.player.Added); n != played {
@@ -613,7 +613,7 @@ func TestGlobalKey_AStuckKeySendsNothing(t *testing.T) {
 	h.keys.press(t, hotkey.Default, true)
 	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
 	h.u.talk.FinishRecording() // as the recorder does at the limit
-	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
+	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
 	if n := len(h.view().Messages); n != 0 {
 		t.Errorf("%d messages sent after a stuck key", n)
 	}

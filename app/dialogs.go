@@ -150,28 +150,29 @@ func (u *UI) defaultSettings() (client.Config, string) {
 }
 
 // newFromPreset opens a new conversation with a preset's settings.
-func (u *UI) newFromPreset(p Preset) {
+func (m *mainWindow) newFromPreset(p Preset) {
+	u := m.u
 	_, voice := u.defaultSettings()
-	u.show(u.sess.NewThread(p.Config(), voice))
+	m.show(m.sess.NewThread(p.Config(), voice))
 }
 
 // copyText puts text on the clipboard.
 func (u *UI) copyText(text string) {
 	u.app.Clipboard().SetContent(text)
-	u.status.flash("Copied.")
+	u.flash("Copied.")
 }
 
 // editTurn takes a failed message back into the composer.
-func (u *UI) editTurn(key int64) {
-	text := u.sess.Dismiss(u.current, key)
+func (m *mainWindow) editTurn(key int64) {
+	text := m.sess.Dismiss(m.current, key)
 	if text == "" {
 		return
 	}
-	if cur := u.composer.text(); cur != "" {
+	if cur := m.composer.text(); cur != "" {
 		text = cur + "\n" + text
 	}
-	u.composer.setText(text)
-	u.focusComposer()
+	m.composer.setText(text)
+	m.focusComposer()
 }
 
 // shortcutRows lists every keyboard shortcut, for the help dialog.

@@ -182,8 +182,8 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 
 	intro := widget.NewLabel("The service inside Parley answers with these engines. A change takes effect at once.")
 	intro.Wrapping = fyne.TextWrapWord
-	if u.conn != nil && !u.conn.local {
-		intro.SetText("Parley uses " + u.conn.host() + " now: these engines answer when it uses the built-in service.")
+	if u.conn() != nil && !u.conn().local {
+		intro.SetText("Parley uses " + u.conn().host() + " now: these engines answer when it uses the built-in service.")
 	}
 	var items []*widget.FormItem
 	items = append(items, e.chat.items("Chat")...)
@@ -266,7 +266,7 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 				text += " " + sentence(r.Error())
 			}
 			e.found.SetText(text)
-			if !chosen && len(found) > 0 && e.u.conn != nil && e.u.conn.local && sel == optOffline {
+			if !chosen && len(found) > 0 && e.u.conn() != nil && e.u.conn().local && sel == optOffline {
 				// Never chosen: the first model found is what answers.
 				e.chat.choice.SetSelected(detectedOption(found[0].Chat(found[0].Models[0]), false))
 			}
@@ -430,7 +430,7 @@ func (e *enginesDialog) save() {
 	}
 	e.close()
 	u := e.u
-	apply := u.conn != nil && u.conn.local
+	apply := u.conn() != nil && u.conn().local
 	go func() {
 		var problems []string
 		for _, t := range typed {
@@ -446,18 +446,19 @@ func (e *enginesDialog) save() {
 			}
 		}
 		if !apply {
-			u.do(func() { u.status.flash("Saved: the built-in service will answer with " + set.Chat.Describe() + ".") })
+			u.do(func() { u.flash("Saved: the built-in service will answer with " + set.Chat.Describe() + ".") })
 			return
 		}
 		full := kept
 		u.addEngineKeys(&full)
 		st := u.deps.Local.SetEngines(u.ctx, full)
 		u.do(func() {
-			if u.conn == nil || !u.conn.local {
+			m := u.main
+			if m == nil || !m.conn.local {
 				return
 			}
-			u.conn.engine = st
-			u.status.refresh()
+			m.conn.engine = st
+			m.status.refresh()
 			msg := "The built-in service answers with " + st.Chat + " now."
 			if st.Notice != "" {
 				msg = st.Notice
@@ -465,7 +466,7 @@ func (e *enginesDialog) save() {
 			if len(problems) > 0 {
 				msg += " (" + sentence(strings.Join(problems, "; ")) + ")"
 			}
-			u.status.flash(msg)
+			u.flash(msg)
 		})
 	}()
 }

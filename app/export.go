@@ -29,18 +29,19 @@ const (
 )
 
 // export saves the conversation on screen through a file dialog; package export writes it.
-func (u *UI) export(f exportFormat) {
-	if u.current == nil {
+func (m *mainWindow) export(f exportFormat) {
+	u := m.u
+	if m.current == nil {
 		return
 	}
-	v := u.sess.Snapshot(u.current)
+	v := m.sess.Snapshot(m.current)
 	if len(v.Messages) == 0 {
-		u.status.flash("There is nothing to export yet.")
+		m.status.flash("There is nothing to export yet.")
 		return
 	}
 	c := export.Conversation{ID: v.ID, Config: v.Config, Messages: v.Messages}
 	if !v.ID.IsZero() {
-		c.Title = u.currentEntry().Title
+		c.Title = m.currentEntry().Title
 	}
 	ext, write := ".md", export.Markdown
 	if f == exportJSON {
@@ -84,7 +85,7 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 			return
 		}
 		d.Hide()
-		u.status.flash("Exported to " + target + ".")
+		u.flash("Exported to " + target + ".")
 	}
 	keys.submit = func() {
 		target := exportTarget(name.Text, filepath.Dir(path))

@@ -119,7 +119,7 @@ func (g *globalKey) event(ev hotkey.Event) {
 		return
 	}
 	switch {
-	case u.sess == nil:
+	case u.main == nil:
 		u.tellAway("Parley is not set up yet", "Open Parley and choose a service: then the key talks to it.", nil)
 	case u.talk.State().Muted:
 		u.tellAway("The microphone is muted", "Unmute it from Parley's tray icon, then hold the key again.", nil)

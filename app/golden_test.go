@@ -44,7 +44,7 @@ func TestGolden_ConversationWaitingAndError(t *testing.T) {
 	test.AssertRendersToMarkup(t, "waiting.xml", h.u.win.Canvas())
 
 	svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && len(h.u.sidebar.items) == 1 })
+	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && len(h.u.main.sidebar.items) == 1 })
 	test.AssertRendersToMarkup(t, "conversation.xml", h.u.win.Canvas())
 
 	svc.Mu.Lock()
@@ -62,14 +62,14 @@ func TestGolden_RecordingAndSettings(t *testing.T) {
 	h.rec.take = &audio.Take{Speech: false}
 	h.u.deps.NewRecorder = func() Recorder { return blockingRecorder{release: blocked} }
 	h.u.toggleRecording()
-	h.u.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
-	h.u.status.setVoice("Recording 0:03")
+	h.u.main.composer.setLevel(0.6, 3*time.Second, "Hearing you…")
+	h.u.main.status.setVoice("Recording 0:03")
 	test.AssertRendersToMarkup(t, "recording.xml", h.u.win.Canvas())
 	h.u.talk.CancelRecording()
 	close(blocked)
 	h.waitFor(func() bool { return !h.u.talk.State().Recording })
 
-	h.u.showSettings()
+	h.u.main.showSettings()
 	test.AssertRendersToMarkup(t, "settings.xml", h.u.win.Canvas())
 }
 

@@ -15,7 +15,7 @@ import (
 func TestHeader_MenuOpensInsideTheWindow(t *testing.T) {
 	h := start(t, newFakeService())
 	var more *widget.Button
-	for _, o := range test.LaidOutObjects(h.u.header.object()) {
+	for _, o := range test.LaidOutObjects(h.u.main.header.object()) {
 		if b, ok := o.(*widget.Button); ok && b.Icon == theme.MoreVerticalIcon() {
 			more = b
 		}
@@ -26,7 +26,7 @@ func TestHeader_MenuOpensInsideTheWindow(t *testing.T) {
 	for _, width := range []float32{1000, 760} {
 		h.u.win.Resize(fyne.NewSize(width, 700))
 		test.Tap(more)
-		m := h.u.header.menu
+		m := h.u.main.header.menu
 		if m == nil || !m.Visible() {
 			t.Fatal("the menu did not open")
 		}

@@ -99,7 +99,7 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 		"Button New conversation", "search", "Button (icon)", "conversation list",
 		"Button Voice mode", "Button No persona", "Button (icon)", "*widget.List", "Button (icon)")
 
-	h.u.showSettings()
+	h.u.main.showSettings()
 	wantOrder(t, c, "the settings", "field Who the assistant is, e.g. “a patient maths tutor”",
 		"check Set", "check Set", "field service default", "choice the default voice", "button (icon)",
 		"button Cancel", "button Save", "select", "button Save as preset…")
@@ -126,11 +126,11 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	h.u.closeDialog()
 
 	h.typeAndSend("Plan a trip")
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
-	h.u.confirmDelete(h.u.currentEntry())
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.u.main.confirmDelete(h.u.main.currentEntry())
 	wantOrder(t, c, "the delete confirmation", "button Cancel", "button Delete")
 	h.u.closeDialog()
-	h.u.export(exportJSON)
+	h.u.main.export(exportJSON)
 	wantOrder(t, c, "the export", "field", "button Choose folder…", "button Cancel", "button Export")
 	h.u.closeDialog()
 	h.u.showShortcuts()
@@ -139,9 +139,9 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 
 func TestKeyboard_TabLeavesMultiLineFields(t *testing.T) {
 	h := start(t, newFakeService())
-	h.u.showSettings()
+	h.u.main.showSettings()
 	// The driver moves the focus on Tab unless the focused widget accepts tabs.
-	for name, w := range map[string]fyne.Tabbable{"the message box": h.u.composer.entry,
+	for name, w := range map[string]fyne.Tabbable{"the message box": h.u.main.composer.entry,
 		"the persona": h.openSettings().persona, "the voice": h.openSettings().voice} {
 		if w.AcceptsTab() {
 			t.Errorf("%s takes Tab as a character", name)
@@ -158,11 +158,11 @@ func TestKeyboard_DialogsOpenOnTheirFirstField(t *testing.T) {
 		open func()
 		want string
 	}{
-		{h.u.showSettings, "field Who the assistant is, e.g. “a patient maths tutor”"},
+		{h.u.main.showSettings, "field Who the assistant is, e.g. “a patient maths tutor”"},
 		{h.u.showPreferences, "select"},
 		{h.u.showAccount, "field API key (kept in the system keyring, never shown)"},
-		{func() { h.u.showSettings(); h.openSettings().saveAsPreset() }, "field Name"},
-		{func() { h.u.export(exportMarkdown) }, "field"},
+		{func() { h.u.main.showSettings(); h.openSettings().saveAsPreset() }, "field Name"},
+		{func() { h.u.main.export(exportMarkdown) }, "field"},
 	} {
 		tc.open()
 		if got := describe(c.Focused()); got != tc.want {
@@ -202,7 +202,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 		func(s *settingsDialog) fyne.Focusable { return s.saveBtn },
 	}
 	for _, p := range pick {
-		h.u.showSettings()
+		h.u.main.showSettings()
 		w := p(h.openSettings())
 		c.Focus(w)
 		esc(c)
@@ -213,7 +213,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 	}
 
 	// Enter on a check box saves; Shift+Enter in the persona adds a line, Enter saves it.
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s := h.openSettings()
 	test.Type(s.persona, "a pirate")
 	s.persona.KeyDown(&fyne.KeyEvent{Name: "LeftShift"})
@@ -230,7 +230,7 @@ func TestKeyboard_EnterSavesAndEscapeCancelsWhateverHasTheKeyboard(t *testing.T)
 	}
 
 	// Enter on a button presses it (Cancel cancels).
-	h.u.showSettings()
+	h.u.main.showSettings()
 	test.Type(h.openSettings().persona, " again")
 	c.Focus(findButtonOf(t, c, "Cancel"))
 	enter(c)
@@ -259,31 +259,31 @@ func TestKeyboard_KeysInADialogNeverReachTheWindow(t *testing.T) {
 	c := h.u.win.Canvas()
 	h.u.showShortcuts()
 	c.Unfocus() // keys to the window itself
-	before := h.u.current
-	for _, it := range h.u.mainMenu().Items[1].Items {
+	before := h.u.main.current
+	for _, it := range h.u.main.mainMenu().Items[1].Items {
 		if it.Label == "New conversation" || it.Label == "Settings…" || it.Label == "Search conversations" {
 			it.Action()
 		}
 	}
 	typed := c.(interface{ OnTypedRune() func(rune) }).OnTypedRune()
 	typed('x')
-	if h.u.current != before || isOpen[*settingsDialog](h.u) || h.u.composer.text() != "" || c.Focused() != nil {
+	if h.u.main.current != before || isOpen[*settingsDialog](h.u) || h.u.main.composer.text() != "" || c.Focused() != nil {
 		t.Errorf("keys behind the dialog acted: new conversation %v, settings %v, composer %q, focus %s",
-			h.u.current != before, isOpen[*settingsDialog](h.u), h.u.composer.text(), describe(c.Focused()))
+			h.u.main.current != before, isOpen[*settingsDialog](h.u), h.u.main.composer.text(), describe(c.Focused()))
 	}
 	enter(c) // Enter closes the shortcuts, its default, also when nothing has the keyboard
 	if h.u.topDialog() != nil {
 		t.Fatal("Enter did not close the shortcuts")
 	}
-	h.waitFor(func() bool { return c.Focused() == h.u.composer.entry })
+	h.waitFor(func() bool { return c.Focused() == h.u.main.composer.entry })
 }
 
 func TestKeyboard_SpaceOnAConfirmationTypesNothing(t *testing.T) {
 	h := start(t, newFakeService())
 	h.typeAndSend("Plan a trip")
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
 	c := h.u.win.Canvas()
-	h.u.confirmDelete(h.u.currentEntry())
+	h.u.main.confirmDelete(h.u.main.currentEntry())
 	// Space on the focused Cancel, then the character the same key types, as the driver sends
 	// them.
 	c.Focus(findButtonOf(t, c, "Cancel"))
@@ -293,8 +293,8 @@ func TestKeyboard_SpaceOnAConfirmationTypesNothing(t *testing.T) {
 	} else {
 		c.(interface{ OnTypedRune() func(rune) }).OnTypedRune()(' ')
 	}
-	h.waitFor(func() bool { return c.Focused() == h.u.composer.entry })
-	if got := h.u.composer.text(); got != "" {
+	h.waitFor(func() bool { return c.Focused() == h.u.main.composer.entry })
+	if got := h.u.main.composer.text(); got != "" {
 		t.Errorf("the message box got %q", got)
 	}
 	if _, d, _ := h.svc.Recorded(); len(d) != 0 {
@@ -308,8 +308,8 @@ func TestKeyboard_ConversationList(t *testing.T) {
 		svc.List = append(svc.List, client.Conversation{ID: conversationtest.ID(fmt.Sprint("c", i)), Title: fmt.Sprint("Trip ", i)})
 	}
 	h := start(t, svc)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 40 })
-	l := h.u.sidebar.list
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 40 })
+	l := h.u.main.sidebar.list
 	c := h.u.win.Canvas()
 	c.Focus(l)
 	at := func(want int, after string) {
@@ -348,13 +348,13 @@ func TestKeyboard_ConversationList(t *testing.T) {
 	key(c, fyne.KeyUp)
 	key(c, fyne.KeyUp)
 	key(c, fyne.KeyUp)
-	if h.u.current != nil && !h.u.sess.ID(h.u.current).IsZero() {
+	if h.u.main.current != nil && !h.u.main.sess.ID(h.u.main.current).IsZero() {
 		t.Fatal("moving opened a conversation")
 	}
 	want := l.s.items[l.cursor].ID
 	enter(c)
-	h.waitFor(func() bool { return h.u.sess.ID(h.u.current) == want })
-	if c.Focused() != h.u.composer.entry {
+	h.waitFor(func() bool { return h.u.main.sess.ID(h.u.main.current) == want })
+	if c.Focused() != h.u.main.composer.entry {
 		t.Errorf("after opening, %s has the keyboard", describe(c.Focused()))
 	}
 	c.Focus(l)
@@ -382,8 +382,8 @@ func TestKeyboard_ConversationList(t *testing.T) {
 		t.Fatal("End did not scroll")
 	}
 	l.TypedRune('1')
-	if h.u.sidebar.search.Text != "1" || c.Focused() != h.u.sidebar.search {
-		t.Errorf("typing in the list: search %q, focus %s", h.u.sidebar.search.Text, describe(c.Focused()))
+	if h.u.main.sidebar.search.Text != "1" || c.Focused() != h.u.main.sidebar.search {
+		t.Errorf("typing in the list: search %q, focus %s", h.u.main.sidebar.search.Text, describe(c.Focused()))
 	}
 	if off := l.GetScrollOffset(); off != 0 {
 		t.Errorf("the results of a new search start scrolled by %v", off)
@@ -392,29 +392,29 @@ func TestKeyboard_ConversationList(t *testing.T) {
 	if c.Focused() != l || l.cursor != 0 {
 		t.Errorf("Down in the search: %s has the keyboard, on row %d", describe(c.Focused()), l.cursor)
 	}
-	c.Focus(h.u.sidebar.search)
+	c.Focus(h.u.main.sidebar.search)
 	esc(c)
-	if c.Focused() != h.u.composer.entry || h.u.sidebar.search.Text != "" {
-		t.Errorf("Escape in the search: %s has the keyboard, the search holds %q", describe(c.Focused()), h.u.sidebar.search.Text)
+	if c.Focused() != h.u.main.composer.entry || h.u.main.sidebar.search.Text != "" {
+		t.Errorf("Escape in the search: %s has the keyboard, the search holds %q", describe(c.Focused()), h.u.main.sidebar.search.Text)
 	}
 }
 
 func TestKeyboard_TranscriptLeavesTheCursorAtItsEnd(t *testing.T) {
 	h := start(t, newFakeService())
 	text := strings.Repeat("the tide turns at six and the wind is from the west ", 12) + "\nand the last line"
-	h.u.composer.setText(text)
-	if got := h.u.composer.entry.CursorTextOffset(); got != len([]rune(text)) {
+	h.u.main.composer.setText(text)
+	if got := h.u.main.composer.entry.CursorTextOffset(); got != len([]rune(text)) {
 		t.Errorf("the cursor is at %d of %d", got, len([]rune(text)))
 	}
-	test.Type(h.u.composer.entry, "!")
-	if got := h.u.composer.text(); got != text+"!" {
+	test.Type(h.u.main.composer.entry, "!")
+	if got := h.u.main.composer.text(); got != text+"!" {
 		t.Errorf("typing after it gives …%q", got[max(0, len(got)-20):])
 	}
 }
 
 func TestKeyboard_MessageBoxGrowsWithWrappedLinesToEight(t *testing.T) {
 	h := start(t, newFakeService())
-	c := h.u.composer
+	c := h.u.main.composer
 	rowsShown := func() int { return c.rows }
 	c.setText("short")
 	if rowsShown() != 1 {
@@ -575,9 +575,9 @@ func TestPlaceholders_FitANarrowWindow(t *testing.T) {
 	if bad := clippedPlaceholders(c.Content()); len(bad) > 0 {
 		t.Errorf("cut off in the window: %s", strings.Join(bad, ", "))
 	}
-	for name, open := range map[string]func(){"settings": h.u.showSettings, "account": h.u.showAccount,
+	for name, open := range map[string]func(){"settings": h.u.main.showSettings, "account": h.u.showAccount,
 		"preferences": h.u.showPreferences,
-		"preset name": func() { h.u.showSettings(); h.openSettings().saveAsPreset() }} {
+		"preset name": func() { h.u.main.showSettings(); h.openSettings().saveAsPreset() }} {
 		open()
 		if bad := clippedPlaceholders(c.Overlays().Top()); len(bad) > 0 {
 			t.Errorf("cut off in the %s: %s", name, strings.Join(bad, ", "))
@@ -587,7 +587,7 @@ func TestPlaceholders_FitANarrowWindow(t *testing.T) {
 		}
 	}
 	h.u.win.Resize(fyne.NewSize(1000, 700))
-	if got := h.u.composer.entry.PlaceHolder; got != composerPlaceholders[0] {
+	if got := h.u.main.composer.entry.PlaceHolder; got != composerPlaceholders[0] {
 		t.Errorf("a wide window shows %q", got)
 	}
 }
@@ -617,7 +617,7 @@ func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
 	c := h.u.win.Canvas()
 	path := filepath.Join(home, "plan-a-trip.md")
 
-	h.u.export(exportMarkdown)
+	h.u.main.export(exportMarkdown)
 	f, ok := c.Focused().(*field)
 	if !ok || f.Text != path {
 		t.Fatalf("the export opens on %s holding %q, want the path %s", describe(c.Focused()), f.Text, path)
@@ -630,7 +630,7 @@ func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
 
 	// An existing file: Escape on the question keeps it, and so does Enter (Cancel has the
 	// keyboard); Tab to Replace and Enter replaces it.
-	h.u.export(exportMarkdown)
+	h.u.main.export(exportMarkdown)
 	enter(c)
 	if !strings.Contains(test.RenderToMarkup(c), "Replace the file?") {
 		t.Fatal("an existing file is not asked about")
@@ -652,7 +652,7 @@ func TestExport_AsksWhereAndNeverHalfReplaces(t *testing.T) {
 	}
 
 	// A folder that does not exist, and a folder for a file: said in the dialog, which stays.
-	h.u.export(exportJSON)
+	h.u.main.export(exportJSON)
 	f = c.Focused().(*field)
 	for _, bad := range []string{filepath.Join(home, "nowhere", "x.json"), home} {
 		f.SetText(bad)

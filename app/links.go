@@ -55,11 +55,8 @@ func safeLink(link string) (*url.URL, bool) {
 
 // hoverLink shows where the link under the pointer leads: its site first (in ASCII, so that a
 // look-alike letter shows), then the address. A link's title is the reply's text, not shown.
-func (u *UI) hoverLink(link, _ string) {
-	if u.status == nil {
-		return
-	}
-	u.status.showLink(linkLabel(link))
+func (m *mainWindow) hoverLink(link, _ string) {
+	m.status.showLink(linkLabel(link))
 }
 
 // linkLabel says where a link leads, for the status bar ("" for none).
@@ -95,16 +92,16 @@ func (u *UI) selecting() {
 func (u *UI) watchSelectionKeys() {
 	c := u.win.Canvas()
 	c.AddShortcut(&fyne.ShortcutCopy{}, func(fyne.Shortcut) {
-		if u.chat == nil || u.topDialog() != nil {
+		if u.main == nil || u.topDialog() != nil {
 			return
 		}
-		if text := u.chat.selectedText(); text != "" {
+		if text := u.main.chat.selectedText(); text != "" {
 			u.copyText(text)
 		}
 	})
 	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) {
-		if u.chat != nil && u.topDialog() == nil {
-			u.chat.selectAll()
+		if u.main != nil && u.topDialog() == nil {
+			u.main.chat.selectAll()
 		}
 	})
 	if dc, ok := c.(desktop.Canvas); ok {
@@ -120,11 +117,12 @@ func (u *UI) watchSelectionKeys() {
 		})
 	}
 	c.SetOnTypedRune(func(r rune) {
-		if u.composer == nil || u.closeDialog != nil || u.dialogClosing {
+		m := u.main
+		if m == nil || u.closeDialog != nil || u.dialogClosing {
 			return
 		}
-		u.focusComposer()
-		u.composer.entry.Entry.TypedRune(r) // its key went down with no widget focused: a real character
+		m.focusComposer()
+		m.composer.entry.Entry.TypedRune(r) // its key went down with no widget focused: a real character
 	})
 }
 

@@ -76,15 +76,15 @@ func TestChatView_ResizeShowsEachRowOnce(t *testing.T) {
 	id := conversationtest.ID("long")
 	svc.Histories["long"] = &client.History{ConversationID: id, Messages: longConversation(60)}
 	h := start(t, svc)
-	h.u.open(id)
+	h.u.main.open(id)
 	h.waitFor(func() bool { return h.shown(rowMessage) == 60 })
 	for _, w := range []float32{1400, 700, 1100, 640, 1000} {
 		h.u.win.Resize(fyne.NewSize(w, 700))
 		for _, top := range []bool{true, false} {
 			if top {
-				h.u.chat.list.ScrollToTop()
+				h.u.main.chat.list.ScrollToTop()
 			} else {
-				h.u.chat.list.ScrollToBottom()
+				h.u.main.chat.list.ScrollToBottom()
 			}
 			h.drain()
 			h.u.win.Canvas().Capture()
@@ -92,7 +92,7 @@ func TestChatView_ResizeShowsEachRowOnce(t *testing.T) {
 			seen := map[*bubbleRow]bool{}
 			rows := map[int]bool{}
 			var shown []*bubbleRow
-			eachObject(h.u.chat.list, func(o fyne.CanvasObject) {
+			eachObject(h.u.main.chat.list, func(o fyne.CanvasObject) {
 				if r, ok := o.(*bubbleRow); ok {
 					shown = append(shown, r)
 				}

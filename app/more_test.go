@@ -23,8 +23,8 @@ func TestSidebar_UpDownEnterOpens(t *testing.T) {
 	svc.Histories["a"] = &client.History{ConversationID: conversationtest.ID("a"), Messages: []client.Message{{Role: "user", Content: "in a"}}}
 	svc.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "in b"}}}
 	h := start(t, svc)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 2 })
-	l := h.u.sidebar.list
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 2 })
+	l := h.u.main.sidebar.list
 	h.u.win.Canvas().Focus(l)
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
@@ -35,7 +35,7 @@ func TestSidebar_UpDownEnterOpens(t *testing.T) {
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	h.waitFor(func() bool { return h.view().ID.String() == "a" && h.shown(rowMessage) == 1 })
-	if h.u.win.Canvas().Focused() != h.u.composer.entry {
+	if h.u.win.Canvas().Focused() != h.u.main.composer.entry {
 		t.Error("opening a conversation does not give the composer the keyboard")
 	}
 }
@@ -74,7 +74,7 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 	}
 	confirm := findButton(u.win.Canvas().Overlays().Top(), "Keep for this session")
 	test.Tap(confirm)
-	for u.conn == nil {
+	for u.main == nil {
 		select {
 		case fn := <-queue:
 			fn()
@@ -82,8 +82,8 @@ func TestAccount_NoKeyringOffersSessionOnly(t *testing.T) {
 			t.Fatal("not connected")
 		}
 	}
-	if !u.conn.sessionKey || !strings.Contains(u.status.service.Text, "session only") {
-		t.Errorf("connection %+v, status %q", u.conn, u.status.service.Text)
+	if !u.main.conn.sessionKey || !strings.Contains(u.main.status.service.Text, "session only") {
+		t.Errorf("connection %+v, status %q", u.main.conn, u.main.status.service.Text)
 	}
 	u.shutdown()
 }
@@ -101,10 +101,10 @@ func TestExport_FileNameAndTitle(t *testing.T) {
 	svc.Histories["a"] = &client.History{ConversationID: conversationtest.ID("a"), Messages: []client.Message{
 		{Role: "user", Content: "Which is the tallest?"}, {Role: "assistant", Content: "Jeddah's."}}}
 	h := start(t, svc)
-	h.waitFor(func() bool { return len(h.u.sidebar.items) == 1 })
-	h.u.open(conversationtest.ID("a"))
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 })
+	h.u.main.open(conversationtest.ID("a"))
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
-	h.u.export(exportJSON)
+	h.u.main.export(exportJSON)
 	enter(h.u.win.Canvas())
 	b, err := os.ReadFile(filepath.Join(home, "lighthouses.json"))
 	var want bytes.Buffer
@@ -117,7 +117,7 @@ func TestExport_FileNameAndTitle(t *testing.T) {
 
 func TestSettings_SaveAsPresetThroughTheDialog(t *testing.T) {
 	h := start(t, newFakeService())
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s := h.openSettings()
 	test.Type(s.persona, "You are a lighthouse keeper.")
 	s.saveAsPreset()

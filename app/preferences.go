@@ -271,10 +271,10 @@ func (p *preferencesDialog) checkVoice() {
 // loadVoices lists the service's voices, on a goroutine of its own.
 func (p *preferencesDialog) loadVoices() {
 	u := p.u
-	if u.conn == nil {
+	if u.conn() == nil {
 		return
 	}
-	svc := u.conn.svc // read here: the goroutine must not read the window's state
+	svc := u.conn().svc // read here: the goroutine must not read the window's state
 	go func() {
 		ctx, cancel := context.WithTimeout(u.ctx, defaultCallTimeout)
 		defer cancel()

@@ -55,15 +55,12 @@ func (u *UI) toggleShown() {
 // sendHeld sends what was said with the hold-to-talk key in the conversation on screen, or a
 // new one when there is none, without raising the window; it returns the conversation and the
 // turn's key.
-func (u *UI) sendHeld(text string) (*conversation.Thread, int64) {
-	if u.sess == nil || u.composer == nil {
-		return nil, 0
+func (m *mainWindow) sendHeld(text string) (*conversation.Thread, int64) {
+	if m.current == nil {
+		m.newConversation()
 	}
-	if u.current == nil {
-		u.newConversation()
-	}
-	th := u.current
-	return th, u.send(text)
+	th := m.current
+	return th, m.send(text)
 }
 
 // tellAway shows a desktop notification when the window is hidden (the person is elsewhere);
@@ -73,12 +70,12 @@ func (u *UI) tellAway(title, body string, th *conversation.Thread) {
 		return
 	}
 	var click func()
-	if th != nil {
+	if m := u.main; th != nil && m != nil {
 		click = func() {
 			u.do(func() {
 				u.Present()
-				if u.sess != nil && u.current != th {
-					u.show(th)
+				if u.main == m && m.current != th { // th is of this window's service
+					m.show(th)
 				}
 			})
 		}

@@ -58,15 +58,15 @@ func TestApp_AGapBetweenSentencesIsNotTheEnd(t *testing.T) {
 	on(playback.Event{Kind: playback.QueueDrained})
 	h.waitFor(func() bool { return len(h.player.Added) == 6 })
 	h.waitFor(func() bool { return len(h.queue) == 0 }) // the window has seen the drain
-	if !h.u.talk.State().Speaking || h.u.composer.stop.Hidden || h.u.status.voice.Text != "Speaking" {
-		t.Errorf("a gap between sentences ended the speech: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
+	if !h.u.talk.State().Speaking || h.u.main.composer.stop.Hidden || h.u.main.status.voice.Text != "Speaking" {
+		t.Errorf("a gap between sentences ended the speech: stop hidden %v, status %q", h.u.main.composer.stop.Hidden, h.u.main.status.voice.Text)
 	}
 	for id := playback.ClipID(2 + voice.Lookahead); id <= 6; id++ {
 		on(playback.Event{Kind: playback.ClipEnded, Clip: id})
 	}
 	on(playback.Event{Kind: playback.QueueDrained})
 	h.waitFor(func() bool { return !h.u.talk.State().Speaking })
-	if !h.u.composer.stop.Hidden {
+	if !h.u.main.composer.stop.Hidden {
 		t.Error("Stop still shown after the reply was spoken")
 	}
 }

@@ -41,7 +41,7 @@ func TestGolden_RichReply(t *testing.T) {
 			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
 			h.typeAndSend("Show me everything")
 			h.waitFor(func() bool {
-				return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.status.points.Text, "Last message")
+				return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.main.status.points.Text, "Last message")
 			})
 			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
 		})
@@ -247,7 +247,7 @@ func TestOpenLink_OnlyWebAndMail(t *testing.T) {
 		if len(opened) == 1 && strings.Contains(strings.ToLower(opened[0]), "attach") {
 			t.Errorf("openLink(%q) opened %q, with its attachment", link, opened[0])
 		}
-		msg := h.u.status.message.Text
+		msg := h.u.main.status.message.Text
 		if open && !strings.HasPrefix(msg, "Opened ") || !open && !strings.Contains(msg, "opens only web and e-mail links") {
 			t.Errorf("after openLink(%q) the status bar says %q", link, msg)
 		}
@@ -326,15 +326,15 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 	for _, k := range []fyne.KeyName{fyne.KeyRight, fyne.KeyRight} {
 		h.u.typedKey(&fyne.KeyEvent{Name: k})
 	}
-	if got := h.u.chat.selectedText(); got != "First l" {
+	if got := h.u.main.chat.selectedText(); got != "First l" {
 		t.Errorf("after Shift+Right twice the selection is %q", got)
 	}
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
-	if got := h.u.chat.selectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
+	if got := h.u.main.chat.selectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
 		t.Errorf("after Shift+Down the selection is %q", got)
 	}
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
-	if got := h.u.chat.selectedText(); got != reply {
+	if got := h.u.main.chat.selectedText(); got != reply {
 		t.Errorf("after Shift+End the selection is %q", got)
 	}
 	h.u.shiftHeld = false
@@ -345,8 +345,8 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 		t.Errorf("Ctrl+C copied %q", got)
 	}
 	test.TypeOnCanvas(h.u.win.Canvas(), "ok")
-	if h.u.win.Canvas().Focused() != h.u.composer.entry || h.u.composer.text() != "ok" {
-		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.composer.text())
+	if h.u.win.Canvas().Focused() != h.u.main.composer.entry || h.u.main.composer.text() != "ok" {
+		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.main.composer.text())
 	}
 }
 
@@ -365,15 +365,15 @@ func TestChatView_LongReplyIsParsedAway(t *testing.T) {
 	h.typeAndSend("long")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
 	h.waitFor(func() bool {
-		f, ok := h.u.chat.flats[long]
+		f, ok := h.u.main.chat.flats[long]
 		return ok && len(f.Parts) == 1 && f.Parts[0].Kind == markdown.TablePart && h.replyShown(long).flat.Parts[0].Kind == markdown.TablePart
 	})
 	h.typeAndSend("huge")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
 	huge := svc.Reply("huge")
 	r := h.replyShown(huge)
-	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.chat.parsing) != 0 {
-		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.chat.parsing))
+	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.main.chat.parsing) != 0 {
+		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.main.chat.parsing))
 	}
 }
 

@@ -42,8 +42,8 @@ func TestApp_ChargedReplyUnreadableIsNotOfferedForRetry(t *testing.T) {
 	if strings.Contains(meta, "Not sent") {
 		t.Errorf("the charged message says %q", meta)
 	}
-	h.u.retry(h.view().Turns[0].Key)
-	h.u.sess.Retry(h.u.current, h.view().Turns[0].Key)
+	h.u.main.retry(h.view().Turns[0].Key)
+	h.u.main.sess.Retry(h.u.main.current, h.view().Turns[0].Key)
 	if n := len(svc.ChatRequests()); n != 1 {
 		t.Errorf("%d chat calls, want 1: a charged message is never sent again", n)
 	}
@@ -83,7 +83,7 @@ func TestApp_SwitchLocalRemoteLocal(t *testing.T) {
 	remote := newFakeService()
 	h := startWithLocal(t, local)
 	h.u.useLocal()
-	h.waitFor(func() bool { return h.u.conn != nil && h.u.conn.local && h.u.sidebar != nil })
+	h.waitFor(func() bool { return h.u.main != nil && h.u.main.conn.local })
 	for round := 1; round <= 2; round++ {
 		h.u.useRemote(remote, remote.BaseURL(), false)
 		select {
@@ -91,14 +91,14 @@ func TestApp_SwitchLocalRemoteLocal(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: the built-in service was not stopped when the remote one took over", round)
 		}
-		if h.u.conn.local || h.u.conn.baseURL != remote.BaseURL() {
+		if h.u.main.conn.local || h.u.main.conn.baseURL != remote.BaseURL() {
 			t.Fatalf("round %d: the remote service is not in use", round)
 		}
 		h.typeAndSend(fmt.Sprintf("to the remote, round %d", round))
 		h.waitFor(func() bool { return len(h.view().Messages) == 2 })
 
 		h.u.useLocal()
-		h.waitFor(func() bool { return h.u.conn.local })
+		h.waitFor(func() bool { return h.u.main.conn.local })
 		h.typeAndSend(fmt.Sprintf("to the built-in service, round %d", round))
 		h.waitFor(func() bool { return len(h.view().Messages) == 2 })
 	}
@@ -164,11 +164,11 @@ func TestApp_SwitchToALocalServiceThatCannotStart(t *testing.T) {
 	h := start(t, svc)
 	h.u.deps.Local = failingLocal{}
 	h.u.useLocal()
-	h.waitFor(func() bool { return strings.Contains(h.u.status.message.Text, "did not start") })
-	if h.u.conn.local || h.u.sidebar == nil || h.u.composer == nil {
-		t.Fatalf("after a failed switch the window left the remote service (local %v)", h.u.conn.local)
+	h.waitFor(func() bool { return strings.Contains(h.u.main.status.message.Text, "did not start") })
+	if h.u.main == nil || h.u.main.conn.local {
+		t.Fatalf("after a failed switch the window left the remote service (local %v)", h.u.main.conn.local)
 	}
-	if msg := h.u.status.message.Text; !strings.Contains(msg, "in use by another Parley") {
+	if msg := h.u.main.status.message.Text; !strings.Contains(msg, "in use by another Parley") {
 		t.Errorf("the status bar says %q", msg)
 	}
 	h.typeAndSend("still here")
@@ -199,7 +199,7 @@ func TestApp_RetriedFailureShowsItsOwnReason(t *testing.T) {
 	h.waitFor(func() bool { return strings.Contains(shownMeta(), "still running") })
 
 	// Sent again; the window's updates wait until the call has failed again.
-	h.u.retry(h.view().Turns[0].Key)
+	h.u.main.retry(h.view().Turns[0].Key)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(svc.ChatRequests()) < 2 || h.view().Turns[0].State != conversation.Failed {
 		if time.Now().After(deadline) {

@@ -156,16 +156,17 @@ type settingsDialog struct {
 }
 
 // showSettings opens the settings dialog of the conversation on screen.
-func (u *UI) showSettings() {
-	if u.current == nil || u.sess == nil {
+func (m *mainWindow) showSettings() {
+	u := m.u
+	if m.current == nil {
 		return
 	}
-	v := u.sess.Snapshot(u.current)
-	s := &settingsDialog{host: u, store: u.sess, win: u.win, ctx: u.ctx, do: u.do,
-		th: u.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice}
+	v := m.sess.Snapshot(m.current)
+	s := &settingsDialog{host: m, store: m.sess, win: u.win, ctx: u.ctx, do: u.do,
+		th: m.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice}
 	s.build(formOf(v.Config, v.Voice))
 	u.showDialogOf(s, s.d, s.keys, s.persona)
-	go s.loadVoices(u.conn.svc)
+	go s.loadVoices(m.conn.svc)
 }
 
 func (s *settingsDialog) build(f settingsForm) {

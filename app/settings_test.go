@@ -17,7 +17,7 @@ func savedConversation(t *testing.T, h *harness) *settingsDialog {
 	t.Helper()
 	h.typeAndSend("Where are we?")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && !h.view().ID.IsZero() })
-	h.u.showSettings()
+	h.u.main.showSettings()
 	return h.openSettings()
 }
 
@@ -46,7 +46,7 @@ func TestSettings_NumbersShownAsSet(t *testing.T) {
 	if p[0].Temperature == nil || *p[0].Temperature != 1.15 || p[0].TopP == nil || *p[0].TopP != 0.87 {
 		t.Errorf("sent temperature %s, top p %s; want exactly 1.15 and 0.87", numberOf(p[0].Temperature), numberOf(p[0].TopP))
 	}
-	msg := h.u.status.message.Text
+	msg := h.u.main.status.message.Text
 	if !strings.Contains(msg, "temperature 1.15,") || !strings.Contains(msg, "top p 0.87") {
 		t.Errorf("the status bar says %q", msg)
 	}
@@ -93,7 +93,7 @@ func TestSettings_VoiceMustBeOneTheServiceHas(t *testing.T) {
 	svc.Mu.Lock()
 	svc.VoiceList = []client.Voice{{Name: "flite-slt"}}
 	svc.Mu.Unlock()
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s = h.openSettings()
 	h.waitFor(func() bool { return s.listed })
 	if !s.errText.Visible() || !strings.Contains(s.errText.Text, "“en-us” kept here is not one of this service's voices") {
@@ -105,7 +105,7 @@ func TestSettings_VoiceMustBeOneTheServiceHas(t *testing.T) {
 	svc.Mu.Lock()
 	svc.VoiceList = nil
 	svc.Mu.Unlock()
-	h.u.showSettings()
+	h.u.main.showSettings()
 	s = h.openSettings()
 	s.voice.SetText("99999999")
 	if s.saveBtn.Disabled() {

@@ -416,24 +416,25 @@ func (rowStack) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // confirmDelete asks, naming the conversation, then deletes it.
-func (u *UI) confirmDelete(e conversation.Entry) {
+func (m *mainWindow) confirmDelete(e conversation.Entry) {
+	u := m.u
 	if e.ID.IsZero() {
 		return
 	}
 	msg := fmt.Sprintf("Delete “%s”? Its messages are deleted from the service and cannot be recovered.", e.DisplayTitle())
-	u.confirm("Delete conversation", msg, "Delete", true, func(ok bool) {
+	m.confirm("Delete conversation", msg, "Delete", true, func(ok bool) {
 		if !ok {
 			return
 		}
-		wasCurrent := u.currentEntry().ID == e.ID
-		u.sess.Delete(e.ID, func(err error) {
+		wasCurrent := m.currentEntry().ID == e.ID
+		m.sess.Delete(e.ID, func(err error) {
 			u.do(func() {
 				if err != nil {
-					u.status.flash("The conversation was not deleted. " + phrase(err).text)
+					m.status.flash("The conversation was not deleted. " + phrase(err).text)
 					return
 				}
 				if wasCurrent {
-					u.newConversation()
+					m.newConversation()
 				}
 			})
 		})

@@ -29,7 +29,7 @@ func drawnSpan(l *widget.Label) (left, right float32) {
 // shown, are never drawn over it.
 func TestStatusBar_LongNoticeIsCutNotOverlapped(t *testing.T) {
 	h := start(t, newFakeService())
-	s := h.u.status
+	s := h.u.main.status
 	long := "Saved: persona “You are the navigator of a sailing ship, practical and calm”, temperature 1.15, top p 0.87, max tokens 512, and a few more words than fit"
 	h.u.flash(long)
 	s.setVoice("Voice mode: Listening")

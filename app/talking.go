@@ -31,10 +31,25 @@ func (u *UI) newTalk() *talk.Controller {
 // talkHost is the window as the talk controller sees it.
 type talkHost struct{ u *UI }
 
-func (h talkHost) OnScreen() *conversation.Thread { return h.u.current }
-func (h talkHost) Send(text string) int64         { return h.u.send(text) }
+func (h talkHost) OnScreen() *conversation.Thread {
+	if h.u.main == nil {
+		return nil
+	}
+	return h.u.main.current
+}
+
+func (h talkHost) Send(text string) int64 {
+	if h.u.main == nil {
+		return 0
+	}
+	return h.u.main.send(text)
+}
+
 func (h talkHost) SendHeld(text string) (*conversation.Thread, int64) {
-	return h.u.sendHeld(text)
+	if h.u.main == nil {
+		return nil, 0
+	}
+	return h.u.main.sendHeld(text)
 }
 
 // talkPrefs are the preferences as the talk controller reads them.
@@ -119,16 +134,15 @@ func awayNotice(n talk.NoticeKind) (title, body string) {
 // header and its status bar. It is subscribed when the window is built, and unsubscribed when
 // another replaces it.
 type mainTalk struct {
-	u         *UI
+	m         *mainWindow
 	composer  *composer
 	panel     *voicePanel
 	status    *statusBar
-	header    *header
 	recording string // the status bar's line while a take records
 }
 
 func (m *mainTalk) event(ev talk.Event) {
-	u, st := m.u, m.u.talk.State()
+	st := m.m.u.talk.State()
 	switch ev.Kind {
 	case talk.Changed:
 		m.composer.showStop(st.Speaking)
@@ -144,7 +158,7 @@ func (m *mainTalk) event(ev talk.Event) {
 			m.composer.showRecording(st.Recording)
 		}
 		if m.panel.changed(st) {
-			u.voiceModeShown(st.Mode != talk.Off)
+			m.m.voiceModeShown(st.Mode != talk.Off)
 		}
 	case talk.Level:
 		switch {
@@ -176,7 +190,7 @@ func (m *mainTalk) event(ev talk.Event) {
 	case talk.Transcript:
 		m.composer.addSaid(ev.Text)
 	case talk.Focus:
-		u.focusComposer()
+		m.m.focusComposer()
 	}
 	m.status.setVoice(voiceLine(st, m.recording))
 }
@@ -186,9 +200,9 @@ func (m *mainTalk) showProblem(ev talk.Event) {
 	var act func()
 	switch phrase(ev.Err).action {
 	case actionPreferences:
-		act = m.u.showPreferences
+		act = m.m.u.showPreferences
 	case actionAccount:
-		act = m.u.showAccount
+		act = m.m.u.showAccount
 	case actionRetry:
 		act = ev.Retry
 	}

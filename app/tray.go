@@ -128,12 +128,12 @@ func (t *tray) menu() *fyne.Menu {
 		fyne.NewMenuItem(l[0], u.toggleShown),
 		fyne.NewMenuItem("New conversation", func() {
 			u.Present()
-			if u.sess != nil && u.topDialog() == nil {
-				u.newConversation()
+			if u.main != nil && u.topDialog() == nil {
+				u.main.newConversation()
 			}
 		}),
 		fyne.NewMenuItem(l[1], func() {
-			if u.sess == nil {
+			if u.main == nil {
 				u.Present() // the welcome screen: nothing to talk to yet
 				return
 			}

@@ -69,28 +69,26 @@ func (c *connection) serviceKey() string {
 
 // keepUnsentText records, for the service in use, each conversation's message box and the
 // messages without an answer, replacing what was kept for that service before.
-func (u *UI) keepUnsentText() {
-	if u.sess == nil || u.conn == nil {
-		return
+func (m *mainWindow) keepUnsentText() {
+	u := m.u
+	if m.current != nil {
+		m.drafts[m.current] = m.composer.text()
 	}
-	if u.current != nil && u.composer != nil {
-		u.drafts[u.current] = u.composer.text()
-	}
-	threads := u.sess.Opened()
-	for th := range u.drafts {
+	threads := m.sess.Opened()
+	for th := range m.drafts {
 		if !slices.Contains(threads, th) {
 			threads = append(threads, th)
 		}
 	}
 	titles := map[client.ConversationID]string{}
-	list, _ := u.sess.Entries()
+	list, _ := m.sess.Entries()
 	for _, e := range list {
 		titles[e.ID] = e.Title
 	}
 	var entries []unsentEntry
-	newText := strings.TrimSpace(u.newDraft)
+	newText := strings.TrimSpace(m.newDraft)
 	for _, th := range threads {
-		v := u.sess.Snapshot(th)
+		v := m.sess.Snapshot(th)
 		if v.Deleted {
 			continue
 		}
@@ -101,7 +99,7 @@ func (u *UI) keepUnsentText() {
 			}
 			texts = append(texts, t.Text)
 		}
-		if d := strings.TrimSpace(u.drafts[th]); d != "" {
+		if d := strings.TrimSpace(m.drafts[th]); d != "" {
 			texts = append(texts, d)
 		}
 		if len(texts) == 0 {
@@ -116,7 +114,7 @@ func (u *UI) keepUnsentText() {
 	if newText != "" {
 		entries = append(entries, unsentEntry{Text: newText})
 	}
-	key := u.conn.serviceKey()
+	key := m.conn.serviceKey()
 	store := slices.DeleteFunc(u.prefs.unsent(), func(e unsentService) bool {
 		return e.Service == key
 	})
@@ -127,12 +125,13 @@ func (u *UI) keepUnsentText() {
 		store = store[:maxUnsentServices]
 	}
 	u.prefs.setUnsent(store)
-	u.newDraft = "" // kept with this service, not carried to the next
+	m.newDraft = "" // kept with this service, not carried to the next
 }
 
 // restoreUnsentText puts back what was kept for the service in use, once, and says so.
-func (u *UI) restoreUnsentText() {
-	key := u.conn.serviceKey()
+func (m *mainWindow) restoreUnsentText() {
+	u := m.u
+	key := m.conn.serviceKey()
 	store := u.prefs.unsent()
 	i := slices.IndexFunc(store, func(e unsentService) bool {
 		return e.Service == key
@@ -142,7 +141,7 @@ func (u *UI) restoreUnsentText() {
 	}
 	entries := store[i].Entries
 	u.prefs.setUnsent(slices.Delete(store, i, i+1))
-	u.unsentSent = map[*conversation.Thread][]string{}
+	m.unsentSent = map[*conversation.Thread][]string{}
 	var where []string // the conversations the text went back to; "" for the new one
 	for _, e := range entries {
 		text := strings.TrimSpace(e.Text)
@@ -150,10 +149,10 @@ func (u *UI) restoreUnsentText() {
 			continue
 		}
 		if e.Conversation == "" {
-			u.newDraft = strings.TrimSpace(text + "\n" + u.newDraft)
-			if u.current != nil && u.isBlank(u.current) && strings.TrimSpace(u.composer.text()) == "" {
-				u.composer.setText(u.newDraft)
-				u.newDraft = ""
+			m.newDraft = strings.TrimSpace(text + "\n" + m.newDraft)
+			if m.current != nil && m.isBlank(m.current) && strings.TrimSpace(m.composer.text()) == "" {
+				m.composer.setText(m.newDraft)
+				m.newDraft = ""
 			}
 			where = append(where, "")
 			continue
@@ -162,16 +161,16 @@ func (u *UI) restoreUnsentText() {
 		if err != nil {
 			continue
 		}
-		th := u.sess.Open(id)
-		u.drafts[th] = text
+		th := m.sess.Open(id)
+		m.drafts[th] = text
 		if len(e.Sent) > 0 {
-			u.unsentSent[th] = e.Sent
-			u.dropAnswered(th, u.sess.Snapshot(th))
+			m.unsentSent[th] = e.Sent
+			m.dropAnswered(th, m.sess.Snapshot(th))
 		}
 		where = append(where, e.Title)
 	}
 	if len(where) > 0 {
-		u.flash(unsentBackNotice(where))
+		m.flash(unsentBackNotice(where))
 	}
 }
 
@@ -191,30 +190,30 @@ func unsentBackNotice(titles []string) string {
 // dropAnswered takes out of th's kept text the messages sent before Parley closed that the end
 // of its history, once read, shows (answered after all); lines the person has changed since
 // stay. Only the end is looked at: an earlier message with the same words ("yes") is not it.
-func (u *UI) dropAnswered(th *conversation.Thread, v conversation.ThreadView) {
-	sent, ok := u.unsentSent[th]
+func (m *mainWindow) dropAnswered(th *conversation.Thread, v conversation.ThreadView) {
+	sent, ok := m.unsentSent[th]
 	if !ok || v.Loading || v.LoadErr != nil || len(v.Messages) == 0 {
 		return
 	}
-	delete(u.unsentSent, th)
-	draft := u.drafts[th]
-	if th == u.current && u.composer != nil {
-		draft = u.composer.text()
+	delete(m.unsentSent, th)
+	draft := m.drafts[th]
+	if th == m.current {
+		draft = m.composer.text()
 	}
 	lines := strings.Split(draft, "\n")
 	recent := v.Messages[max(0, len(v.Messages)-2*len(sent)):] // each with its reply
 	for _, q := range sent {
-		for _, m := range recent {
-			if m.Role == conversation.User && m.Text == q {
+		for _, msg := range recent {
+			if msg.Role == conversation.User && msg.Text == q {
 				lines = removeLines(lines, strings.Split(q, "\n"))
 				break
 			}
 		}
 	}
 	text := strings.TrimSpace(strings.Join(lines, "\n"))
-	u.drafts[th] = text
-	if th == u.current && u.composer != nil {
-		u.composer.setText(text)
+	m.drafts[th] = text
+	if th == m.current {
+		m.composer.setText(text)
 	}
 }
 

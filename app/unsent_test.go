@@ -19,33 +19,33 @@ func TestApp_UnansweredTextSurvivesAQuit(t *testing.T) {
 	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "down for a moment"}}
 	h.typeAndSend("And the harbour?")
 	h.waitFor(h.failedShown)
-	h.u.newConversation()
-	h.u.composer.setText("a thought, half written")
+	h.u.main.newConversation()
+	h.u.main.composer.setText("a thought, half written")
 	calls := len(svc.ChatRequests())
 	h.u.shutdown()
 
 	h2 := startWith(t, svc, a, nil)
-	if got := h2.u.composer.text(); got != "a thought, half written" {
+	if got := h2.u.main.composer.text(); got != "a thought, half written" {
 		t.Errorf("the new conversation's message box holds %q after the restart", got)
 	}
-	if want := "Your unsent text in 2 conversations is back in their message boxes; nothing was sent again."; h2.u.status.flashText != want {
-		t.Errorf("the status bar says %q", h2.u.status.flashText)
+	if want := "Your unsent text in 2 conversations is back in their message boxes; nothing was sent again."; h2.u.main.status.flashText != want {
+		t.Errorf("the status bar says %q", h2.u.main.status.flashText)
 	}
-	h2.u.open(first)
+	h2.u.main.open(first)
 	h2.waitFor(func() bool { return len(h2.view().Messages) == 2 })
-	if got := h2.u.composer.text(); got != "And the harbour?" {
+	if got := h2.u.main.composer.text(); got != "And the harbour?" {
 		t.Errorf("the failed message's conversation's box holds %q after the restart", got)
 	}
 	if n := len(svc.ChatRequests()); n != calls {
 		t.Errorf("%d chat calls after the restart, want none", n-calls)
 	}
 	// Kept once: a third start finds nothing more.
-	h2.u.composer.setText("")
-	h2.u.newConversation()
-	h2.u.composer.setText("")
+	h2.u.main.composer.setText("")
+	h2.u.main.newConversation()
+	h2.u.main.composer.setText("")
 	h2.u.shutdown()
 	h3 := startWith(t, svc, a, nil)
-	if got := h3.u.composer.text(); got != "" {
+	if got := h3.u.main.composer.text(); got != "" {
 		t.Errorf("the third start's message box holds %q", got)
 	}
 	if got := a.Preferences().String(prefUnsent); got != "" {
@@ -64,8 +64,8 @@ func TestApp_UnsentTextAnsweredAfterAllIsDropped(t *testing.T) {
 	a.Preferences().SetString(prefUnsent, `[{"service":"`+svc.BaseURL()+`","entries":[{"conversation":"`+first.String()+
 		`","text":"Where is the lighthouse?\nand a note","sent":["Where is the lighthouse?"]}]}]`)
 	h2 := startWith(t, svc, a, nil)
-	h2.u.open(first)
-	h2.waitFor(func() bool { return len(h2.view().Messages) == 2 && h2.u.composer.text() == "and a note" })
+	h2.u.main.open(first)
+	h2.waitFor(func() bool { return len(h2.view().Messages) == 2 && h2.u.main.composer.text() == "and a note" })
 }
 
 // A switch to another service and back keeps what was written for the first: it is back in the
@@ -75,20 +75,20 @@ func TestApp_UnsentTextSurvivesASwitchAndBack(t *testing.T) {
 	remote := newFakeService()
 	h := startWithLocal(t, local)
 	h.u.useLocal()
-	h.waitFor(func() bool { return h.u.conn != nil && h.u.conn.local && h.u.sidebar != nil })
-	h.u.composer.setText("for the built-in service")
+	h.waitFor(func() bool { return h.u.main != nil && h.u.main.conn.local })
+	h.u.main.composer.setText("for the built-in service")
 	h.u.useRemote(remote, remote.BaseURL(), false)
-	h.waitFor(func() bool { return !h.u.conn.local })
-	if got := h.u.composer.text(); got != "" {
+	h.waitFor(func() bool { return !h.u.main.conn.local })
+	if got := h.u.main.composer.text(); got != "" {
 		t.Errorf("the remote service's new conversation holds %q", got)
 	}
 	h.u.useLocal()
-	h.waitFor(func() bool { return h.u.conn.local })
-	if got := h.u.composer.text(); got != "for the built-in service" {
+	h.waitFor(func() bool { return h.u.main.conn.local })
+	if got := h.u.main.composer.text(); got != "for the built-in service" {
 		t.Errorf("back on the built-in service, the message box holds %q", got)
 	}
-	if want := "Your unsent text is back in its message box; nothing was sent again."; h.u.status.flashText != want {
-		t.Errorf("the status bar says %q, want %q", h.u.status.flashText, want)
+	if want := "Your unsent text is back in its message box; nothing was sent again."; h.u.main.status.flashText != want {
+		t.Errorf("the status bar says %q, want %q", h.u.main.status.flashText, want)
 	}
 }
 
@@ -129,9 +129,9 @@ func TestApp_UnsentTextLikeAnEarlierMessageStays(t *testing.T) {
 	a.Preferences().SetString(prefUnsent, `[{"service":"`+svc.BaseURL()+`","entries":[{"conversation":"`+first.String()+
 		`","text":"yes","sent":["yes"]}]}]`)
 	h2 := startWith(t, svc, a, nil)
-	h2.u.open(first)
+	h2.u.main.open(first)
 	h2.waitFor(func() bool { return len(h2.view().Messages) == 4 })
-	if got := h2.u.composer.text(); got != "yes" {
+	if got := h2.u.main.composer.text(); got != "yes" {
 		t.Errorf("the message box holds %q, want the unanswered \"yes\"", got)
 	}
 }

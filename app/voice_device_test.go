@@ -32,7 +32,7 @@ func (*failingRecorder) Stop() {}
 
 // noticeShown reports whether the composer shows a notice containing text.
 func (h *harness) noticeShown(text string) bool {
-	c := h.u.composer
+	c := h.u.main.composer
 	return !c.notice.Hidden && strings.Contains(c.noticeText.Text, text)
 }
 
@@ -53,19 +53,19 @@ func TestApp_MicrophoneProblemsShowInTheComposerAndKeepTheText(t *testing.T) {
 			h := start(t, svc)
 			rec := &failingRecorder{err: tt.err, calls: make(chan struct{}, 10)}
 			h.u.deps.NewRecorder = func() Recorder { return rec }
-			test.Type(h.u.composer.entry, "half a thought")
+			test.Type(h.u.main.composer.entry, "half a thought")
 			h.u.toggleRecording()
 			<-rec.calls
 			h.waitFor(func() bool { return h.noticeShown(tt.says) })
-			c := h.u.composer
+			c := h.u.main.composer
 			if c.text() != "half a thought" || h.u.win.Canvas().Focused() != c.entry {
 				t.Errorf("after the failure: composer %q, focus %v; want the typed text, focused", c.text(), h.u.win.Canvas().Focused())
 			}
 			if c.noticeAction.Hidden || c.noticeAction.Text != tt.action {
 				t.Errorf("notice button %q (hidden %v), want %q", c.noticeAction.Text, c.noticeAction.Hidden, tt.action)
 			}
-			if h.u.status.message.Text != "" {
-				t.Errorf("the status bar says %q too", h.u.status.message.Text)
+			if h.u.main.status.message.Text != "" {
+				t.Errorf("the status bar says %q too", h.u.main.status.message.Text)
 			}
 			if _, _, n := svc.Recorded(); n != 0 {
 				t.Errorf("%d transcribe calls after a failed take", n)
@@ -98,11 +98,11 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 	h.u.deps.NewRecorder = nil
 	h.u.toggleRecording()
 	if !h.noticeShown("No microphone was found") || h.u.talk.State().Recording {
-		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.composer.noticeText.Text, h.u.composer.notice.Hidden, h.u.talk.State().Recording)
+		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.main.composer.noticeText.Text, h.u.main.composer.notice.Hidden, h.u.talk.State().Recording)
 	}
 	h.typeAndSend("typed instead")
 	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	if !h.u.composer.notice.Hidden {
+	if !h.u.main.composer.notice.Hidden {
 		t.Error("the notice stayed after the person sent a message")
 	}
 }
@@ -125,20 +125,20 @@ func TestApp_FailedTranscriptionKeepsTheTakeForTryAgain(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
 	// The talk controller speaks to the service attached: it is given the failing one.
-	h.u.talk.Attach(talk.Attached{Service: &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}, Session: h.u.sess})
+	h.u.talk.Attach(talk.Attached{Service: &transcribeFailing{Service: svc, err: &client.Error{StatusCode: 503, Message: "overloaded"}}, Session: h.u.main.sess})
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
 	h.waitFor(func() bool { return h.noticeShown("The recording was not transcribed. The service is unavailable") })
-	if h.u.composer.noticeAction.Text != "Try again" {
-		t.Fatalf("notice button %q", h.u.composer.noticeAction.Text)
+	if h.u.main.composer.noticeAction.Text != "Try again" {
+		t.Fatalf("notice button %q", h.u.main.composer.noticeAction.Text)
 	}
-	test.Tap(h.u.composer.noticeAction)
-	h.waitFor(func() bool { return h.u.composer.text() == "what is the weather like" })
+	test.Tap(h.u.main.composer.noticeAction)
+	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
 	if len(h.rec.calls) != 0 {
 		t.Error("Try again recorded a new take instead of sending the one kept")
 	}
-	if !h.u.composer.notice.Hidden {
+	if !h.u.main.composer.notice.Hidden {
 		t.Error("the notice stayed after the transcript arrived")
 	}
 }
@@ -155,20 +155,20 @@ func TestApp_NoAudioOutputStopsSpeakingAndSaysSo(t *testing.T) {
 	h.typeAndSend("Where to")
 	h.waitFor(func() bool { return h.u.talk.State().Speaking && len(h.player.Added) > 0 })
 	onEvent := <-events
-	test.Type(h.u.composer.entry, "next question")
+	test.Type(h.u.main.composer.entry, "next question")
 	onEvent(playback.Event{Kind: playback.ClipEnded, Clip: 1, Err: fmt.Errorf("%w (no card)", playback.ErrNoDevice)})
 	h.waitFor(func() bool { return h.noticeShown("No audio output was found") })
-	if h.u.talk.State().Speaking || !h.u.composer.stop.Hidden || h.u.status.voice.Text == "Speaking" {
-		t.Errorf("still speaking after the output failed: stop hidden %v, status %q", h.u.composer.stop.Hidden, h.u.status.voice.Text)
+	if h.u.talk.State().Speaking || !h.u.main.composer.stop.Hidden || h.u.main.status.voice.Text == "Speaking" {
+		t.Errorf("still speaking after the output failed: stop hidden %v, status %q", h.u.main.composer.stop.Hidden, h.u.main.status.voice.Text)
 	}
-	if h.u.composer.text() != "next question" {
-		t.Errorf("the typed text became %q", h.u.composer.text())
+	if h.u.main.composer.text() != "next question" {
+		t.Errorf("the typed text became %q", h.u.main.composer.text())
 	}
 	// The clips after it fail the same way: one notice, not one per clip.
 	h.u.escape()
 	onEvent(playback.Event{Kind: playback.ClipEnded, Clip: 2, Err: playback.ErrNoDevice})
 	h.waitFor(func() bool { return len(h.queue) == 0 })
-	if !h.u.composer.notice.Hidden {
+	if !h.u.main.composer.notice.Hidden {
 		t.Error("a later clip's failure showed the notice again")
 	}
 }
@@ -177,7 +177,7 @@ func TestGolden_DeviceProblem(t *testing.T) {
 	h := start(t, newFakeService())
 	rec := &failingRecorder{err: audio.ErrNoDevice, calls: make(chan struct{}, 1)}
 	h.u.deps.NewRecorder = func() Recorder { return rec }
-	test.Type(h.u.composer.entry, "Typed before the microphone failed")
+	test.Type(h.u.main.composer.entry, "Typed before the microphone failed")
 	h.u.toggleRecording()
 	<-rec.calls
 	h.waitFor(func() bool { return h.noticeShown("No microphone") })

@@ -19,16 +19,16 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 	h := start(t, svc)
 	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
 	mic.Say(1500 * time.Millisecond)
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Something went wrong" })
-	during := h.u.vpanel.detail.Text
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Something went wrong" })
+	during := h.u.main.vpanel.detail.Text
 	if !strings.HasPrefix(during, "Could not get a reply.") {
 		t.Errorf("while the error shows, the panel says %q", during)
 	}
 	// Listening again after the pause, the reason is still there.
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
-	after := h.u.vpanel.detail.Text
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	after := h.u.main.vpanel.detail.Text
 	if !strings.HasPrefix(after, "Could not get a reply.") || !strings.Contains(after, "Listening again") {
 		t.Errorf("listening again after the failure, the panel says %q", after)
 	}
@@ -42,7 +42,7 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return len(svc.ChatRequests()) == 2 })
 	h.waitFor(func() bool {
-		return h.u.vpanel.state.Text == "Listening…" && h.u.vpanel.detail.Text == "Speak when you are ready. Parley answers when you pause."
+		return h.u.main.vpanel.state.Text == "Listening…" && h.u.main.vpanel.detail.Text == "Speak when you are ready. Parley answers when you pause."
 	})
 }
 
@@ -50,7 +50,7 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 // interrupts; without, it is ignored.
 func TestVoiceMode_SpeakingSaysWhatTheMicrophoneDoes(t *testing.T) {
 	h := start(t, newFakeService())
-	m := h.u.vpanel
+	m := h.u.main.vpanel
 	m.changed(talk.State{Mode: talk.On})
 	for _, tc := range []struct {
 		bargeIn bool

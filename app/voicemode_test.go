@@ -28,12 +28,12 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	mic := withSpeechMic(h)
 
 	h.u.toggleVoiceMode()
-	if !h.u.voiceModeActive() || h.u.composer.box.Visible() || !h.u.vpanel.box.Visible() {
+	if !h.u.voiceModeActive() || h.u.main.composer.box.Visible() || !h.u.main.vpanel.box.Visible() {
 		t.Fatal("voice mode did not take the composer's place")
 	}
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
-	if !strings.Contains(h.u.status.voice.Text, "Listening") {
-		t.Errorf("status bar says %q", h.u.status.voice.Text)
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	if !strings.Contains(h.u.main.status.voice.Text, "Listening") {
+		t.Errorf("status bar says %q", h.u.main.status.voice.Text)
 	}
 	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return len(svc.ChatRequests()) == 1 })
@@ -42,25 +42,25 @@ func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	}
 	// The question and the reply show in the chat view, and the reply is spoken.
 	h.waitFor(func() bool {
-		v := h.u.sess.Snapshot(h.u.current)
+		v := h.u.main.sess.Snapshot(h.u.main.current)
 		return len(v.Messages) == 2 && v.Messages[0].Text == svc.Heard && v.Messages[1].Role == conversation.Assistant
 	})
-	reply := h.u.sess.Snapshot(h.u.current).Messages[1].Text
+	reply := h.u.main.sess.Snapshot(h.u.main.current).Messages[1].Text
 	h.waitFor(func() bool { return len(h.player.Added) > 0 })
 	if clip := <-h.player.Added; !strings.Contains(reply, strings.TrimSpace(clip)) {
 		t.Errorf("spoke %q; the reply is %q", clip, reply)
 	}
 	// Then it listens again.
 	h.waitFor(func() bool {
-		return h.u.vpanel.state.Text == "Listening…" && strings.Contains(h.u.vpanel.detail.Text, "Speak")
+		return h.u.main.vpanel.state.Text == "Listening…" && strings.Contains(h.u.main.vpanel.detail.Text, "Speak")
 	})
 
 	// Mute, then end voice mode: the composer comes back with the keyboard.
 	h.u.talk.ToggleMute()
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Muted" })
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Muted" })
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return !h.u.voiceModeActive() })
-	if !h.u.composer.box.Visible() || h.u.vpanel.box.Visible() {
+	if !h.u.main.composer.box.Visible() || h.u.main.vpanel.box.Visible() {
 		t.Error("the composer did not come back")
 	}
 	closed := mic.Closed()
@@ -80,7 +80,7 @@ func TestVoiceMode_EndsWhenAnotherServiceIsAttached(t *testing.T) {
 	h := start(t, svc)
 	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
 
 	next := newFakeService()
 	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})
@@ -106,8 +106,8 @@ func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
 	if h.u.voiceModeActive() {
 		t.Fatal("voice mode started without a microphone")
 	}
-	if !h.u.composer.notice.Visible() || !strings.Contains(h.u.composer.noticeText.Text, "Voice mode needs a microphone") {
-		t.Errorf("notice %q", h.u.composer.noticeText.Text)
+	if !h.u.main.composer.notice.Visible() || !strings.Contains(h.u.main.composer.noticeText.Text, "Voice mode needs a microphone") {
+		t.Errorf("notice %q", h.u.main.composer.noticeText.Text)
 	}
 }
 
@@ -119,13 +119,13 @@ func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 	h := start(t, svc)
 	mic := withSpeechMic(h)
 	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
 	mic.Say(1500 * time.Millisecond)
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Thinking…" })
-	h.u.newConversation()
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Thinking…" })
+	h.u.main.newConversation()
 	close(svc.Gate)
 	h.waitFor(func() bool { return !h.u.voiceModeActive() })
-	if !h.u.composer.box.Visible() {
+	if !h.u.main.composer.box.Visible() {
 		t.Error("the composer did not come back")
 	}
 	if len(h.player.Added) != 0 {
@@ -143,7 +143,7 @@ func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 	h.typeAndSend("hello there")
 	h.waitFor(func() bool { return len(svc.ChatRequests()) == 1 })
 	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.vpanel.state.Text == "Listening…" })
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
 	close(svc.Gate)
 	// The window has rendered the reply, so it has decided whether to speak it: speaking starts
 	// then, before any speech is asked for.
@@ -159,7 +159,7 @@ func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 // The loop gives notice kinds; the panel phrases them.
 func TestVoiceMode_PhrasesTheLoopsNotices(t *testing.T) {
 	h := start(t, newFakeService())
-	m := h.u.vpanel
+	m := h.u.main.vpanel
 	m.changed(talk.State{Mode: talk.On})
 	for kind, want := range map[voice.NoticeKind]string{
 		voice.NoNotice:          "Speak when you are ready. Parley answers when you pause.",
@@ -180,7 +180,7 @@ func TestVoiceMode_MutedSaysMutedOnly(t *testing.T) {
 	svc.Heard = "" // the service hears no words
 	h := start(t, svc)
 	mic := withSpeechMic(h)
-	m := h.u.vpanel
+	m := h.u.main.vpanel
 	if m.mute.Icon != micOffIcon {
 		t.Errorf("Mute shows %v, not a microphone struck through", m.mute.Icon.Name())
 	}
@@ -206,7 +206,7 @@ func TestVoiceMode_MutedSaysMutedOnly(t *testing.T) {
 func TestVoiceMode_MeterRestsWhileTheMicrophoneIsIgnored(t *testing.T) {
 	h := start(t, newFakeService())
 	mic := withSpeechMic(h)
-	m := h.u.vpanel
+	m := h.u.main.vpanel
 	h.u.toggleVoiceMode()
 	h.waitFor(func() bool { return m.state.Text == "Listening…" })
 	mic.Say(400 * time.Millisecond)
@@ -226,7 +226,7 @@ func TestVoiceMode_QuickClicksEndAsCounted(t *testing.T) {
 	for _, presses := range []int{5, 4, 3, 2} {
 		h := start(t, newFakeService())
 		withSpeechMic(h)
-		m := h.u.vpanel
+		m := h.u.main.vpanel
 		for range presses {
 			h.u.toggleVoiceMode() // no update runs between them: the loop has not stopped
 		}
@@ -237,9 +237,9 @@ func TestVoiceMode_QuickClicksEndAsCounted(t *testing.T) {
 			}
 			return h.u.talk.State().Mode == talk.Off
 		})
-		if h.u.voiceModeActive() != wantOn || m.box.Visible() != wantOn || h.u.composer.box.Visible() == wantOn {
+		if h.u.voiceModeActive() != wantOn || m.box.Visible() != wantOn || h.u.main.composer.box.Visible() == wantOn {
 			t.Errorf("%d presses: on %v, panel shown %v, composer shown %v; want on %v",
-				presses, h.u.voiceModeActive(), m.box.Visible(), h.u.composer.box.Visible(), wantOn)
+				presses, h.u.voiceModeActive(), m.box.Visible(), h.u.main.composer.box.Visible(), wantOn)
 		}
 		if wantOn {
 			h.u.toggleVoiceMode()

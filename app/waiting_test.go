@@ -60,7 +60,7 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	if meta := h.metaOf("And a poem"); meta != "Waits for the message above: send it again or edit it" {
 		t.Errorf("the message behind the stopped one says %q", meta)
 	}
-	if msg := h.u.status.message.Text; !strings.Contains(msg, "Stopped waiting") {
+	if msg := h.u.main.status.message.Text; !strings.Contains(msg, "Stopped waiting") {
 		t.Errorf("the status bar says %q after Stop", msg)
 	}
 	if n := len(svc.ChatRequests()); n != 1 {
@@ -72,7 +72,7 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	svc.Gate <- struct{}{}
 	<-svc.Entered
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 && h.shown(rowThinking) == 1 })
-	if entries, _ := h.u.sess.Entries(); len(entries) != 1 || entries[0].ID != h.view().ID {
+	if entries, _ := h.u.main.sess.Entries(); len(entries) != 1 || entries[0].ID != h.view().ID {
 		t.Errorf("the list holds %+v, want the conversation the stopped message made", entries)
 	}
 
@@ -89,8 +89,8 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 // bubbleOf is a bubble row set to the chat view's message with text.
 func (h *harness) bubbleOf(text string) *bubbleRow {
 	h.t.Helper()
-	probe := newBubbleRow(h.u.chat)
-	for _, r := range h.u.chat.rows {
+	probe := newBubbleRow(h.u.main.chat)
+	for _, r := range h.u.main.chat.rows {
 		if r.text == text && r.kind == rowTurn {
 			probe.set(r)
 			return probe
@@ -102,7 +102,7 @@ func (h *harness) bubbleOf(text string) *bubbleRow {
 
 // rowShown reports whether the chat view has a row with text.
 func (h *harness) rowShown(text string) bool {
-	for _, r := range h.u.chat.rows {
+	for _, r := range h.u.main.chat.rows {
 		if r.text == text {
 			return true
 		}
@@ -125,29 +125,29 @@ func TestApp_FailedFirstMessageIsKeptAsDraft(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("Plan my trip to Lyon")
 	h.waitFor(h.failedShown)
-	test.Type(h.u.composer.entry, "with trains")
-	h.u.newConversation()
-	if got := h.u.composer.text(); got != "Plan my trip to Lyon\nwith trains" {
+	test.Type(h.u.main.composer.entry, "with trains")
+	h.u.main.newConversation()
+	if got := h.u.main.composer.text(); got != "Plan my trip to Lyon\nwith trains" {
 		t.Errorf("after Ctrl+N the composer holds %q; want the failed message and the draft", got)
 	}
 
 	// Sent again and refused again; then the person opens another conversation.
-	h.u.composer.setText("")
+	h.u.main.composer.setText("")
 	h.typeAndSend("Plan my trip to Nice")
 	h.waitFor(h.failedShown)
 	h.typeAndSend("hello") // queued behind the failed one
 	svc.Mu.Lock()
 	svc.ChatErrs = nil
 	svc.Mu.Unlock()
-	other := h.u.sess.NewThread(client.Config{}, "")
-	h.u.sess.Send(other, "another conversation")
-	h.waitFor(func() bool { return len(h.u.sess.Snapshot(other).Messages) == 2 })
-	h.u.show(other)
-	if msg := h.u.status.message.Text; !strings.Contains(msg, "Ctrl+N") {
+	other := h.u.main.sess.NewThread(client.Config{}, "")
+	h.u.main.sess.Send(other, "another conversation")
+	h.waitFor(func() bool { return len(h.u.main.sess.Snapshot(other).Messages) == 2 })
+	h.u.main.show(other)
+	if msg := h.u.main.status.message.Text; !strings.Contains(msg, "Ctrl+N") {
 		t.Errorf("leaving the failed conversation, the status bar says %q", msg)
 	}
-	h.u.newConversation()
-	if got := h.u.composer.text(); got != "Plan my trip to Nice\nhello" {
+	h.u.main.newConversation()
+	if got := h.u.main.composer.text(); got != "Plan my trip to Nice\nhello" {
 		t.Errorf("the next new conversation's composer holds %q", got)
 	}
 	if n := len(svc.ChatRequests()); n != 3 {

@@ -23,34 +23,30 @@ var (
 	scQuit     = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
-// buildMain puts the main window together: the menu, the sidebar, the conversation (header,
-// messages, composer) and the status bar.
-func (u *UI) buildMain() {
+// build puts the main window together: the menu, the sidebar, the conversation (header,
+// messages, composer, voice panel) and the status bar; it follows the talk controller until
+// close.
+func (m *mainWindow) build() {
+	u := m.u
 	u.leaveConnecting()
 	canvas := u.win.Canvas()
-	if u.sidebar != nil {
-		u.sidebar.stop()
-	}
-	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now, u.do)
-	u.chat = newChatView(u, u.do, u.deps.Now)
-	u.composer = newComposer(u, u.talk)
-	u.status = newStatusBar(u.conn, u.sess, u.do)
-	u.header = newHeader(u, canvas)
-	u.vpanel = newVoicePanel(u.talk)
-	if u.unfollowTalk != nil {
-		u.unfollowTalk()
-	}
-	m := &mainTalk{u: u, composer: u.composer, panel: u.vpanel, status: u.status, header: u.header}
-	u.unfollowTalk = u.talk.Subscribe(m.event)
-	m.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
+	m.sidebar = newSidebar(m, m.sess, canvas, u.deps.Now, u.do)
+	m.chat = newChatView(m, u.do, u.deps.Now)
+	m.composer = newComposer(m, u.talk)
+	m.status = newStatusBar(m.conn, m.sess, u.do)
+	m.header = newHeader(m, canvas)
+	m.vpanel = newVoicePanel(u.talk)
+	t := &mainTalk{m: m, composer: m.composer, panel: m.vpanel, status: m.status}
+	m.unfollowTalk = u.talk.Subscribe(t.event)
+	t.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
 
-	bottom := container.NewVBox(u.composer.object(), u.vpanel.object())
-	conv := border(u.header.object(), bottom, nil, nil, u.chat.object())
-	split := container.NewHSplit(u.sidebar.object(), conv)
+	bottom := container.NewVBox(m.composer.object(), m.vpanel.object())
+	conv := border(m.header.object(), bottom, nil, nil, m.chat.object())
+	split := container.NewHSplit(m.sidebar.object(), conv)
 	split.SetOffset(0.27)
-	u.win.SetContent(border(nil, u.status.object(), nil, nil, split))
-	u.win.SetMainMenu(u.mainMenu())
-	u.status.refresh()
+	u.win.SetContent(border(nil, m.status.object(), nil, nil, split))
+	u.win.SetMainMenu(m.mainMenu())
+	m.status.refresh()
 }
 
 // closeAndQuitItems are the menu items that close the window (Ctrl+W) and quit (Ctrl+Q); they
@@ -64,7 +60,8 @@ func (u *UI) closeAndQuitItems() (closeWin, quit *fyne.MenuItem) {
 }
 
 // mainMenu holds every command, with its shortcut.
-func (u *UI) mainMenu() *fyne.MainMenu {
+func (m *mainWindow) mainMenu() *fyne.MainMenu {
+	u := m.u
 	item := func(label string, sc fyne.Shortcut, action func()) *fyne.MenuItem {
 		it := fyne.NewMenuItem(label, u.unlessDialog(action))
 		it.Shortcut = sc
@@ -73,7 +70,7 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 	closeWin, quit := u.closeAndQuitItems()
 	// Switching back to the built-in service from another, without going through Account.
 	useLocal := item("Use the local service", nil, u.useLocal)
-	useLocal.Disabled = u.deps.Local == nil || u.conn != nil && u.conn.local
+	useLocal.Disabled = u.deps.Local == nil || m.conn.local
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley",
 			item("Account…", nil, u.showAccount),
@@ -85,19 +82,19 @@ func (u *UI) mainMenu() *fyne.MainMenu {
 			quit,
 		),
 		fyne.NewMenu("Conversation",
-			item("New conversation", scNew, u.newConversation),
-			u.presetMenu(),
-			item("Search conversations", scSearch, func() { u.sidebar.focusSearch() }),
-			item("Settings…", scSettings, u.showSettings),
+			item("New conversation", scNew, m.newConversation),
+			m.presetMenu(),
+			item("Search conversations", scSearch, func() { m.sidebar.focusSearch() }),
+			item("Settings…", scSettings, m.showSettings),
 			fyne.NewMenuItemSeparator(),
-			item("Export as Markdown…", nil, func() { u.export(exportMarkdown) }),
-			item("Export as JSON…", nil, func() { u.export(exportJSON) }),
+			item("Export as Markdown…", nil, func() { m.export(exportMarkdown) }),
+			item("Export as JSON…", nil, func() { m.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
-			item("Delete…", nil, func() { u.confirmDelete(u.currentEntry()) }),
+			item("Delete…", nil, func() { m.confirmDelete(m.currentEntry()) }),
 		),
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
-			item("Voice mode (hands-free)", scVoiceMode, u.toggleVoiceMode),
+			item("Voice mode (hands-free)", scVoiceMode, m.toggleVoiceMode),
 			item("Mute the microphone in voice mode", scMute, func() {
 				if u.voiceModeActive() {
 					u.toggleMute()
@@ -121,8 +118,8 @@ func (u *UI) typedKey(ev *fyne.KeyEvent) {
 	}
 	switch ev.Name {
 	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyUp, fyne.KeyDown, fyne.KeyHome, fyne.KeyEnd:
-		if u.shiftHeld && u.chat != nil {
-			u.chat.extendSelection(ev.Name)
+		if u.shiftHeld && u.main != nil {
+			u.main.chat.extendSelection(ev.Name)
 		}
 	case fyne.KeyEscape:
 		u.escape()
@@ -139,111 +136,116 @@ func (u *UI) escape() {
 		u.closeDialog()
 		return
 	}
-	if u.talk.Escape() || (u.composer != nil && u.composer.hideNotice()) {
+	if u.talk.Escape() || u.main == nil || u.main.composer.hideNotice() {
 		return
 	}
-	u.stopWaiting()
+	u.main.stopWaiting()
 }
 
 // stopWaiting stops waiting for the reply being written in the conversation on screen (Stop on
 // "Thinking…", or Esc); the status bar says what that means for points.
-func (u *UI) stopWaiting() {
-	if u.current == nil || u.sess == nil || !u.sess.StopWaiting(u.current) {
+func (m *mainWindow) stopWaiting() {
+	if m.current == nil || !m.sess.StopWaiting(m.current) {
 		return
 	}
-	u.flash("Stopped waiting for the reply: the message says what it means for points.")
+	m.flash("Stopped waiting for the reply: the message says what it means for points.")
 }
 
 // refreshMenu builds the main menu again, after the presets changed.
-func (u *UI) refreshMenu() { u.win.SetMainMenu(u.mainMenu()) }
+func (m *mainWindow) refreshMenu() { m.u.win.SetMainMenu(m.mainMenu()) }
 
-// flash shows msg in the status bar for a while.
-func (u *UI) flash(msg string) { u.status.flash(msg) }
+// flash shows msg in the status bar for a while (on the main window: the welcome screen has no
+// status bar).
+func (u *UI) flash(msg string) {
+	if u.main != nil {
+		u.main.flash(msg)
+	}
+}
 
 // quit closes the window, which ends the app.
 func (u *UI) quit() { u.win.Close() }
 
 // apply renders a change of the session's state.
-func (u *UI) apply(ch conversation.Change) {
-	if u.sidebar == nil {
-		return
-	}
+func (m *mainWindow) apply(ch conversation.Change) {
+	u := m.u
 	if ch.List {
-		u.sidebar.refresh()
+		m.sidebar.refresh()
 	}
 	if ch.Err != nil {
-		u.sidebar.showError(ch.Err)
+		m.sidebar.showError(ch.Err)
 	}
-	if _, kept := u.unsentSent[ch.Thread]; kept && ch.Thread != nil {
-		u.dropAnswered(ch.Thread, u.sess.Snapshot(ch.Thread))
+	if _, kept := m.unsentSent[ch.Thread]; kept && ch.Thread != nil {
+		m.dropAnswered(ch.Thread, m.sess.Snapshot(ch.Thread))
 	}
-	if ch.Thread != nil && ch.Thread != u.current {
-		u.restoreRefused(ch.Thread, u.sess.Snapshot(ch.Thread))
+	if ch.Thread != nil && ch.Thread != m.current {
+		m.restoreRefused(ch.Thread, m.sess.Snapshot(ch.Thread))
 	}
-	if ch.Thread != nil && ch.Thread == u.current {
+	if ch.Thread != nil && ch.Thread == m.current {
 		// One copy of the conversation for everything that renders it.
-		v := u.sess.Snapshot(ch.Thread)
-		if u.restoreRefused(ch.Thread, v) {
-			v = u.sess.Snapshot(ch.Thread)
+		v := m.sess.Snapshot(ch.Thread)
+		if m.restoreRefused(ch.Thread, v) {
+			v = m.sess.Snapshot(ch.Thread)
 		}
-		u.offerAccountFor(v)
-		u.chat.renderView(v)
-		u.header.refreshFrom(v)
-		u.sidebar.selectCurrent()
+		m.offerAccountFor(v)
+		m.chat.renderView(v)
+		m.header.refreshFrom(v)
+		m.sidebar.selectCurrent()
 	}
 	// The turns that ended, on screen or not: voice mode and push-to-talk wait for their keys.
 	for _, o := range ch.Ended {
 		u.talk.TurnEnded(ch.Thread, o)
 	}
 	if ch.Usage {
-		u.status.refresh()
+		m.status.refresh()
 	}
 }
 
 // newConversation opens a new, empty conversation with the default settings.
-func (u *UI) newConversation() {
+func (m *mainWindow) newConversation() {
+	u := m.u
 	cfg, voice := u.defaultSettings()
-	u.show(u.sess.NewThread(cfg, voice))
+	m.show(m.sess.NewThread(cfg, voice))
 }
 
 // open shows an existing conversation.
-func (u *UI) open(id client.ConversationID) {
-	if u.current != nil && u.sess.ID(u.current) == id {
-		u.focusComposer()
+func (m *mainWindow) open(id client.ConversationID) {
+	if m.current != nil && m.sess.ID(m.current) == id {
+		m.focusComposer()
 		return
 	}
-	u.show(u.sess.Open(id))
+	m.show(m.sess.Open(id))
 }
 
 // show makes th the conversation on screen, keeping the composer's text of each conversation.
-func (u *UI) show(th *conversation.Thread) {
-	if u.current != nil {
-		u.drafts[u.current] = u.composer.text()
-		u.keepUnsent(u.current, th)
+func (m *mainWindow) show(th *conversation.Thread) {
+	u := m.u
+	if m.current != nil {
+		m.drafts[m.current] = m.composer.text()
+		m.keepUnsent(m.current, th)
 	}
 	if u.voiceModeActive() && u.talk.VoiceThread() != th {
 		u.talk.EndVoiceMode() // voice mode talks in one conversation
 	}
-	u.current = th
-	if u.drafts[th] == "" && u.isBlank(th) && u.newDraft != "" {
-		u.drafts[th], u.newDraft = u.newDraft, ""
+	m.current = th
+	if m.drafts[th] == "" && m.isBlank(th) && m.newDraft != "" {
+		m.drafts[th], m.newDraft = m.newDraft, ""
 	}
-	u.composer.setText(u.drafts[th])
-	v := u.sess.Snapshot(th)
-	u.chat.showThread(v)
-	u.header.refreshFrom(v)
-	u.sidebar.selectCurrent()
-	u.focusComposer()
+	m.composer.setText(m.drafts[th])
+	v := m.sess.Snapshot(th)
+	m.chat.showThread(v)
+	m.header.refreshFrom(v)
+	m.sidebar.selectCurrent()
+	m.focusComposer()
 }
 
 // keepUnsent keeps what was written in a new conversation that was never created (its first
 // message failed, or was never sent) when the person leaves it for next: the text of its failed
 // messages and its composer become the draft of the next new conversation.
-func (u *UI) keepUnsent(left, next *conversation.Thread) {
-	if left == next || !u.sess.ID(left).IsZero() {
+func (m *mainWindow) keepUnsent(left, next *conversation.Thread) {
+	if left == next || !m.sess.ID(left).IsZero() {
 		return
 	}
-	v := u.sess.Snapshot(left)
+	v := m.sess.Snapshot(left)
 	if len(v.Messages) > 0 {
 		return
 	}
@@ -252,24 +254,24 @@ func (u *UI) keepUnsent(left, next *conversation.Thread) {
 			return // its reply may still come
 		}
 	}
-	parts := u.sess.TakeUnsent(left)
-	if d := strings.TrimSpace(u.drafts[left]); d != "" {
+	parts := m.sess.TakeUnsent(left)
+	if d := strings.TrimSpace(m.drafts[left]); d != "" {
 		parts = append(parts, d)
 	}
-	delete(u.drafts, left)
+	delete(m.drafts, left)
 	if len(parts) == 0 {
 		return
 	}
-	u.newDraft = strings.Join(parts, "\n")
-	if !u.isBlank(next) {
-		u.flash("Your unsent message is kept: press Ctrl+N to find it in a new conversation.")
+	m.newDraft = strings.Join(parts, "\n")
+	if !m.isBlank(next) {
+		m.flash("Your unsent message is kept: press Ctrl+N to find it in a new conversation.")
 	}
 }
 
 // isBlank reports whether th is a new conversation with nothing in it yet.
-func (u *UI) isBlank(th *conversation.Thread) bool {
-	v := u.sess.Snapshot(th)
-	return u.sess.ID(th).IsZero() && len(v.Messages) == 0 && len(v.Turns) == 0
+func (m *mainWindow) isBlank(th *conversation.Thread) bool {
+	v := m.sess.Snapshot(th)
+	return m.sess.ID(th).IsZero() && len(v.Messages) == 0 && len(v.Turns) == 0
 }
 
 // toggleRecording starts push-to-talk, or finishes the recording under way.
@@ -282,45 +284,42 @@ func (u *UI) voiceModeActive() bool { return u.talk.State().Mode != talk.Off }
 
 // voiceModeShown gives the composer's place to voice mode's panel (on), or gives it back, and
 // shows on the header whether voice mode runs.
-func (u *UI) voiceModeShown(on bool) {
+func (m *mainWindow) voiceModeShown(on bool) {
 	if on {
-		u.composer.box.Hide()
+		m.composer.box.Hide()
 	} else {
-		u.composer.box.Show()
+		m.composer.box.Show()
 	}
-	u.header.voiceOn(on)
+	m.header.voiceOn(on)
 }
 
 // refreshHeader shows the title and persona of the conversation on screen again.
-func (u *UI) refreshHeader() {
-	if u.current != nil {
-		u.header.refreshFrom(u.sess.Snapshot(u.current))
+func (m *mainWindow) refreshHeader() {
+	if m.current != nil {
+		m.header.refreshFrom(m.sess.Snapshot(m.current))
 	}
 }
 
-// speak says text with the voice of the conversation on screen (a reply's Speak button).
-func (u *UI) speak(text string) { u.talk.Speak(text) }
-
 // retry sends a failed message of the conversation on screen again.
-func (u *UI) retry(key int64) { u.sess.Retry(u.current, key) }
+func (m *mainWindow) retry(key int64) { m.sess.Retry(m.current, key) }
 
-// focusComposer gives the composer the keyboard.
+// focusComposer gives the composer the keyboard, on the main window.
 func (u *UI) focusComposer() {
-	if u.composer != nil {
-		u.win.Canvas().Focus(u.composer.entry)
+	if u.main != nil {
+		u.main.focusComposer()
 	}
 }
 
 // currentEntry is the list entry of the conversation on screen (zero for a new one).
-func (u *UI) currentEntry() conversation.Entry {
-	if u.current == nil {
+func (m *mainWindow) currentEntry() conversation.Entry {
+	if m.current == nil {
 		return conversation.Entry{}
 	}
-	id := u.sess.ID(u.current)
+	id := m.sess.ID(m.current)
 	if id.IsZero() {
 		return conversation.Entry{}
 	}
-	entries, _ := u.sess.Entries()
+	entries, _ := m.sess.Entries()
 	for _, e := range entries {
 		if e.ID == id {
 			return e
@@ -331,25 +330,27 @@ func (u *UI) currentEntry() conversation.Entry {
 
 // send sends the composer's text in the conversation on screen, and returns the turn's key (0:
 // nothing sent).
-func (u *UI) send(text string) int64 {
-	if u.current == nil || u.sess == nil {
+func (m *mainWindow) send(text string) int64 {
+	u := m.u
+	if m.current == nil {
 		return 0
 	}
-	key := u.sess.Send(u.current, text)
-	u.talk.ExpectReply(u.current, key)
-	u.chat.stickToBottom()
+	key := m.sess.Send(m.current, text)
+	u.talk.ExpectReply(m.current, key)
+	m.chat.stickToBottom()
 	return key
 }
 
 // offerAccountFor opens the account dialog once for a message refused because of the key or
 // the address; the message stays, with Retry, for after the account is fixed.
-func (u *UI) offerAccountFor(v conversation.ThreadView) {
+func (m *mainWindow) offerAccountFor(v conversation.ThreadView) {
+	u := m.u
 	for _, t := range v.Turns {
-		if t.State != conversation.Failed || u.accountOffered[t.Key] {
+		if t.State != conversation.Failed || m.accountOffered[t.Key] {
 			continue
 		}
 		if p := phrase(t.Err); p.action == actionAccount {
-			u.accountOffered[t.Key] = true
+			m.accountOffered[t.Key] = true
 			u.showAccountFor(t.Err)
 			return
 		}
@@ -357,11 +358,12 @@ func (u *UI) offerAccountFor(v conversation.ThreadView) {
 }
 
 // presetMenu starts a new conversation from a preset.
-func (u *UI) presetMenu() *fyne.MenuItem {
+func (m *mainWindow) presetMenu() *fyne.MenuItem {
+	u := m.u
 	it := fyne.NewMenuItem("New from preset", nil)
 	var items []*fyne.MenuItem
 	for _, p := range (presetBook{u.prefs}).all() {
-		items = append(items, fyne.NewMenuItem(p.Name, u.unlessDialog(func() { u.newFromPreset(p) })))
+		items = append(items, fyne.NewMenuItem(p.Name, u.unlessDialog(func() { m.newFromPreset(p) })))
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)
 	return it
