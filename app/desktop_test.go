@@ -253,6 +253,31 @@ func TestGlobalKey_HiddenWindowGetsANotificationThatOpensTheConversation(t *test
 	}
 }
 
+// A notification told by the window over one service, clicked after the person switched to
+// another: the window shows, and the conversation of the service left is not put in the new
+// window (its session is closed).
+func TestGlobalKey_NotificationAfterASwitchOpensNothingOld(t *testing.T) {
+	h := startDesktop(t, newFakeKeys())
+	h.u.prefs.setKeepInTray(true)
+	h.u.closeRequested()
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.keys.press(t, hotkey.Default, true)
+	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
+	h.keys.press(t, hotkey.Default, false)
+	h.waitFor(func() bool { return len(h.notes.all()) == 1 })
+	n := h.notes.all()[0]
+
+	next := newFakeService()
+	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})
+	fresh := h.u.main.current
+	n.click()
+	h.waitFor(func() bool { return !h.u.hidden })
+	h.drain()
+	if h.u.main.current != fresh {
+		t.Error("the notification put a conversation of the service left in the new window")
+	}
+}
+
 func TestGlobalKey_NoSpeechSendsNothing(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.u.hidden = true
