@@ -3,15 +3,19 @@ package app
 import (
 	"context"
 	"errors"
+	"image/color"
+	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"parley/audio"
 	"parley/client"
 	"parley/engine"
+	"parley/internal/testenv"
 )
 
 // The main states of the window, as markup. A changed rendering fails with the new markup in
@@ -136,5 +140,32 @@ func eachObject(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 		for _, c := range test.WidgetRenderer(x).Objects() {
 			eachObject(c, fn)
 		}
+	}
+}
+
+// forcedVariant is the default theme in one variant, for goldens of light and dark.
+type forcedVariant struct {
+	fyne.Theme
+	variant fyne.ThemeVariant
+}
+
+func (f forcedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return f.Theme.Color(n, f.variant)
+}
+
+// TestGolden_RichReply renders a reply with every block kind, in the light and the dark theme.
+func TestGolden_RichReply(t *testing.T) {
+	for name, v := range map[string]fyne.ThemeVariant{"light": theme.VariantLight, "dark": theme.VariantDark} {
+		t.Run(name, func(t *testing.T) {
+			svc := newFakeService()
+			svc.Reply = func(string) string { return testenv.EveryBlock }
+			h := start(t, svc)
+			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
+			h.typeAndSend("Show me everything")
+			h.waitFor(func() bool {
+				return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.status.points.Text, "Last message")
+			})
+			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
+		})
 	}
 }
