@@ -14,6 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"parley/app/chatview"
 	"parley/app/talk"
 	"parley/audio"
 	"parley/audio/playback"
@@ -165,7 +166,7 @@ type UI struct {
 	// next new one.
 	newDraft string
 	sidebar  *sidebar
-	chat     *chatView
+	chat     *chatview.View
 	composer *composer
 	status   *statusBar
 	header   *header

@@ -98,13 +98,13 @@ func (u *UI) watchSelectionKeys() {
 		if u.chat == nil || u.topDialog() != nil {
 			return
 		}
-		if text := u.chat.selectedText(); text != "" {
+		if text := u.chat.SelectedText(); text != "" {
 			u.copyText(text)
 		}
 	})
 	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) {
 		if u.chat != nil && u.topDialog() == nil {
-			u.chat.selectAll()
+			u.chat.SelectAll()
 		}
 	})
 	if dc, ok := c.(desktop.Canvas); ok {

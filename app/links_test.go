@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"parley/app/chatview"
 )
 
 // TestOpenLink_OnlyWebAndMail checks which links the window opens: web pages and e-mail, and
@@ -60,9 +64,8 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 	svc.Reply = func(string) string { return reply }
 	h := start(t, svc)
 	h.typeAndSend("Two lines please")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	r := h.replyShown(reply)
-	drag(t, r, 0, 5) // "First"
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
+	dragOnFirstLine(h.replyShown(reply), reply, 0, 5) // "First"
 	if h.u.win.Canvas().Focused() != nil {
 		t.Errorf("selecting in a reply left %v with the keyboard", h.u.win.Canvas().Focused())
 	}
@@ -70,15 +73,15 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 	for _, k := range []fyne.KeyName{fyne.KeyRight, fyne.KeyRight} {
 		h.u.typedKey(&fyne.KeyEvent{Name: k})
 	}
-	if got := h.u.chat.selectedText(); got != "First l" {
+	if got := h.u.chat.SelectedText(); got != "First l" {
 		t.Errorf("after Shift+Right twice the selection is %q", got)
 	}
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
-	if got := h.u.chat.selectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
+	if got := h.u.chat.SelectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
 		t.Errorf("after Shift+Down the selection is %q", got)
 	}
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
-	if got := h.u.chat.selectedText(); got != reply {
+	if got := h.u.chat.SelectedText(); got != reply {
 		t.Errorf("after Shift+End the selection is %q", got)
 	}
 	h.u.shiftHeld = false
@@ -92,4 +95,46 @@ func TestApp_SelectionFromTheKeyboard(t *testing.T) {
 	if h.u.win.Canvas().Focused() != h.u.composer.entry || h.u.composer.text() != "ok" {
 		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.composer.text())
 	}
+}
+
+// mouseText is text a person selects with the mouse: a reply's, in the chat view.
+type mouseText interface {
+	fyne.CanvasObject
+	desktop.Mouseable
+	fyne.Draggable
+}
+
+// replyShown is the text of the chat view's row showing text, on screen: what a press and a
+// drag of the mouse over it go to.
+func (h *harness) replyShown(text string) mouseText {
+	h.t.Helper()
+	var found mouseText
+	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
+		if x, ok := o.(*chatview.Bubble); ok && x.Row().Text == text {
+			eachObject(x, func(o fyne.CanvasObject) {
+				if m, ok := o.(mouseText); ok && m.Visible() {
+					found = m
+				}
+			})
+		}
+	})
+	if found == nil {
+		h.t.Fatalf("no row shows %q", text)
+	}
+	return found
+}
+
+// dragOnFirstLine selects with the mouse from byte a to byte b of the first line of r, line
+// drawn in the body's text style from r's left edge: pressed on the middle of the line, just
+// after the edge of each character.
+func dragOnFirstLine(r mouseText, line string, a, b int) {
+	at := func(i int) fyne.Position {
+		size := theme.TextSize()
+		return fyne.NewPos(fyne.MeasureText(line[:i], size, fyne.TextStyle{}).Width+0.5, fyne.MeasureText("Hg", size, fyne.TextStyle{}).Height/2)
+	}
+	from, to := at(a), at(b)
+	r.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: from}, Button: desktop.MouseButtonPrimary})
+	r.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: to}})
+	r.DragEnd()
+	r.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: to}, Button: desktop.MouseButtonPrimary})
 }

@@ -32,7 +32,7 @@ func (u *UI) buildMain() {
 		u.sidebar.stop()
 	}
 	u.sidebar = newSidebar(u, u.sess, canvas, u.deps.Now, u.do)
-	u.chat = newChatView(u, u.do, u.deps.Now)
+	u.chat = newChatView(u)
 	u.composer = newComposer(u, u.talk)
 	u.status = newStatusBar(u.conn, u.sess, u.do)
 	u.header = newHeader(u, canvas)
@@ -45,7 +45,7 @@ func (u *UI) buildMain() {
 	m.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
 
 	bottom := container.NewVBox(u.composer.object(), u.vpanel.object())
-	conv := border(u.header.object(), bottom, nil, nil, u.chat.object())
+	conv := border(u.header.object(), bottom, nil, nil, u.chat.Object())
 	split := container.NewHSplit(u.sidebar.object(), conv)
 	split.SetOffset(0.27)
 	u.win.SetContent(border(nil, u.status.object(), nil, nil, split))
@@ -122,7 +122,7 @@ func (u *UI) typedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyUp, fyne.KeyDown, fyne.KeyHome, fyne.KeyEnd:
 		if u.shiftHeld && u.chat != nil {
-			u.chat.extendSelection(ev.Name)
+			u.chat.ExtendSelection(ev.Name)
 		}
 	case fyne.KeyEscape:
 		u.escape()
@@ -187,7 +187,7 @@ func (u *UI) apply(ch conversation.Change) {
 			v = u.sess.Snapshot(ch.Thread)
 		}
 		u.offerAccountFor(v)
-		u.chat.renderView(v)
+		u.chat.Render(v)
 		u.header.refreshFrom(v)
 		u.sidebar.selectCurrent()
 	}
@@ -230,7 +230,7 @@ func (u *UI) show(th *conversation.Thread) {
 	}
 	u.composer.setText(u.drafts[th])
 	v := u.sess.Snapshot(th)
-	u.chat.showThread(v)
+	u.chat.ShowThread(v)
 	u.header.refreshFrom(v)
 	u.sidebar.selectCurrent()
 	u.focusComposer()
@@ -337,7 +337,7 @@ func (u *UI) send(text string) int64 {
 	}
 	key := u.sess.Send(u.current, text)
 	u.talk.ExpectReply(u.current, key)
-	u.chat.stickToBottom()
+	u.chat.StickToBottom()
 	return key
 }
 

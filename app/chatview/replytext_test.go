@@ -1,4 +1,4 @@
-package app
+package chatview
 
 import (
 	"strings"
@@ -228,46 +228,4 @@ func FuzzReplyLayout(f *testing.F) {
 		r.lay.offsetAt(fyne.NewPos(w/2, 10))
 		r.lay.paintSelection(0, len(text))
 	})
-}
-
-// replyShown is the replyText of the chat view's row showing text.
-func (h *harness) replyShown(text string) *replyText {
-	h.t.Helper()
-	var found *replyText
-	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
-		if x, ok := o.(*bubbleRow); ok && x.r.text == text && !x.reply.Hidden {
-			found = x.reply
-		}
-	})
-	if found == nil {
-		h.t.Fatalf("no row shows %q", text)
-	}
-	return found
-}
-
-// TestChatView_LongReplyIsParsedAway: a reply over parseNowMax is shown as plain text at once and
-// drawn as Markdown when its parse, away from the window, is done; one over parseMax stays plain.
-func TestChatView_LongReplyIsParsedAway(t *testing.T) {
-	long := "| a | b |\n|---|---|\n" + strings.Repeat("| cell | more |\n", parseNowMax/15+1)
-	svc := newFakeService()
-	svc.Reply = func(q string) string {
-		if q == "huge" {
-			return strings.Repeat("*a ", parseMax/3+1)
-		}
-		return long
-	}
-	h := start(t, svc)
-	h.typeAndSend("long")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	h.waitFor(func() bool {
-		f, ok := h.u.chat.flats[long]
-		return ok && len(f.Parts) == 1 && f.Parts[0].Kind == markdown.TablePart && h.replyShown(long).flat.Parts[0].Kind == markdown.TablePart
-	})
-	h.typeAndSend("huge")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
-	huge := svc.Reply("huge")
-	r := h.replyShown(huge)
-	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.chat.parsing) != 0 {
-		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.chat.parsing))
-	}
 }
