@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/app/chatview"
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/audio/playback/playbacktest"
@@ -134,10 +135,10 @@ func (h *harness) typeAndSend(text string) {
 func (h *harness) view() conversation.ThreadView { return h.u.main.sess.Snapshot(h.u.main.current) }
 
 // shown counts the chat view's rendered rows of a kind.
-func (h *harness) shown(kind rowKind) int {
+func (h *harness) shown(kind chatview.RowKind) int {
 	n := 0
-	for _, r := range h.u.main.chat.rows {
-		if r.kind == kind {
+	for _, r := range h.u.main.chat.Rows() {
+		if r.Kind == kind {
 			n++
 		}
 	}
@@ -146,8 +147,8 @@ func (h *harness) shown(kind rowKind) int {
 
 // failedShown reports whether a failed (or lost) message is rendered.
 func (h *harness) failedShown() bool {
-	for _, r := range h.u.main.chat.rows {
-		if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
+	for _, r := range h.u.main.chat.Rows() {
+		if r.Kind == chatview.RowTurn && (r.Turn.State == conversation.Failed || r.Turn.State == conversation.Lost) {
 			return true
 		}
 	}
@@ -160,7 +161,7 @@ func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
 		t.Error("the composer does not have the keyboard when the window opens")
 	}
 	h.typeAndSend("Hello there")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
 	if h.u.main.composer.text() != "" || h.u.win.Canvas().Focused() != h.u.main.composer.entry {
 		t.Errorf("after sending: composer %q, focus %v", h.u.main.composer.text(), h.u.win.Canvas().Focused())
 	}
@@ -172,7 +173,7 @@ func TestApp_FirstSendCreatesConversationSecondContinues(t *testing.T) {
 		t.Errorf("header %q", h.u.main.header.title.Text)
 	}
 	h.typeAndSend("And again")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 4 })
 	reqs := h.svc.ChatRequests()
 	if len(reqs) != 2 || reqs[1].ConversationID.String() != "c1" {
 		t.Errorf("requests %+v", reqs)
@@ -207,8 +208,8 @@ func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 	h.typeAndSend("Question")
 	<-svc.Entered
 	pending := h.u.main.current
-	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
-	if rows := h.u.main.chat.rows; len(rows) != 2 || rows[1].kind != rowThinking {
+	h.waitFor(func() bool { return h.shown(chatview.RowThinking) == 1 })
+	if rows := h.u.main.chat.Rows(); len(rows) != 2 || rows[1].Kind != chatview.RowThinking {
 		t.Fatalf("while waiting: rows %+v, want the message and a thinking bubble", rows)
 	}
 	// The composer stays usable: type a draft, then switch away.
@@ -222,7 +223,7 @@ func TestApp_SwitchingWhileReplyPendingLandsInItsConversation(t *testing.T) {
 		return false
 	})
 	h.u.main.open(conversationtest.ID("old"))
-	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 1 })
 	if h.u.main.composer.text() != "" {
 		t.Errorf("the draft followed to the other conversation: %q", h.u.main.composer.text())
 	}
@@ -245,17 +246,16 @@ func TestApp_ErrorThenRetryKeepsTheText(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("Do not lose me")
 	h.waitFor(h.failedShown)
-	row := h.u.main.chat.rows[0]
-	if row.kind != rowTurn || row.text != "Do not lose me" {
+	row := h.u.main.chat.Rows()[0]
+	if row.Kind != chatview.RowTurn || row.Text != "Do not lose me" {
 		t.Fatalf("the failed message is not shown with its text: %+v", row)
 	}
-	b := newBubbleRow(h.u.main.chat)
-	b.set(row)
-	if !strings.Contains(b.meta.Text, "unavailable") || b.retryBtn.Hidden {
-		t.Errorf("failed bubble: %q, retry hidden %v", b.meta.Text, b.retryBtn.Hidden)
+	b := h.u.main.chat.Draw(0)
+	if !strings.Contains(b.Meta(), "unavailable") || b.Retry().Hidden {
+		t.Errorf("failed bubble: %q, retry hidden %v", b.Meta(), b.Retry().Hidden)
 	}
-	test.Tap(b.retryBtn)
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	test.Tap(b.Retry())
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
 	if got := h.view().Messages[0].Text; got != "Do not lose me" {
 		t.Errorf("retried message %q", got)
 	}
@@ -303,7 +303,7 @@ func TestApp_SearchFilters(t *testing.T) {
 	h := start(t, svc)
 	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 2 })
 	h.u.main.open(conversationtest.ID("b"))
-	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 1 })
 	test.Type(h.u.main.sidebar.search, "lighthouse")
 	if len(h.u.main.sidebar.items) != 1 || h.u.main.sidebar.items[0].ID.String() != "b" {
 		t.Errorf("searching the text: %+v", h.u.main.sidebar.items)
@@ -340,7 +340,7 @@ func TestApp_SettingsFirstCallThenPatchOnlyChanges(t *testing.T) {
 	s.persona.TypedShortcut(scSubmit) // Ctrl+Enter
 	h.waitFor(func() bool { return h.u.closeDialog == nil })
 	h.typeAndSend("Where are we?")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
 	first := h.svc.ChatRequests()[0]
 	if first.Persona == nil || *first.Persona != "a ship's navigator" || first.Temperature == nil || *first.Temperature != 0.4 {
 		t.Errorf("first call %+v: want the persona and temperature", first)

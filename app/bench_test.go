@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/chatview"
 	"parley/client"
 	"parley/conversation"
 	"parley/conversation/conversationtest"
@@ -54,7 +55,7 @@ func BenchmarkOpenConversation5000(b *testing.B) {
 		h.u.main.sess.Close()
 		h.u.main.sess = newSessionFor(h) // a fresh session: the history is read again, as on a first open
 		h.u.main.open(id)
-		h.waitFor(func() bool { return h.shown(rowMessage) == 5000 })
+		h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 5000 })
 		h.u.win.Canvas().Capture()
 	}
 }
@@ -92,7 +93,7 @@ func BenchmarkTwentyTurns(b *testing.B) {
 		b.StartTimer()
 		for turn := 1; turn <= 20; turn++ {
 			h.typeAndSend(fmt.Sprintf("Turn number %d about the tides", turn))
-			h.waitFor(func() bool { return h.shown(rowMessage) == 2*turn })
+			h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2*turn })
 			h.u.win.Canvas().Capture()
 		}
 	}
@@ -121,7 +122,7 @@ func benchmarkReply(b *testing.B, md string) {
 			{Role: conversation.Assistant, Text: fmt.Sprintf("%s\n\nRound %d.", md, i), At: t0},
 		}}
 		start := time.Now()
-		h.u.main.chat.showThread(v)
+		h.u.main.chat.ShowThread(v)
 		h.drain()
 		built := time.Now()
 		h.u.win.Canvas().Capture()

@@ -3,15 +3,21 @@ package app
 import (
 	"context"
 	"errors"
+	"image/color"
+	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
+	"parley/app/chatview"
 	"parley/audio"
 	"parley/client"
 	"parley/engine"
+	"parley/internal/testenv"
 )
 
 // The main states of the window, as markup. A changed rendering fails with the new markup in
@@ -39,12 +45,12 @@ func TestGolden_ConversationWaitingAndError(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("What is the tallest lighthouse?")
 	<-svc.Entered
-	h.waitFor(func() bool { return h.shown(rowThinking) == 1 })
+	h.waitFor(func() bool { return h.shown(chatview.RowThinking) == 1 })
 	restartSpinners(h.u.win.Content())
 	test.AssertRendersToMarkup(t, "waiting.xml", h.u.win.Canvas())
 
 	svc.Gate <- struct{}{}
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && len(h.u.main.sidebar.items) == 1 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && len(h.u.main.sidebar.items) == 1 })
 	test.AssertRendersToMarkup(t, "conversation.xml", h.u.win.Canvas())
 
 	svc.Mu.Lock()
@@ -117,9 +123,13 @@ func fixedNow() time.Time { return time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC
 // which comes first depends on how the list happened to reuse its rows.
 func restartSpinners(o fyne.CanvasObject) {
 	eachObject(o, func(o fyne.CanvasObject) {
-		if x, ok := o.(*bubbleRow); ok && x.r.kind == rowThinking {
-			x.activity.Stop()
-			x.activity.Start()
+		if x, ok := o.(*chatview.Bubble); ok && x.Row().Kind == chatview.RowThinking {
+			eachObject(x, func(o fyne.CanvasObject) {
+				if a, ok := o.(*widget.Activity); ok {
+					a.Stop()
+					a.Start()
+				}
+			})
 		}
 	})
 }
@@ -136,5 +146,32 @@ func eachObject(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 		for _, c := range test.WidgetRenderer(x).Objects() {
 			eachObject(c, fn)
 		}
+	}
+}
+
+// forcedVariant is the default theme in one variant, for goldens of light and dark.
+type forcedVariant struct {
+	fyne.Theme
+	variant fyne.ThemeVariant
+}
+
+func (f forcedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return f.Theme.Color(n, f.variant)
+}
+
+// TestGolden_RichReply renders a reply with every block kind, in the light and the dark theme.
+func TestGolden_RichReply(t *testing.T) {
+	for name, v := range map[string]fyne.ThemeVariant{"light": theme.VariantLight, "dark": theme.VariantDark} {
+		t.Run(name, func(t *testing.T) {
+			svc := newFakeService()
+			svc.Reply = func(string) string { return testenv.EveryBlock }
+			h := start(t, svc)
+			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
+			h.typeAndSend("Show me everything")
+			h.waitFor(func() bool {
+				return h.shown(chatview.RowMessage) == 2 && strings.HasPrefix(h.u.main.status.points.Text, "Last message")
+			})
+			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
+		})
 	}
 }

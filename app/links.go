@@ -95,13 +95,13 @@ func (u *UI) watchSelectionKeys() {
 		if u.main == nil || u.topDialog() != nil {
 			return
 		}
-		if text := u.main.chat.selectedText(); text != "" {
+		if text := u.main.chat.SelectedText(); text != "" {
 			u.copyText(text)
 		}
 	})
 	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) {
 		if u.main != nil && u.topDialog() == nil {
-			u.main.chat.selectAll()
+			u.main.chat.SelectAll()
 		}
 	})
 	if dc, ok := c.(desktop.Canvas); ok {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"parley/app/chatview"
 	"parley/conversation"
 )
 
@@ -25,7 +26,7 @@ type mainWindow struct {
 	accountOffered map[int64]bool
 
 	sidebar  *sidebar
-	chat     *chatView
+	chat     *chatview.View
 	composer *composer
 	status   *statusBar
 	header   *header

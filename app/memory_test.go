@@ -5,11 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"fyne.io/fyne/v2"
-
-	"parley/client"
-	"parley/conversation/conversationtest"
-
+	"parley/app/chatview"
 	"parley/internal/testenv"
 )
 
@@ -41,7 +37,7 @@ func TestChatView_HeldPerTurn(t *testing.T) {
 		for range n {
 			turn++
 			h.typeAndSend(fmt.Sprintf("Turn number %d about the tides", turn))
-			h.waitFor(func() bool { return h.shown(rowMessage) == 2*turn })
+			h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2*turn })
 			h.u.win.Canvas().Capture()
 		}
 	}
@@ -63,49 +59,5 @@ func TestChatView_HeldPerTurn(t *testing.T) {
 	t.Logf("live heap %d → %d bytes: %d bytes per turn", before, after, per)
 	if per > heldPerTurnMax {
 		t.Errorf("each turn added %d bytes to the live heap; at most %d are expected (two short messages)", per, heldPerTurnMax)
-	}
-}
-
-// TestChatView_ResizeShowsEachRowOnce: a new width makes every height an estimate again while the
-// list is filling its rows (chatView.update → resetHeights → SetItemHeight, which refreshes the
-// list inside its own update). Through sizes and scroll positions, every row on screen is shown
-// by an item of its own: none is shown twice, and none is kept as a spare while it is shown
-// (third_party/fyne.patch lets such a refresh run after the update, not inside it).
-func TestChatView_ResizeShowsEachRowOnce(t *testing.T) {
-	svc := newFakeService()
-	id := conversationtest.ID("long")
-	svc.Histories["long"] = &client.History{ConversationID: id, Messages: longConversation(60)}
-	h := start(t, svc)
-	h.u.main.open(id)
-	h.waitFor(func() bool { return h.shown(rowMessage) == 60 })
-	for _, w := range []float32{1400, 700, 1100, 640, 1000} {
-		h.u.win.Resize(fyne.NewSize(w, 700))
-		for _, top := range []bool{true, false} {
-			if top {
-				h.u.main.chat.list.ScrollToTop()
-			} else {
-				h.u.main.chat.list.ScrollToBottom()
-			}
-			h.drain()
-			h.u.win.Canvas().Capture()
-			h.drain()
-			seen := map[*bubbleRow]bool{}
-			rows := map[int]bool{}
-			var shown []*bubbleRow
-			eachObject(h.u.main.chat.list, func(o fyne.CanvasObject) {
-				if r, ok := o.(*bubbleRow); ok {
-					shown = append(shown, r)
-				}
-			})
-			for _, r := range shown {
-				if seen[r] || rows[r.id] {
-					t.Fatalf("width %v: row %d is shown twice, or by an item shown twice", w, r.id)
-				}
-				seen[r], rows[r.id] = true, true
-			}
-			if len(rows) == 0 {
-				t.Fatalf("width %v: no rows shown", w)
-			}
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/chatview"
 	"parley/client"
 	"parley/conversation/conversationtest"
 	"parley/conversation/export"
@@ -28,13 +29,13 @@ func TestSidebar_UpDownEnterOpens(t *testing.T) {
 	h.u.win.Canvas().Focus(l)
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor(func() bool { return h.shown(rowMessage) == 1 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 1 })
 	if got := h.view().ID.String(); got != "b" {
 		t.Errorf("Down then Enter opened %q, want the second conversation", got)
 	}
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyUp})
 	l.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	h.waitFor(func() bool { return h.view().ID.String() == "a" && h.shown(rowMessage) == 1 })
+	h.waitFor(func() bool { return h.view().ID.String() == "a" && h.shown(chatview.RowMessage) == 1 })
 	if h.u.win.Canvas().Focused() != h.u.main.composer.entry {
 		t.Error("opening a conversation does not give the composer the keyboard")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"parley/app/chatview"
 	"parley/client"
 	"parley/conversation"
 	"parley/conversation/conversationtest"
@@ -27,13 +28,13 @@ func TestApp_ChargedReplyUnreadableIsNotOfferedForRetry(t *testing.T) {
 	h.typeAndSend("Write a very long answer")
 	h.waitFor(h.failedShown)
 	b := h.bubbleOf("Write a very long answer")
-	if !b.retryBtn.Hidden {
-		t.Errorf("the charged message offers %q", b.retryBtn.Text)
+	if !b.Retry().Hidden {
+		t.Errorf("the charged message offers %q", b.Retry().Text)
 	}
-	if b.editBtn.Hidden {
+	if b.Edit().Hidden {
 		t.Error("the charged message offers no Edit")
 	}
-	meta := b.meta.Text
+	meta := b.Meta()
 	for _, want := range []string{"charged", "too large", "not sent again"} {
 		if !strings.Contains(meta, want) {
 			t.Errorf("the charged message says %q; want %q in it", meta, want)
@@ -190,8 +191,8 @@ func TestApp_RetriedFailureShowsItsOwnReason(t *testing.T) {
 	shownMeta := func() string {
 		var meta string
 		eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
-			if x, ok := o.(*bubbleRow); ok && x.r.text == "goodbye then" {
-				meta = x.meta.Text
+			if x, ok := o.(*chatview.Bubble); ok && x.Row().Text == "goodbye then" {
+				meta = x.Meta()
 			}
 		})
 		return meta

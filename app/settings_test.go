@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/chatview"
 	"parley/client"
 )
 
@@ -16,7 +17,7 @@ import (
 func savedConversation(t *testing.T, h *harness) *settingsDialog {
 	t.Helper()
 	h.typeAndSend("Where are we?")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 && !h.view().ID.IsZero() })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && !h.view().ID.IsZero() })
 	h.u.main.showSettings()
 	return h.openSettings()
 }

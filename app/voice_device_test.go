@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"parley/app/chatview"
 	"parley/app/talk"
 	"parley/audio"
 	"parley/audio/playback"
@@ -101,7 +102,7 @@ func TestApp_NoRecorderSaysSoInTheComposer(t *testing.T) {
 		t.Errorf("no recorder: notice %q (hidden %v), recording %v", h.u.main.composer.noticeText.Text, h.u.main.composer.notice.Hidden, h.u.talk.State().Recording)
 	}
 	h.typeAndSend("typed instead")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
 	if !h.u.main.composer.notice.Hidden {
 		t.Error("the notice stayed after the person sent a message")
 	}

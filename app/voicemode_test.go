@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/app/chatview"
 	"parley/app/talk"
 	"parley/audio"
 	"parley/audio/audiotest"
@@ -147,7 +148,7 @@ func TestVoiceMode_TypedReplyIsNotSpokenWhileItListens(t *testing.T) {
 	close(svc.Gate)
 	// The window has rendered the reply, so it has decided whether to speak it: speaking starts
 	// then, before any speech is asked for.
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 })
 	if h.u.talk.State().Speaking {
 		t.Error("the reply is being spoken while voice mode listens")
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/app/chatview"
 	"parley/client"
 	"parley/conversation"
 )
@@ -17,11 +18,9 @@ func (h *harness) thinkingStop() *widget.Button {
 	h.t.Helper()
 	var found *widget.Button
 	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
-		if x, ok := o.(*bubbleRow); ok && x.r.kind == rowThinking && !x.thinking.Hidden {
-			for _, c := range x.thinking.Objects {
-				if b, ok := c.(*widget.Button); ok && b.Text == "Stop" {
-					found = b
-				}
+		if x, ok := o.(*chatview.Bubble); ok && x.Row().Kind == chatview.RowThinking {
+			if b := x.Stop(); b != nil && b.Text == "Stop" {
+				found = b
 			}
 		}
 	})
@@ -39,7 +38,7 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	h := start(t, svc)
 	h.typeAndSend("Write me a long story")
 	<-svc.Entered
-	h.waitFor(func() bool { return h.shown(rowThinking) == 1 && h.thinkingStop() != nil })
+	h.waitFor(func() bool { return h.shown(chatview.RowThinking) == 1 && h.thinkingStop() != nil })
 	h.typeAndSend("And a poem")
 	h.waitFor(func() bool { return h.rowShown("And a poem") })
 	if meta := h.metaOf("And a poem"); meta != "Waits for the reply above" {
@@ -49,12 +48,12 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	test.Tap(h.thinkingStop())
 	h.waitFor(func() bool {
 		v := h.view()
-		return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost && h.shown(rowThinking) == 0
+		return len(v.Turns) == 2 && v.Turns[0].State == conversation.Lost && h.shown(chatview.RowThinking) == 0
 	})
 	if meta := h.metaOf("Write me a long story"); !strings.Contains(meta, "Stopped waiting") || !strings.Contains(meta, "charges") || !strings.Contains(meta, "in the list") {
 		t.Errorf("the stopped message says %q; want what stopping means for points, and where the reply will show", meta)
 	}
-	if b := h.bubbleOf("Write me a long story"); !b.retryBtn.Hidden {
+	if b := h.bubbleOf("Write me a long story"); !b.Retry().Hidden {
 		t.Error("Send again is offered while the stopped call still runs")
 	}
 	if meta := h.metaOf("And a poem"); meta != "Waits for the message above: send it again or edit it" {
@@ -71,7 +70,7 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	// message behind goes (its reply held at the gate).
 	svc.Gate <- struct{}{}
 	<-svc.Entered
-	h.waitFor(func() bool { return len(h.view().Messages) == 2 && h.shown(rowThinking) == 1 })
+	h.waitFor(func() bool { return len(h.view().Messages) == 2 && h.shown(chatview.RowThinking) == 1 })
 	if entries, _ := h.u.main.sess.Entries(); len(entries) != 1 || entries[0].ID != h.view().ID {
 		t.Errorf("the list holds %+v, want the conversation the stopped message made", entries)
 	}
@@ -86,14 +85,12 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 	h.waitFor(func() bool { return len(h.view().Messages) == 4 && len(h.view().Turns) == 0 })
 }
 
-// bubbleOf is a bubble row set to the chat view's message with text.
-func (h *harness) bubbleOf(text string) *bubbleRow {
+// bubbleOf is the chat view's waiting or failed message with text, drawn apart from the list.
+func (h *harness) bubbleOf(text string) *chatview.Bubble {
 	h.t.Helper()
-	probe := newBubbleRow(h.u.main.chat)
-	for _, r := range h.u.main.chat.rows {
-		if r.text == text && r.kind == rowTurn {
-			probe.set(r)
-			return probe
+	for i, r := range h.u.main.chat.Rows() {
+		if r.Text == text && r.Kind == chatview.RowTurn {
+			return h.u.main.chat.Draw(i)
 		}
 	}
 	h.t.Fatalf("no waiting or failed message %q in the chat view", text)
@@ -102,8 +99,8 @@ func (h *harness) bubbleOf(text string) *bubbleRow {
 
 // rowShown reports whether the chat view has a row with text.
 func (h *harness) rowShown(text string) bool {
-	for _, r := range h.u.main.chat.rows {
-		if r.text == text {
+	for _, r := range h.u.main.chat.Rows() {
+		if r.Text == text {
 			return true
 		}
 	}
@@ -113,7 +110,7 @@ func (h *harness) rowShown(text string) bool {
 // metaOf is the line under the chat view's message with text.
 func (h *harness) metaOf(text string) string {
 	h.t.Helper()
-	return h.bubbleOf(text).meta.Text
+	return h.bubbleOf(text).Meta()
 }
 
 // TestApp_FailedFirstMessageIsKeptAsDraft: the first message of a new conversation is refused

@@ -31,7 +31,7 @@ func (m *mainWindow) build() {
 	u.leaveConnecting()
 	canvas := u.win.Canvas()
 	m.sidebar = newSidebar(m, m.sess, canvas, u.deps.Now, u.do)
-	m.chat = newChatView(m, u.do, u.deps.Now)
+	m.chat = newChatView(m)
 	m.composer = newComposer(m, u.talk)
 	m.status = newStatusBar(m.conn, m.sess, u.do)
 	m.header = newHeader(m, canvas)
@@ -41,7 +41,7 @@ func (m *mainWindow) build() {
 	t.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
 
 	bottom := container.NewVBox(m.composer.object(), m.vpanel.object())
-	conv := border(m.header.object(), bottom, nil, nil, m.chat.object())
+	conv := border(m.header.object(), bottom, nil, nil, m.chat.Object())
 	split := container.NewHSplit(m.sidebar.object(), conv)
 	split.SetOffset(0.27)
 	u.win.SetContent(border(nil, m.status.object(), nil, nil, split))
@@ -119,7 +119,7 @@ func (u *UI) typedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyUp, fyne.KeyDown, fyne.KeyHome, fyne.KeyEnd:
 		if u.shiftHeld && u.main != nil {
-			u.main.chat.extendSelection(ev.Name)
+			u.main.chat.ExtendSelection(ev.Name)
 		}
 	case fyne.KeyEscape:
 		u.escape()
@@ -187,7 +187,7 @@ func (m *mainWindow) apply(ch conversation.Change) {
 			v = m.sess.Snapshot(ch.Thread)
 		}
 		m.offerAccountFor(v)
-		m.chat.renderView(v)
+		m.chat.Render(v)
 		m.header.refreshFrom(v)
 		m.sidebar.selectCurrent()
 	}
@@ -232,7 +232,7 @@ func (m *mainWindow) show(th *conversation.Thread) {
 	}
 	m.composer.setText(m.drafts[th])
 	v := m.sess.Snapshot(th)
-	m.chat.showThread(v)
+	m.chat.ShowThread(v)
 	m.header.refreshFrom(v)
 	m.sidebar.selectCurrent()
 	m.focusComposer()
@@ -337,7 +337,7 @@ func (m *mainWindow) send(text string) int64 {
 	}
 	key := m.sess.Send(m.current, text)
 	u.talk.ExpectReply(m.current, key)
-	m.chat.stickToBottom()
+	m.chat.StickToBottom()
 	return key
 }
 

@@ -5,6 +5,14 @@ import (
 	"strings"
 )
 
+// EveryBlock is a reply with every kind of block the window renders: a heading, inline styles,
+// a link, a table with aligned columns, highlighted code, ordered, nested and task lists, a quote
+// and a rule.
+const EveryBlock = "# Heading\n\nPlain **strong** *em* ~~gone~~ `code [1]` a[i] [offline] $5 & <b> [link](https://parley.example/x).\n\n" +
+	"| Left | Centre | Right |\n|:-----|:------:|------:|\n| a | b | 3 |\n| longer cell | c | 42 |\n\n" +
+	"```python\ndef f(x):\n    return 'hi'  # comment\n```\n\n" +
+	"1. one\n2. two\n   - nested\n\n- [ ] open\n- [x] done\n\n> quoted *text*\n\n---\n\nThe end."
+
 // RichReply is a reply of about 10,000 characters as an assistant writes them: paragraphs,
 // 3 highlighted code blocks and a table of 50 rows.
 func RichReply() string {

@@ -1,8 +1,6 @@
-package app
+package chatview
 
 import (
-	"image/color"
-	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,43 +8,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 
+	"parley/internal/testenv"
 	"parley/markdown"
 )
-
-// everyBlock is a reply with every kind of block a reply renders.
-const everyBlock = "# Heading\n\nPlain **strong** *em* ~~gone~~ `code [1]` a[i] [offline] $5 & <b> [link](https://parley.example/x).\n\n" +
-	"| Left | Centre | Right |\n|:-----|:------:|------:|\n| a | b | 3 |\n| longer cell | c | 42 |\n\n" +
-	"```python\ndef f(x):\n    return 'hi'  # comment\n```\n\n" +
-	"1. one\n2. two\n   - nested\n\n- [ ] open\n- [x] done\n\n> quoted *text*\n\n---\n\nThe end."
-
-// forcedVariant is the default theme in one variant, for goldens of light and dark.
-type forcedVariant struct {
-	fyne.Theme
-	variant fyne.ThemeVariant
-}
-
-func (f forcedVariant) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
-	return f.Theme.Color(n, f.variant)
-}
-
-// TestGolden_RichReply renders a reply with every block kind, in the light and the dark theme.
-func TestGolden_RichReply(t *testing.T) {
-	for name, v := range map[string]fyne.ThemeVariant{"light": theme.VariantLight, "dark": theme.VariantDark} {
-		t.Run(name, func(t *testing.T) {
-			svc := newFakeService()
-			svc.Reply = func(string) string { return everyBlock }
-			h := start(t, svc)
-			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
-			h.typeAndSend("Show me everything")
-			h.waitFor(func() bool {
-				return h.shown(rowMessage) == 2 && strings.HasPrefix(h.u.main.status.points.Text, "Last message")
-			})
-			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
-		})
-	}
-}
 
 // replyFor lays a reply out alone, as the chat view would at width w, with a host that keeps
 // the selection and what was asked of the window.
@@ -115,7 +80,7 @@ func drag(t *testing.T, r *replyText, a, b int) {
 // TestReplyText_SelectionCopiesWhatIsShown drags over parts of a reply: what is selected is the
 // text as shown, brackets and indentation included, table cells separated by tabs.
 func TestReplyText_SelectionCopiesWhatIsShown(t *testing.T) {
-	r, h := replyFor(t, everyBlock, 700)
+	r, h := replyFor(t, testenv.EveryBlock, 700)
 	text := r.flat.Text
 	for _, want := range []string{
 		"Plain strong em gone code [1] a[i] [offline] $5 & <b> link.",
@@ -227,37 +192,10 @@ func TestReplyText_WideCodeScrolls(t *testing.T) {
 	}
 }
 
-// TestOpenLink_OnlyWebAndMail checks which links the window opens: web pages and e-mail, and
-// never a file, a script or a program's own scheme; the status bar says which.
-func TestOpenLink_OnlyWebAndMail(t *testing.T) {
-	h := start(t, newFakeService())
-	var opened []string
-	h.u.deps.openURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
-	for link, open := range map[string]bool{
-		"https://parley.example/a": true, "http://localhost:8080/": true, "mailto:help@parley.example": true,
-		"HTTPS://parley.example/b": true, "file:///etc/passwd": false, "javascript:alert(1)": false,
-		"parley://x": false, "ftp://x.example/": false, "https:": false, "not a link": false, "": false,
-		"mailto:a@parley.example?subject=Hi&attach=/home/me/.ssh/id_rsa": true, "mailto:?attach=/etc/passwd": false,
-	} {
-		opened = nil
-		h.u.openLink(link)
-		if got := len(opened) == 1; got != open {
-			t.Errorf("openLink(%q) opened %q; want opened=%v", link, opened, open)
-		}
-		if len(opened) == 1 && strings.Contains(strings.ToLower(opened[0]), "attach") {
-			t.Errorf("openLink(%q) opened %q, with its attachment", link, opened[0])
-		}
-		msg := h.u.main.status.message.Text
-		if open && !strings.HasPrefix(msg, "Opened ") || !open && !strings.Contains(msg, "opens only web and e-mail links") {
-			t.Errorf("after openLink(%q) the status bar says %q", link, msg)
-		}
-	}
-}
-
 // FuzzReplyLayout lays any text out: no panic, and every character of its plain text is drawn
 // in a piece at its own place, or is a line break, tab or space between pieces.
 func FuzzReplyLayout(f *testing.F) {
-	f.Add(everyBlock, float32(400))
+	f.Add(testenv.EveryBlock, float32(400))
 	f.Add("```\n"+strings.Repeat("long ", 100)+"\n```", float32(120))
 	f.Add("| a |\n|---|\n| b | c | d |", float32(50))
 	f.Add("wordwithoutanyspacewordwithoutanyspacewordwithoutanyspace", float32(30))
@@ -290,104 +228,4 @@ func FuzzReplyLayout(f *testing.F) {
 		r.lay.offsetAt(fyne.NewPos(w/2, 10))
 		r.lay.paintSelection(0, len(text))
 	})
-}
-
-// replyShown is the replyText of the chat view's row showing text.
-func (h *harness) replyShown(text string) *replyText {
-	h.t.Helper()
-	var found *replyText
-	eachObject(h.u.win.Content(), func(o fyne.CanvasObject) {
-		if x, ok := o.(*bubbleRow); ok && x.r.text == text && !x.reply.Hidden {
-			found = x.reply
-		}
-	})
-	if found == nil {
-		h.t.Fatalf("no row shows %q", text)
-	}
-	return found
-}
-
-// TestApp_SelectionFromTheKeyboard selects in a reply with the mouse, extends it with Shift and
-// the arrows, End and Home, copies it with Ctrl+C, and types on: the typing goes to the
-// composer.
-func TestApp_SelectionFromTheKeyboard(t *testing.T) {
-	svc := newFakeService()
-	reply := "First line of the answer.\nSecond line, longer than the first one."
-	svc.Reply = func(string) string { return reply }
-	h := start(t, svc)
-	h.typeAndSend("Two lines please")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	r := h.replyShown(reply)
-	drag(t, r, 0, 5) // "First"
-	if h.u.win.Canvas().Focused() != nil {
-		t.Errorf("selecting in a reply left %v with the keyboard", h.u.win.Canvas().Focused())
-	}
-	h.u.shiftHeld = true
-	for _, k := range []fyne.KeyName{fyne.KeyRight, fyne.KeyRight} {
-		h.u.typedKey(&fyne.KeyEvent{Name: k})
-	}
-	if got := h.u.main.chat.selectedText(); got != "First l" {
-		t.Errorf("after Shift+Right twice the selection is %q", got)
-	}
-	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
-	if got := h.u.main.chat.selectedText(); !strings.HasPrefix(got, "First line of the answer.\nSec") {
-		t.Errorf("after Shift+Down the selection is %q", got)
-	}
-	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
-	if got := h.u.main.chat.selectedText(); got != reply {
-		t.Errorf("after Shift+End the selection is %q", got)
-	}
-	h.u.shiftHeld = false
-	h.u.win.Canvas().(interface {
-		TypedShortcut(fyne.Shortcut)
-	}).TypedShortcut(&fyne.ShortcutCopy{})
-	if got := h.u.app.Clipboard().Content(); got != reply {
-		t.Errorf("Ctrl+C copied %q", got)
-	}
-	test.TypeOnCanvas(h.u.win.Canvas(), "ok")
-	if h.u.win.Canvas().Focused() != h.u.main.composer.entry || h.u.main.composer.text() != "ok" {
-		t.Errorf("typing after the selection: focus %v, composer %q", h.u.win.Canvas().Focused(), h.u.main.composer.text())
-	}
-}
-
-// TestChatView_LongReplyIsParsedAway: a reply over parseNowMax is shown as plain text at once and
-// drawn as Markdown when its parse, away from the window, is done; one over parseMax stays plain.
-func TestChatView_LongReplyIsParsedAway(t *testing.T) {
-	long := "| a | b |\n|---|---|\n" + strings.Repeat("| cell | more |\n", parseNowMax/15+1)
-	svc := newFakeService()
-	svc.Reply = func(q string) string {
-		if q == "huge" {
-			return strings.Repeat("*a ", parseMax/3+1)
-		}
-		return long
-	}
-	h := start(t, svc)
-	h.typeAndSend("long")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 2 })
-	h.waitFor(func() bool {
-		f, ok := h.u.main.chat.flats[long]
-		return ok && len(f.Parts) == 1 && f.Parts[0].Kind == markdown.TablePart && h.replyShown(long).flat.Parts[0].Kind == markdown.TablePart
-	})
-	h.typeAndSend("huge")
-	h.waitFor(func() bool { return h.shown(rowMessage) == 4 })
-	huge := svc.Reply("huge")
-	r := h.replyShown(huge)
-	if len(r.flat.Parts) != 1 || r.flat.Text != huge || len(h.u.main.chat.parsing) != 0 {
-		t.Errorf("a reply of %d bytes: %d parts, %d parses under way; want its text as it is", len(huge), len(r.flat.Parts), len(h.u.main.chat.parsing))
-	}
-}
-
-// TestLinkLabel_ShowsTheRealSite: the status bar names a link's site first, in ASCII, and never
-// the reply's own title for it.
-func TestLinkLabel_ShowsTheRealSite(t *testing.T) {
-	for link, want := range map[string]string{
-		"https://docs.python.org.evil.example/" + strings.Repeat("a", 300): "Opens docs.python.org.evil.example – ",
-		"https://pаypal.example/login":                                     "Opens xn--pypal-4ve.example – ",
-		"mailto:help@parley.example?attach=/etc/passwd":                    "E-mail to help@parley.example",
-		"javascript:alert(1)":                                              "Not opened by Parley: javascript:alert(1)",
-	} {
-		if got := linkLabel(link); !strings.HasPrefix(got, want) {
-			t.Errorf("linkLabel(%q) = %q, want it to start with %q", link, got, want)
-		}
-	}
 }

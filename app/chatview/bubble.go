@@ -1,4 +1,4 @@
-package app
+package chatview
 
 import (
 	"errors"
@@ -23,13 +23,15 @@ var (
 	sidePad     float32 = 14
 )
 
-// bubbleRow draws one row of the chat view: a bubble (the person's on the right in the accent
+// Bubble draws one row of the chat view: a bubble (the person's on the right in the accent
 // colour, the assistant's on the left with its text as Markdown), and under it the time and
 // the row's actions (Copy and Speak for a reply; Retry and Edit for a failed message).
-type bubbleRow struct {
+// The list makes its own; a window's tests find them among the window's objects, or have one
+// drawn apart with View.Draw.
+type Bubble struct {
 	widget.BaseWidget
-	c *chatView
-	r row
+	c *View
+	r Row
 
 	id       int // the row's index in the chat view
 	bg       *roundedBox
@@ -43,6 +45,7 @@ type bubbleRow struct {
 	speakBtn *widget.Button
 	retryBtn *widget.Button
 	editBtn  *widget.Button
+	stopBtn  *widget.Button // in thinking
 
 	filled  bool // set was called: r is what the row shows
 	flatGen int  // the chat view's flatGen when the row was set
@@ -52,8 +55,8 @@ type bubbleRow struct {
 	geomWidth float32
 }
 
-func newBubbleRow(c *chatView) *bubbleRow {
-	b := &bubbleRow{c: c}
+func newBubble(c *View) *Bubble {
+	b := &Bubble{c: c}
 	b.bg = newRoundedBox(theme.Color(theme.ColorNameInputBackground), bubbleRadius)
 	b.text = widget.NewRichText()
 	b.text.Wrapping = fyne.TextWrapWord
@@ -67,9 +70,9 @@ func newBubbleRow(c *chatView) *bubbleRow {
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
 	thinking := widget.NewLabel("Thinking…")
 	thinking.Importance = widget.LowImportance
-	stop := widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { c.host.stopWaiting() })
-	stop.Importance = widget.LowImportance
-	b.thinking = container.NewHBox(b.activity, thinking, stop)
+	b.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { c.host.StopWaiting() })
+	b.stopBtn.Importance = widget.LowImportance
+	b.thinking = container.NewHBox(b.activity, thinking, b.stopBtn)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
@@ -78,10 +81,10 @@ func newBubbleRow(c *chatView) *bubbleRow {
 		btn.Importance = widget.LowImportance
 		return btn
 	}
-	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.host.copyText(b.r.text) })
-	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.host.speak(b.r.text) })
-	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.host.retry(b.r.turn.Key) })
-	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.editTurn(b.r.turn.Key) })
+	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.host.CopyText(b.r.Text) })
+	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.host.Speak(b.r.Text) })
+	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.host.Retry(b.r.Turn.Key) })
+	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.EditTurn(b.r.Turn.Key) })
 	b.retryBtn.Importance = widget.LowImportance
 	b.editBtn.Importance = widget.LowImportance
 	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.retryBtn, b.editBtn)
@@ -91,56 +94,56 @@ func newBubbleRow(c *chatView) *bubbleRow {
 
 // shows reports whether the row already shows r, so that a list refresh need not lay it out
 // again (laying out text is the costly part of drawing).
-func (b *bubbleRow) shows(r row) bool {
-	return b.filled && sameRow(b.r, r) && b.r.at.Equal(r.at) && b.r.turn.Key == r.turn.Key && b.metaText() == b.meta.Text && b.flatGen == b.c.flatGen
+func (b *Bubble) shows(r Row) bool {
+	return b.filled && sameRow(b.r, r) && b.r.At.Equal(r.At) && b.r.Turn.Key == r.Turn.Key && b.metaText() == b.meta.Text && b.flatGen == b.c.flatGen
 }
 
 // set shows r.
-func (b *bubbleRow) set(r row) {
+func (b *Bubble) set(r Row) {
 	b.filled = true
 	b.r = r
 	b.geomWidth = 0
-	user := r.role == conversation.User
-	b.thinking.Hidden = r.kind != rowThinking
-	if r.kind == rowThinking {
+	user := r.Role == conversation.User
+	b.thinking.Hidden = r.Kind != RowThinking
+	if r.Kind == RowThinking {
 		b.activity.Start()
 	} else {
 		b.activity.Stop()
 	}
-	b.text.Hidden = r.kind != rowNotice
-	b.reply.Hidden = r.kind == rowNotice || r.kind == rowThinking
-	b.bg.setHidden(r.kind == rowNotice)
+	b.text.Hidden = r.Kind != RowNotice
+	b.reply.Hidden = r.Kind == RowNotice || r.Kind == RowThinking
+	b.bg.setHidden(r.Kind == RowNotice)
 	b.reply.row = b.id
 	switch {
-	case r.kind == rowNotice:
-		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.text,
+	case r.Kind == RowNotice:
+		b.text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: r.Text,
 			Style: widget.RichTextStyle{Inline: false, ColorName: theme.ColorNamePlaceHolder, Alignment: fyne.TextAlignCenter}}}
 	case user:
-		b.reply.setPlain(r.text)
-	case r.kind == rowMessage:
+		b.reply.setPlain(r.Text)
+	case r.Kind == RowMessage:
 		// Parsed without laying out: the row's Refresh below lays it out once.
-		b.reply.setMarkdown(b.c.flatOf(r.text))
+		b.reply.setMarkdown(b.c.flatOf(r.Text))
 		b.flatGen = b.c.flatGen
 	}
 	if meta := b.metaText(); meta != b.meta.Text {
 		b.meta.Text = meta
 	}
 	b.meta.Importance = widget.MediumImportance
-	if r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost) {
+	if r.Kind == RowTurn && (r.Turn.State == conversation.Failed || r.Turn.State == conversation.Lost) {
 		b.meta.Importance = widget.DangerImportance
 	}
-	reply := r.kind == rowMessage && !user
-	failed := r.kind == rowTurn && (r.turn.State == conversation.Failed || r.turn.State == conversation.Lost)
+	reply := r.Kind == RowMessage && !user
+	failed := r.Kind == RowTurn && (r.Turn.State == conversation.Failed || r.Turn.State == conversation.Lost)
 	b.copyBtn.Hidden, b.speakBtn.Hidden = !reply, !reply
 	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
-	if failed && (r.turn.Answering || errors.Is(r.turn.Err, client.ErrReplyUnreadable)) {
+	if failed && (r.Turn.Answering || errors.Is(r.Turn.Err, client.ErrReplyUnreadable)) {
 		// Charged already: sending it again would charge again. Edit puts it back in the
 		// message box for a person who wants that, once its call has ended.
 		b.retryBtn.Hidden = true
-		b.editBtn.Hidden = r.turn.Answering
+		b.editBtn.Hidden = r.Turn.Answering
 	}
 	label := "Retry"
-	if r.kind == rowTurn && r.turn.State == conversation.Lost {
+	if r.Kind == RowTurn && r.Turn.State == conversation.Lost {
 		label = "Send again"
 	}
 	if b.retryBtn.Text != label {
@@ -150,47 +153,47 @@ func (b *bubbleRow) set(r row) {
 }
 
 // paint takes the bubble's colour from the theme (again, when the theme changes).
-func (b *bubbleRow) paint() {
+func (b *Bubble) paint() {
 	fill := theme.Color(theme.ColorNameInputBackground)
-	if b.r.role == conversation.User {
+	if b.r.Role == conversation.User {
 		fill = theme.Color(theme.ColorNamePrimary)
 	}
-	if b.r.kind == rowTurn && (b.r.turn.State == conversation.Failed || b.r.turn.State == conversation.Lost) {
+	if b.r.Kind == RowTurn && (b.r.Turn.State == conversation.Failed || b.r.Turn.State == conversation.Lost) {
 		fill = withAlpha(fill, 0x99)
 	}
 	b.bg.setFill(fill)
 }
 
 // metaText is the line under a bubble: the time, and for a failed message what went wrong.
-func (b *bubbleRow) metaText() string {
+func (b *Bubble) metaText() string {
 	r := b.r
 	at := ""
-	if !r.at.IsZero() {
-		at = r.at.Local().Format("15:04")
-		if now := b.c.now(); conversation.RelativeTime(r.at, now) == "Yesterday" || now.Sub(r.at).Hours() > 20 {
-			at = r.at.Local().Format("2 Jan 15:04")
+	if !r.At.IsZero() {
+		at = r.At.Local().Format("15:04")
+		if now := b.c.now(); conversation.RelativeTime(r.At, now) == "Yesterday" || now.Sub(r.At).Hours() > 20 {
+			at = r.At.Local().Format("2 Jan 15:04")
 		}
 	}
 	switch {
-	case r.kind == rowTurn && r.turn.State == conversation.Failed:
-		return sentLead(r.turn.Err) + phrase(r.turn.Err).text
-	case r.kind == rowTurn && r.turn.Answering && r.unsaved:
+	case r.Kind == RowTurn && r.Turn.State == conversation.Failed:
+		return sentLead(r.Turn.Err) + b.c.phrase(r.Turn.Err)
+	case r.Kind == RowTurn && r.Turn.Answering && r.unsaved:
 		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here, and the conversation in the list. It is not sent again unless you ask."
-	case r.kind == rowTurn && r.turn.Answering:
+	case r.Kind == RowTurn && r.Turn.Answering:
 		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here. It is not sent again unless you ask."
-	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, conversation.ErrStopped):
+	case r.Kind == RowTurn && r.Turn.State == conversation.Lost && errors.Is(r.Turn.Err, conversation.ErrStopped):
 		return "Stopped waiting, and the reply was lost: you may have been charged. If the service kept it, it shows when the conversation is opened again. It is not sent again unless you ask."
-	case r.kind == rowTurn && r.turn.State == conversation.Lost && errors.Is(r.turn.Err, client.ErrReplyUnreadable):
-		return phrase(r.turn.Err).text
-	case r.kind == rowTurn && r.turn.State == conversation.Lost:
+	case r.Kind == RowTurn && r.Turn.State == conversation.Lost && errors.Is(r.Turn.Err, client.ErrReplyUnreadable):
+		return b.c.phrase(r.Turn.Err)
+	case r.Kind == RowTurn && r.Turn.State == conversation.Lost:
 		return "Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask."
-	case r.kind == rowTurn && r.turn.State == conversation.Queued && r.behindFailed:
+	case r.Kind == RowTurn && r.Turn.State == conversation.Queued && r.behindFailed:
 		return "Waits for the message above: send it again or edit it"
-	case r.kind == rowTurn && r.turn.State == conversation.Queued:
+	case r.Kind == RowTurn && r.Turn.State == conversation.Queued:
 		return "Waits for the reply above"
-	case r.kind == rowTurn:
+	case r.Kind == RowTurn:
 		return "Sending… " + at
-	case r.kind == rowThinking, r.kind == rowNotice:
+	case r.Kind == RowThinking, r.Kind == RowNotice:
 		return ""
 	}
 	return at
@@ -226,7 +229,7 @@ type geometry struct {
 }
 
 // layoutFor computes the row's geometry for a view of the given width (cached until set).
-func (b *bubbleRow) layoutFor(width float32) geometry {
+func (b *Bubble) layoutFor(width float32) geometry {
 	if width == b.geomWidth && width > 0 {
 		return b.geom
 	}
@@ -235,10 +238,10 @@ func (b *bubbleRow) layoutFor(width float32) geometry {
 }
 
 // computeLayout lays the row out at width.
-func (b *bubbleRow) computeLayout(width float32) geometry {
+func (b *Bubble) computeLayout(width float32) geometry {
 	var g geometry
 	maxText := bubbleWidth(width) - 2*bubblePadH
-	if b.r.role != conversation.User {
+	if b.r.Role != conversation.User {
 		// A reply may use the whole width: its prose keeps to a reading measure, its code
 		// and tables need not.
 		maxText = width - 2*sidePad - 2*bubblePadH
@@ -247,10 +250,10 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 		maxText = 40
 	}
 	var content fyne.Size
-	switch b.r.kind {
-	case rowThinking:
+	switch b.r.Kind {
+	case RowThinking:
 		content = b.thinking.MinSize()
-	case rowNotice:
+	case RowNotice:
 		maxText = width - 2*sidePad
 		content = textSize(b.text, maxText, maxText)
 	default:
@@ -259,15 +262,15 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 	}
 	bw := max(content.Width+2*bubblePadH, bubbleMinWidth)
 	padV := messagePadV
-	if b.r.kind == rowThinking {
+	if b.r.Kind == RowThinking {
 		padV = bubblePadV
 	}
 	bh := content.Height + 2*padV
 	x := sidePad
-	if b.r.role == conversation.User {
+	if b.r.Role == conversation.User {
 		x = width - sidePad - bw
 	}
-	if b.r.kind == rowNotice {
+	if b.r.Kind == RowNotice {
 		x, bw = sidePad, width-2*sidePad
 	}
 	g.bubble = area{Pos: fyne.NewPos(x, rowGap/2), Size: fyne.NewSize(bw, bh)}
@@ -275,7 +278,7 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 	metaW := width - 2*sidePad
 	mh := metaHeight(b.c.textMetrics())
 	switch {
-	case b.r.kind == rowThinking || b.r.kind == rowNotice:
+	case b.r.Kind == RowThinking || b.r.Kind == RowNotice:
 		mh = 0
 	case b.meta.Text != "":
 		// A failed message's explanation may take more than a line.
@@ -289,7 +292,7 @@ func (b *bubbleRow) computeLayout(width float32) geometry {
 }
 
 // heightFor is the row's height at width.
-func (b *bubbleRow) heightFor(width float32) float32 { return b.layoutFor(width).height }
+func (b *Bubble) heightFor(width float32) float32 { return b.layoutFor(width).height }
 
 // textSize lays t out at width w (at most maxW) and returns the size it takes.
 func textSize(t *widget.RichText, w, maxW float32) fyne.Size {
@@ -298,16 +301,16 @@ func textSize(t *widget.RichText, w, maxW float32) fyne.Size {
 	return fyne.NewSize(w, t.MinSize().Height)
 }
 
-func (b *bubbleRow) CreateRenderer() fyne.WidgetRenderer {
+func (b *Bubble) CreateRenderer() fyne.WidgetRenderer {
 	return &bubbleRenderer{b: b}
 }
 
-type bubbleRenderer struct{ b *bubbleRow }
+type bubbleRenderer struct{ b *Bubble }
 
 func (r *bubbleRenderer) Layout(size fyne.Size) {
 	b := r.b
 	g := b.layoutFor(size.Width)
-	b.bg.setHidden(b.r.kind == rowNotice)
+	b.bg.setHidden(b.r.Kind == RowNotice)
 	b.bg.place(g.bubble.Pos, g.bubble.Size)
 	b.text.Move(g.text.Pos)
 	b.text.Resize(g.text.Size)
@@ -321,7 +324,7 @@ func (r *bubbleRenderer) Layout(size fyne.Size) {
 	free := max(g.meta.Size.Width-am.Width, 80)
 	mw := min(fyne.MeasureText(b.meta.Text, theme.CaptionTextSize(), fyne.TextStyle{}).Width+2*theme.InnerPadding(), free)
 	mh := g.meta.Size.Height
-	if b.r.role == conversation.User {
+	if b.r.Role == conversation.User {
 		right := g.bubble.Pos.X + g.bubble.Size.Width
 		b.actions.Move(fyne.NewPos(right-am.Width, y))
 		b.meta.Move(fyne.NewPos(right-am.Width-mw, y))
@@ -360,6 +363,6 @@ func withAlpha(c color.Color, a uint8) color.Color {
 
 // MouseIn, MouseMoved and MouseOut take the pointer from the list's row, so that a row of the
 // chat is not highlighted under it as an item of a list would be: it is a message, not a choice.
-func (b *bubbleRow) MouseIn(*desktop.MouseEvent)    {}
-func (b *bubbleRow) MouseMoved(*desktop.MouseEvent) {}
-func (b *bubbleRow) MouseOut()                      {}
+func (b *Bubble) MouseIn(*desktop.MouseEvent)    {}
+func (b *Bubble) MouseMoved(*desktop.MouseEvent) {}
+func (b *Bubble) MouseOut()                      {}

@@ -1,4 +1,14 @@
-package app
+// Package chatview is Parley's chat view: the messages of the conversation on screen as
+// bubbles in a virtualized list, the person's as typed and the assistant's rendered from
+// Markdown (headings, lists, quotes, tables, highlighted code), with text selection, links,
+// and the buttons of each row (Copy, Speak, Retry, Edit, Stop).
+//
+// The view renders a conversation.ThreadView it is given; it owns no state of the
+// conversation. What its rows do (copy, open a link, speak, send again…) it asks of its Host,
+// the window, and how an error is said to the person it asks of Config.Phrase. A View is
+// confined to the window's goroutine: every method is called there, and so is every Host
+// method.
+package chatview
 
 import (
 	"strings"
@@ -13,29 +23,30 @@ import (
 	"parley/markdown"
 )
 
-// rowKind is what one row of the chat view shows.
-type rowKind int
+// RowKind is what one row of the chat view shows.
+type RowKind int
 
+// The kinds of row.
 const (
-	rowMessage  rowKind = iota // a message the service confirmed
-	rowTurn                    // the person's message waiting for its reply, or failed
-	rowThinking                // the assistant's reply being written
-	rowNotice                  // a line about the conversation (loading, an error)
+	RowMessage  RowKind = iota // a message the service confirmed
+	RowTurn                    // the person's message waiting for its reply, or failed
+	RowThinking                // the assistant's reply being written
+	RowNotice                  // a line about the conversation (loading, an error)
 )
 
-// row is one row of the chat view.
-type row struct {
-	kind rowKind
-	role conversation.Role
-	text string
-	at   time.Time
-	turn conversation.Turn // rowTurn
+// Row is one row of the chat view.
+type Row struct {
+	Kind RowKind
+	Role conversation.Role // who wrote it
+	Text string            // a message's text (Markdown for a reply), or a notice's line
+	At   time.Time         // when it was written; zero when unknown
+	Turn conversation.Turn // a RowTurn's
 	// behindFailed: a queued turn waits behind one that failed or was stopped (not behind a
 	// reply being written).
 	behindFailed bool
 	// unsaved: the conversation does not exist on the service yet (its first reply is awaited).
 	unsaved bool
-	err     error // rowNotice
+	err     error // a RowNotice's
 }
 
 // bubble geometry.
@@ -46,14 +57,15 @@ const (
 	rowGap            = 10 // vertical space between rows
 )
 
-// chatView shows the messages of the conversation on screen in a virtualized list. Row heights
+// View shows the messages of the conversation on screen in a virtualized list. Row heights
 // start as estimates and are corrected as rows are shown, so a long conversation opens at once.
-type chatView struct {
-	host    chatHost
+type View struct {
+	host    Host
+	phrase  func(error) string
 	do      func(func()) // runs a correction after the list's update
 	now     func() time.Time
 	list    *widget.List
-	rows    []row
+	rows    []Row
 	heights []float32 // the height the list has for each row
 	exact   []bool    // heights[i] was measured, not estimated
 	width   float32   // the width the heights are for
@@ -63,7 +75,7 @@ type chatView struct {
 	toBottom bool
 	empty    *fyne.Container
 	box      *fyne.Container
-	measure  *bubbleRow // a row used only to measure
+	measure  *Bubble // a row used only to measure
 	metrics  textMetrics
 	// sel is the selected text: a range of one row's plain text; owner is the widget that
 	// shows it.
@@ -85,30 +97,55 @@ type selection struct {
 	a, b int
 }
 
-// chatHost is what the chat view's rows need from the window: the actions of their buttons and
+// Host is what the chat view's rows need from the window: the actions of their buttons and
 // links.
-type chatHost interface {
-	copyText(text string)
-	// openLink opens a link of a reply in the system's browser or mail program.
-	openLink(url string)
-	// hoverLink shows where a link leads ("" when the pointer left it).
-	hoverLink(url, title string)
-	// selecting tells the window that text of the chat view is being selected: the keyboard
+type Host interface {
+	// CopyText puts text on the clipboard (a reply's Copy, a code block's Copy).
+	CopyText(text string)
+	// OpenLink opens a link of a reply in the system's browser or mail program.
+	OpenLink(url string)
+	// HoverLink shows where a link leads ("" when the pointer left it).
+	HoverLink(url, title string)
+	// Selecting tells the window that text of the chat view is being selected: the keyboard
 	// goes to it (Ctrl+C copies it) rather than to the composer.
-	selecting()
-	// speak says a reply aloud.
-	speak(text string)
-	// stopWaiting stops waiting for the reply being written (the thinking row's Stop).
-	stopWaiting()
-	// retry sends a failed message again; editTurn takes it back into the composer.
-	retry(key int64)
-	editTurn(key int64)
+	Selecting()
+	// Speak says a reply aloud.
+	Speak(text string)
+	// StopWaiting stops waiting for the reply being written (the thinking row's Stop).
+	StopWaiting()
+	// Retry sends a failed message again; EditTurn takes it back into the composer.
+	Retry(key int64)
+	EditTurn(key int64)
 }
 
-func newChatView(host chatHost, do func(func()), now func() time.Time) *chatView {
-	c := &chatView{host: host, do: do, now: now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}, parsing: map[string]bool{}}
+// Config makes a View.
+type Config struct {
+	// Host does what the rows' buttons and links ask.
+	Host Host
+	// Phrase says an error as a sentence the person can act on: why a message failed, why the
+	// conversation could not be read (nil: the error's own text).
+	Phrase func(error) string
+	// Do runs a function on the window's goroutine, later: a row's measured height after the
+	// list's update under way, a long reply parsed on another goroutine (nil: fyne.Do).
+	Do func(func())
+	// Now is the clock the times under the messages are told by (nil: time.Now).
+	Now func() time.Time
+}
+
+// New makes a chat view that shows no conversation yet: a hint to type or speak.
+func New(cfg Config) *View {
+	c := &View{host: cfg.Host, phrase: cfg.Phrase, do: cfg.Do, now: cfg.Now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}, parsing: map[string]bool{}}
+	if c.phrase == nil {
+		c.phrase = func(err error) string { return err.Error() }
+	}
+	if c.do == nil {
+		c.do = fyne.Do
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	c.list = c.newList()
-	c.measure = newBubbleRow(c)
+	c.measure = newBubble(c)
 	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	hint := widget.NewLabelWithStyle("Type a message and press Enter, or press Ctrl+M and speak.", fyne.TextAlignCenter, fyne.TextStyle{})
@@ -118,14 +155,15 @@ func newChatView(host chatHost, do func(func()), now func() time.Time) *chatView
 	return c
 }
 
-func (c *chatView) object() fyne.CanvasObject { return c.box }
+// Object is the view's widgets, to put in the window.
+func (c *View) Object() fyne.CanvasObject { return c.box }
 
 // newList makes the virtualized list of rows.
-func (c *chatView) newList() *widget.List {
+func (c *View) newList() *widget.List {
 	l := widget.NewList(
 		func() int { return len(c.rows) },
-		func() fyne.CanvasObject { return newBubbleRow(c) },
-		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*bubbleRow)) },
+		func() fyne.CanvasObject { return newBubble(c) },
+		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*Bubble)) },
 	)
 	l.HideSeparators = true
 	l.OnSelected = func(widget.ListItemID) { l.UnselectAll() }
@@ -136,26 +174,26 @@ func (c *chatView) newList() *widget.List {
 // updated: a list on screen redraws itself for every height it is given, a new one does not.
 const swapThreshold = 64
 
-// showThread shows another conversation, v, at its newest message.
-func (c *chatView) showThread(v conversation.ThreadView) {
+// ShowThread shows another conversation, v, at its newest message.
+func (c *View) ShowThread(v conversation.ThreadView) {
 	c.toBottom = true
 	c.rows = nil
 	c.sel = selection{row: -1}
-	c.renderView(v)
+	c.Render(v)
 }
 
-// stickToBottom makes the next render show the newest message (after the person sent one).
-func (c *chatView) stickToBottom() {
+// StickToBottom makes the next render show the newest message (after the person sent one).
+func (c *View) StickToBottom() {
 	c.toBottom = true
 	c.list.ScrollToBottom()
 }
 
-// renderView shows v, the conversation on screen.
-func (c *chatView) renderView(v conversation.ThreadView) {
+// Render shows v, the conversation on screen, again: after a change of it.
+func (c *View) Render(v conversation.ThreadView) {
 	follow := c.toBottom || c.atBottom(c.list.GetScrollOffset())
 	c.toBottom = false
 	old := c.rows
-	c.rows = rowsOf(v)
+	c.rows = c.rowsOf(v)
 	c.empty.Hidden = len(c.rows) > 0
 	c.resetHeights(old)
 	c.list.Refresh()
@@ -167,27 +205,27 @@ func (c *chatView) renderView(v conversation.ThreadView) {
 
 // rowsOf lists the rows of a conversation: its messages, its turns, "thinking" after the turn
 // being answered, and a line while it loads or when loading failed.
-func rowsOf(v conversation.ThreadView) []row {
-	rows := make([]row, 0, len(v.Messages)+len(v.Turns)+1)
+func (c *View) rowsOf(v conversation.ThreadView) []Row {
+	rows := make([]Row, 0, len(v.Messages)+len(v.Turns)+1)
 	for _, m := range v.Messages {
-		rows = append(rows, row{kind: rowMessage, role: m.Role, text: m.Text, at: m.At})
+		rows = append(rows, Row{Kind: RowMessage, Role: m.Role, Text: m.Text, At: m.At})
 	}
 	blocked := false
 	for _, t := range v.Turns {
-		rows = append(rows, row{kind: rowTurn, role: conversation.User, text: t.Text, at: t.At, turn: t,
+		rows = append(rows, Row{Kind: RowTurn, Role: conversation.User, Text: t.Text, At: t.At, Turn: t,
 			behindFailed: blocked && t.State == conversation.Queued, unsaved: v.ID.IsZero()})
 		blocked = blocked || t.State == conversation.Failed || t.State == conversation.Lost
 		if t.State == conversation.Sending {
-			rows = append(rows, row{kind: rowThinking, role: conversation.Assistant})
+			rows = append(rows, Row{Kind: RowThinking, Role: conversation.Assistant})
 		}
 	}
 	switch {
 	case v.Loading && len(v.Messages) == 0:
-		rows = append(rows, row{kind: rowNotice, text: "Loading the conversation…"})
+		rows = append(rows, Row{Kind: RowNotice, Text: "Loading the conversation…"})
 	case v.LoadErr != nil:
-		rows = append(rows, row{kind: rowNotice, text: "The conversation could not be read. " + phrase(v.LoadErr).text, err: v.LoadErr})
+		rows = append(rows, Row{Kind: RowNotice, Text: "The conversation could not be read. " + c.phrase(v.LoadErr), err: v.LoadErr})
 	case v.Deleted:
-		rows = append(rows, row{kind: rowNotice, text: "This conversation was deleted."})
+		rows = append(rows, Row{Kind: RowNotice, Text: "This conversation was deleted."})
 	}
 	return rows
 }
@@ -195,7 +233,7 @@ func rowsOf(v conversation.ThreadView) []row {
 // resetHeights keeps the heights of rows that did not change and estimates the others. When
 // many change (a conversation opened, the window resized), the list is replaced by a new one
 // that is given all its heights before it is shown.
-func (c *chatView) resetHeights(old []row) {
+func (c *View) resetHeights(old []Row) {
 	width := c.box.Size().Width
 	if width <= 0 {
 		width = 700
@@ -235,9 +273,9 @@ func (c *chatView) resetHeights(old []row) {
 
 // sameRow reports whether a row's look is unchanged: a turn's reason too, since a message sent
 // again can fail again for another reason without the window drawing it as sent in between.
-func sameRow(a, b row) bool {
-	return a.kind == b.kind && a.role == b.role && a.text == b.text && a.turn.State == b.turn.State && a.behindFailed == b.behindFailed &&
-		a.turn.Answering == b.turn.Answering && errText(a.turn.Err) == errText(b.turn.Err)
+func sameRow(a, b Row) bool {
+	return a.Kind == b.Kind && a.Role == b.Role && a.Text == b.Text && a.Turn.State == b.Turn.State && a.behindFailed == b.behindFailed &&
+		a.Turn.Answering == b.Turn.Answering && errText(a.Turn.Err) == errText(b.Turn.Err)
 }
 
 // errText is err's text, "" for none.
@@ -249,7 +287,7 @@ func errText(err error) string {
 }
 
 // update fills a shown row and, the first time, measures it and corrects its height.
-func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
+func (c *View) update(id widget.ListItemID, r *Bubble) {
 	if id >= len(c.rows) {
 		return
 	}
@@ -276,7 +314,7 @@ func (c *chatView) update(id widget.ListItemID, r *bubbleRow) {
 // correct gives row id its measured height h without moving what the person is reading: the
 // view stays at the bottom if it was there, and a row above the view shifts the offset by as
 // much as it grew.
-func (c *chatView) correct(id int, h float32) {
+func (c *View) correct(id int, h float32) {
 	if id >= len(c.heights) {
 		return
 	}
@@ -298,7 +336,7 @@ func (c *chatView) correct(id int, h float32) {
 }
 
 // atBottom reports whether the list shows its last row, given its scroll offset.
-func (c *chatView) atBottom(offset float32) bool {
+func (c *View) atBottom(offset float32) bool {
 	var total float32
 	for _, h := range c.heights {
 		total += h
@@ -307,10 +345,10 @@ func (c *chatView) atBottom(offset float32) bool {
 }
 
 // estimate guesses a row's height from its text's length, without laying it out.
-func (c *chatView) estimate(r row, width float32) float32 {
+func (c *View) estimate(r Row, width float32) float32 {
 	m := c.textMetrics()
 	inner := bubbleWidth(width) - 2*bubblePadH
-	if r.role != conversation.User {
+	if r.Role != conversation.User {
 		inner = min(width-2*sidePad-2*bubblePadH, measureChars*m.charWidth)
 	}
 	if inner < 40 {
@@ -321,11 +359,11 @@ func (c *chatView) estimate(r row, width float32) float32 {
 		perLine = 1
 	}
 	lines := 0
-	for _, para := range strings.Split(r.text, "\n") {
+	for _, para := range strings.Split(r.Text, "\n") {
 		n := len([]rune(para))
 		lines += max(1, (n+perLine-1)/perLine)
 	}
-	if r.kind == rowThinking {
+	if r.Kind == RowThinking {
 		lines = 1
 	}
 	return float32(lines)*m.lineHeight + 2*messagePadV + metaHeight(m) + rowGap
@@ -336,7 +374,7 @@ type textMetrics struct {
 	charWidth, lineHeight, captionHeight float32
 }
 
-func (c *chatView) textMetrics() textMetrics {
+func (c *View) textMetrics() textMetrics {
 	if c.metrics.lineHeight > 0 {
 		return c.metrics
 	}
@@ -377,7 +415,7 @@ const (
 
 // flatOf is a reply parsed and flattened, from the cache when it was lately; a long reply is
 // plain text until its parse, started here, is done.
-func (c *chatView) flatOf(text string) markdown.Flat {
+func (c *View) flatOf(text string) markdown.Flat {
 	if f, ok := c.flats[text]; ok {
 		return f
 	}
@@ -402,19 +440,19 @@ func (c *chatView) flatOf(text string) markdown.Flat {
 }
 
 // parsed shows a long reply whose parse is done.
-func (c *chatView) parsed(text string, f markdown.Flat) {
+func (c *View) parsed(text string, f markdown.Flat) {
 	delete(c.parsing, text)
 	c.keepFlat(text, f)
 	c.flatGen++
 	for i, r := range c.rows {
-		if r.text == text && r.kind == rowMessage {
+		if r.Text == text && r.Kind == RowMessage {
 			c.exact[i] = false
 			c.list.RefreshItem(i)
 		}
 	}
 }
 
-func (c *chatView) keepFlat(text string, f markdown.Flat) {
+func (c *View) keepFlat(text string, f markdown.Flat) {
 	if len(c.flatOrder) >= flatsKept {
 		delete(c.flats, c.flatOrder[0])
 		c.flatOrder = c.flatOrder[1:]
@@ -429,22 +467,22 @@ func plainFlat(s string) markdown.Flat {
 }
 
 // selectIn selects bytes a to b of the plain text of t's row (a may be after b).
-func (c *chatView) selectIn(t *replyText, a, b int) {
+func (c *View) selectIn(t *replyText, a, b int) {
 	if t.row < 0 || t.row >= len(c.rows) {
 		return
 	}
 	old := c.owner
-	c.sel = selection{row: t.row, text: c.rows[t.row].text, a: a, b: b}
+	c.sel = selection{row: t.row, text: c.rows[t.row].Text, a: a, b: b}
 	c.owner = t
 	if old != nil && old != t {
 		old.Refresh()
 	}
 	t.Refresh()
-	c.host.selecting()
+	c.host.Selecting()
 }
 
 // selection is the range selected in t, if its row holds the selection.
-func (c *chatView) selection(t *replyText) (int, int) {
+func (c *View) selection(t *replyText) (int, int) {
 	if !c.holdsSelection(t) {
 		return 0, 0
 	}
@@ -454,12 +492,12 @@ func (c *chatView) selection(t *replyText) (int, int) {
 
 // holdsSelection reports whether t shows the row that has the selection (a list reuses its
 // row widgets for other rows as it scrolls).
-func (c *chatView) holdsSelection(t *replyText) bool {
-	return t != nil && c.sel.row == t.row && t.row >= 0 && t.row < len(c.rows) && c.rows[t.row].text == c.sel.text
+func (c *View) holdsSelection(t *replyText) bool {
+	return t != nil && c.sel.row == t.row && t.row >= 0 && t.row < len(c.rows) && c.rows[t.row].Text == c.sel.text
 }
 
-// selectedText is the text selected in the chat view, as plain text ("" when none is).
-func (c *chatView) selectedText() string {
+// SelectedText is the text selected in the chat view, as plain text ("" when none is).
+func (c *View) SelectedText() string {
 	if c.owner == nil {
 		return ""
 	}
@@ -474,8 +512,8 @@ func (c *chatView) selectedText() string {
 	return text[a:b]
 }
 
-// selectAll selects the whole of the row that holds the selection; it reports whether one did.
-func (c *chatView) selectAll() bool {
+// SelectAll selects the whole of the row that holds the selection; it reports whether one did.
+func (c *View) SelectAll() bool {
 	if !c.holdsSelection(c.owner) {
 		return false
 	}
@@ -483,18 +521,18 @@ func (c *chatView) selectAll() bool {
 	return true
 }
 
-func (c *chatView) openLink(url string)         { c.host.openLink(url) }
-func (c *chatView) hoverLink(url, title string) { c.host.hoverLink(url, title) }
-func (c *chatView) copyText(text string)        { c.host.copyText(text) }
+func (c *View) openLink(url string)         { c.host.OpenLink(url) }
+func (c *View) hoverLink(url, title string) { c.host.HoverLink(url, title) }
+func (c *View) copyText(text string)        { c.host.CopyText(text) }
 
 // scrollChat scrolls the chat by dy (a wheel turned over a code block or a table).
-func (c *chatView) scrollChat(dy float32) {
+func (c *View) scrollChat(dy float32) {
 	c.list.ScrollToOffset(max(c.list.GetScrollOffset()-dy, 0))
 }
 
 // band is the part of row id on screen, in the row's coordinates; ok is false before the view
 // has a size.
-func (c *chatView) band(id int) (top, bottom float32, ok bool) {
+func (c *View) band(id int) (top, bottom float32, ok bool) {
 	h := c.list.Size().Height
 	if h <= 0 || id >= len(c.heights) {
 		return 0, 0, false
@@ -504,7 +542,7 @@ func (c *chatView) band(id int) (top, bottom float32, ok bool) {
 }
 
 // rowTop is where row id starts in the list (the list puts a padding between rows).
-func (c *chatView) rowTop(id int) float32 {
+func (c *View) rowTop(id int) float32 {
 	if c.tops == nil || len(c.tops) != len(c.heights)+1 {
 		c.tops = make([]float32, len(c.heights)+1)
 		pad := theme.Padding()
@@ -515,9 +553,9 @@ func (c *chatView) rowTop(id int) float32 {
 	return c.tops[id]
 }
 
-// extendSelection moves the end of the selection for Shift and an arrow, Home or End; it
+// ExtendSelection moves the end of the selection for Shift and an arrow, Home or End; it
 // reports whether there was a selection to extend.
-func (c *chatView) extendSelection(key fyne.KeyName) bool {
+func (c *View) ExtendSelection(key fyne.KeyName) bool {
 	t := c.owner
 	if !c.holdsSelection(t) || t.lay == nil {
 		return false

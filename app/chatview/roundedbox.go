@@ -1,4 +1,4 @@
-package app
+package chatview
 
 import (
 	"image/color"
