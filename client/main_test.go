@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -90,28 +92,10 @@ func (ts *testServer) only(t *testing.T) seen {
 	return reqs[0]
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testClient is a Client with its log and the retry waits it asked for.
 type testClient struct {
 	*Client
-	logs *syncBuffer
+	logs *testenv.SyncBuffer
 
 	mu    sync.Mutex
 	waits []time.Duration
@@ -127,7 +111,7 @@ func (tc *testClient) retryWaits() []time.Duration {
 // retry waits recorded instead of slept. At cleanup it checks the log never holds the key.
 func newTestClient(t *testing.T, baseURL string, opts ...func(*Options)) *testClient {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	o := Options{
 		BaseURL: baseURL,
 		APIKey:  canaryKey,

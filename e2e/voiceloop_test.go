@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,15 +46,13 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Follow the states it prints.
-	var mu sync.Mutex
-	var errText strings.Builder
+	var errText testenv.SyncBuffer
 	seen := map[string]chan struct{}{"listening": make(chan struct{}), "thinking": make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
-			mu.Lock()
-			errText.WriteString(line + "\n")
+			fmt.Fprintln(&errText, line)
 			for k, ch := range seen {
 				if strings.HasPrefix(line, "["+k) {
 					select {
@@ -64,14 +62,9 @@ func TestVoiceLoop_OnceHearsAndAnswers(t *testing.T) {
 					}
 				}
 			}
-			mu.Unlock()
 		}
 	}()
-	stderrSoFar := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return errText.String()
-	}
+	stderrSoFar := errText.String
 	waitLine := func(k string) {
 		t.Helper()
 		select {
