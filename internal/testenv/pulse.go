@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,7 +64,7 @@ func StartPulse(t testing.TB) *Pulse {
 		"--load=module-always-sink")
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.Env = append(cmd.Env, "HOME="+dir)
-	var logBuf bytes.Buffer
+	var logBuf SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting pulseaudio: %v", err)
