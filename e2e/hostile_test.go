@@ -57,22 +57,19 @@ func startServe(t *testing.T, s *service, prefix []string, extra ...string) *pro
 			t.Logf("service log:\n%s", p.logs)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Poll(t, 30*time.Second, 20*time.Millisecond, func() error {
 		if resp, err := http.Get(p.url + "/v1/account"); err == nil {
 			resp.Body.Close()
-			return p
+			return nil
 		}
 		select {
 		case <-p.exited:
 			t.Fatalf("parley serve exited at start:\n%s", p.logs)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("parley serve did not answer within 30 s:\n%s", p.logs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("parley serve did not answer:\n%s", p.logs)
+	})
+	return p
 }
 
 // memory returns a process's resident memory now and at its peak, in MB.

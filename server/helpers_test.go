@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -201,18 +202,17 @@ func (e *env) verify() {
 // (the service stopped; nil for none) or 30 seconds pass.
 func waitFor(t *testing.T, cond func() bool, done <-chan error) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
+	testenv.Poll(t, 30*time.Second, 5*time.Millisecond, func() error {
+		if cond() {
+			return nil
+		}
 		select {
 		case err := <-done:
 			t.Fatalf("the service stopped: %v", err)
-		case <-deadline:
-			t.Fatal("timed out waiting")
-		case <-tick.C:
+		default:
 		}
-	}
+		return errors.New("timed out waiting")
+	})
 }
 
 var (

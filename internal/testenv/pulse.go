@@ -79,22 +79,18 @@ func StartPulse(t testing.TB) *Pulse {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	Poll(t, 15*time.Second, 50*time.Millisecond, func() error {
 		out, err := exec.Command("pactl", "info").CombinedOutput()
 		if err == nil {
-			break
+			return nil
 		}
 		select {
 		case <-done:
 			t.Fatalf("pulseaudio exited at start: %s", logBuf.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pulseaudio did not answer within 15 s: %v: %s\ndaemon log: %s", err, out, logBuf.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("pulseaudio did not answer: %v: %s\ndaemon log: %s", err, out, logBuf.String())
+	})
 	for _, args := range [][]string{{"set-default-sink", p.Sink}, {"set-default-source", p.Monitor}} {
 		if out, err := exec.Command("pactl", args...).CombinedOutput(); err != nil {
 			t.Fatalf("pactl %v: %v: %s", args, err, out)
