@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -410,39 +409,39 @@ func TestErrors_Transport(t *testing.T) {
 		t.Errorf("connection refused: %s", r)
 	}
 
+	// chatsSince counts the chat requests the service saw after the first n requests.
+	chatsSince := func(n int) int {
+		hits := 0
+		for _, req := range f.Requests()[n:] {
+			if req.Method == "POST" && req.Path == "/v1/chat/messages" {
+				hits++
+			}
+		}
+		return hits
+	}
+
 	// A chat whose connection dies after the request was sent: one request, and a warning about charges.
-	var hits int
-	var mu sync.Mutex
 	f.Handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits++
-		mu.Unlock()
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			conn.Close()
 		}
 	})
+	before := len(f.Requests())
 	r = h.run(t, "", "--base-url", f.URL, "chat", "hello")
-	mu.Lock()
-	if r.Code != 3 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
+	if hits := chatsSince(before); r.Code != 3 || !strings.Contains(r.Stderr, "charged") || hits != 1 {
 		t.Errorf("lost reply: %s; the service saw %d requests, want 1", r, hits)
 	}
-	mu.Unlock()
 
 	// A chat the service answered with success (charged) that cannot be read: exit 3, one line
 	// that says it was charged and is not sent again, one request.
-	hits = 0
 	f.Handle("POST /v1/chat/messages", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits++
-		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"data":{"conversation_id":"c9","reply":`)
 	})
+	before = len(f.Requests())
 	r = h.run(t, "", "--base-url", f.URL, "chat", "hello")
-	mu.Lock()
-	defer mu.Unlock()
-	if r.Code != 3 || !strings.Contains(r.Stderr, "charged") || !strings.Contains(r.Stderr, "not sent again") ||
+	if hits := chatsSince(before); r.Code != 3 || !strings.Contains(r.Stderr, "charged") || !strings.Contains(r.Stderr, "not sent again") ||
 		strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || hits != 1 {
 		t.Errorf("charged, reply unreadable: %s; the service saw %d requests, want 1", r, hits)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"parley/internal/backoff"
+	"parley/internal/testenv"
 )
 
 func TestNew_BaseURL(t *testing.T) {
@@ -200,8 +201,8 @@ func TestClient_NeverPrintsKey(t *testing.T) {
 func TestRedirectsRefused(t *testing.T) {
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
-			other := newTestServer(t, reply(200, `{"conversation_id":"x","reply":"stolen"}`))
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			other := testenv.NewRecordingServer(t, reply(200, `{"conversation_id":"x","reply":"stolen"}`))
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, other.URL+r.URL.Path+"?leak=1", status)
 			})
 			c := newTestClient(t, ts.URL)
@@ -225,10 +226,10 @@ func TestRedirectsRefused(t *testing.T) {
 				}
 				checkErrorText(t, err)
 			}
-			if n := len(other.requests()); n != 0 {
+			if n := len(other.Requests()); n != 0 {
 				t.Errorf("the redirect target saw %d requests", n)
 			}
-			if n := len(ts.requests()); n != len(calls) {
+			if n := len(ts.Requests()); n != len(calls) {
 				t.Errorf("server saw %d requests, want %d (no retries)", n, len(calls))
 			}
 		})
@@ -237,8 +238,8 @@ func TestRedirectsRefused(t *testing.T) {
 
 // A user-supplied http.Client with its own redirect policy still refuses redirects.
 func TestRedirectsRefused_GivenHTTPClient(t *testing.T) {
-	other := newTestServer(t, reply(200, `[]`))
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	other := testenv.NewRecordingServer(t, reply(200, `[]`))
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	})
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }, Transport: &http.Transport{}}
@@ -249,7 +250,7 @@ func TestRedirectsRefused_GivenHTTPClient(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v, want *RedirectError", err)
 	}
-	if n := len(other.requests()); n != 0 {
+	if n := len(other.Requests()); n != 0 {
 		t.Errorf("the redirect target saw %d requests", n)
 	}
 }
@@ -277,7 +278,7 @@ func TestErrorMatrix(t *testing.T) {
 	for _, status := range statuses {
 		for _, b := range bodies {
 			t.Run(fmt.Sprintf("%d/%s", status, b.name), func(t *testing.T) {
-				ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 					if b.contentType != "" {
 						w.Header().Set("Content-Type", b.contentType)
 					}
@@ -337,7 +338,7 @@ func TestEnvelopeFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			_, listErr := c.ListConversations(t.Context(), ListConversationsRequest{})
 			_, chatErr := c.SendMessage(t.Context(), SendMessageRequest{Message: "hi"})
@@ -394,7 +395,7 @@ func TestRetries(t *testing.T) {
 	for _, call := range calls {
 		t.Run(call.name, func(t *testing.T) {
 			var n atomic.Int32
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				switch n.Add(1) {
 				case 1:
 					w.Header().Set("Retry-After", "3")
@@ -409,7 +410,7 @@ func TestRetries(t *testing.T) {
 			if err := call.call(c.Client, t.Context()); err != nil {
 				t.Fatalf("call: %v", err)
 			}
-			reqs := ts.requests()
+			reqs := ts.Requests()
 			if len(reqs) != 3 {
 				t.Fatalf("server saw %d requests, want 3", len(reqs))
 			}
@@ -441,7 +442,7 @@ func TestRetries_GiveUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if tt.header != "" {
 					w.Header().Set("Retry-After", tt.header)
 				}
@@ -453,7 +454,7 @@ func TestRetries_GiveUp(t *testing.T) {
 			if !errors.As(err, &e) || e.StatusCode != 503 {
 				t.Fatalf("err = %v, want *Error 503", err)
 			}
-			if n := len(ts.requests()); n != tt.want {
+			if n := len(ts.Requests()); n != tt.want {
 				t.Errorf("server saw %d requests, want %d", n, tt.want)
 			}
 			for _, w := range c.retryWaits() {
@@ -468,12 +469,12 @@ func TestRetries_GiveUp(t *testing.T) {
 // Other statuses are not retried.
 func TestRetries_NotOnOtherStatus(t *testing.T) {
 	for _, status := range []int{400, 401, 404, 500, 502} {
-		ts := newTestServer(t, reply(status, `{}`))
+		ts := testenv.NewRecordingServer(t, reply(status, `{}`))
 		c := newTestClient(t, ts.URL)
 		if _, err := c.ListConversations(t.Context(), ListConversationsRequest{}); err == nil {
 			t.Fatal("no error")
 		}
-		if n := len(ts.requests()); n != 1 {
+		if n := len(ts.Requests()); n != 1 {
 			t.Errorf("%d: server saw %d requests, want 1", status, n)
 		}
 	}
@@ -482,7 +483,7 @@ func TestRetries_NotOnOtherStatus(t *testing.T) {
 // A GET whose connection drops before the answer is retried.
 func TestRetries_ConnectionDropped(t *testing.T) {
 	var n atomic.Int32
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
 			conn, _, err := http.NewResponseController(w).Hijack()
 			if err == nil {
@@ -497,8 +498,8 @@ func TestRetries_ConnectionDropped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListConversations: %v", err)
 	}
-	if len(got.Conversations) != 1 || len(ts.requests()) != 2 {
-		t.Errorf("got %v after %d requests, want 1 item after 2", got, len(ts.requests()))
+	if len(got.Conversations) != 1 || len(ts.Requests()) != 2 {
+		t.Errorf("got %v after %d requests, want 1 item after 2", got, len(ts.Requests()))
 	}
 }
 
@@ -527,7 +528,7 @@ func TestRetries_ConnectionRefused(t *testing.T) {
 }
 
 // endless writes to w until the client goes away or the test ends.
-func endless(ts **testServer, status int) http.HandlerFunc {
+func endless(ts **testenv.RecordingServer, status int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -536,7 +537,7 @@ func endless(ts **testServer, status int) http.HandlerFunc {
 			select {
 			case <-r.Context().Done():
 				return
-			case <-(*ts).done:
+			case <-(*ts).Done:
 				return
 			default:
 			}
@@ -549,20 +550,20 @@ func endless(ts **testServer, status int) http.HandlerFunc {
 
 func TestCaps_EndlessBody(t *testing.T) {
 	t.Run("success", func(t *testing.T) {
-		var ts *testServer
-		ts = newTestServer(t, endless(&ts, 200))
+		var ts *testenv.RecordingServer
+		ts = testenv.NewRecordingServer(t, endless(&ts, 200))
 		c := newTestClient(t, ts.URL)
 		_, err := c.ListConversations(t.Context(), ListConversationsRequest{})
 		if !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("err = %v, want ErrTooLarge", err)
 		}
-		if n := len(ts.requests()); n != 1 {
+		if n := len(ts.Requests()); n != 1 {
 			t.Errorf("server saw %d requests, want 1", n)
 		}
 	})
 	t.Run("error", func(t *testing.T) {
-		var ts *testServer
-		ts = newTestServer(t, endless(&ts, 500))
+		var ts *testenv.RecordingServer
+		ts = testenv.NewRecordingServer(t, endless(&ts, 500))
 		c := newTestClient(t, ts.URL)
 		_, err := c.ListConversations(t.Context(), ListConversationsRequest{})
 		var e *Error
@@ -574,8 +575,8 @@ func TestCaps_EndlessBody(t *testing.T) {
 		}
 	})
 	t.Run("chat", func(t *testing.T) {
-		var ts *testServer
-		ts = newTestServer(t, endless(&ts, 200))
+		var ts *testenv.RecordingServer
+		ts = testenv.NewRecordingServer(t, endless(&ts, 200))
 		c := newTestClient(t, ts.URL)
 		_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hi"})
 		if !errors.Is(err, ErrTooLarge) {
@@ -591,7 +592,7 @@ func TestCaps_Boundary(t *testing.T) {
 		tooBig bool
 	}{{maxSuccessBody, false}, {maxSuccessBody + 1, true}} {
 		audio := make([]byte, tt.size)
-		ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "audio/mpeg")
 			_, _ = w.Write(audio)
 		})
@@ -610,20 +611,20 @@ func TestCaps_Boundary(t *testing.T) {
 func TestCancellation(t *testing.T) {
 	tests := []struct {
 		name    string
-		handler func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc
+		handler func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc
 		call    func(*Client, context.Context) error
 		retries bool // uses real retry waits
 	}{
-		{"waiting for the answer", func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc {
+		{"waiting for the answer", func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				arrived <- struct{}{}
 				select {
 				case <-r.Context().Done():
-				case <-(*ts).done:
+				case <-(*ts).Done:
 				}
 			}
 		}, listCall, false},
-		{"reading the body", func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc {
+		{"reading the body", func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(200)
 				_, _ = io.WriteString(w, `{"conversations":[`)
@@ -631,35 +632,35 @@ func TestCancellation(t *testing.T) {
 				arrived <- struct{}{}
 				select {
 				case <-r.Context().Done():
-				case <-(*ts).done:
+				case <-(*ts).Done:
 				}
 			}
 		}, listCall, false},
-		{"uploading audio", func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc {
+		{"uploading audio", func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				arrived <- struct{}{} // never reads the body, so the upload stalls
 				select {
 				case <-r.Context().Done():
-				case <-(*ts).done:
+				case <-(*ts).Done:
 				}
 			}
 		}, func(c *Client, ctx context.Context) error {
 			_, err := c.Transcribe(ctx, TranscribeRequest{Audio: make([]byte, MaxAudioBytes), MIMEType: "audio/wav"})
 			return err
 		}, false},
-		{"waiting to retry", func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc {
+		{"waiting to retry", func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "20")
 				reply(503, `{}`)(w, r)
 				arrived <- struct{}{}
 			}
 		}, listCall, true},
-		{"chat waiting", func(ts **testServer, arrived chan<- struct{}) http.HandlerFunc {
+		{"chat waiting", func(ts **testenv.RecordingServer, arrived chan<- struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				arrived <- struct{}{}
 				select {
 				case <-r.Context().Done():
-				case <-(*ts).done:
+				case <-(*ts).Done:
 				}
 			}
 		}, func(c *Client, ctx context.Context) error {
@@ -670,8 +671,8 @@ func TestCancellation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			arrived := make(chan struct{}, 4)
-			var ts *testServer
-			ts = newStreamServer(t, tt.handler(&ts, arrived))
+			var ts *testenv.RecordingServer
+			ts = testenv.NewStreamingServer(t, tt.handler(&ts, arrived))
 			c := newTestClient(t, ts.URL)
 			if tt.retries {
 				c.sleep = backoff.Sleep
@@ -723,7 +724,7 @@ func TestCanaryKeyNeverLeaks(t *testing.T) {
 			http.Redirect(w, r, "https://evil.example/?k="+auth, http.StatusFound)
 		}
 	}
-	ts := newTestServer(t, echo)
+	ts := testenv.NewRecordingServer(t, echo)
 	c := newTestClient(t, ts.URL, func(o *Options) { o.MaxRetries = -1 })
 	ctx := t.Context()
 	var errs []error
@@ -762,7 +763,7 @@ func TestCanaryKeyNeverLeaks(t *testing.T) {
 
 // Each request is logged with method, path, status and duration.
 func TestLogging(t *testing.T) {
-	ts := newTestServer(t, reply(200, `[]`))
+	ts := testenv.NewRecordingServer(t, reply(200, `[]`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.ListConversations(t.Context(), ListConversationsRequest{Limit: 3}); err != nil {
 		t.Fatal(err)
@@ -901,7 +902,7 @@ func TestCancellation_WhileDialing(t *testing.T) {
 
 // A Retry-After that would outlast the call's deadline is not waited for.
 func TestRetries_RetryAfterPastDeadline(t *testing.T) {
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "20")
 		reply(429, `{"message":"later"}`)(w, r)
 	})
@@ -911,7 +912,7 @@ func TestRetries_RetryAfterPastDeadline(t *testing.T) {
 	if !errors.As(err, &e) || e.StatusCode != 429 || e.RetryAfter != 20*time.Second {
 		t.Fatalf("err = %v, want *Error 429 with RetryAfter 20s", err)
 	}
-	if n := len(ts.requests()); n != 1 || len(c.retryWaits()) != 0 {
+	if n := len(ts.Requests()); n != 1 || len(c.retryWaits()) != 0 {
 		t.Errorf("%d requests and waits %v, want 1 request and no wait", n, c.retryWaits())
 	}
 }

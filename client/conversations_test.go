@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -59,7 +61,7 @@ func TestListConversations_TolerantShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			got, err := c.ListConversations(t.Context(), ListConversationsRequest{})
 			if err != nil {
@@ -68,7 +70,7 @@ func TestListConversations_TolerantShapes(t *testing.T) {
 			if diff := cmp.Diff(tt.want, *got, cmpIDs); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodGet || r.Path != "/v1/chat/conversations" || r.RawQuery != "" {
 				t.Errorf("request = %s %s?%s", r.Method, r.Path, r.RawQuery)
 			}
@@ -89,12 +91,12 @@ func TestListConversations_Query(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, `[]`))
+			ts := testenv.NewRecordingServer(t, reply(200, `[]`))
 			c := newTestClient(t, ts.URL)
 			if _, err := c.ListConversations(t.Context(), tt.req); err != nil {
 				t.Fatal(err)
 			}
-			if got := ts.only(t).RawQuery; got != tt.want {
+			if got := ts.Only(t).RawQuery; got != tt.want {
 				t.Errorf("query = %q, want %q", got, tt.want)
 			}
 		})
@@ -109,7 +111,7 @@ func TestListConversations_MissingFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			_, err := c.ListConversations(t.Context(), ListConversationsRequest{})
 			var de *DecodeError
@@ -167,7 +169,7 @@ func TestHistory_TolerantShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			got, err := c.History(t.Context(), strID("c1"))
 			if err != nil {
@@ -176,7 +178,7 @@ func TestHistory_TolerantShapes(t *testing.T) {
 			if diff := cmp.Diff(tt.want, *got, cmpIDs); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodGet || r.Path != "/v1/chat/conversations/c1/messages" {
 				t.Errorf("request = %s %s", r.Method, r.Path)
 			}
@@ -186,12 +188,12 @@ func TestHistory_TolerantShapes(t *testing.T) {
 }
 
 func TestHistory_EscapesID(t *testing.T) {
-	ts := newTestServer(t, reply(200, `{"messages":[]}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{"messages":[]}`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.History(t.Context(), strID("a/b c")); err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.only(t).Path; got != "/v1/chat/conversations/a%2Fb%20c/messages" {
+	if got := ts.Only(t).Path; got != "/v1/chat/conversations/a%2Fb%20c/messages" {
 		t.Errorf("path = %q", got)
 	}
 }
@@ -203,7 +205,7 @@ func TestHistory_Missing(t *testing.T) {
 		{"messages of wrong type", `{"messages":{"1":"hi"}}`, "messages"},
 		{"message that is not an object", `{"messages":[{"id":1,"role":"user","content":"a"},"b"]}`, "messages[1]"},
 	} {
-		ts := newTestServer(t, reply(200, tt.body))
+		ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 		c := newTestClient(t, ts.URL)
 		_, err := c.History(t.Context(), strID("c1"))
 		var de *DecodeError
@@ -211,12 +213,12 @@ func TestHistory_Missing(t *testing.T) {
 			t.Errorf("%s: err = %v, want *DecodeError for %s", tt.name, err, tt.field)
 		}
 	}
-	ts := newTestServer(t, reply(200, `{}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{}`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.History(t.Context(), ConversationID{}); err == nil {
 		t.Error("an empty conversation ID was accepted")
 	}
-	if n := len(ts.requests()); n != 0 {
+	if n := len(ts.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want 0", n)
 	}
 }
@@ -240,7 +242,7 @@ func TestSaveConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.answer))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.answer))
 			c := newTestClient(t, ts.URL)
 			got, err := c.SaveConfig(t.Context(), strID("42"), tt.cfg)
 			if err != nil {
@@ -249,7 +251,7 @@ func TestSaveConfig(t *testing.T) {
 			if diff := cmp.Diff(tt.want, *got, cmpIDs); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodPatch || r.Path != "/v1/chat/conversations/42/config" {
 				t.Errorf("request = %s %s", r.Method, r.Path)
 			}
@@ -260,12 +262,12 @@ func TestSaveConfig(t *testing.T) {
 }
 
 func TestSaveConfig_NothingToSave(t *testing.T) {
-	ts := newTestServer(t, reply(200, `{}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{}`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.SaveConfig(t.Context(), strID("1"), Config{}); err == nil {
 		t.Error("an empty config was sent")
 	}
-	if n := len(ts.requests()); n != 0 {
+	if n := len(ts.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want 0", n)
 	}
 }
@@ -281,12 +283,12 @@ func TestDeleteConversation(t *testing.T) {
 		{"200 envelope", 200, `{"code":0,"msg":"ok","data":null}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(tt.status, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(tt.status, tt.body))
 			c := newTestClient(t, ts.URL)
 			if err := c.DeleteConversation(t.Context(), strID("c9")); err != nil {
 				t.Fatalf("DeleteConversation: %v", err)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodDelete || r.Path != "/v1/chat/conversations/c9" {
 				t.Errorf("request = %s %s", r.Method, r.Path)
 			}
@@ -296,7 +298,7 @@ func TestDeleteConversation(t *testing.T) {
 }
 
 func TestDeleteConversation_NotFound(t *testing.T) {
-	ts := newTestServer(t, reply(404, `{"detail":"Conversation not found"}`))
+	ts := testenv.NewRecordingServer(t, reply(404, `{"detail":"Conversation not found"}`))
 	c := newTestClient(t, ts.URL)
 	err := c.DeleteConversation(t.Context(), strID("nope"))
 	var e *Error

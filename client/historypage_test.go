@@ -7,14 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 // pagingService answers the message history the way the reference service pages it: the newest
 // page first, messages oldest first within a page, "next_before" naming the oldest message of the
 // page while older ones are left. Messages have IDs 1..n.
-func pagingService(t *testing.T, n, pageSize int) *testServer {
+func pagingService(t *testing.T, n, pageSize int) *testenv.RecordingServer {
 	t.Helper()
-	return newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	return testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		q, _ := url.ParseQuery(r.URL.RawQuery)
 		end := n + 1 // IDs below end
 		if b := q.Get("before"); b != "" {
@@ -75,7 +77,7 @@ func TestHistory_FollowsPagesOldestFirst(t *testing.T) {
 			if h.Config.Persona == nil || *h.Config.Persona != "a guide" {
 				t.Errorf("config %+v", h.Config)
 			}
-			reqs := ts.requests()
+			reqs := ts.Requests()
 			if len(reqs) != tt.requests {
 				t.Fatalf("%d requests, want %d", len(reqs), tt.requests)
 			}
@@ -93,14 +95,14 @@ func TestHistory_FollowsPagesOldestFirst(t *testing.T) {
 
 func TestHistory_ServiceThatIgnoresBeforeIsReadOnce(t *testing.T) {
 	// The same page again and again, with the same next_before: a service that does not page.
-	ts := newTestServer(t, reply(200, `{"messages":[{"id":5,"role":"user","content":"hi"}],"next_before":5}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{"messages":[{"id":5,"role":"user","content":"hi"}],"next_before":5}`))
 	c := newTestClient(t, ts.URL)
 	h, err := c.History(t.Context(), strID("c1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Messages) != 1 || len(ts.requests()) != 2 {
-		t.Errorf("%d messages after %d requests, want 1 message (no duplicates) after 2", len(h.Messages), len(ts.requests()))
+	if len(h.Messages) != 1 || len(ts.Requests()) != 2 {
+		t.Errorf("%d messages after %d requests, want 1 message (no duplicates) after 2", len(h.Messages), len(ts.Requests()))
 	}
 }
 
@@ -115,7 +117,7 @@ func TestHistoryPage_SendsLimitAndBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ts.only(t).RawQuery; got != "before=8&limit=2" {
+	if got := ts.Only(t).RawQuery; got != "before=8&limit=2" {
 		t.Errorf("query %q", got)
 	}
 	if len(p.Messages) != 2 || p.Messages[0].ID.String() != "6" || p.Messages[1].ID.String() != "7" || p.NextBefore.String() != "6" {
@@ -129,7 +131,7 @@ func TestHistoryPage_LastPageHasNoNextBefore(t *testing.T) {
 		`{"data":{"messages":[{"id":1,"role":"user","content":"a"}]}}`,
 		`[{"id":1,"role":"user","content":"a"}]`,
 	} {
-		ts := newTestServer(t, reply(200, body))
+		ts := testenv.NewRecordingServer(t, reply(200, body))
 		c := newTestClient(t, ts.URL)
 		p, err := c.HistoryPage(t.Context(), strID("c1"), HistoryPageRequest{})
 		if err != nil || !p.NextBefore.IsZero() || len(p.Messages) != 1 {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -24,94 +26,10 @@ func TestMain(m *testing.M) {
 // canaryKey is an API key that must never appear in any error text or log line.
 const canaryKey = "sk-canary-7f3a9d1e5b0c"
 
-// seen is one request as the test server received it.
-type seen struct {
-	Method, Path, RawQuery string
-	Header                 http.Header
-	Body                   []byte
-}
-
-// testServer is an httptest server that records what arrives.
-type testServer struct {
-	*httptest.Server
-	done chan struct{} // closed when the test ends, to release blocked handlers
-
-	mu   sync.Mutex
-	reqs []seen
-}
-
-// newTestServer starts a server on 127.0.0.1 that records each request, then calls h.
-func newTestServer(t *testing.T, h http.HandlerFunc) *testServer {
-	t.Helper()
-	return startServer(t, h, true)
-}
-
-// newStreamServer is newTestServer for handlers that read the body themselves (or never).
-func newStreamServer(t *testing.T, h http.HandlerFunc) *testServer {
-	t.Helper()
-	return startServer(t, h, false)
-}
-
-func startServer(t *testing.T, h http.HandlerFunc, readBody bool) *testServer {
-	t.Helper()
-	ts := &testServer{done: make(chan struct{})}
-	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body []byte
-		if readBody {
-			body, _ = io.ReadAll(r.Body)
-		}
-		ts.mu.Lock()
-		ts.reqs = append(ts.reqs, seen{r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), body})
-		ts.mu.Unlock()
-		if readBody {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		h(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() { close(ts.done) }) // runs before Close, so blocked handlers return
-	return ts
-}
-
-// requests returns what the server has received so far.
-func (ts *testServer) requests() []seen {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return append([]seen(nil), ts.reqs...)
-}
-
-// only returns the single request the server received, failing otherwise.
-func (ts *testServer) only(t *testing.T) seen {
-	t.Helper()
-	reqs := ts.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("server saw %d requests, want 1", len(reqs))
-	}
-	return reqs[0]
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testClient is a Client with its log and the retry waits it asked for.
 type testClient struct {
 	*Client
-	logs *syncBuffer
+	logs *testenv.SyncBuffer
 
 	mu    sync.Mutex
 	waits []time.Duration
@@ -127,7 +45,7 @@ func (tc *testClient) retryWaits() []time.Duration {
 // retry waits recorded instead of slept. At cleanup it checks the log never holds the key.
 func newTestClient(t *testing.T, baseURL string, opts ...func(*Options)) *testClient {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	o := Options{
 		BaseURL: baseURL,
 		APIKey:  canaryKey,
@@ -166,7 +84,7 @@ func checkErrorText(t *testing.T, err error) {
 }
 
 // checkCommonHeaders checks what every request must carry.
-func checkCommonHeaders(t *testing.T, r seen, wantBody bool) {
+func checkCommonHeaders(t *testing.T, r testenv.Recorded, wantBody bool) {
 	t.Helper()
 	if got := r.Header.Get("Authorization"); got != "Bearer "+canaryKey {
 		t.Errorf("Authorization = %q, want the bearer key", got)

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"parley/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -73,7 +75,7 @@ func TestSendMessage_TolerantShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			got, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: tt.sent, Message: "hello"})
 			if err != nil {
@@ -102,7 +104,7 @@ func TestSendMessage_MissingFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
 			var de *DecodeError
@@ -140,12 +142,12 @@ func TestSendMessage_Request(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, `{"conversation_id":"x","reply":"ok"}`))
+			ts := testenv.NewRecordingServer(t, reply(200, `{"conversation_id":"x","reply":"ok"}`))
 			c := newTestClient(t, ts.URL)
 			if _, err := c.SendMessage(t.Context(), tt.req); err != nil {
 				t.Fatalf("SendMessage: %v", err)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodPost || r.Path != "/v1/chat/messages" {
 				t.Errorf("request = %s %s, want POST /v1/chat/messages", r.Method, r.Path)
 			}
@@ -168,7 +170,7 @@ func TestSendMessage_IDKeepsItsForm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var n atomic.Int32
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if n.Add(1) == 1 {
 					reply(200, tt.first)(w, r)
 					return
@@ -196,7 +198,7 @@ func TestSendMessage_IDKeepsItsForm(t *testing.T) {
 			if second.ConversationID != first.ConversationID {
 				t.Errorf("second ConversationID = %#v, want %#v", second.ConversationID, first.ConversationID)
 			}
-			reqs := ts.requests()
+			reqs := ts.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("server saw %d requests, want 2", len(reqs))
 			}
@@ -223,7 +225,7 @@ func TestSendMessage_TypedDigitsTakeTheServiceForm(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodGet {
 					reply(tt.listStatus, tt.list)(w, r)
 					return
@@ -240,7 +242,7 @@ func TestSendMessage_TypedDigitsTakeTheServiceForm(t *testing.T) {
 					t.Errorf("ConversationID = %q, want 42", res.ConversationID)
 				}
 			}
-			reqs := ts.requests()
+			reqs := ts.Requests()
 			if len(reqs) != 3 || reqs[0].Method != http.MethodGet || reqs[0].Path != "/v1/chat/conversations" ||
 				reqs[1].Method != http.MethodPost || reqs[2].Method != http.MethodPost {
 				t.Fatalf("requests = %v, want one GET of the list, then the two POSTs", methods(reqs))
@@ -254,7 +256,7 @@ func TestSendMessage_TypedDigitsTakeTheServiceForm(t *testing.T) {
 // No lookup when the form is not in doubt: a typed ID that is not all digits, or a client that has
 // already seen an ID from the service (here in a history answer).
 func TestSendMessage_NoLookupWhenFormKnown(t *testing.T) {
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			reply(200, `{"data":{"id":41,"config":{},"messages":[]}}`)(w, r)
 			return
@@ -275,7 +277,7 @@ func TestSendMessage_NoLookupWhenFormKnown(t *testing.T) {
 	if _, err := c.SendMessage(t.Context(), SendMessageRequest{ConversationID: typedID(t, "42"), Message: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	reqs := ts.requests()
+	reqs := ts.Requests()
 	if got := methods(reqs); fmt.Sprint(got) != "[POST GET POST]" {
 		t.Fatalf("requests = %v, want [POST GET POST]", got)
 	}
@@ -286,7 +288,7 @@ func TestSendMessage_NoLookupWhenFormKnown(t *testing.T) {
 // Cancelled while learning the form: the chat message is not sent at all.
 func TestSendMessage_CancelledLookupSendsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		cancel()
 		<-r.Context().Done()
 	})
@@ -295,14 +297,14 @@ func TestSendMessage_CancelledLookupSendsNothing(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrReplyLost) {
 		t.Fatalf("err = %v, want context.Canceled and not ErrReplyLost", err)
 	}
-	for _, r := range ts.requests() {
+	for _, r := range ts.Requests() {
 		if r.Method == http.MethodPost {
 			t.Errorf("a chat message was sent")
 		}
 	}
 }
 
-func methods(reqs []seen) []string {
+func methods(reqs []testenv.Recorded) []string {
 	var m []string
 	for _, r := range reqs {
 		m = append(m, r.Method)
@@ -311,12 +313,12 @@ func methods(reqs []seen) []string {
 }
 
 func TestSendMessage_RefusesEmptyMessage(t *testing.T) {
-	ts := newTestServer(t, reply(200, `{}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{}`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "  "}); err == nil {
 		t.Fatal("an empty message was accepted")
 	}
-	if n := len(ts.requests()); n != 0 {
+	if n := len(ts.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want 0", n)
 	}
 }
@@ -324,7 +326,7 @@ func TestSendMessage_RefusesEmptyMessage(t *testing.T) {
 // A connection reset after the chat POST was written: exactly one request reaches the server,
 // nothing re-sends it (neither the client nor Go's transport), and the error says the reply was lost.
 func TestSendMessage_ResetAfterWriteIsReplyLost(t *testing.T) {
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			reply(200, `[]`)(w, r)
 			return
@@ -344,7 +346,7 @@ func TestSendMessage_ResetAfterWriteIsReplyLost(t *testing.T) {
 	if _, err := c.ListConversations(t.Context(), ListConversationsRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	before := len(ts.requests())
+	before := len(ts.Requests())
 
 	_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "charged"})
 	if !errors.Is(err, ErrReplyLost) {
@@ -352,7 +354,7 @@ func TestSendMessage_ResetAfterWriteIsReplyLost(t *testing.T) {
 	}
 	checkErrorText(t, err)
 	posts := 0
-	for _, r := range ts.requests()[before:] {
+	for _, r := range ts.Requests()[before:] {
 		if r.Method == http.MethodPost {
 			posts++
 		}
@@ -368,12 +370,12 @@ func TestSendMessage_ResetAfterWriteIsReplyLost(t *testing.T) {
 // A chat call that times out while waiting for the answer is ambiguous too.
 func TestSendMessage_TimeoutWhileWaitingIsReplyLost(t *testing.T) {
 	arrived := make(chan struct{})
-	var ts *testServer
-	ts = newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	var ts *testenv.RecordingServer
+	ts = testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		select {
 		case <-r.Context().Done():
-		case <-ts.done:
+		case <-ts.Done:
 		}
 	})
 	c := newTestClient(t, ts.URL)
@@ -387,18 +389,18 @@ func TestSendMessage_TimeoutWhileWaitingIsReplyLost(t *testing.T) {
 	if !errors.Is(err, ErrReplyLost) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want ErrReplyLost and context.Canceled", err)
 	}
-	if n := len(ts.requests()); n != 1 {
+	if n := len(ts.Requests()); n != 1 {
 		t.Errorf("server saw %d requests, want 1", n)
 	}
 }
 
 // The per-call timeout (Options.Timeout) counts as a timeout while waiting.
 func TestSendMessage_DeadlineIsReplyLost(t *testing.T) {
-	var ts *testServer
-	ts = newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	var ts *testenv.RecordingServer
+	ts = testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
-		case <-ts.done:
+		case <-ts.Done:
 		}
 	})
 	c := newTestClient(t, ts.URL, func(o *Options) { o.Timeout = 50e6 }) // 50 ms
@@ -410,7 +412,7 @@ func TestSendMessage_DeadlineIsReplyLost(t *testing.T) {
 
 // Only a failure to connect at all may be retried for a chat call.
 func TestSendMessage_DialFailureIsRetried(t *testing.T) {
-	ts := newTestServer(t, reply(200, `{"conversation_id":"c1","reply":"hi"}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{"conversation_id":"c1","reply":"hi"}`))
 	var dials atomic.Int32
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if dials.Add(1) == 1 {
@@ -427,7 +429,7 @@ func TestSendMessage_DialFailureIsRetried(t *testing.T) {
 	if got.Reply != "hi" {
 		t.Errorf("Reply = %q", got.Reply)
 	}
-	if n := len(ts.requests()); n != 1 {
+	if n := len(ts.Requests()); n != 1 {
 		t.Errorf("server saw %d requests, want 1", n)
 	}
 	if w := c.retryWaits(); len(w) != 1 {
@@ -439,7 +441,7 @@ func TestSendMessage_DialFailureIsRetried(t *testing.T) {
 func TestSendMessage_NoRetryOnStatus(t *testing.T) {
 	for _, status := range []int{429, 503, 500, 502} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
 				reply(status, `{"error":{"message":"busy"}}`)(w, r)
 			})
@@ -452,7 +454,7 @@ func TestSendMessage_NoRetryOnStatus(t *testing.T) {
 			if errors.Is(err, ErrReplyLost) {
 				t.Errorf("a clear refusal matched ErrReplyLost: %v", err)
 			}
-			if n := len(ts.requests()); n != 1 {
+			if n := len(ts.Requests()); n != 1 {
 				t.Errorf("server saw %d requests, want 1", n)
 			}
 		})
@@ -461,7 +463,7 @@ func TestSendMessage_NoRetryOnStatus(t *testing.T) {
 
 // A gateway timeout on a chat call is ambiguous: the service behind the gateway may have charged.
 func TestSendMessage_GatewayTimeoutIsReplyLost(t *testing.T) {
-	ts := newTestServer(t, reply(504, `<html><title>504 Gateway Time-out</title></html>`))
+	ts := testenv.NewRecordingServer(t, reply(504, `<html><title>504 Gateway Time-out</title></html>`))
 	c := newTestClient(t, ts.URL)
 	_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hi"})
 	var e *Error
@@ -472,7 +474,7 @@ func TestSendMessage_GatewayTimeoutIsReplyLost(t *testing.T) {
 
 // A 200 whose body is cut off mid-way was charged, and its reply is lost.
 func TestSendMessage_TruncatedSuccessIsReplyLost(t *testing.T) {
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100")
 		w.WriteHeader(200)
 		_, _ = w.Write([]byte(`{"conversation_id":"c1","re`))
@@ -486,7 +488,7 @@ func TestSendMessage_TruncatedSuccessIsReplyLost(t *testing.T) {
 
 // A reply that arrived whole is kept even if the connection fails right after it.
 func TestSendMessage_WholeReplyThenReset(t *testing.T) {
-	ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		conn, buf, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			t.Errorf("hijack: %v", err)
@@ -546,7 +548,7 @@ func TestSendMessage_SuccessUnreadableIsChargedNotRetryable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, tt.h)
+			ts := testenv.NewRecordingServer(t, tt.h)
 			c := newTestClient(t, ts.URL)
 			_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
 			if !errors.Is(err, ErrReplyUnreadable) || !errors.Is(err, ErrReplyLost) {
@@ -556,7 +558,7 @@ func TestSendMessage_SuccessUnreadableIsChargedNotRetryable(t *testing.T) {
 				t.Errorf("err = %q, want it to say the call was charged", err)
 			}
 			checkErrorText(t, err)
-			ts.only(t) // sent once, never again
+			ts.Only(t) // sent once, never again
 		})
 	}
 }
@@ -568,7 +570,7 @@ func TestSendMessage_ErrorAnswerIsNotUnreadable(t *testing.T) {
 		reply(422, `{"error":{"code":"invalid","message":"too long"}}`),
 		reply(502, `not JSON at all`),
 	} {
-		ts := newTestServer(t, h)
+		ts := testenv.NewRecordingServer(t, h)
 		c := newTestClient(t, ts.URL)
 		_, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
 		if err == nil || errors.Is(err, ErrReplyUnreadable) || errors.Is(err, ErrReplyLost) {
@@ -584,7 +586,7 @@ func TestSendMessage_ReplyInAnEnvelopeWithAnOddCodeIsTaken(t *testing.T) {
 		`{"code":1,"msg":"success","data":{"conversation_id":"c1","reply":"hi"}}`,
 		`{"code":"0000","msg":"ok","data":{"conversation_id":"c1","reply":"hi"}}`,
 	} {
-		ts := newTestServer(t, reply(200, body))
+		ts := testenv.NewRecordingServer(t, reply(200, body))
 		c := newTestClient(t, ts.URL)
 		got, err := c.SendMessage(t.Context(), SendMessageRequest{Message: "hello"})
 		if err != nil || got.Reply != "hi" {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 
+	"parley/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -23,12 +25,12 @@ func TestSpeak_Request(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, `{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}`))
+			ts := testenv.NewRecordingServer(t, reply(200, `{"audio":"data:audio/mpeg;base64,`+base64.StdEncoding.EncodeToString(mp3)+`"}`))
 			c := newTestClient(t, ts.URL)
 			if _, err := c.Speak(t.Context(), tt.req); err != nil {
 				t.Fatalf("Speak: %v", err)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodPost || r.Path != "/v1/chat/speech" {
 				t.Errorf("request = %s %s", r.Method, r.Path)
 			}
@@ -61,7 +63,7 @@ func TestSpeak_TolerantShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			ts := testenv.NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", tt.contentType)
 				_, _ = io.WriteString(w, tt.body)
 			})
@@ -87,14 +89,14 @@ func TestSpeak_Bad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			if _, err := c.Speak(t.Context(), SpeechRequest{Text: "hi"}); err == nil {
 				t.Fatal("no error")
 			}
 		})
 	}
-	ts := newTestServer(t, reply(200, `{}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{}`))
 	c := newTestClient(t, ts.URL)
 	if _, err := c.Speak(t.Context(), SpeechRequest{Text: " "}); err == nil {
 		t.Error("empty text was sent")

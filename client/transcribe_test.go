@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"parley/internal/testenv"
 )
 
 func TestTranscribe_Request(t *testing.T) {
@@ -23,7 +25,7 @@ func TestTranscribe_Request(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, `{"text":"hello","language":"en"}`))
+			ts := testenv.NewRecordingServer(t, reply(200, `{"text":"hello","language":"en"}`))
 			c := newTestClient(t, ts.URL)
 			got, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: audio, MIMEType: tt.mime})
 			if err != nil {
@@ -32,7 +34,7 @@ func TestTranscribe_Request(t *testing.T) {
 			if *got != (Transcript{Text: "hello", Language: "en"}) {
 				t.Errorf("Transcript = %+v", *got)
 			}
-			r := ts.only(t)
+			r := ts.Only(t)
 			if r.Method != http.MethodPost || r.Path != "/v1/chat/transcribe" {
 				t.Errorf("request = %s %s", r.Method, r.Path)
 			}
@@ -70,7 +72,7 @@ func TestTranscribe_TolerantShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, reply(200, tt.body))
+			ts := testenv.NewRecordingServer(t, reply(200, tt.body))
 			c := newTestClient(t, ts.URL)
 			got, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: []byte{1, 2, 3}})
 			if err != nil {
@@ -81,7 +83,7 @@ func TestTranscribe_TolerantShapes(t *testing.T) {
 			}
 		})
 	}
-	ts := newTestServer(t, reply(200, `{"language":"en"}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{"language":"en"}`))
 	c := newTestClient(t, ts.URL)
 	_, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: []byte{1}})
 	var de *DecodeError
@@ -92,7 +94,7 @@ func TestTranscribe_TolerantShapes(t *testing.T) {
 
 // Audio over the limit is refused before any upload, naming the limit.
 func TestTranscribe_TooLarge(t *testing.T) {
-	ts := newTestServer(t, reply(200, `{"text":"x"}`))
+	ts := testenv.NewRecordingServer(t, reply(200, `{"text":"x"}`))
 	c := newTestClient(t, ts.URL)
 	_, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: make([]byte, MaxAudioBytes+1), MIMEType: "audio/wav"})
 	if !errors.Is(err, ErrAudioTooLarge) || !errors.Is(err, ErrTooLarge) {
@@ -107,7 +109,7 @@ func TestTranscribe_TooLarge(t *testing.T) {
 	if _, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: []byte{1}, MIMEType: "audio/webm;base64,"}); err == nil {
 		t.Error("a media type that breaks the data URI was sent")
 	}
-	if n := len(ts.requests()); n != 0 {
+	if n := len(ts.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want 0", n)
 	}
 }
@@ -117,7 +119,7 @@ func TestTranscribe_AtLimit(t *testing.T) {
 	audio := make([]byte, MaxAudioBytes)
 	_, _ = rand.Read(audio[:4096])
 	var got []byte
-	ts := newStreamServer(t, func(w http.ResponseWriter, r *http.Request) {
+	ts := testenv.NewStreamingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Audio string }
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			t.Errorf("decode: %v", err)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 		ID string
 		historyJSON
 	}
-	waitUntil(t, 30*time.Second, "the transcript and its reply to reach the service", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the transcript and its reply to reach the service", func() bool {
 		sent.ID = firstID(run(t, env, "", "conversations", "--json").Stdout)
 		if sent.ID == "" {
 			return false
@@ -116,7 +117,7 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 	d.WaitForWindow(t, "Parley", 30*time.Second)
 	d.WaitForText(t, "What's on your mind?", 30*time.Second)
 	ask()
-	waitUntil(t, 30*time.Second, "the transcript to be sent without Enter", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the transcript to be sent without Enter", func() bool {
 		var list []map[string]any
 		if json.Unmarshal([]byte(run(t, env, "", "conversations", "--json").Stdout), &list) != nil || len(list) != 2 {
 			return false
@@ -137,19 +138,17 @@ func TestApp_PushToTalkAndSpokenReply(t *testing.T) {
 // it read.
 func waitForAnyText(t *testing.T, d *testenv.Display, timeout time.Duration, texts ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got := strings.Join(strings.Fields(d.Read(t)), " ")
+	var got string
+	testenv.Poll(t, timeout, poll, func() error {
+		got = strings.Join(strings.Fields(d.Read(t)), " ")
 		for _, s := range texts {
 			if strings.Contains(strings.ToLower(got), s) {
-				return got
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen showed none of %q within %v; it read:\n%s", texts, timeout, got)
-		}
-		time.Sleep(200 * time.Millisecond) // polling the screen
-	}
+		return fmt.Errorf("the screen showed none of %q; it read:\n%s", texts, got)
+	})
+	return got
 }
 
 // waitForSpeech watches a growing recording (16 kHz mono S16LE) until it holds at least 1 s of

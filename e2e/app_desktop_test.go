@@ -70,7 +70,7 @@ func focus(t *testing.T, d *testenv.Display, id string) {
 	if out, err := xdo(t, d, "windowactivate", "--sync", id); err != nil {
 		t.Fatalf("xdotool windowactivate: %v: %s", err, out)
 	}
-	waitUntil(t, 10*time.Second, "the window to have the keyboard", func() bool { return activeWindow(t, d) == id })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to have the keyboard", func() bool { return activeWindow(t, d) == id })
 }
 
 // writePrefs writes the app's preferences under home before it starts.
@@ -126,7 +126,7 @@ func TestApp_HoldToTalkFromAnotherProgram(t *testing.T) {
 	hold(question)
 	var id string
 	var h historyJSON
-	waitUntil(t, 60*time.Second, "the spoken question and its reply in the service's history", func() bool {
+	testenv.WaitUntil(t, 60*time.Second, poll, "the spoken question and its reply in the service's history", func() bool {
 		id = firstID(run(t, env, "", "conversations", "--json").Stdout)
 		if id == "" {
 			return false
@@ -163,7 +163,7 @@ func TestApp_HoldToTalkFromAnotherProgram(t *testing.T) {
 	// answered; clicking it shows the conversation.
 	focus(t, d, parley)
 	d.Key(t, "alt+F4") // openbox closes the window: keep_in_tray hides it
-	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
 	select {
 	case <-a.exited:
 		t.Fatalf("closing the window quit Parley although it keeps running in the tray:\n%s", a.logs)
@@ -185,7 +185,7 @@ func TestApp_HoldToTalkFromAnotherProgram(t *testing.T) {
 		t.Error("the notification cannot be clicked")
 	}
 	notes.Click(t, n.ID)
-	waitUntil(t, 10*time.Second, "the window to show again", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to show again", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
 	d.WaitForText(t, "weather", 20*time.Second)
 	d.Screenshot(t, filepath.Join(shots, "02-notification-clicked.png"))
 	// The Alt of Alt+F4 reached Parley and was let go only when the window had gone: that must
@@ -229,10 +229,10 @@ func TestApp_HoldToTalkKeyTakenAndChanged(t *testing.T) {
 	d.WaitForText(t, "is free", 20*time.Second)
 	d.Screenshot(t, filepath.Join(shotsDir(t), "preferences-key.png"))
 	d.Key(t, "Return")
-	waitUntil(t, 20*time.Second, "the new key in the preferences", func() bool {
+	testenv.WaitUntil(t, 20*time.Second, poll, "the new key in the preferences", func() bool {
 		return strings.Contains(readPreferences(t, home), `"hotkey":"Ctrl+Alt+J"`)
 	})
-	waitUntil(t, 20*time.Second, "Parley to hold the new key", func() bool {
+	testenv.WaitUntil(t, 20*time.Second, poll, "Parley to hold the new key", func() bool {
 		l, err := hotkey.Register(hotkey.Combo{Mods: hotkey.Ctrl | hotkey.Alt, Key: "J"})
 		if l != nil {
 			l.Close()
@@ -267,7 +267,7 @@ func TestApp_OneInstance(t *testing.T) {
 	if took > 5*time.Second {
 		t.Errorf("the second parley took %v to hand over", took)
 	}
-	waitUntil(t, 10*time.Second, "the first window to be raised", func() bool { return activeWindow(t, d) == parley })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the first window to be raised", func() bool { return activeWindow(t, d) == parley })
 	if w := visibleWindows(t, d, "Parley"); len(w) != 1 {
 		t.Errorf("%d Parley windows, want 1", len(w))
 	}
@@ -277,7 +277,7 @@ func TestApp_OneInstance(t *testing.T) {
 	// Alt+Tab away and back: the Alt that went with the Tab (taken by the window manager) must
 	// not have opened Parley's menu.
 	d.Key(t, "alt+Tab")
-	waitUntil(t, 10*time.Second, "Alt+Tab to give xlogo the keyboard", func() bool { return activeWindow(t, d) == logo })
+	testenv.WaitUntil(t, 10*time.Second, poll, "Alt+Tab to give xlogo the keyboard", func() bool { return activeWindow(t, d) == logo })
 	focus(t, d, parley)
 	time.Sleep(500 * time.Millisecond) // a menu would open at once
 	if screen := d.Read(t); strings.Contains(screen, "Preferences...") || strings.Contains(screen, "Built-in service...") {
@@ -340,7 +340,7 @@ func TestApp_TrayMenu(t *testing.T) {
 	a := startAppAt(t, d, env, home, "--tray")
 	item := watcher.WaitItem(t, 30*time.Second)
 	menu := func() string { return strings.Join(testenv.Labels(item.Menu(t)), "|") }
-	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the tray menu", func() bool {
 		return menu() == "Show Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
 	})
 	if w := visibleWindows(t, d, "Parley"); len(w) != 0 {
@@ -359,29 +359,29 @@ func TestApp_TrayMenu(t *testing.T) {
 	}
 
 	item.Click(t, "Show Parley")
-	waitUntil(t, 20*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	testenv.WaitUntil(t, 20*time.Second, poll, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
 	d.WaitForText(t, "What's on your mind?", 30*time.Second)
-	waitUntil(t, 10*time.Second, "Hide in the menu", func() bool { return strings.HasPrefix(menu(), "Hide Parley|") })
+	testenv.WaitUntil(t, 10*time.Second, poll, "Hide in the menu", func() bool { return strings.HasPrefix(menu(), "Hide Parley|") })
 
 	iconNow := func() string { s, _ := item.Icon(t); return s }
 	item.Click(t, "Mute the microphone")
-	waitUntil(t, 10*time.Second, "the muted icon", func() bool { return iconNow() != idle && strings.Contains(menu(), "Unmute the microphone") })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the muted icon", func() bool { return iconNow() != idle && strings.Contains(menu(), "Unmute the microphone") })
 	muted := iconNow()
-	waitUntil(t, 10*time.Second, "the muted tooltip", func() bool { return item.ToolTip(t) == "Parley — microphone muted" })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the muted tooltip", func() bool { return item.ToolTip(t) == "Parley — microphone muted" })
 	item.Click(t, "Unmute the microphone")
-	waitUntil(t, 10*time.Second, "the idle icon", func() bool { return iconNow() == idle })
-	waitUntil(t, 10*time.Second, "the idle tooltip", func() bool { return item.ToolTip(t) == "Parley — ready" })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the idle icon", func() bool { return iconNow() == idle })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the idle tooltip", func() bool { return item.ToolTip(t) == "Parley — ready" })
 
 	item.Click(t, "Start voice mode")
-	waitUntil(t, 20*time.Second, "voice mode to run", func() bool { return strings.Contains(menu(), "Stop voice mode") })
-	waitUntil(t, 20*time.Second, "the listening icon", func() bool { i := iconNow(); return i != idle && i != muted })
-	waitUntil(t, 20*time.Second, "the listening tooltip", func() bool { return item.ToolTip(t) == "Parley — listening" })
+	testenv.WaitUntil(t, 20*time.Second, poll, "voice mode to run", func() bool { return strings.Contains(menu(), "Stop voice mode") })
+	testenv.WaitUntil(t, 20*time.Second, poll, "the listening icon", func() bool { i := iconNow(); return i != idle && i != muted })
+	testenv.WaitUntil(t, 20*time.Second, poll, "the listening tooltip", func() bool { return item.ToolTip(t) == "Parley — listening" })
 	d.WaitForText(t, "Listening", 20*time.Second)
 	item.Click(t, "Stop voice mode")
-	waitUntil(t, 20*time.Second, "voice mode to stop", func() bool { return strings.Contains(menu(), "Start voice mode") && iconNow() == idle })
+	testenv.WaitUntil(t, 20*time.Second, poll, "voice mode to stop", func() bool { return strings.Contains(menu(), "Start voice mode") && iconNow() == idle })
 
 	item.Click(t, "Hide Parley")
-	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
 	item.Click(t, "Quit")
 	a.waitExit(t, "Quit in the tray menu")
 	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
@@ -467,7 +467,7 @@ func quitAtLogout(t *testing.T, a *app) {
 func TestApp_TrayHostStartsAfterParley(t *testing.T) {
 	d, bus, a := startAtLogin(t)
 	pid := a.cmd.Process.Pid
-	waitUntil(t, 30*time.Second, "Parley on the session bus", func() bool { return len(testenv.BusNamesOf(t, bus.Address, pid)) > 0 })
+	testenv.WaitUntil(t, 30*time.Second, poll, "Parley on the session bus", func() bool { return len(testenv.BusNamesOf(t, bus.Address, pid)) > 0 })
 	// The panel comes a few seconds after Parley, which by then has found no tray host and
 	// watches for one.
 	time.Sleep(3 * time.Second)
@@ -481,10 +481,10 @@ func TestApp_TrayHostStartsAfterParley(t *testing.T) {
 	watcher := testenv.StartTrayWatcher(t, bus.Address)
 	item := watcher.WaitItem(t, 30*time.Second)
 	menu := func(it testenv.TrayItem) string { return strings.Join(testenv.Labels(it.Menu(t)), "|") }
-	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the tray menu", func() bool {
 		return menu(item) == "Show Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
 	})
-	waitUntil(t, 10*time.Second, "the title Parley and the tooltip Parley — ready", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the title Parley and the tooltip Parley — ready", func() bool {
 		return item.Title(t) == "Parley" && item.ToolTip(t) == "Parley — ready"
 	})
 	if _, width := item.Icon(t); width != 48 {
@@ -494,8 +494,8 @@ func TestApp_TrayHostStartsAfterParley(t *testing.T) {
 		t.Errorf("the tray came, and Parley shows %d windows", len(w))
 	}
 	item.Click(t, "Show Parley")
-	waitUntil(t, 20*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
-	waitUntil(t, 10*time.Second, "Hide in the menu", func() bool { return strings.HasPrefix(menu(item), "Hide Parley|") })
+	testenv.WaitUntil(t, 20*time.Second, poll, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "Hide in the menu", func() bool { return strings.HasPrefix(menu(item), "Hide Parley|") })
 
 	// Signals any program could send to Parley's connections: one that is not a
 	// NameOwnerChanged of the bus's, and a NameOwnerChanged that is not the bus's.
@@ -537,13 +537,13 @@ func TestApp_TrayHostComesAfterTheWindow(t *testing.T) {
 	watcher := testenv.StartTrayWatcher(t, bus.Address)
 	item := watcher.WaitItem(t, 30*time.Second)
 	menu := func() string { return strings.Join(testenv.Labels(item.Menu(t)), "|") }
-	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the tray menu", func() bool {
 		return menu() == "Hide Parley|New conversation|Start voice mode|Mute the microphone|-|Quit"
 	})
 	item.Click(t, "Hide Parley")
-	waitUntil(t, 10*time.Second, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to hide", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
 	item.Click(t, "Show Parley")
-	waitUntil(t, 10*time.Second, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the window to show", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
 	quitAtLogout(t, a)
 }
 
@@ -563,7 +563,7 @@ func startAtLogin(t *testing.T) (*testenv.Display, *testenv.SessionBus, *app) {
 // in vain, with the new conversation in it.
 func waitWindowAfterTrayWait(t *testing.T, d *testenv.Display) {
 	t.Helper()
-	waitUntil(t, 60*time.Second, "the window, once Parley has waited for a tray", func() bool {
+	testenv.WaitUntil(t, 60*time.Second, poll, "the window, once Parley has waited for a tray", func() bool {
 		return len(visibleWindows(t, d, "Parley")) == 1
 	})
 	d.WaitForText(t, "What's on your mind?", 30*time.Second)

@@ -113,10 +113,10 @@ func TestApp_LocalModelAnswers(t *testing.T) {
 		h.QueryRow(`SELECT COUNT(*) FROM ledger WHERE kind = 'refund'`).Scan(&n)
 		return n
 	}
-	waitUntil(t, 10*time.Second, "the first failure's refund", func() bool { return refunds() == 1 })
+	testenv.WaitUntil(t, 10*time.Second, poll, "the first failure's refund", func() bool { return refunds() == 1 })
 	x, y := d.FindWord(t, "Retry", 10*time.Second).Center()
 	d.ClickSettled(t, x, y)
-	waitUntil(t, 30*time.Second, "the question sent again, failed and refunded", func() bool { return refunds() == 2 })
+	testenv.WaitUntil(t, 30*time.Second, poll, "the question sent again, failed and refunded", func() bool { return refunds() == 2 })
 	// The runtime is now known to be away: the message says so, and what to do ("… is not
 	// running: start it, or choose another engine …"), where the first said it did not answer.
 	if screen, ok := readUntilAnySpaces(t, d, "start it", 15*time.Second); !ok {

@@ -52,7 +52,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.Type(t, "Where is the lighthouse of Alexandria?")
 	d.Key(t, "Return")
 	first := waitConversations(t, env, 1)[0]
-	waitUntil(t, 30*time.Second, "the reply", func() bool { return len(history(t, env, first).Messages) == 2 })
+	testenv.WaitUntil(t, 30*time.Second, poll, "the reply", func() bool { return len(history(t, env, first).Messages) == 2 })
 
 	// The settings: the persona, Tab out of it three times (no tab typed), Save as preset by
 	// Shift+Tab from the persona, its name, Enter; back in the persona, Enter saves.
@@ -66,13 +66,13 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	// badly, so the file it writes is the check).
 	d.Type(t, "Pirate")
 	d.Key(t, "Return")
-	waitUntil(t, 10*time.Second, "the preset in the preferences", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the preset in the preferences", func() bool {
 		return strings.Contains(readPreferences(t, home), "Pirate")
 	})
 	d.Key(t, "Tab", "Tab", "Tab", "End") // Rename… and Delete (a preset of one's own), the persona
 	d.Screenshot(t, filepath.Join(shots, "02-settings.png"))
 	d.Key(t, "Return")
-	waitUntil(t, 30*time.Second, "the persona to be saved", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the persona to be saved", func() bool {
 		p, _ := history(t, env, first).Config["persona"].(string)
 		return p == "a pirate"
 	})
@@ -116,7 +116,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.Key(t, "Down", "Return")
 	d.Type(t, "And who built it?")
 	d.Key(t, "Return")
-	waitUntil(t, 30*time.Second, "the question in the first conversation", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the question in the first conversation", func() bool {
 		return len(history(t, env, first).Messages) == 4
 	})
 
@@ -124,7 +124,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.Key(t, "ctrl+f", "Escape", "ctrl+f", "Down", "Down", "Delete")
 	d.WaitForText(t, "Delete conversation", 10*time.Second)
 	d.Key(t, "Tab", "Return") // Cancel has the keyboard; Tab to Delete
-	waitUntil(t, 30*time.Second, "the deletion", func() bool { return len(listConversations(t, env)) == 1 })
+	testenv.WaitUntil(t, 30*time.Second, poll, "the deletion", func() bool { return len(listConversations(t, env)) == 1 })
 	if left := listConversations(t, env); left[0] != first {
 		t.Fatalf("deleted the wrong conversation: %v left", left)
 	}
@@ -137,7 +137,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 	d.Key(t, "Return") // Export as Markdown…: the path has the keyboard, in the home folder
 	d.Key(t, "Return")
 	var exported string
-	waitUntil(t, 10*time.Second, "the export", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the export", func() bool {
 		m, _ := filepath.Glob(filepath.Join(home, "*.md"))
 		if len(m) == 1 {
 			b, _ := os.ReadFile(m[0])
@@ -157,7 +157,7 @@ func TestApp_KeyboardOnly(t *testing.T) {
 func waitConversations(t *testing.T, env []string, n int) []string {
 	t.Helper()
 	var ids []string
-	waitUntil(t, 30*time.Second, "the conversations on the service", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the conversations on the service", func() bool {
 		ids = listConversations(t, env)
 		return len(ids) == n
 	})

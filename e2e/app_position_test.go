@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,17 +55,14 @@ func (a *app) waitExit(t *testing.T, why string) {
 // waitGeometry waits until the window's geometry satisfies ok, and returns it.
 func waitGeometry(t *testing.T, d *testenv.Display, id, what string, ok func(testenv.Geometry) bool) testenv.Geometry {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g := d.WindowGeometry(t, id)
-		if ok(g) {
-			return g
+	var g testenv.Geometry
+	testenv.Poll(t, 10*time.Second, 100*time.Millisecond, func() error {
+		if g = d.WindowGeometry(t, id); !ok(g) {
+			return fmt.Errorf("the window is at %+v; want %s", g, what)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the window is at %+v; want %s", g, what)
-		}
-		time.Sleep(100 * time.Millisecond) // polling the X server through xdotool
-	}
+		return nil
+	})
+	return g
 }
 
 // TestApp_WindowPositionIsRemembered moves the window under a window manager (openbox), ends the

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,7 +88,7 @@ func TestApp_RichReply(t *testing.T) {
 	// A link, opened by the system.
 	lx, ly := d.FindWord(t, "census", 10*time.Second).Center()
 	d.Click(t, lx, ly)
-	waitUntil(t, 10*time.Second, "xdg-open to be asked to open the census link", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "xdg-open to be asked to open the census link", func() bool {
 		b, _ := os.ReadFile(opened)
 		return strings.TrimSpace(string(b)) == "https://parley.example/census"
 	})
@@ -96,15 +97,10 @@ func TestApp_RichReply(t *testing.T) {
 // waitClipboard waits until the clipboard holds exactly want.
 func waitClipboard(t *testing.T, d *testenv.Display, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := d.Clipboard(t)
-		if got == want {
-			return
+	testenv.Poll(t, 10*time.Second, 100*time.Millisecond, func() error {
+		if got := d.Clipboard(t); got != want {
+			return fmt.Errorf("the clipboard holds %q, want %q", got, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the clipboard holds %q, want %q", got, want)
-		}
-		time.Sleep(100 * time.Millisecond) // polling another program: no channel to wait on
-	}
+		return nil
+	})
 }

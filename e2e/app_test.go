@@ -76,7 +76,7 @@ func TestApp_TypeSendAndSettings(t *testing.T) {
 	d.Key(t, "Return")
 	env := s.env("PARLEY_API_KEY=" + key)
 	var id string
-	waitUntil(t, 30*time.Second, "the message to reach the service", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the message to reach the service", func() bool {
 		r := run(t, env, "", "conversations", "--json")
 		var list []map[string]any
 		if json.Unmarshal([]byte(r.Stdout), &list) != nil || len(list) != 1 {
@@ -98,7 +98,7 @@ func TestApp_TypeSendAndSettings(t *testing.T) {
 	d.Key(t, "ctrl+Return")
 	// Waited on in the service's state: the status bar's "Saved: persona" shows for 8 s only, which
 	// OCR on a busy machine can miss (the app's unit tests check that sentence).
-	waitUntil(t, 30*time.Second, "the persona to be saved", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the persona to be saved", func() bool {
 		h := history(t, env, id)
 		p, _ := h.Config["persona"].(string)
 		return p == "a ships navigator"
@@ -158,14 +158,6 @@ func history(t testing.TB, env []string, id string) historyJSON {
 	return h
 }
 
-// waitUntil polls cond (a check through the CLI) until it holds.
-func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(200 * time.Millisecond) // polling another process: no channel to wait on
-	}
-}
+// poll is how often a test looks again at what another process shows (its window, the service's
+// history through the CLI, the session bus): nothing signals it.
+const poll = 200 * time.Millisecond

@@ -38,7 +38,7 @@ func TestApp_VoiceModeHandsFree(t *testing.T) {
 	playInto(t, p, question)
 	var id string
 	var h historyJSON
-	waitUntil(t, 40*time.Second, "the spoken question and its reply to reach the service", func() bool {
+	testenv.WaitUntil(t, 40*time.Second, poll, "the spoken question and its reply to reach the service", func() bool {
 		id = firstID(run(t, env, "", "conversations", "--json").Stdout)
 		if id == "" {
 			return false

@@ -20,13 +20,8 @@ func TestCLI_LoginCtrlCAtTheHiddenPromptEndsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	term.WaitFor(t, "API key: ")
-	for deadline := time.Now().Add(20 * time.Second); term.Echoes(t); {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the prompt never turned echo off")
-		}
-		time.Sleep(10 * time.Millisecond) // the terminal's state has no event to wait on
-	}
+	t.Cleanup(func() { cmd.Process.Kill() }) // if it never turns echo off
+	testenv.WaitUntil(t, 20*time.Second, 10*time.Millisecond, "the prompt to turn echo off", func() bool { return !term.Echoes(t) })
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := waitCLIExit(t, cmd, 5*time.Second); code != 130 {
 		t.Errorf("Ctrl-C at the API key prompt: exit %d, want 130 at once", code)

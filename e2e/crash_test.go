@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
 	"parley/server/store"
 )
 
@@ -130,7 +130,7 @@ func startRaw(t *testing.T, s *service, addr string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", s.data)
 	cmd.Env = s.env()
-	var logs bytes.Buffer
+	var logs testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -141,15 +141,13 @@ func startRaw(t *testing.T, s *service, addr string) *exec.Cmd {
 			cmd.Wait()
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Poll(t, 30*time.Second, 20*time.Millisecond, func() error {
 		resp, err := http.Get("http://" + addr + "/v1/chat/conversations")
 		if err == nil {
 			resp.Body.Close()
-			return cmd
+			return nil
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("parley serve did not answer within 30 s:\n%s", logs.String())
-	return nil
+		return fmt.Errorf("parley serve did not answer:\n%s", logs.String())
+	})
+	return cmd
 }

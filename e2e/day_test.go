@@ -77,7 +77,7 @@ func TestApp_ADayOfUse(t *testing.T) {
 	step("chat")
 	d.Type(t, "Hello there, lighthouse keeper")
 	d.Key(t, "Return")
-	waitUntil(t, 30*time.Second, "the reply in the built-in service", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the reply in the built-in service", func() bool {
 		return localReplies(t, localDB, "Hello there, lighthouse keeper") == 1
 	})
 	d.WaitForText(t, "standin model heard", 20*time.Second)
@@ -98,7 +98,7 @@ func TestApp_ADayOfUse(t *testing.T) {
 	}
 	stopRec()
 	// The speakers are let go once nothing is left to say.
-	waitUntil(t, 60*time.Second, "Parley's output stream to close after the reply", func() bool {
+	testenv.WaitUntil(t, 60*time.Second, poll, "Parley's output stream to close after the reply", func() bool {
 		return appSinkInputs(t, p, a.cmd.Process.Pid) == 0
 	})
 
@@ -114,7 +114,7 @@ func TestApp_ADayOfUse(t *testing.T) {
 	d.Type(t, "Where is the nearest harbour?")
 	d.Key(t, "Return")
 	first := waitConversations(t, remoteEnv, 1)[0]
-	waitUntil(t, 30*time.Second, "the remote reply", func() bool { return len(history(t, remoteEnv, first).Messages) == 2 })
+	testenv.WaitUntil(t, 30*time.Second, poll, "the remote reply", func() bool { return len(history(t, remoteEnv, first).Messages) == 2 })
 
 	step("stop a reply, which arrives after all")
 	d.Key(t, "ctrl+n")
@@ -122,27 +122,27 @@ func TestApp_ADayOfUse(t *testing.T) {
 	d.Key(t, "Return")
 	si.waitChat(t, "tangerines")
 	// Escape stops the harbour's reply being spoken first, if it still is, then the waiting.
-	waitUntil(t, 20*time.Second, "Escape to stop waiting", func() bool {
+	testenv.WaitUntil(t, 20*time.Second, poll, "Escape to stop waiting", func() bool {
 		d.Key(t, "Escape")
 		return strings.Contains(d.Read(t), "Stopped waiting")
 	})
 	// The service answers 10 s after it was asked: the conversation joins the list and the
 	// reply shows, without a restart.
 	waitConversations(t, remoteEnv, 2)
-	waitUntil(t, 40*time.Second, "the stopped reply on screen", func() bool {
+	testenv.WaitUntil(t, 40*time.Second, poll, "the stopped reply on screen", func() bool {
 		return strings.Count(strings.ToLower(d.Read(t)), "tangerines") >= 2 // the question and the reply quoting it
 	})
 
 	step("back to the built-in service")
 	d.Key(t, "alt")
 	d.Key(t, "Down", "Down", "Down", "Down", "Return") // Parley → Use the local service
-	waitUntil(t, 30*time.Second, "the built-in service's conversation in the list", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the built-in service's conversation in the list", func() bool {
 		return strings.Contains(d.Read(t), "Hello there")
 	})
 	d.Key(t, "ctrl+n")
 	d.Type(t, "Back home again")
 	d.Key(t, "Return")
-	waitUntil(t, 30*time.Second, "the reply from the built-in service", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "the reply from the built-in service", func() bool {
 		return localReplies(t, localDB, "Back home again") == 1
 	})
 
@@ -153,7 +153,7 @@ func TestApp_ADayOfUse(t *testing.T) {
 	d.Key(t, "ctrl+q")
 	// The window goes at once, long before the model answers (10 s), and a Parley started
 	// meanwhile is the new one, with its own window, rather than handing over to this one.
-	waitUntil(t, 5*time.Second, "the window to disappear", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
+	testenv.WaitUntil(t, 5*time.Second, poll, "the window to disappear", func() bool { return len(visibleWindows(t, d, "Parley")) == 0 })
 	b := startAppAt(t, d, env, home)
 	apps = append(apps, b)
 	a.waitExit(t, "Ctrl+Q with a reply awaited")
@@ -174,17 +174,17 @@ func TestApp_ADayOfUse(t *testing.T) {
 	step("start at login, the panel late")
 	c := startAppAt(t, d, env, home, "--tray")
 	apps = append(apps, c)
-	waitUntil(t, 30*time.Second, "Parley on the session bus", func() bool {
+	testenv.WaitUntil(t, 30*time.Second, poll, "Parley on the session bus", func() bool {
 		return len(testenv.BusNamesOf(t, bus.Address, c.cmd.Process.Pid)) > 0
 	})
 	time.Sleep(3 * time.Second) // the panel comes a few seconds after Parley
 	watcher := testenv.StartTrayWatcher(t, bus.Address)
 	item := watcher.WaitItem(t, 30*time.Second)
-	waitUntil(t, 10*time.Second, "the tray menu", func() bool {
+	testenv.WaitUntil(t, 10*time.Second, poll, "the tray menu", func() bool {
 		return strings.HasPrefix(strings.Join(testenv.Labels(item.Menu(t)), "|"), "Show Parley|")
 	})
 	item.Click(t, "Show Parley")
-	waitUntil(t, 20*time.Second, "the window", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
+	testenv.WaitUntil(t, 20*time.Second, poll, "the window", func() bool { return len(visibleWindows(t, d, "Parley")) == 1 })
 	d.WaitForText(t, "What's on your mind?", 30*time.Second)
 
 	step("many turns")
@@ -192,14 +192,14 @@ func TestApp_ADayOfUse(t *testing.T) {
 	for i := 1; i <= turns; i++ {
 		d.Type(t, fmt.Sprintf("Question number %d of the afternoon", i))
 		d.Key(t, "Return")
-		waitUntil(t, 30*time.Second, fmt.Sprintf("the reply to question %d", i), func() bool {
+		testenv.WaitUntil(t, 30*time.Second, poll, fmt.Sprintf("the reply to question %d", i), func() bool {
 			return localReplies(t, localDB, fmt.Sprintf("Question number %d of the afternoon", i)) == 1
 		})
 	}
 
 	step("idle")
 	pid := c.cmd.Process.Pid
-	waitUntil(t, 60*time.Second, "no output stream while idle", func() bool { return appSinkInputs(t, p, pid) == 0 })
+	testenv.WaitUntil(t, 60*time.Second, poll, "no output stream while idle", func() bool { return appSinkInputs(t, p, pid) == 0 })
 	cpu, rss := idleUse(t, pid, 20*time.Second)
 	t.Logf("idle: %.1f%% of a core over 20 s, %.0f MB resident", cpu, rss)
 	// Bounds with room for a busy machine; the README's table has the figures and their benchmarks.

@@ -12,11 +12,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"parley/internal/testenv"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 // bin is the parley binary built once for the whole package.
@@ -125,13 +126,12 @@ func startServiceEnv(t testing.TB, env []string, extra ...string) *service {
 			t.Logf("service log:\n%s", logs.String())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Poll(t, 30*time.Second, 50*time.Millisecond, func() error {
 		resp, err := http.Get(s.url + "/v1/chat/conversations")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusUnauthorized {
-				return s
+				return nil
 			}
 			t.Fatalf("GET /v1/chat/conversations without a key: status %d, want 401", resp.StatusCode)
 		}
@@ -140,11 +140,9 @@ func startServiceEnv(t testing.TB, env []string, extra ...string) *service {
 			t.Fatalf("parley serve exited at start:\n%s", logs.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("parley serve did not answer within 30 s:\n%s", logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("parley serve did not answer:\n%s", logs.String())
+	})
+	return s
 }
 
 // admin runs `parley admin --data DIR args...` on the service's database.

@@ -31,26 +31,8 @@ import (
 type proc struct {
 	cmd    *exec.Cmd
 	url    string
-	logs   *logBuffer
+	logs   *testenv.SyncBuffer
 	exited chan struct{}
-}
-
-// logBuffer collects a process's output; safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startServe starts `parley serve` on s's data directory and a free port (through the command
@@ -60,7 +42,7 @@ func startServe(t *testing.T, s *service, prefix []string, extra ...string) *pro
 	t.Helper()
 	addr := freeAddr(t)
 	args := append(append(prefix, bin, "serve", "--addr", addr, "--data", s.data), extra...)
-	p := &proc{cmd: exec.Command(args[0], args[1:]...), url: "http://" + addr, logs: &logBuffer{}, exited: make(chan struct{})}
+	p := &proc{cmd: exec.Command(args[0], args[1:]...), url: "http://" + addr, logs: &testenv.SyncBuffer{}, exited: make(chan struct{})}
 	s.url = p.url
 	p.cmd.Env = s.env()
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
@@ -75,22 +57,19 @@ func startServe(t *testing.T, s *service, prefix []string, extra ...string) *pro
 			t.Logf("service log:\n%s", p.logs)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Poll(t, 30*time.Second, 20*time.Millisecond, func() error {
 		if resp, err := http.Get(p.url + "/v1/account"); err == nil {
 			resp.Body.Close()
-			return p
+			return nil
 		}
 		select {
 		case <-p.exited:
 			t.Fatalf("parley serve exited at start:\n%s", p.logs)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("parley serve did not answer within 30 s:\n%s", p.logs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("parley serve did not answer:\n%s", p.logs)
+	})
+	return p
 }
 
 // memory returns a process's resident memory now and at its peak, in MB.

@@ -325,8 +325,7 @@ func clickWord(t *testing.T, d *testenv.Display, word string, timeout time.Durat
 	testenv.RequireCommands(t, "tesseract", "convert")
 	dir := t.TempDir()
 	shot, clear := filepath.Join(dir, "screen.png"), filepath.Join(dir, "clear.png")
-	deadline := time.Now().Add(timeout)
-	for {
+	testenv.Poll(t, timeout, 300*time.Millisecond, func() error {
 		d.Screenshot(t, shot)
 		// Grey, contrast stretched and twice the size, as testenv's Read does: coordinates halve.
 		if out, err := exec.Command("convert", shot, "-colorspace", "gray", "-normalize", "-resize", "200%", clear).CombinedOutput(); err != nil {
@@ -347,13 +346,10 @@ func clickWord(t *testing.T, d *testenv.Display, word string, timeout time.Durat
 			fmt.Sscan(f[8], &width)
 			fmt.Sscan(f[9], &height)
 			d.Click(t, (left+width/2)/2, (top+height/2)/2)
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no word %q appeared on the screen within %v", word, timeout)
-		}
-		time.Sleep(300 * time.Millisecond) // polling the screen: no channel to wait on
-	}
+		return fmt.Errorf("no word %q appeared on the screen", word)
+	})
 }
 
 // useInstalledApp drives an installed app whose window is on d and which talks to s: a message
@@ -367,7 +363,7 @@ func useInstalledApp(t *testing.T, d *testenv.Display, s *service, key, version 
 	d.Type(t, text)
 	d.Key(t, "Return")
 	env := s.env("PARLEY_API_KEY=" + key)
-	waitUntil(t, 60*time.Second, "the message to reach the service", func() bool {
+	testenv.WaitUntil(t, 60*time.Second, poll, "the message to reach the service", func() bool {
 		r := run(t, env, "", "conversations", "--json")
 		var list []map[string]any
 		if json.Unmarshal([]byte(r.Stdout), &list) != nil || len(list) == 0 {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 // A stand-in model runtime: this test binary, started again with standInEnv set, serves an
@@ -227,33 +229,27 @@ func (si *standIn) chats(t *testing.T) []standInRequest {
 // waitChats waits until the stand-in got n chat requests, and returns them.
 func (si *standIn) waitChats(t *testing.T, n int) []standInRequest {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if c := si.chats(t); len(c) >= n {
-			return c
+	var c []standInRequest
+	testenv.Poll(t, 30*time.Second, 100*time.Millisecond, func() error {
+		if c = si.chats(t); len(c) < n {
+			return fmt.Errorf("the stand-in got %d chat requests; want %d", len(c), n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stand-in got %d chat requests; want %d", len(si.chats(t)), n)
-		}
-		time.Sleep(100 * time.Millisecond) // another process's file: nothing to wait on
-	}
+		return nil
+	})
+	return c
 }
 
 // waitChat waits until the stand-in was asked a question that holds words.
 func (si *standIn) waitChat(t *testing.T, words string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Poll(t, 30*time.Second, 100*time.Millisecond, func() error {
 		for _, r := range si.chats(t) {
 			if n := len(r.Chat); n > 0 {
 				if q, _ := r.Chat[n-1]["content"].(string); strings.Contains(q, words) {
-					return
+					return nil
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stand-in was not asked about %q", words)
-		}
-		time.Sleep(100 * time.Millisecond) // another process's file: nothing to wait on
-	}
+		return fmt.Errorf("the stand-in was not asked about %q", words)
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,15 +106,12 @@ func runVoiceTurns(tb testing.TB, s *service, p *testenv.Pulse, key string, ques
 	}
 	// Each "[listening" line on stderr is the loop ready for a turn; "[thinking" is a question
 	// heard and sent; "[Didn't catch that" is one heard as no words, which a person says again.
-	var mu sync.Mutex
-	var errText strings.Builder
+	var errText testenv.SyncBuffer
 	events := make(chan string, 8*len(questions)+16)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			mu.Lock()
-			errText.WriteString(sc.Text() + "\n")
-			mu.Unlock()
+			fmt.Fprintln(&errText, sc.Text())
 			for _, e := range []string{"[listening", "[thinking", "[Didn't catch that"} {
 				if strings.HasPrefix(sc.Text(), e) {
 					select {
@@ -126,11 +122,7 @@ func runVoiceTurns(tb testing.TB, s *service, p *testenv.Pulse, key string, ques
 			}
 		}
 	}()
-	stderrSoFar := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return errText.String()
-	}
+	stderrSoFar := errText.String
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// next waits for one of the events named, skipping others.

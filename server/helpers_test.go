@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,10 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
 	"parley/server/store"
 )
 
@@ -28,26 +29,8 @@ type env struct {
 	client *http.Client
 	key    string
 	acct   store.Account
-	logs   *syncBuffer
+	logs   *testenv.SyncBuffer
 	dbPath string // the database file, for tests that open it themselves
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // newEnv starts a service; mutate adjusts its Config first.
@@ -59,7 +42,7 @@ func newEnv(t *testing.T, points int64, mutate func(*Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	cfg := Config{Store: st, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	if mutate != nil {
 		mutate(&cfg)
@@ -219,18 +202,17 @@ func (e *env) verify() {
 // (the service stopped; nil for none) or 30 seconds pass.
 func waitFor(t *testing.T, cond func() bool, done <-chan error) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
+	testenv.Poll(t, 30*time.Second, 5*time.Millisecond, func() error {
+		if cond() {
+			return nil
+		}
 		select {
 		case err := <-done:
 			t.Fatalf("the service stopped: %v", err)
-		case <-deadline:
-			t.Fatal("timed out waiting")
-		case <-tick.C:
+		default:
 		}
-	}
+		return errors.New("timed out waiting")
+	})
 }
 
 var (
@@ -239,7 +221,7 @@ var (
 )
 
 // waitForDemo waits for Serve's listening and demo-key lines.
-func waitForDemo(t *testing.T, out *syncBuffer, done <-chan error) (base, key string) {
+func waitForDemo(t *testing.T, out *testenv.SyncBuffer, done <-chan error) (base, key string) {
 	t.Helper()
 	waitFor(t, func() bool { return demoRE.MatchString(out.String()) && listenRE.MatchString(out.String()) }, done)
 	return listenRE.FindStringSubmatch(out.String())[1], demoRE.FindStringSubmatch(out.String())[1]

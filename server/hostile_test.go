@@ -398,9 +398,9 @@ func TestServe_SecondServiceOnOneDataDirFails(t *testing.T) {
 	o := DefaultServeOptions()
 	o.Addr, o.Data = "127.0.0.1:0", dir
 	ctx, cancel := context.WithCancel(t.Context())
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, o, out, &syncBuffer{}) }()
+	go func() { done <- Serve(ctx, o, out, &testenv.SyncBuffer{}) }()
 	t.Cleanup(func() { cancel(); <-done })
 	waitFor(t, func() bool { return listenRE.MatchString(out.String()) }, done)
 
@@ -414,8 +414,8 @@ func TestServe_SecondServiceOnOneDataDirFails(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	errb := &syncBuffer{}
-	err = Serve(t.Context(), o, &syncBuffer{}, errb)
+	errb := &testenv.SyncBuffer{}
+	err = Serve(t.Context(), o, &testenv.SyncBuffer{}, errb)
 	var le *DataDirLockedError
 	if !errors.As(err, &le) || le.PID != os.Getpid() {
 		t.Fatalf("a second Serve on the directory: %v; want a DataDirLockedError", err)

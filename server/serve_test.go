@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 func TestServeOptions_CheckRefusesWhatCannotWork(t *testing.T) {
@@ -38,7 +40,7 @@ func TestServeOptions_CheckRefusesWhatCannotWork(t *testing.T) {
 				t.Errorf("Check: %v; want an OptionError for %s saying %q on one line", err, c.option, c.msg)
 			}
 			// Serve refuses them before it listens or creates anything.
-			if err := Serve(t.Context(), o, &syncBuffer{}, &syncBuffer{}); !errors.As(err, &oe) {
+			if err := Serve(t.Context(), o, &testenv.SyncBuffer{}, &testenv.SyncBuffer{}); !errors.As(err, &oe) {
 				t.Errorf("Serve: %v, want the OptionError", err)
 			}
 		})
@@ -63,7 +65,7 @@ func TestServe_DemoRunsAndStops(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PARLEY_TEST_UPSTREAM_KEY", "up-secret-value")
 	ctx, cancel := context.WithCancel(t.Context())
-	out, errb := &syncBuffer{}, &syncBuffer{}
+	out, errb := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	done := make(chan error)
 	o := DefaultServeOptions()
 	o.Addr, o.Data, o.Demo = "127.0.0.1:0", dir, true
@@ -92,9 +94,9 @@ func TestServe_DemoRunsAndStops(t *testing.T) {
 
 	// A second --demo run finds the key and does not print one.
 	ctx2, cancel2 := context.WithCancel(t.Context())
-	out2 := &syncBuffer{}
+	out2 := &testenv.SyncBuffer{}
 	o.STTURL, o.STTKeyEnv = "", ""
-	go func() { done <- Serve(ctx2, o, out2, &syncBuffer{}) }()
+	go func() { done <- Serve(ctx2, o, out2, &testenv.SyncBuffer{}) }()
 	waitFor(t, func() bool { return strings.Contains(out2.String(), "key create") }, done)
 	cancel2()
 	<-done

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
 	"parley/server/store"
 )
 
@@ -336,7 +337,7 @@ func TestServe_RefundsWhatTheLastRunLeftPending(t *testing.T) {
 	st.Close()
 
 	ctx, cancel := context.WithCancel(t.Context())
-	out, errb := &syncBuffer{}, &syncBuffer{}
+	out, errb := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	done := make(chan error, 1)
 	o := DefaultServeOptions()
 	o.Addr, o.Data = "127.0.0.1:0", dir

@@ -1,16 +1,14 @@
 package voice_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"parley/audio"
-	"parley/audio/playback"
+	"parley/audio/playback/playbacktest"
 	"parley/client"
 	"parley/voice"
 )
@@ -81,37 +79,6 @@ func (s *instantService) Speak(context.Context, client.SpeechRequest) (*client.S
 	return &client.Speech{MIMEType: "audio/mpeg", Audio: s.mp3}, nil
 }
 
-// benchSink starts a clip once its first PCM is decoded, as the player does, and ends it soon
-// after (the rest of the reply does not matter to these figures).
-type benchSink struct {
-	mu   sync.Mutex
-	loop *voice.Loop
-	next playback.ClipID
-}
-
-func (s *benchSink) Enqueue(r io.Reader) (playback.ClipID, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	s.next++
-	id := s.next
-	s.mu.Unlock()
-	go func() {
-		st := playback.NewStream(context.Background(), bytes.NewReader(data), playback.OutputFormat)
-		buf := make([]byte, 4096)
-		_, err := io.ReadFull(st, buf)
-		st.Close()
-		s.loop.PlaybackEvent(playback.Event{Kind: playback.ClipStarted, Clip: id, At: time.Now()})
-		time.Sleep(5 * time.Millisecond)
-		s.loop.PlaybackEvent(playback.Event{Kind: playback.ClipEnded, Clip: id, Err: err, At: time.Now()})
-	}()
-	return id, nil
-}
-
-func (s *benchSink) Stop() {}
-
 func benchmarkTurns(b *testing.B, reply string) {
 	speech(b)
 	const hold = 300 * time.Millisecond
@@ -168,7 +135,9 @@ type benchService interface {
 // listens, answered by svc, timed from here to the end of the last, and returns its trace.
 func runBenchTurns(b *testing.B, svc benchService, hold time.Duration) []voice.TraceEvent {
 	mic := &benchMic{}
-	sink := &benchSink{}
+	// The player starts a clip once its first PCM is decoded, as the real one does, and ends it
+	// soon after (the rest of the reply does not matter to these figures).
+	sink := &playbacktest.Player{Emit: true, Decode: true}
 	var mu sync.Mutex
 	var trace []voice.TraceEvent
 	loop := voice.New(voice.Config{
@@ -185,7 +154,7 @@ func runBenchTurns(b *testing.B, svc benchService, hold time.Duration) []voice.T
 			mu.Unlock()
 		},
 	})
-	sink.loop = loop
+	sink.Open(loop.PlaybackEvent)
 	b.ResetTimer()
 	if err := loop.Run(context.Background()); err != nil {
 		b.Fatal(err)

@@ -208,7 +208,10 @@ func clamp16(v float64) int16 {
 }
 
 // fakeSink plays clips one after another on the fake clock, and tells the loop as the real
-// player does.
+// player does. It is not playbacktest.Player because the loop's tests need what a real
+// loudspeaker does in time: each clip decoded and played for its length on the fake clock, one
+// at a time, its samples heard by the microphone as echo (or through a room), Stop cutting the
+// clip off mid-way at a time the trace records, and a clip that fails when it is reached.
 type fakeSink struct {
 	clock *fakeClock
 

@@ -3,7 +3,6 @@ package voice_test
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -11,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"parley/audio/playback"
+	"parley/audio/playback/playbacktest"
 	"parley/audio/sentence"
 	"parley/client"
 	"parley/voice"
@@ -64,64 +63,21 @@ func (f *fakeSynth) askedSoFar() []string {
 	return append([]string(nil), f.asked...)
 }
 
-// fakeQueue takes clips; each plays to its end at once (auto), or when the test calls end. It
-// tells the speaker, as the app's player callback does.
-type fakeQueue struct {
-	auto    bool
-	speaker *voice.Speaker
-	queued  chan struct{} // one value per clip, when not nil
-
-	mu      sync.Mutex
-	clips   []string
-	ended   int
-	stopped int
+// newSpeaker returns a speaker over s and a player that ends each clip as soon as it is given,
+// before Enqueue returns (as a player whose clip fails at once may).
+func newSpeaker(s voice.Synthesizer) (*voice.Speaker, *playbacktest.Player) {
+	sp, q := newSpeakerPlayer(s)
+	q.EndAtOnce = true
+	return sp, q
 }
 
-func (q *fakeQueue) Enqueue(r io.Reader) (playback.ClipID, error) {
-	b, _ := io.ReadAll(r)
-	q.mu.Lock()
-	q.clips = append(q.clips, string(b))
-	id := playback.ClipID(len(q.clips))
-	q.mu.Unlock()
-	if q.auto {
-		// Before Enqueue returns, as a player whose clip fails at once may.
-		q.end()
-	}
-	if q.queued != nil {
-		q.queued <- struct{}{}
-	}
-	return id, nil
-}
-
-// end ends the next clip.
-func (q *fakeQueue) end() {
-	q.mu.Lock()
-	q.ended++
-	id := playback.ClipID(q.ended)
-	q.mu.Unlock()
-	if q.speaker != nil {
-		q.speaker.PlaybackEvent(playback.Event{Kind: playback.ClipStarted, Clip: id})
-		q.speaker.PlaybackEvent(playback.Event{Kind: playback.ClipEnded, Clip: id})
-	}
-}
-
-func (q *fakeQueue) Stop() {
-	q.mu.Lock()
-	q.stopped++
-	q.mu.Unlock()
-}
-
-func (q *fakeQueue) clipsSoFar() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return append([]string(nil), q.clips...)
-}
-
-// newSpeaker returns a speaker over s and a queue that plays each clip at once.
-func newSpeaker(s voice.Synthesizer) (*voice.Speaker, *fakeQueue) {
-	q := &fakeQueue{auto: true}
-	q.speaker = voice.NewSpeaker(s, q)
-	return q.speaker, q
+// newSpeakerPlayer returns a speaker over s and a player whose clips end when the test says,
+// wired to tell the speaker as the app's player callback does.
+func newSpeakerPlayer(s voice.Synthesizer) (*voice.Speaker, *playbacktest.Player) {
+	q := playbacktest.New()
+	sp := voice.NewSpeaker(s, q)
+	q.Open(sp.PlaybackEvent)
+	return sp, q
 }
 
 const reply = "The tide turns at six. Wind from the west, force four. Hold course two seven zero. Keep a lookout for the ferry."
@@ -141,7 +97,7 @@ func TestSpeaker_FirstSentenceFirstAndAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"The tide turns at six.", "Wind from the west, force four.", "Hold course two seven zero.", "Keep a lookout for the ferry."}
-	if got := q.clipsSoFar(); !slices.Equal(got, want) {
+	if got := q.Clips(); !slices.Equal(got, want) {
 		t.Errorf("clips %q, want %q", got, want)
 	}
 }
@@ -162,7 +118,7 @@ func TestSpeaker_LaterSentencesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"The tide turns at six.", second, "Hold course two seven zero.", "Keep a lookout for the ferry."}
-	if got := q.clipsSoFar(); !slices.Equal(got, want) {
+	if got := q.Clips(); !slices.Equal(got, want) {
 		t.Errorf("clips %q, want %q", got, want)
 	}
 }
@@ -179,21 +135,19 @@ func TestSpeaker_FirstClauseOfALongFirstSentence(t *testing.T) {
 	if asked := s.askedSoFar(); len(asked) == 0 || asked[0] != "When you get to the station tomorrow morning," {
 		t.Errorf("first request %q", asked)
 	}
-	if got, want := strings.Fields(strings.Join(q.clipsSoFar(), " ")), strings.Fields(strings.ReplaceAll(text, "**", "")); !slices.Equal(got, want) {
+	if got, want := strings.Fields(strings.Join(q.Clips(), " ")), strings.Fields(strings.ReplaceAll(text, "**", "")); !slices.Equal(got, want) {
 		t.Errorf("words spoken %q, want %q", got, want)
 	}
 }
 
 func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
 	s := &fakeSynth{asks: make(chan struct{}, 10)}
-	q := &fakeQueue{queued: make(chan struct{}, 10)}
-	sp := voice.NewSpeaker(s, q)
-	q.speaker = sp
+	sp, q := newSpeakerPlayer(s)
 	done := make(chan error, 1)
 	go func() { done <- sp.Say(t.Context(), reply, "", nil) }()
 	// Nothing has played: the first sentence and Lookahead after it are prepared, no more.
 	for range 1 + voice.Lookahead {
-		<-q.queued
+		<-q.Added
 	}
 	if got := s.askedSoFar(); len(got) != 1+voice.Lookahead {
 		t.Errorf("asked %q before any clip ended, want %d sentences", got, 1+voice.Lookahead)
@@ -201,12 +155,12 @@ func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
 	if !sp.Pending() {
 		t.Error("not pending while sentences are still to be queued")
 	}
-	q.end() // the first sentence has played
-	<-q.queued
+	q.EndNext() // the first sentence has played
+	<-q.Added
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := q.clipsSoFar(); len(got) != 4 {
+	if got := q.Clips(); len(got) != 4 {
 		t.Errorf("clips %q", got)
 	}
 	// Everything is queued; three clips have yet to end.
@@ -214,7 +168,7 @@ func TestSpeaker_LookaheadFollowsPlayback(t *testing.T) {
 		if !sp.Pending() {
 			t.Error("not pending while clips play")
 		}
-		q.end()
+		q.EndNext()
 	}
 	if sp.Pending() {
 		t.Error("pending after every clip ended")
@@ -227,9 +181,7 @@ func TestSpeaker_StopCancelsWhatIsPrepared(t *testing.T) {
 	later := []string{"Hold course two seven zero.", "Wind from the west, force four."} // sorted
 	s := &fakeSynth{release: map[string]chan struct{}{later[0]: make(chan struct{}), later[1]: make(chan struct{})},
 		asks: make(chan struct{}, 10)}
-	q := &fakeQueue{}
-	sp := voice.NewSpeaker(s, q)
-	q.speaker = sp
+	sp, q := newSpeakerPlayer(s)
 	done := make(chan error, 1)
 	go func() { done <- sp.Say(t.Context(), reply, "", nil) }()
 	for range 1 + voice.Lookahead {
@@ -242,8 +194,8 @@ func TestSpeaker_StopCancelsWhatIsPrepared(t *testing.T) {
 	if got := s.cancelledSoFar(); !slices.Equal(got, later) {
 		t.Errorf("cancelled %q, want %q", got, later)
 	}
-	if got := q.clipsSoFar(); len(got) != 1 || q.stopped != 1 {
-		t.Errorf("clips %q, %d stops", got, q.stopped)
+	if got := q.Clips(); len(got) != 1 || q.Stops() != 1 {
+		t.Errorf("clips %q, %d stops", got, q.Stops())
 	}
 }
 
@@ -254,16 +206,16 @@ func TestSpeaker_StopAndErrors(t *testing.T) {
 	go func() { done <- sp.Say(context.Background(), reply, "", nil) }()
 	<-s.asks
 	sp.Stop()
-	if err := <-done; !errors.Is(err, context.Canceled) || len(q.clips) != 0 || q.stopped != 1 {
-		t.Errorf("after Stop: err %v, clips %q, stops %d", err, q.clips, q.stopped)
+	if err := <-done; !errors.Is(err, context.Canceled) || len(q.Clips()) != 0 || q.Stops() != 1 {
+		t.Errorf("after Stop: err %v, clips %q, stops %d", err, q.Clips(), q.Stops())
 	}
 
 	s = &fakeSynth{failText: "Hold course two seven zero."}
 	sp, q = newSpeaker(s)
 	err := sp.Say(t.Context(), reply, "", nil)
 	var ce *client.Error
-	if !errors.As(err, &ce) || len(q.clips) != 2 {
-		t.Errorf("a failed sentence: err %v, clips %q; want the error after the first two", err, q.clips)
+	if !errors.As(err, &ce) || len(q.Clips()) != 2 {
+		t.Errorf("a failed sentence: err %v, clips %q; want the error after the first two", err, q.Clips())
 	}
 
 	if err := sp.Say(t.Context(), "```\ncode\n```", "", nil); !errors.Is(err, voice.ErrNothingToSay) {
@@ -289,25 +241,25 @@ func longReply() string {
 // playedFor plays the clips the speaker queues one after another at speaking speed, about 15
 // characters a second, on a simulated clock, and returns after d of playback (mid-clip) with
 // the number of clips that started. The speaker's speech comes at once: playback never waits.
-func playedFor(t *testing.T, sp *voice.Speaker, q *fakeQueue, done <-chan error, d time.Duration) int {
+func playedFor(t *testing.T, q *playbacktest.Player, done <-chan error, d time.Duration) int {
 	t.Helper()
 	const perRune = 65 * time.Millisecond
 	var now time.Duration
 	started := 0
 	for now < d {
+		var clip string
 		select {
-		case <-q.queued:
+		case clip = <-q.Added:
 		case err := <-done:
 			t.Fatalf("Say returned %v after %v of playback", err, now)
 		}
 		started++
-		clip := q.clipsSoFar()[started-1]
 		length := time.Duration(utf8.RuneCountInString(clip)) * perRune
 		if now+length > d {
 			break // the clip playing when the person presses Esc
 		}
 		now += length
-		sp.PlaybackEvent(playback.Event{Kind: playback.ClipEnded, Clip: playback.ClipID(started)})
+		q.EndNext()
 	}
 	return started
 }
@@ -315,11 +267,10 @@ func playedFor(t *testing.T, sp *voice.Speaker, q *fakeQueue, done <-chan error,
 func TestSpeaker_LongReplyStoppedAfter5s(t *testing.T) {
 	text := longReply()
 	s := &fakeSynth{}
-	q := &fakeQueue{queued: make(chan struct{}, 4096)}
-	sp := voice.NewSpeaker(s, q)
+	sp, q := newSpeakerPlayer(s)
 	done := make(chan error, 1)
 	go func() { done <- sp.Say(t.Context(), text, "", nil) }()
-	started := playedFor(t, sp, q, done, 5*time.Second)
+	started := playedFor(t, q, done, 5*time.Second)
 	sp.Stop() // Esc
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Say after Stop = %v", err)

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,17 +42,16 @@ func (d *Display) run(name string, args ...string) (string, error) {
 // WaitForWindow waits until a window whose title is title exists and returns its ID.
 func (d *Display) WaitForWindow(t testing.TB, title string, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	var id string
+	Poll(t, timeout, 100*time.Millisecond, func() error {
 		out, err := d.run("xdotool", "search", "--name", "^"+title+"$")
 		if err == nil && out != "" {
-			return strings.Fields(out)[0]
+			id = strings.Fields(out)[0]
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no window titled %q appeared within %v", title, timeout)
-		}
-		time.Sleep(100 * time.Millisecond) // polling an outside program: no channel to wait on
-	}
+		return fmt.Errorf("no window titled %q appeared", title)
+	})
+	return id
 }
 
 // Type types text into the window that has the keyboard (ASCII only: xdotool drops the rest).
@@ -141,17 +141,15 @@ func (d *Display) ocr(t testing.TB, args ...string) string {
 // WaitForText waits until the screen shows text (read by tesseract), and returns what it read.
 func (d *Display) WaitForText(t testing.TB, text string, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got := d.Read(t)
+	var got string
+	Poll(t, timeout, 200*time.Millisecond, func() error {
+		got = d.Read(t)
 		if strings.Contains(strings.Join(strings.Fields(got), " "), text) {
-			return got
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen did not show %q within %v; it read:\n%s", text, timeout, got)
-		}
-		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on
-	}
+		return fmt.Errorf("the screen did not show %q; it read:\n%s", text, got)
+	})
+	return got
 }
 
 // StartWindowManager runs openbox on d until the test ends, for tests of what a window manager
@@ -174,21 +172,17 @@ func (d *Display) StartWindowManager(t testing.TB) {
 	})
 	// Ready when it has claimed the screen: until then xdotool says that the window manager
 	// "claims not to support _NET_ACTIVE_WINDOW".
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	Poll(t, 15*time.Second, 50*time.Millisecond, func() error {
 		if out, err := d.run("xdotool", "getactivewindow"); err == nil || !strings.Contains(out, "claims not to support") {
-			return
+			return nil
 		}
 		select {
 		case <-exited:
 			t.Fatal("openbox exited at start")
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("openbox did not start within 15 s")
-		}
-		time.Sleep(50 * time.Millisecond) // polling an outside program
-	}
+		return errors.New("openbox did not start")
+	})
 }
 
 // Geometry is a window's place and size as xdotool reports them. Under a reparenting window
@@ -241,8 +235,8 @@ func (b Box) Center() (int, int) { return b.X + b.W/2, b.Y + b.H/2 }
 // "[]Copy", counts).
 func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	var box Box
+	Poll(t, timeout, 200*time.Millisecond, func() error {
 		// level page block par line word left top width height conf text
 		for _, ln := range strings.Split(d.ocr(t, "tsv"), "\n") {
 			f := strings.Split(ln, "\t")
@@ -258,13 +252,12 @@ func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box
 			// The image was read at twice its size; the word is at the end of what was read.
 			read := strings.TrimSpace(f[11])
 			cut := b.W * (len(read) - len(word)) / max(len(read), 1)
-			return Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2}
+			box = Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2}
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen did not show the word %q within %v", word, timeout)
-		}
-		time.Sleep(200 * time.Millisecond) // polling the screen: no channel to wait on
-	}
+		return fmt.Errorf("the screen did not show the word %q", word)
+	})
+	return box
 }
 
 // Drag presses the first mouse button at one point, moves to another and releases it there.

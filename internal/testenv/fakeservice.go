@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -22,8 +22,8 @@ type Request struct {
 type FakeService struct {
 	// URL is the service's base address.
 	URL    string
+	srv    *RecordingServer
 	mu     sync.Mutex
-	reqs   []Request
 	routes map[string]http.HandlerFunc // by "METHOD /path"
 }
 
@@ -31,16 +31,14 @@ type FakeService struct {
 func NewFakeService(t testing.TB) *FakeService {
 	t.Helper()
 	f := &FakeService{routes: map[string]http.HandlerFunc{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &req.Body); err != nil {
+	f.srv = NewRecordingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if b, _ := io.ReadAll(r.Body); len(b) > 0 {
+			var body map[string]any
+			if err := json.Unmarshal(b, &body); err != nil {
 				t.Errorf("%s %s: body is not JSON: %q", r.Method, r.URL.Path, b)
 			}
 		}
 		f.mu.Lock()
-		f.reqs = append(f.reqs, req)
 		h := f.routes[r.Method+" "+r.URL.Path]
 		f.mu.Unlock()
 		if h == nil {
@@ -49,9 +47,8 @@ func NewFakeService(t testing.TB) *FakeService {
 			return
 		}
 		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	f.URL = srv.URL
+	})
+	f.URL = f.srv.URL
 	return f
 }
 
@@ -73,7 +70,14 @@ func (f *FakeService) Handle(route string, fn http.HandlerFunc) {
 
 // Requests returns the requests received so far.
 func (f *FakeService) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
+	var out []Request
+	for _, r := range f.srv.Requests() {
+		path, _ := url.PathUnescape(r.Path)
+		req := Request{Method: r.Method, Path: path, Query: r.RawQuery, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type")}
+		if len(r.Body) > 0 {
+			json.Unmarshal(r.Body, &req.Body)
+		}
+		out = append(out, req)
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -203,7 +202,7 @@ func startKeyringDaemon(td *teardown, bus *SessionBus, daemonEnv []string) (stop
 	cmd.Env = append(environWithout(daemonEnv), daemonEnv...)
 	cmd.Env = append(cmd.Env, bus.Env...)
 	cmd.Stdin = strings.NewReader(keyringPassword)
-	var log lockedBuffer
+	var log SyncBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		return nil, false, fmt.Errorf("starting gnome-keyring-daemon: %w", err)
@@ -298,7 +297,7 @@ func startSessionBus(td *teardown, setenv func(key, value string)) (*SessionBus,
 	}
 	cmd := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
 	cmd.Stdout = addrW
-	var log lockedBuffer
+	var log SyncBuffer
 	cmd.Stderr = &log
 	err = cmd.Start()
 	addrW.Close()
@@ -394,24 +393,6 @@ func (td *teardown) setenv(key, value string) {
 			os.Unsetenv(key)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer that a daemon's output goroutine and the test may use at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // noSuchObject reports whether err is a D-Bus error saying that an object is not there (yet).

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,7 +64,7 @@ func StartPulse(t testing.TB) *Pulse {
 		"--load=module-always-sink")
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.Env = append(cmd.Env, "HOME="+dir)
-	var logBuf bytes.Buffer
+	var logBuf SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting pulseaudio: %v", err)
@@ -80,22 +79,18 @@ func StartPulse(t testing.TB) *Pulse {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	Poll(t, 15*time.Second, 50*time.Millisecond, func() error {
 		out, err := exec.Command("pactl", "info").CombinedOutput()
 		if err == nil {
-			break
+			return nil
 		}
 		select {
 		case <-done:
 			t.Fatalf("pulseaudio exited at start: %s", logBuf.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pulseaudio did not answer within 15 s: %v: %s\ndaemon log: %s", err, out, logBuf.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("pulseaudio did not answer: %v: %s\ndaemon log: %s", err, out, logBuf.String())
+	})
 	for _, args := range [][]string{{"set-default-sink", p.Sink}, {"set-default-source", p.Monitor}} {
 		if out, err := exec.Command("pactl", args...).CombinedOutput(); err != nil {
 			t.Fatalf("pactl %v: %v: %s", args, err, out)

@@ -12,6 +12,7 @@ type SyncBuffer struct {
 	b  bytes.Buffer
 }
 
+// Write appends p to what was written.
 func (l *SyncBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"parley/internal/testenv"
 )
 
 // TestWrite_GroupedWritesKeepTheirOwnOutcome queues writes behind one that
@@ -87,19 +89,15 @@ func TestWrite_GroupedWritesKeepTheirOwnOutcome(t *testing.T) {
 // waitQueued waits until n writes wait in the queue.
 func waitQueued(t *testing.T, s *Store, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Poll(t, 10*time.Second, time.Millisecond, func() error {
 		s.queueMu.Lock()
 		queued := len(s.queue)
 		s.queueMu.Unlock()
 		if queued >= n {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", queued, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return fmt.Errorf("%d writes queued, want %d", queued, n)
+	})
 }
 
 // TestWrite_ManyConcurrentWritersAllLand runs many writers at once and

@@ -2,6 +2,8 @@
 package playbacktest
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"sync"
 	"time"
@@ -11,16 +13,25 @@ import (
 
 // Player records the clips it is given instead of playing them. With Emit set, it reports each
 // clip as played (started, ended after 10 ms, then the queue drained) to the callback it was
-// made with, as a real player does on its own goroutine.
+// made with, as a real player does on its own goroutine. Without it, the test says when a clip
+// has played (EndNext, Report), or sets EndAtOnce. A Player made without New has no Added.
 type Player struct {
-	// Added receives each clip as it is given (it must have room, or be drained).
+	// Added receives each clip as it is given (it must have room, or be drained); nil: not sent.
 	Added chan string
 	// Emit makes it report playback events.
 	Emit bool
+	// Decode, with Emit, reports a clip started only once its first PCM is decoded, as the real
+	// player starts it, and ended with the decoding's error if there was one: for benchmarks that
+	// time the first audio.
+	Decode bool
+	// EndAtOnce makes Enqueue report each clip as started and ended before it returns, as a real
+	// player may for a clip that fails at once.
+	EndAtOnce bool
 
 	mu     sync.Mutex
 	clips  []string
 	next   playback.ClipID
+	ended  playback.ClipID // the last clip EndNext ended
 	on     func(playback.Event)
 	volume float64
 	stops  int
@@ -43,18 +54,44 @@ func (p *Player) Enqueue(r io.Reader) (playback.ClipID, error) {
 	p.mu.Lock()
 	p.clips = append(p.clips, string(b))
 	p.next++
-	id, emit, on := p.next, p.Emit, p.on
+	id, emit, decode, atOnce, on := p.next, p.Emit, p.Decode, p.EndAtOnce, p.on
 	p.mu.Unlock()
-	p.Added <- string(b)
-	if emit && on != nil {
+	if p.Added != nil {
+		p.Added <- string(b)
+	}
+	switch {
+	case atOnce:
+		p.EndNext()
+	case emit && on != nil:
 		go func() {
+			var err error
+			if decode {
+				st := playback.NewStream(context.Background(), bytes.NewReader(b), playback.OutputFormat)
+				_, err = io.ReadFull(st, make([]byte, 4096))
+				st.Close()
+			}
 			on(playback.Event{Kind: playback.ClipStarted, Clip: id, At: time.Now()})
 			time.Sleep(10 * time.Millisecond)
-			on(playback.Event{Kind: playback.ClipEnded, Clip: id, At: time.Now()})
+			on(playback.Event{Kind: playback.ClipEnded, Clip: id, Err: err, At: time.Now()})
 			on(playback.Event{Kind: playback.QueueDrained, At: time.Now()})
 		}()
 	}
 	return id, nil
+}
+
+// EndNext reports the oldest clip it has not yet ended as started and ended, as the real player
+// does when it has played one; it does nothing when every clip given has ended.
+func (p *Player) EndNext() {
+	p.mu.Lock()
+	if p.ended == p.next {
+		p.mu.Unlock()
+		return
+	}
+	p.ended++
+	id := p.ended
+	p.mu.Unlock()
+	p.Report(playback.Event{Kind: playback.ClipStarted, Clip: id})
+	p.Report(playback.Event{Kind: playback.ClipEnded, Clip: id})
 }
 
 // Stop counts the stops.
@@ -78,7 +115,7 @@ func (p *Player) Clips() []string {
 	return append([]string(nil), p.clips...)
 }
 
-// Volume is the volume set last (1 until set).
+// Volume is the volume set last (1 until set, for a player from New).
 func (p *Player) Volume() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -92,10 +129,13 @@ func (p *Player) Stops() int {
 	return p.stops
 }
 
-// Report tells the callback p was opened with of ev, as the real player does when a clip plays.
+// Report tells the callback p was opened with (if any) of ev, as the real player does when a
+// clip plays.
 func (p *Player) Report(ev playback.Event) {
 	p.mu.Lock()
 	on := p.on
 	p.mu.Unlock()
-	on(ev)
+	if on != nil {
+		on(ev)
+	}
 }
