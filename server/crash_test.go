@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/testenv"
 	"parley/server/store"
 )
 
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		o := DefaultServeOptions()
 		o.Addr, o.Data = "127.0.0.1:0", dir
-		err := Serve(ctx, o, os.Stdout, io.Discard)
+		err := Serve(ctx, o, os.Stdout, os.Stderr) // the log, for the test to show when it fails
 		stop()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -62,8 +63,16 @@ func startChild(t *testing.T, dir string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var log testenv.SyncBuffer
+	cmd.Stderr = &log
 	c := &child{cmd: cmd, done: make(chan error, 1)}
-	t.Cleanup(func() { cmd.Process.Kill(); <-c.done })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-c.done
+		if t.Failed() {
+			t.Logf("the service's log, last lines:\n%s", lastLines(log.String(), 40))
+		}
+	})
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -256,4 +265,10 @@ func crashChat(hc *http.Client, base, key, conv, text string) (ack, error) {
 		return ack{}, err
 	}
 	return ack{conv: out.ConversationID, user: out.UserMessageID, reply: out.AssistantMessageID, userText: text, ans: out.Reply}, nil
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
