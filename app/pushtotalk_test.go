@@ -4,8 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
+
 	"parley/audio"
 	"parley/audio/playback"
+	"parley/client"
 	"parley/voice"
 )
 
@@ -91,4 +94,17 @@ func TestApp_RecordingWarmsTheLocalRecogniser(t *testing.T) {
 			t.Errorf("local %v: the recogniser was warmed %d times, want %d", local, warmed, want)
 		}
 	}
+}
+
+// With spoken replies on, the reply to a message sent again after a failure is spoken, as the
+// first try's would have been.
+func TestApp_RetriedReplyIsSpoken(t *testing.T) {
+	svc := newFakeService()
+	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "busy"}}
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	h.typeAndSend("Where to")
+	h.waitFor(h.failedShown)
+	test.Tap(h.u.main.chat.Draw(0).Retry())
+	h.waitFor(func() bool { return len(h.player.Added) > 0 })
 }

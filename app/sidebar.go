@@ -429,6 +429,9 @@ func (m *mainWindow) confirmDelete(e conversation.Entry) {
 		wasCurrent := m.currentEntry().ID == e.ID
 		m.sess.Delete(e.ID, func(err error) {
 			u.do(func() {
+				if u.main != m {
+					return // another service is in use now: this window is gone
+				}
 				if err != nil {
 					m.status.flash("The conversation was not deleted. " + phrase(err).text)
 					return

@@ -100,6 +100,32 @@ func TestVoiceMode_EndsWhenAnotherServiceIsAttached(t *testing.T) {
 	}
 }
 
+// Connecting to another service while voice mode waits for a reply: voice mode ends at once
+// (the reply's session is closed), the composer is back, and push-to-talk works.
+func TestVoiceMode_EndsWhenAnotherServiceIsAttachedWhileThinking(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "What is the capital of France?"
+	svc.Gate = make(chan struct{}) // the reply never comes
+	h := start(t, svc)
+	mic := withSpeechMic(h)
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	mic.Say(1500 * time.Millisecond)
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Thinking…" })
+
+	next := newFakeService()
+	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})
+	h.waitFor(func() bool { return !h.u.voiceModeActive() })
+	if !h.u.main.composer.box.Visible() || h.u.main.vpanel.box.Visible() {
+		t.Error("after the switch the voice panel shows, not the composer")
+	}
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.u.toggleRecording()
+	if !h.u.talk.State().Recording {
+		t.Error("push-to-talk does nothing after the switch")
+	}
+}
+
 func TestVoiceMode_WithoutMicrophoneSaysSo(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.deps.OpenMic = func(string) (Mic, error) { return nil, audio.ErrNoDevice }

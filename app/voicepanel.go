@@ -81,9 +81,8 @@ func (p *voicePanel) changed(st talk.State) (toggled bool) {
 		p.level.SetValue(0)
 		p.box.Hide()
 		return true
-	case st.Mode == talk.Stopping:
-		p.setState("Stopping…", false)
-		p.detail.SetText(stoppingText(st.Restart))
+	case st.LoopStopping:
+		p.detail.SetText(stoppingText(st.Restart)) // a press meanwhile: whether it starts again
 	}
 	return false
 }
@@ -198,11 +197,11 @@ func failedText(err error) string {
 // voiceLine is what the status bar says of the microphone and the speakers.
 func voiceLine(st talk.State, recording string) string {
 	switch {
-	case st.Mode == talk.Stopping:
+	case st.Mode != talk.Off && st.LoopStopping:
 		return "Voice mode: Stopping"
-	case st.Mode == talk.On && st.Loop == voice.Idle:
-		return "Voice mode: Starting"
-	case st.Mode == talk.On:
+	case st.Mode != talk.Off && st.Loop == voice.Idle:
+		return "" // until the loop's first status
+	case st.Mode != talk.Off:
 		return "Voice mode: " + strings.TrimSuffix(stateText[st.Loop], "…")
 	case st.Recording:
 		return recording

@@ -301,7 +301,10 @@ func (m *mainWindow) refreshHeader() {
 }
 
 // retry sends a failed message of the conversation on screen again.
-func (m *mainWindow) retry(key int64) { m.sess.Retry(m.current, key) }
+func (m *mainWindow) retry(key int64) {
+	m.sess.Retry(m.current, key)
+	m.u.talk.ExpectReply(m.current, key) // its reply is spoken as a new message's
+}
 
 // focusComposer gives the composer the keyboard, on the main window.
 func (u *UI) focusComposer() {

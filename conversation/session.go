@@ -51,7 +51,7 @@ const (
 	Replied End = iota + 1
 	// NoReply: the call failed, the turn was taken back before it was sent (ErrWithdrawn), or
 	// its conversation was deleted (ErrDeleted). A Lost turn may still end Replied later, when
-	// a history read shows it answered.
+	// a history read shows it answered; a turn the person sends again (Retry) ends again.
 	NoReply
 	// Stopped: the person stopped waiting (ErrStopped). Its call still runs: a reply may still
 	// end it Replied.

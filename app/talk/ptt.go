@@ -27,6 +27,10 @@ type awaited struct {
 	// question is what was said with the hold-to-talk key ("" for a typed message): its reply
 	// is spoken whatever the Speak replies preference says, and told to a person away.
 	question string
+	// sends counts the sends of the message whose failure has not been told yet: a message the
+	// person sends again (Retry) may be retried before its first failure reaches here, and that
+	// failure must not end the wait for the second send's reply.
+	sends int
 }
 
 // Toggle starts push-to-talk, or finishes the recording under way. Voice mode, while it runs,
@@ -194,7 +198,7 @@ func (c *Controller) transcribeHeld(take *audio.Take) {
 			return
 		}
 		if th, key := c.cfg.Host.SendHeld(text); key != 0 {
-			c.ptt.waiting[key] = awaited{th: th, question: text}
+			c.ptt.waiting[key] = awaited{th: th, question: text, sends: 1}
 		}
 	})
 }
@@ -242,10 +246,14 @@ func (c *Controller) transcribed(th *conversation.Thread, take *audio.Take, tr *
 	c.emit(Event{Kind: Focus})
 }
 
-// ExpectReply notes that the person sent the message key in th, so that its reply is spoken.
+// ExpectReply notes that the person sent the message key in th (or sent it again), so that its
+// reply is spoken.
 func (c *Controller) ExpectReply(th *conversation.Thread, key int64) {
 	if key != 0 {
-		c.ptt.waiting[key] = awaited{th: th}
+		a := c.ptt.waiting[key]
+		a.th = th
+		a.sends++
+		c.ptt.waiting[key] = a
 	}
 }
 
@@ -255,34 +263,41 @@ func (c *Controller) ExpectReply(th *conversation.Thread, key int64) {
 // a hold-to-talk question's wherever the person has gone since (to another conversation, or a
 // new one from the tray), and told (Answered, Unanswered) for a person away from the window.
 func (c *Controller) TurnEnded(th *conversation.Thread, o conversation.Outcome) {
-	if c.voice.turnEnded(c.sess, th, o) {
+	if c.voice.turnEnded(th, o) {
 		return
 	}
 	a, ok := c.ptt.waiting[o.Key]
 	if !ok || a.th != th {
 		return
 	}
-	delete(c.ptt.waiting, o.Key)
 	held := a.question != ""
-	switch {
-	case o.End == conversation.Replied && c.st.Mode != Off:
-		// Voice mode speaks its own replies; nothing else may play while it listens.
-	case o.End == conversation.Replied:
-		if held {
-			c.emit(Event{Kind: Answered, Question: a.question, Text: o.Reply.Text, Thread: th})
-		}
-		if held || (c.cfg.Prefs.AutoSpeak() && th == c.cfg.Host.OnScreen()) {
+	if o.End == conversation.Replied {
+		delete(c.ptt.waiting, o.Key)
+		switch {
+		case c.st.Mode != Off:
+			// Voice mode speaks its own replies; nothing else may play while it listens.
+		case held || (c.cfg.Prefs.AutoSpeak() && th == c.cfg.Host.OnScreen()):
+			if held {
+				c.emit(Event{Kind: Answered, Question: a.question, Text: o.Reply.Text, Thread: th})
+			}
 			c.speakWith(o.Reply.Text, c.sess.Snapshot(th).Voice)
 		}
-	default:
-		if held {
-			c.emit(Event{Kind: Unanswered, Question: a.question, Err: o.Err, Thread: th})
-		}
-		if o.End == conversation.NoReply && o.State == conversation.Lost {
-			// The history read after a lost reply may still find it: spoken as a typed one's.
-			c.ptt.waiting[o.Key] = awaited{th: th}
-		}
+		return
 	}
+	if held {
+		c.emit(Event{Kind: Unanswered, Question: a.question, Err: o.Err, Thread: th})
+		a.question = "" // told: a reply after all is spoken as a typed message's
+	}
+	// A stopped call's reply still comes, and the history read after a lost reply may still
+	// find it: the wait goes on. A failure ends the send it was of.
+	if o.End == conversation.NoReply && o.State != conversation.Lost {
+		a.sends--
+	}
+	if a.sends <= 0 {
+		delete(c.ptt.waiting, o.Key)
+		return
+	}
+	c.ptt.waiting[o.Key] = a
 }
 
 // Awaited is how many replies push-to-talk waits for, to speak them.

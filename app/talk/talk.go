@@ -141,8 +141,11 @@ type State struct {
 	// Mode is voice mode's; Restart: it starts again once stopped (asked for meanwhile).
 	Mode    Mode
 	Restart bool
-	// Loop is voice mode's loop's state as shown last (voice.Idle when off).
-	Loop voice.State
+	// Loop is voice mode's loop's state as shown last (voice.Idle when off, and before its first
+	// status); LoopStopping: the loop said it is stopping (it waits for the reply to what was
+	// asked, so that it is kept).
+	Loop         voice.State
+	LoopStopping bool
 	// Muted: the microphone is muted (voice mode hears nothing, the hold-to-talk key records
 	// nothing).
 	Muted bool
@@ -311,6 +314,7 @@ func (c *Controller) Attached() bool { return c.sess != nil }
 // ends.
 func (c *Controller) Attach(a Attached) {
 	c.EndVoiceMode()
+	c.voice.dropPending(errLeft)
 	c.StopAll()
 	c.svc, c.sess, c.warm = a.Service, a.Session, a.Warm
 	c.out.speaker = nil // it speaks through the service in use

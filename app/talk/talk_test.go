@@ -125,17 +125,28 @@ func newRig(t *testing.T) *rig {
 		Do:    func(f func()) { r.queue <- f },
 	})
 	r.c.Subscribe(func(ev Event) { r.events = append(r.events, ev) })
-	r.sess = conversation.NewSession(r.svc, func(ch conversation.Change) {
+	r.sess = r.newSession(r.svc)
+	t.Cleanup(r.sess.Close)
+	r.th = r.sess.NewThread(client.Config{}, "")
+	r.c.Attach(Attached{Service: r.svc, Session: r.sess})
+	return r
+}
+
+// newSession is a session over svc whose turns' ends reach the controller while it is the
+// rig's session, as the window's do while the window is the app's.
+func (r *rig) newSession(svc conversation.Service) *conversation.Session {
+	var s *conversation.Session
+	s = conversation.NewSession(svc, func(ch conversation.Change) {
 		r.queue <- func() {
+			if r.sess != s {
+				return // a session left: its window is gone
+			}
 			for _, o := range ch.Ended {
 				r.c.TurnEnded(ch.Thread, o)
 			}
 		}
 	})
-	t.Cleanup(r.sess.Close)
-	r.th = r.sess.NewThread(client.Config{}, "")
-	r.c.Attach(Attached{Service: r.svc, Session: r.sess})
-	return r
+	return s
 }
 
 // waitFor runs what the controller posts until cond holds.
@@ -433,4 +444,57 @@ func TestController_NoDevices(t *testing.T) {
 	if ev, _ := r.last(Problem); !errors.Is(ev.Err, playback.ErrNoDevice) || r.c.State().Speaking {
 		t.Errorf("speaking without an output: %+v", ev)
 	}
+}
+
+// Another service attached while voice mode waits for a reply: voice mode ends at once (the
+// question's session is closed, and its end is told to no window), and push-to-talk works.
+func TestController_AttachWhileThinking(t *testing.T) {
+	r := newRig(t)
+	r.svc.Gate = make(chan struct{}) // the reply never comes
+	r.c.StartVoiceMode()
+	r.waitFor("listening", func() bool { return r.c.State().Loop == voice.Listening })
+	r.mic.Say(1500 * time.Millisecond)
+	r.waitFor("thinking", func() bool { return r.c.State().Loop == voice.Thinking })
+	next := conversationtest.New()
+	old := r.sess
+	r.sess = r.newSession(next) // as the window does: the old session goes, its ends untold
+	t.Cleanup(r.sess.Close)
+	old.Close()
+	r.c.Attach(Attached{Service: next, Session: r.sess})
+	r.waitFor("voice mode to end", func() bool { return r.c.State().Mode == Off })
+	r.rec.take = speech
+	r.c.Toggle()
+	if !r.c.State().Recording {
+		t.Error("push-to-talk does nothing after the switch")
+	}
+}
+
+// A typed message's reply comes after the person stopped waiting for it: still spoken, as the
+// reply to a message sent again after a failure is.
+func TestController_ReplyAfterStopOrRetryIsSpoken(t *testing.T) {
+	r := newRig(t)
+	r.prefs.autoSpeak = true
+	r.svc.Gate = make(chan struct{})
+	host{r}.Send("a long question")
+	<-r.svc.Entered
+	r.sess.StopWaiting(r.th)
+	r.waitFor("the stop", func() bool { return len(r.sess.Snapshot(r.th).Turns) == 1 })
+	r.settle()
+	close(r.svc.Gate)
+	r.waitFor("the reply after the stop spoken", func() bool { return len(r.player.Clips()) > 0 })
+
+	r.svc.Mu.Lock()
+	r.svc.Gate = nil
+	r.svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "busy"}}
+	r.svc.Mu.Unlock()
+	r.waitFor("the end of speech", func() bool { return !r.c.State().Speaking })
+	n := len(r.player.Clips())
+	key := host{r}.Send("again")
+	r.waitFor("the failure", func() bool {
+		v := r.sess.Snapshot(r.th)
+		return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed
+	})
+	r.sess.Retry(r.th, key)
+	r.c.ExpectReply(r.th, key) // as the window does
+	r.waitFor("the retried reply spoken", func() bool { return len(r.player.Clips()) > n })
 }

@@ -29,6 +29,7 @@ type voiceMode struct {
 
 // pending is the question voice mode sent and waits for.
 type pending struct {
+	sess Session // the session it was sent through
 	th   *conversation.Thread
 	key  int64 // the question's turn
 	done chan answer
@@ -108,7 +109,7 @@ func (c *Controller) StartVoiceMode() {
 	v.levelMu.Lock()
 	v.levelShown = 0
 	v.levelMu.Unlock()
-	c.st.Mode, c.st.Loop = On, voice.Idle
+	c.st.Mode, c.st.Loop, c.st.LoopStopping = On, voice.Idle, false
 	c.changed()
 	go func() {
 		err := loop.Run(c.cfg.Ctx)
@@ -136,7 +137,7 @@ func (c *Controller) voiceEnded(l *voice.Loop, err error) {
 	v := &c.voice
 	restart := c.st.Restart && c.st.Mode == Stopping && (err == nil || errors.Is(err, context.Canceled))
 	v.loop, v.th, v.pending, v.mic = nil, nil, nil, nil
-	c.st.Mode, c.st.Restart, c.st.Loop = Off, false, voice.Idle
+	c.st.Mode, c.st.Restart, c.st.Loop, c.st.LoopStopping = Off, false, voice.Idle, false
 	if restart {
 		c.StartVoiceMode() // asked for again while it stopped
 		if c.st.Mode == On {
@@ -161,7 +162,7 @@ func (c *Controller) loopStatus(l *voice.Loop, s voice.Status) {
 	if c.st.Mode == Off || l != c.voice.loop {
 		return
 	}
-	c.st.Loop = s.State
+	c.st.Loop, c.st.LoopStopping = s.State, s.Stopping
 	c.emit(Event{Kind: Status, Status: s})
 	if !c.Hearing() {
 		c.voice.levelMu.Lock()
@@ -248,7 +249,7 @@ func (c *Controller) VoiceWaitsFor(th *conversation.Thread) bool {
 
 // turnEnded sees voice mode's question end, with its reply or without; it reports whether the
 // turn was voice mode's.
-func (v *voiceMode) turnEnded(sess Session, th *conversation.Thread, o conversation.Outcome) bool {
+func (v *voiceMode) turnEnded(th *conversation.Thread, o conversation.Outcome) bool {
 	p := v.pending
 	if p == nil || p.th != th || p.key != o.Key {
 		return false
@@ -260,9 +261,21 @@ func (v *voiceMode) turnEnded(sess Session, th *conversation.Thread, o conversat
 	}
 	// Voice mode says why and listens again; the failed turn would hold back the next question,
 	// which the person says rather than retrying this one.
-	sess.Dismiss(th, o.Key)
+	p.sess.Dismiss(th, o.Key)
 	p.done <- answer{err: o.Err}
 	return true
+}
+
+// errLeft answers voice mode's question when another service is attached before its reply: the
+// session it went through is closed, and its end is not told to this window any more.
+var errLeft = errors.New("another service is in use now")
+
+// dropPending answers the question voice mode waits for with err, so that its loop can end.
+func (v *voiceMode) dropPending(err error) {
+	if p := v.pending; p != nil {
+		v.pending = nil
+		p.done <- answer{err: err}
+	}
 }
 
 // chatWaitLimit bounds how long voice mode waits for a reply through the session.
@@ -280,6 +293,10 @@ func (ch *chatter) Chat(ctx context.Context, q string) (string, error) {
 	c := ch.c
 	done := make(chan answer, 1)
 	c.cfg.Do(func() {
+		if c.sess != ch.sess {
+			done <- answer{err: errLeft} // another service was attached meanwhile
+			return
+		}
 		if ch.sess.Snapshot(ch.th).Deleted {
 			done <- answer{err: conversation.ErrDeleted}
 			return
@@ -289,7 +306,7 @@ func (ch *chatter) Chat(ctx context.Context, q string) (string, error) {
 			done <- answer{err: errors.New("nothing was heard to send")}
 			return
 		}
-		c.voice.pending = &pending{th: ch.th, key: key, done: done}
+		c.voice.pending = &pending{sess: ch.sess, th: ch.th, key: key, done: done}
 	})
 	// The session's own timeout ends the call; this only keeps voice mode from waiting for
 	// ever on a reply it cannot see.
