@@ -202,6 +202,18 @@ func startDesktop(t *testing.T, keys *fakeKeys) *desktopHarness {
 	return d
 }
 
+// askHeldUntilTold says a question with the hold-to-talk key (pressed, a take with speech,
+// released) and returns the first notification, which tells its reply to a person away.
+func (h *desktopHarness) askHeldUntilTold(t *testing.T) notification {
+	t.Helper()
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.keys.press(t, hotkey.Default, true)
+	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
+	h.keys.press(t, hotkey.Default, false)
+	h.waitFor(func() bool { return len(h.notes.all()) == 1 })
+	return h.notes.all()[0]
+}
+
 func TestGlobalKey_HeldTakeIsSentAndItsReplySpokenWithoutRaising(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	if !strings.Contains(h.u.gkey.state, "Hold Ctrl+Alt+Space anywhere") {
@@ -235,12 +247,7 @@ func TestGlobalKey_HiddenWindowGetsANotificationThatOpensTheConversation(t *test
 	if !h.u.hidden || !strings.HasPrefix(h.tray.labels(), "Show Parley|") {
 		t.Fatalf("closing with keep-in-tray on: hidden %v, tray %s", h.u.hidden, h.tray.labels())
 	}
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h.keys.press(t, hotkey.Default, true)
-	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
-	h.keys.press(t, hotkey.Default, false)
-	h.waitFor(func() bool { return len(h.notes.all()) == 1 })
-	n := h.notes.all()[0]
+	n := h.askHeldUntilTold(t)
 	reply := h.view().Messages[1].Text
 	if n.title != "what is the weather like" || !strings.HasPrefix(reply, n.body[:10]) || n.click == nil {
 		t.Errorf("notification %q / %q (click %v); reply %q", n.title, n.body, n.click != nil, reply)
@@ -260,12 +267,7 @@ func TestGlobalKey_NotificationAfterASwitchOpensNothingOld(t *testing.T) {
 	h := startDesktop(t, newFakeKeys())
 	h.u.prefs.setKeepInTray(true)
 	h.u.closeRequested()
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h.keys.press(t, hotkey.Default, true)
-	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
-	h.keys.press(t, hotkey.Default, false)
-	h.waitFor(func() bool { return len(h.notes.all()) == 1 })
-	n := h.notes.all()[0]
+	n := h.askHeldUntilTold(t)
 
 	next := newFakeService()
 	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})

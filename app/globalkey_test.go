@@ -3,10 +3,7 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
-	"parley/audio"
-	"parley/desktop/hotkey"
 	"parley/voice/speakable"
 )
 
@@ -21,12 +18,7 @@ func TestGlobalKey_NotificationShowsTheReplyAsText(t *testing.T) {
 	h.svc.Mu.Unlock()
 	h.u.prefs.setKeepInTray(true)
 	h.u.closeRequested()
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h.keys.press(t, hotkey.Default, true)
-	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
-	h.keys.press(t, hotkey.Default, false)
-	h.waitFor(func() bool { return len(h.notes.all()) == 1 })
-	body := h.notes.all()[0].body
+	body := h.askHeldUntilTold(t).body
 	for _, raw := range []string{"#", "**", "*tide*", "](", "|", "`"} {
 		if strings.Contains(body, raw) {
 			t.Errorf("the notification shows %q: %q", raw, body)
