@@ -28,6 +28,14 @@ type watcher struct {
 	ended []conversation.Outcome
 }
 
+// newSession is a session over f, watched, closed when the test ends.
+func newSession(t *testing.T, f conversation.Service) (*conversation.Session, *watcher) {
+	w := newWatcher()
+	s := conversation.NewSession(f, w.onChange)
+	t.Cleanup(s.Close)
+	return s, w
+}
+
 func newWatcher() *watcher { return &watcher{} }
 
 func (w *watcher) onChange(c conversation.Change) {
@@ -84,9 +92,7 @@ func ptr[T any](v T) *T { return &v }
 func TestSession_FirstSendCreatesThenContinues(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		th := s.NewThread(client.Config{Persona: ptr("a pirate"), MaxTokens: ptr(50)}, "")
 		s.Send(th, "  Hello there  ")
@@ -121,9 +127,7 @@ func TestSession_SecondMessageBeforeFirstReplyContinuesTheSameConversation(t *te
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		th := s.NewThread(client.Config{}, "")
 		s.Send(th, "one")
@@ -152,9 +156,7 @@ func TestSession_ReplyLandsInItsOwnConversation(t *testing.T) {
 		f := newFake()
 		f.Histories["c9"] = &client.History{ConversationID: conversationtest.ID("c9"), Messages: []client.Message{{Role: "user", Content: "old"}}}
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		first := s.NewThread(client.Config{}, "")
 		s.Send(first, "question")
@@ -176,9 +178,7 @@ func TestSession_FailureKeepsTextRetryAndDismiss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.ChatErrs = []error{&client.Error{StatusCode: 503}}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		th := s.NewThread(client.Config{}, "")
 		s.Send(th, "keep me")
@@ -215,9 +215,7 @@ func TestSession_LostReplyIsNeverResentAndReloads(t *testing.T) {
 		f := newFake()
 		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
 		f.ChatErrs = []error{nil, fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		th := s.NewThread(client.Config{}, "")
 		s.Send(th, "first")
@@ -250,9 +248,7 @@ func TestSession_LostReplyStoredLaterShowsAtTheNextOpen(t *testing.T) {
 		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1"), Messages: []client.Message{
 			{ID: client.MessageID{}, Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}}
 		f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.Open(conversationtest.ID("c1"))
 		until(t, func() bool { return len(s.Snapshot(th).Messages) == 2 })
 		s.Send(th, "hello") // the same words as before: only a message after those known counts
@@ -278,9 +274,7 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.Histories["c5"] = &client.History{ConversationID: conversationtest.ID("c5"), Config: client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3)}}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.Open(conversationtest.ID("c5"))
 		until(t, func() bool { v := s.Snapshot(th); return !v.Loading && v.Config.Persona != nil })
 
@@ -324,9 +318,7 @@ func TestSession_ListPagesSearchAndDelete(t *testing.T) {
 			{ID: conversationtest.ID("a"), Title: "duplicate"},
 		}}
 		f.Histories["b"] = &client.History{ConversationID: conversationtest.ID("b"), Messages: []client.Message{{Role: "user", Content: "How do lighthouses work?"}}}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 
 		s.LoadMore()
 		until(t, func() bool { e, _ := s.Entries(); return len(e) == 2 })
@@ -437,9 +429,7 @@ func TestSession_StopWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		if s.StopWaiting(th) {
 			t.Error("StopWaiting reported a call stopped when none was under way")
@@ -511,9 +501,7 @@ func TestSession_TakeUnsent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.ChatErrs = []error{&client.Error{StatusCode: 402, Message: "no points"}}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		s.Send(th, "first")
 		until(t, func() bool { v := s.Snapshot(th); return len(v.Turns) == 1 && v.Turns[0].State == conversation.Failed })
@@ -537,9 +525,7 @@ func TestSession_DismissedWhileAnsweringHoldsTheNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		s.Send(th, "first")
 		<-f.Entered
@@ -573,9 +559,7 @@ func TestSession_LostBeforeTheHistoryWasReadIsNotSettled(t *testing.T) {
 			{Role: "user", Content: "continue"}, {Role: "assistant", Content: "and then…"}}}
 		f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.Open(conversationtest.ID("c1"))
 		s.Send(th, "continue") // sent while the history is being read (the gate holds the call)
 		<-f.Entered
@@ -599,9 +583,7 @@ func TestSession_LostFirstMessageReadsTheListAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		f.Mu.Lock()
 		f.List = []client.Conversation{{ID: conversationtest.ID("c7"), Title: "hello"}} // what the service made
@@ -622,9 +604,7 @@ func TestSession_DeletedWhileAnsweringStaysDeleted(t *testing.T) {
 		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
 		f.List = []client.Conversation{{ID: conversationtest.ID("c1"), Title: "old"}}
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, _ := newSession(t, f)
 		s.LoadMore()
 		until(t, func() bool { e, _ := s.Entries(); return len(e) == 1 })
 		th := s.Open(conversationtest.ID("c1"))
@@ -653,9 +633,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 	t.Run("replies, in order", inBubble(func(t *testing.T) {
 		f := newFake()
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		if k := s.Send(th, "   "); k != 0 {
 			t.Errorf("a blank message got key %d, want 0", k)
@@ -674,9 +652,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 		f := newFake()
 		refused := &client.Error{StatusCode: 402, Message: "no points"}
 		f.ChatErrs = []error{refused}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		k := s.Send(th, "hello")
 		until(t, func() bool { return w.endsAre(k, conversation.NoReply) })
@@ -689,9 +665,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 	t.Run("stopped, then answered", inBubble(func(t *testing.T) {
 		f := newFake()
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		k := s.Send(th, "a long question")
 		<-f.Entered
@@ -707,9 +681,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1"), Messages: []client.Message{
 			{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi"}}}
 		f.ChatErrs = []error{fmt.Errorf("POST /v1/chat/messages: %w", client.ErrReplyLost)}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.Open(conversationtest.ID("c1"))
 		until(t, func() bool { return len(s.Snapshot(th).Messages) == 2 })
 		f.Mu.Lock()
@@ -726,9 +698,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 	t.Run("taken back", inBubble(func(t *testing.T) {
 		f := newFake()
 		f.ChatErrs = []error{&client.Error{StatusCode: 402, Message: "no points"}}
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.NewThread(client.Config{}, "")
 		first := s.Send(th, "first")
 		until(t, func() bool { return w.endsAre(first, conversation.NoReply) })
@@ -747,9 +717,7 @@ func TestSession_TurnsEndByKey(t *testing.T) {
 		f.Histories["c1"] = &client.History{ConversationID: conversationtest.ID("c1")}
 		f.List = []client.Conversation{{ID: conversationtest.ID("c1"), Title: "old"}}
 		f.Gate = make(chan struct{})
-		w := newWatcher()
-		s := conversation.NewSession(f, w.onChange)
-		t.Cleanup(s.Close)
+		s, w := newSession(t, f)
 		th := s.Open(conversationtest.ID("c1"))
 		until(t, func() bool { return !s.Snapshot(th).Loading })
 		sending := s.Send(th, "one more")
