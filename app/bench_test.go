@@ -16,38 +16,13 @@ import (
 	"parley/internal/testenv"
 )
 
-// longConversation is n messages of varied length, some with Markdown.
-func longConversation(n int) []client.Message {
-	words := strings.Fields("the tide turns at six and the wind is from the west force four so hold course two seven zero and keep a lookout for the ferry")
-	msgs := make([]client.Message, n)
-	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	for i := range msgs {
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		k := 5 + (i*37)%120
-		var b strings.Builder
-		for j := 0; j < k; j++ {
-			b.WriteString(words[(i+j)%len(words)])
-			b.WriteByte(' ')
-		}
-		text := b.String()
-		if i%10 == 1 {
-			text = "**Course:**\n\n- " + text + "\n- keep watch\n\n```\nbearing 270\n```"
-		}
-		msgs[i] = client.Message{Role: role, Content: text, CreatedAt: t0.Add(time.Duration(i) * time.Minute)}
-	}
-	return msgs
-}
-
 // BenchmarkOpenConversation5000 opens a 5,000-message conversation and paints the first frame:
 // the rows, their estimated heights, the list, the visible bubbles measured, and a frame drawn
 // by the test driver's software painter.
 func BenchmarkOpenConversation5000(b *testing.B) {
 	svc := newFakeService()
 	id := conversationtest.ID("long")
-	svc.Histories["long"] = &client.History{ConversationID: id, Messages: longConversation(5000)}
+	svc.Histories["long"] = &client.History{ConversationID: id, Messages: testenv.LongConversation(5000)}
 	h := start(b, svc)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"parley/conversation"
+	"parley/internal/testenv"
 	"parley/markdown"
 )
 
@@ -112,27 +113,11 @@ func eachObject(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 	}
 }
 
-// longThread is n messages of varied length, some with Markdown.
+// longThread is n messages of varied length, some with Markdown (testenv.LongConversation).
 func longThread(n int) []conversation.Message {
-	words := strings.Fields("the tide turns at six and the wind is from the west force four so hold course two seven zero and keep a lookout for the ferry")
-	msgs := make([]conversation.Message, n)
-	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	for i := range msgs {
-		role := conversation.User
-		if i%2 == 1 {
-			role = conversation.Assistant
-		}
-		k := 5 + (i*37)%120
-		var b strings.Builder
-		for j := 0; j < k; j++ {
-			b.WriteString(words[(i+j)%len(words)])
-			b.WriteByte(' ')
-		}
-		text := b.String()
-		if i%10 == 1 {
-			text = "**Course:**\n\n- " + text + "\n- keep watch\n\n```\nbearing 270\n```"
-		}
-		msgs[i] = conversation.Message{Role: role, Text: text, At: t0.Add(time.Duration(i) * time.Minute)}
+	var msgs []conversation.Message
+	for _, m := range testenv.LongConversation(n) {
+		msgs = append(msgs, conversation.MessageFrom(m))
 	}
 	return msgs
 }
