@@ -22,7 +22,7 @@ import (
 func BenchmarkOpenConversation5000(b *testing.B) {
 	svc := newFakeService()
 	id := conversationtest.ID("long")
-	svc.Histories["long"] = &client.History{ConversationID: id, Messages: testenv.LongConversation(5000)}
+	svc.Histories["long"] = &client.History{ConversationID: id, Messages: conversationtest.LongConversation(5000)}
 	h := start(b, svc)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

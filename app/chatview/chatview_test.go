@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"parley/conversation"
-	"parley/internal/testenv"
+	"parley/conversation/conversationtest"
 	"parley/markdown"
 )
 
@@ -113,10 +113,10 @@ func eachObject(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 	}
 }
 
-// longThread is n messages of varied length, some with Markdown (testenv.LongConversation).
+// longThread is n messages of varied length, some with Markdown (conversationtest.LongConversation).
 func longThread(n int) []conversation.Message {
 	var msgs []conversation.Message
-	for _, m := range testenv.LongConversation(n) {
+	for _, m := range conversationtest.LongConversation(n) {
 		msgs = append(msgs, conversation.MessageFrom(m))
 	}
 	return msgs
