@@ -197,8 +197,11 @@ DEBIAN_MIRROR ?= $(shell { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
 MINGW := x86_64-w64-mingw32
 # -D_FORTIFY_SOURCE (which fyne package sets) calls __memcpy_chk and friends: libssp, linked
 # statically, or parley.exe would need libssp-0.dll beside it.
+# Go's build cache keys a cgo package on CGO_LDFLAGS but not on what pkg-config printed, so the
+# -L of this checkout's Opus is named here too: a build from another checkout (another OPUS_WIN)
+# must not be reused, or the link looks for libopus.a in a directory that may no longer exist.
 WINDOWS_ENV := GOOS=windows GOARCH=amd64 CC=$(MINGW)-gcc CXX=$(MINGW)-g++ \
-	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_LDFLAGS=-l:libssp.a
+	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_LDFLAGS="-l:libssp.a -L$(OPUS_WIN)/lib"
 
 .PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows
 
