@@ -33,7 +33,7 @@ LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/vers
 	-X parley/internal/version.Date=$(BUILD_DATE)
 
 # Build: C toolchain, ALSA (oto, malgo), libopus, OpenGL/X11 (Fyne).
-BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev xz-utils
+BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev libwayland-dev libxkbcommon-dev xz-utils
 # The reference service's speech engines (flite speaks most clearly; espeak-ng has more languages;
 # the service loads libpocketsphinx itself to keep its model in memory).
 SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3

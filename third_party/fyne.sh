@@ -15,8 +15,8 @@
 # Pruned: tests, test data, the fyne commands (cmd/) and the README's images (img/).
 set -eu
 
-VERSION=v2.7.1
-SUM=h1:ja7rNHWWEooha4XBIZNnPP8tVFwmTfwMJdpZmLxm2Zc=
+VERSION=v2.8.1
+SUM=h1:EztGuE2W3Qhd0cWVmU+h5rkzNezUD1To6UqsoLQYUIM=
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 fork="$root/third_party/fyne"

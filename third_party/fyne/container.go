@@ -1,7 +1,11 @@
 package fyne
 
-// Declare conformity to [CanvasObject]
-var _ CanvasObject = (*Container)(nil)
+var (
+	// Declare conformity to [CanvasObject]
+	_ CanvasObject = (*Container)(nil)
+	// Declare conformity to [Accessible]
+	_ Accessible = (*Container)(nil)
+)
 
 // Container is a [CanvasObject] that contains a collection of child objects.
 // The layout of the children is set by the specified Layout.
@@ -49,6 +53,20 @@ func NewContainerWithLayout(layout Layout, objects ...CanvasObject) *Container {
 	return ret
 }
 
+// AccessibilityLabel for a container just returns "Container".
+//
+// Since: 2.8
+func (c *Container) AccessibilityLabel() string {
+	return "Container"
+}
+
+// AccessibilityRole for a container is AccessibleRoleContainer.
+//
+// Since: 2.8
+func (c *Container) AccessibilityRole() AccessibleRole {
+	return AccessibleRoleContainer
+}
+
 // Add appends the specified object to the items this container manages.
 //
 // Since: 1.4
@@ -87,7 +105,9 @@ func (c *Container) MinSize() Size {
 
 	minSize := NewSize(1, 1)
 	for _, child := range c.Objects {
-		minSize = minSize.Max(child.MinSize())
+		// inlined internal.MaxSizes, which this package cannot import
+		childMin := child.MinSize()
+		minSize = NewSize(Max(minSize.Width, childMin.Width), Max(minSize.Height, childMin.Height))
 	}
 
 	return minSize
@@ -95,6 +115,10 @@ func (c *Container) MinSize() Size {
 
 // Move the container (and all its children) to a new position, relative to its parent.
 func (c *Container) Move(pos Position) {
+	if pos == c.position {
+		return
+	}
+
 	c.position = pos
 	repaint(c)
 }

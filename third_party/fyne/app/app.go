@@ -10,7 +10,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/app"
+	"fyne.io/fyne/v2/internal/async"
+	"fyne.io/fyne/v2/internal/build"
 	intRepo "fyne.io/fyne/v2/internal/repository"
+	"fyne.io/fyne/v2/internal/scheduler"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/storage/repository"
 )
@@ -23,12 +26,15 @@ type fyneApp struct {
 	clipboard fyne.Clipboard
 	icon      fyne.Resource
 	uniqueID  string
+	missingID bool // true if the developer did not supply their own ID
 
+	cache     fyne.Cache
 	cloud     fyne.CloudProvider
 	lifecycle app.Lifecycle
 	settings  *settings
 	storage   fyne.Storage
 	prefs     fyne.Preferences
+	scheduler *scheduler.Scheduler
 }
 
 func (a *fyneApp) CloudProvider() fyne.CloudProvider {
@@ -58,8 +64,8 @@ func (a *fyneApp) UniqueID() string {
 		return a.Metadata().ID
 	}
 
-	fyne.LogError("Preferences API requires a unique ID, use app.NewWithID() or the FyneApp.toml ID field", nil)
 	a.uniqueID = "missing-id-" + strconv.FormatInt(time.Now().Unix(), 10) // This is a fake unique - it just has to not be reused...
+	a.missingID = true
 	return a.uniqueID
 }
 
@@ -74,6 +80,9 @@ func (a *fyneApp) Run() {
 		a.settings.watchSettings()
 	}
 
+	if !build.MigratedToFyneDo() && build.HasHints {
+		async.PrintFyneDoWarning()
+	}
 	a.driver.Run()
 }
 
@@ -100,7 +109,7 @@ func (a *fyneApp) Storage() fyne.Storage {
 }
 
 func (a *fyneApp) Preferences() fyne.Preferences {
-	if a.UniqueID() == "" {
+	if a.missingID {
 		fyne.LogError("Preferences API requires a unique ID, use app.NewWithID() or the FyneApp.toml ID field", nil)
 	}
 	return a.prefs
@@ -116,6 +125,10 @@ func (a *fyneApp) newDefaultPreferences() *preferences {
 		p.load()
 	}
 	return p
+}
+
+func (a *fyneApp) Cache() fyne.Cache {
+	return a.cache
 }
 
 func (a *fyneApp) Clipboard() fyne.Clipboard {
@@ -171,6 +184,9 @@ func newAppWithDriver(d fyne.Driver, clipboard fyne.Clipboard, id string) fyne.A
 	})
 
 	newApp.registerRepositories() // for web this may provide docs / settings
+	newApp.cache = makeCache(newApp)
+	newApp.scheduler = scheduler.New(newApp.cache, newApp.SendNotification)
+	newApp.scheduler.Start()
 	newApp.settings = loadSettings()
 	store := &store{a: newApp}
 	store.Docs = makeStoreDocs(id, store)

@@ -1,4 +1,4 @@
-//go:build !ci && ios
+//go:build !ci && ios && !mobile
 
 #import <UIKit/UIKit.h>
 

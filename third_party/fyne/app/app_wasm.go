@@ -1,4 +1,4 @@
-//go:build !ci && (!android || !ios || !mobile) && (wasm || test_web_driver)
+//go:build !ci && !android && !ios && !mobile && (wasm || test_web_driver)
 
 package app
 
@@ -7,11 +7,20 @@ import (
 	"fmt"
 	"net/http"
 	"syscall/js"
+	"time"
 
 	"fyne.io/fyne/v2"
 	intRepo "fyne.io/fyne/v2/internal/repository"
 	"fyne.io/fyne/v2/storage/repository"
 )
+
+func (a *fyneApp) ScheduleNotification(n *fyne.Notification, when time.Time) (*fyne.ScheduledNotification, error) {
+	return a.scheduleViaScheduler(n, when)
+}
+
+func (a *fyneApp) CancelScheduledNotification(id string) error {
+	return a.cancelViaScheduler(id)
+}
 
 func (a *fyneApp) SendNotification(n *fyne.Notification) {
 	notification := js.Global().Get("window").Get("Notification")

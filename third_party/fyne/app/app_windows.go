@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -10,13 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	internalapp "fyne.io/fyne/v2/internal/app"
+	"fyne.io/fyne/v2/internal/scheduler"
 )
 
-const notificationTemplate = `$title = "%s"
-$content = "%s"
+const notificationTemplate = `$title = %q
+$content = %q
 $iconPath = "file:///%s"
 [Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] > $null
 $template = [Windows.UI.Notifications.ToastNotificationManager]::GetTemplateContent([Windows.UI.Notifications.ToastTemplateType]::ToastImageAndText02)
@@ -29,6 +32,30 @@ $xml.LoadXml($toastXml.OuterXml)
 $toast = [Windows.UI.Notifications.ToastNotification]::new($xml)
 [Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier("%s").Show($toast);`
 
+const scheduledNotificationTemplate = `$title = %q
+$content = %q
+$iconPath = "file:///%s"
+$id = %q
+$delivery = [DateTimeOffset]::Parse(%q)
+[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] > $null
+$template = [Windows.UI.Notifications.ToastNotificationManager]::GetTemplateContent([Windows.UI.Notifications.ToastTemplateType]::ToastImageAndText02)
+$toastXml = [xml] $template.GetXml()
+$toastXml.GetElementsByTagName("text")[0].AppendChild($toastXml.CreateTextNode($title)) > $null
+$toastXml.GetElementsByTagName("text")[1].AppendChild($toastXml.CreateTextNode($content)) > $null
+$toastXml.GetElementsByTagName("image")[0].SetAttribute("src", $iconPath) > $null
+$xml = New-Object Windows.Data.Xml.Dom.XmlDocument
+$xml.LoadXml($toastXml.OuterXml)
+$scheduled = [Windows.UI.Notifications.ScheduledToastNotification]::new($xml, $delivery)
+$scheduled.Tag = $id
+[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier("%s").AddToSchedule($scheduled);`
+
+const cancelScheduledNotificationTemplate = `$id = "%s"
+[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] > $null
+$notifier = [Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier("%s")
+foreach ($s in $notifier.GetScheduledToastNotifications()) {
+    if ($s.Tag -eq $id) { $notifier.RemoveFromSchedule($s) }
+}`
+
 func (a *fyneApp) OpenURL(url *url.URL) error {
 	cmd := exec.Command("rundll32", "url.dll,FileProtocolHandler", url.String())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -38,16 +65,49 @@ func (a *fyneApp) OpenURL(url *url.URL) error {
 var scriptNum = 0
 
 func (a *fyneApp) SendNotification(n *fyne.Notification) {
-	title := escapeNotificationString(n.Title)
-	content := escapeNotificationString(n.Content)
+	title := n.Title
+	content := n.Content
 	iconFilePath := a.cachedIconPath()
+	appID := a.notificationAppID()
+
+	script := fmt.Sprintf(notificationTemplate, title, content, iconFilePath, appID)
+	go runScript("notify", script)
+}
+
+func (a *fyneApp) ScheduleNotification(n *fyne.Notification, when time.Time) (*fyne.ScheduledNotification, error) {
+	if !when.After(time.Now()) {
+		return nil, errors.New("scheduled delivery time must be in the future")
+	}
+
+	id, err := scheduler.NewID()
+	if err != nil {
+		return nil, err
+	}
+
+	title := n.Title
+	content := n.Content
+	iconFilePath := a.cachedIconPath()
+	delivery := when.UTC().Format(time.RFC3339)
+	appID := a.notificationAppID()
+
+	script := fmt.Sprintf(scheduledNotificationTemplate, title, content, iconFilePath, id, delivery, appID)
+	go runScript("schedule", script)
+	return fyne.NewScheduledNotification(id, n, when), nil
+}
+
+func (a *fyneApp) CancelScheduledNotification(id string) error {
+	appID := a.notificationAppID()
+	script := fmt.Sprintf(cancelScheduledNotificationTemplate, id, appID)
+	go runScript("cancel", script)
+	return nil
+}
+
+func (a *fyneApp) notificationAppID() string {
 	appID := a.UniqueID()
 	if appID == "" || strings.Index(appID, "missing-id") == 0 {
 		appID = a.Metadata().Name
 	}
-
-	script := fmt.Sprintf(notificationTemplate, title, content, iconFilePath, appID)
-	go runScript("notify", script)
+	return appID
 }
 
 // SetSystemTrayMenu creates a system tray item and attaches the specified menu.
@@ -66,11 +126,6 @@ func (a *fyneApp) SetSystemTrayIcon(icon fyne.Resource) {
 // You should have previously called `SetSystemTrayMenu` to initialise the menu icon.
 func (a *fyneApp) SetSystemTrayWindow(w fyne.Window) {
 	a.Driver().(systrayDriver).SetSystemTrayWindow(w)
-}
-
-func escapeNotificationString(in string) string {
-	noSlash := strings.ReplaceAll(in, "`", "``")
-	return strings.ReplaceAll(noSlash, "\"", "`\"")
 }
 
 func runScript(name, script string) {

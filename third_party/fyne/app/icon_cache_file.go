@@ -15,7 +15,7 @@ func (a *fyneApp) cachedIconPath() string {
 		return ""
 	}
 
-	dirPath := filepath.Join(rootCacheDir(), a.UniqueID())
+	dirPath := rootCacheDir(a)
 	filePath := filepath.Join(dirPath, "icon.png")
 	once.Do(func() {
 		err := a.saveIconToCache(dirPath, filePath)

@@ -18,6 +18,10 @@ const (
 	DurationShort = time.Millisecond * 150
 )
 
+// shaderMaxFrameDelta caps the time advanced per animation frame. A gap longer than this
+// means animation was paused (or stalled) and should resume without time progression for smoothness.
+const shaderMaxFrameDelta = 100 * time.Millisecond
+
 // NewColorRGBAAnimation sets up a new animation that will transition from the start to stop Color over
 // the specified Duration. The colour transition will move linearly through the RGB colour space.
 // The content of fn should apply the color values to an object and refresh it.
@@ -25,24 +29,21 @@ const (
 //
 // Since: 2.0
 func NewColorRGBAAnimation(start, stop color.Color, d time.Duration, fn func(color.Color)) *fyne.Animation {
-	r1, g1, b1, a1 := start.RGBA()
-	r2, g2, b2, a2 := stop.RGBA()
-
-	rStart := int(r1 >> 8)
-	gStart := int(g1 >> 8)
-	bStart := int(b1 >> 8)
-	aStart := int(a1 >> 8)
-	rDelta := float32(int(r2>>8) - rStart)
-	gDelta := float32(int(g2>>8) - gStart)
-	bDelta := float32(int(b2>>8) - bStart)
-	aDelta := float32(int(a2>>8) - aStart)
+	c1, _ := color.RGBAModel.Convert(start).(color.RGBA)
+	c2, _ := color.RGBAModel.Convert(stop).(color.RGBA)
+	rDelta := int(c2.R) - int(c1.R)
+	gDelta := int(c2.G) - int(c1.G)
+	bDelta := int(c2.B) - int(c1.B)
+	aDelta := int(c2.A) - int(c1.A)
 
 	return &fyne.Animation{
 		Duration: d,
 		Tick: func(done float32) {
 			fn(color.RGBA{
-				R: scaleChannel(rStart, rDelta, done), G: scaleChannel(gStart, gDelta, done),
-				B: scaleChannel(bStart, bDelta, done), A: scaleChannel(aStart, aDelta, done),
+				R: scaleChannel(c1.R, rDelta, done),
+				G: scaleChannel(c1.G, gDelta, done),
+				B: scaleChannel(c1.B, bDelta, done),
+				A: scaleChannel(c1.A, aDelta, done),
 			})
 		},
 	}
@@ -82,8 +83,46 @@ func NewSizeAnimation(start, stop fyne.Size, d time.Duration, fn func(fyne.Size)
 	}
 }
 
-func scaleChannel(start int, diff, done float32) uint8 {
-	return uint8(start + int(diff*done))
+// NewShaderAnimation sets up a new animation that continuously redraws the given
+// shader, advancing its "time" uniform each frame so the fragment shader can
+// produce motion. You should call Start() on the returned animation to begin and
+// Stop() to freeze the shader at its current frame. Stopping and starting the same
+// animation again resumes from where it left off, without counting the paused time.
+//
+// Since: 2.8
+func NewShaderAnimation(s *Shader) *fyne.Animation {
+	var elapsed time.Duration
+	var lastTick time.Time
+
+	return &fyne.Animation{
+		Duration:    time.Second,
+		Curve:       fyne.AnimationLinear,
+		RepeatCount: fyne.AnimationRepeatForever,
+		Tick: func(float32) {
+			elapsed, lastTick = advanceShaderTime(elapsed, lastTick, time.Now())
+			if s.Uniforms == nil {
+				s.Uniforms = make(map[string]float32, 1)
+			}
+			s.Uniforms["time"] = float32(elapsed.Seconds())
+			s.Refresh()
+		},
+	}
+}
+
+// advanceShaderTime accumulates animation time for a single frame ending at now.
+// A gap larger than shaderMaxFrameDelta is treated as a pause/resume and adds no
+// time. It returns the updated elapsed time and the tick to measure from next.
+func advanceShaderTime(elapsed time.Duration, lastTick, now time.Time) (time.Duration, time.Time) {
+	if !lastTick.IsZero() {
+		if delta := now.Sub(lastTick); delta <= shaderMaxFrameDelta {
+			elapsed += delta
+		}
+	}
+	return elapsed, now
+}
+
+func scaleChannel(start uint8, diff int, done float32) uint8 {
+	return start + uint8(float32(diff)*done)
 }
 
 func scaleVal(start float32, delta, done float32) float32 {

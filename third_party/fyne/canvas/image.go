@@ -147,7 +147,9 @@ func (i *Image) Refresh() {
 			fyne.LogError("Failed to load image", err)
 			return
 		}
-		rc = io.NopCloser(r)
+		if r != nil {
+			rc = io.NopCloser(r)
+		}
 	} else if i.previousRender {
 		i.previousRender = false
 
@@ -204,8 +206,17 @@ func (i *Image) Resize(s fyne.Size) {
 	}
 
 	i.baseObject.Resize(s)
-	if i.isSVG || i.Image == nil {
-		i.Refresh() // we need to rasterise at the new size
+	if i.isSVG {
+		// we need to rasterize at the new size
+		tex, err := i.renderSVG(s.Width, s.Height)
+		if err != nil {
+			fyne.LogError("Failed to render SVG", err)
+			return
+		}
+		i.Image = tex
+		Refresh(i) // invalidate texture
+	} else if i.Image == nil {
+		i.Refresh()
 	} else {
 		Refresh(i) // just re-size using GPU scaling
 	}

@@ -46,6 +46,11 @@ type Rectangle struct {
 	//
 	// Since: 2.7
 	BottomLeftCornerRadius float32
+
+	// Support shadow configuration
+	//
+	// Since: 2.8
+	Shadow Shadow
 }
 
 // Hide will set this rectangle to not be visible
@@ -80,9 +85,6 @@ func (r *Rectangle) Resize(s fyne.Size) {
 	}
 
 	r.baseObject.Resize(s)
-	if r.StrokeWidth == 0 {
-		return
-	}
 
 	Refresh(r)
 }

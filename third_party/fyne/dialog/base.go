@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/internal"
 	col "fyne.io/fyne/v2/internal/color"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -68,6 +69,9 @@ func (d *dialog) Hide() {
 //
 // Since: 2.1
 func (d *dialog) MinSize() fyne.Size {
+	if d.win == nil {
+		return fyne.NewSquareSize(1)
+	}
 	return d.win.MinSize()
 }
 
@@ -87,9 +91,9 @@ func (d *dialog) Refresh() {
 
 // Resize dialog, call this function after dialog show
 func (d *dialog) Resize(size fyne.Size) {
-	d.desiredSize = size
+	d.desiredSize = internal.MaxSizes(size, d.MinSize())
 	if d.win != nil { // could be called before popup is created!
-		d.win.Resize(size)
+		d.win.Resize(internal.MaxSizes(size, d.MinSize()))
 	}
 }
 
@@ -135,7 +139,8 @@ func (d *dialog) create(buttons fyne.CanvasObject) {
 		image = &layout.Spacer{}
 	}
 
-	content := container.New(&dialogLayout{d: d},
+	content := container.New(
+		&dialogLayout{d: d},
 		image,
 		newThemedBackground(),
 		d.content,
@@ -186,6 +191,7 @@ func newThemedBackground() *themedBackground {
 func (t *themedBackground) CreateRenderer() fyne.WidgetRenderer {
 	t.ExtendBaseWidget(t)
 	rect := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	rect.CornerRadius = theme.Size(theme.SizeNameDialogRadius)
 	return &themedBackgroundRenderer{rect, []fyne.CanvasObject{rect}}
 }
 
@@ -211,7 +217,7 @@ func (renderer *themedBackgroundRenderer) Objects() []fyne.CanvasObject {
 
 func (renderer *themedBackgroundRenderer) Refresh() {
 	r, g, b, _ := col.ToNRGBA(theme.Color(theme.ColorNameOverlayBackground))
-	bg := &color.NRGBA{R: uint8(r), G: uint8(g), B: uint8(b), A: 230}
+	bg := &color.NRGBA{R: r, G: g, B: b, A: 230}
 	renderer.rect.FillColor = bg
 }
 
@@ -236,15 +242,15 @@ func (l *dialogLayout) Layout(obj []fyne.CanvasObject, size fyne.Size) {
 	obj[1].Move(fyne.NewPos(0, 0))
 	obj[1].Resize(size)
 
+	// buttons
+	obj[3].Resize(btnMin)
+	obj[3].Move(fyne.NewPos(size.Width/2-(btnMin.Width/2), size.Height-padHeight-btnMin.Height))
+
 	// content
 	contentStart := obj[4].Position().Y + labelMin.Height + padHeight
 	contentEnd := obj[3].Position().Y - theme.Padding()
 	obj[2].Move(fyne.NewPos(padWidth/2, labelMin.Height+padHeight))
 	obj[2].Resize(fyne.NewSize(size.Width-padWidth, contentEnd-contentStart))
-
-	// buttons
-	obj[3].Resize(btnMin)
-	obj[3].Move(fyne.NewPos(size.Width/2-(btnMin.Width/2), size.Height-padHeight-btnMin.Height))
 }
 
 func (l *dialogLayout) MinSize(obj []fyne.CanvasObject) fyne.Size {

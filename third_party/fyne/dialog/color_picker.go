@@ -54,9 +54,9 @@ var _ fyne.Widget = (*colorAdvancedPicker)(nil)
 // colorAdvancedPicker widget is a component for selecting a color.
 type colorAdvancedPicker struct {
 	widget.BaseWidget
-	Red, Green, Blue, Alpha int // Range 0-255
-	Hue                     int // Range 0-360 (degrees)
-	Saturation, Lightness   int // Range 0-100 (percent)
+	Red, Green, Blue, Alpha uint8 // Range 0-255
+	Hue                     int   // Range 0-360 (degrees)
+	Saturation, Lightness   int   // Range 0-100 (percent)
 	ColorModel              string
 	previousColor           color.Color
 
@@ -77,10 +77,10 @@ func newColorAdvancedPicker(color color.Color, onChange func(color.Color)) *colo
 // Color returns the currently selected color.
 func (p *colorAdvancedPicker) Color() color.Color {
 	return &color.NRGBA{
-		uint8(p.Red),
-		uint8(p.Green),
-		uint8(p.Blue),
-		uint8(p.Alpha),
+		p.Red,
+		p.Green,
+		p.Blue,
+		p.Alpha,
 	}
 }
 
@@ -91,26 +91,6 @@ func (p *colorAdvancedPicker) SetColor(color color.Color) {
 		p.Refresh()
 		if f := p.onChange; f != nil {
 			f(color)
-		}
-	}
-}
-
-// SetHSLA updated the Hue, Saturation, Lightness, and Alpha components of the currently selected color.
-func (p *colorAdvancedPicker) SetHSLA(h, s, l, a int) {
-	if p.updateHSLA(h, s, l, a) {
-		p.Refresh()
-		if f := p.onChange; f != nil {
-			f(p.Color())
-		}
-	}
-}
-
-// SetRGBA updated the Red, Green, Blue, and Alpha components of the currently selected color.
-func (p *colorAdvancedPicker) SetRGBA(r, g, b, a int) {
-	if p.updateRGBA(r, g, b, a) {
-		p.Refresh()
-		if f := p.onChange; f != nil {
-			f(p.Color())
 		}
 	}
 }
@@ -130,13 +110,13 @@ func (p *colorAdvancedPicker) CreateRenderer() fyne.WidgetRenderer {
 
 	// HSL
 	hueChannel := newColorChannel("H", 0, 360, p.Hue, func(h int) {
-		p.SetHSLA(h, p.Saturation, p.Lightness, p.Alpha)
+		p.setHSLA(h, p.Saturation, p.Lightness, p.Alpha)
 	})
 	saturationChannel := newColorChannel("S", 0, 100, p.Saturation, func(s int) {
-		p.SetHSLA(p.Hue, s, p.Lightness, p.Alpha)
+		p.setHSLA(p.Hue, s, p.Lightness, p.Alpha)
 	})
 	lightnessChannel := newColorChannel("L", 0, 100, p.Lightness, func(l int) {
-		p.SetHSLA(p.Hue, p.Saturation, l, p.Alpha)
+		p.setHSLA(p.Hue, p.Saturation, l, p.Alpha)
 	})
 	hslBox := container.NewVBox(
 		hueChannel,
@@ -145,14 +125,14 @@ func (p *colorAdvancedPicker) CreateRenderer() fyne.WidgetRenderer {
 	)
 
 	// RGB
-	redChannel := newColorChannel("R", 0, 255, p.Red, func(r int) {
-		p.SetRGBA(r, p.Green, p.Blue, p.Alpha)
+	redChannel := newColorChannel("R", 0, 255, int(p.Red), func(r int) {
+		p.setRGBA(uint8(r), p.Green, p.Blue, p.Alpha) //gosec:disable G115 -- r’s value is limited by newColorChannel
 	})
-	greenChannel := newColorChannel("G", 0, 255, p.Green, func(g int) {
-		p.SetRGBA(p.Red, g, p.Blue, p.Alpha)
+	greenChannel := newColorChannel("G", 0, 255, int(p.Green), func(g int) {
+		p.setRGBA(p.Red, uint8(g), p.Blue, p.Alpha) //gosec:disable G115 -- g’s value is limited by newColorChannel
 	})
-	blueChannel := newColorChannel("B", 0, 255, p.Blue, func(b int) {
-		p.SetRGBA(p.Red, p.Green, b, p.Alpha)
+	blueChannel := newColorChannel("B", 0, 255, int(p.Blue), func(b int) {
+		p.setRGBA(p.Red, p.Green, uint8(b), p.Alpha) //gosec:disable G115 -- b’s value is limited by newColorChannel
 	})
 	rgbBox := container.NewVBox(
 		redChannel,
@@ -161,13 +141,13 @@ func (p *colorAdvancedPicker) CreateRenderer() fyne.WidgetRenderer {
 	)
 
 	// Wheel
-	wheel := newColorWheel(func(hue, saturation, lightness, alpha int) {
-		p.SetHSLA(hue, saturation, lightness, alpha)
+	wheel := newColorWheel(func(hue, saturation, lightness int, alpha uint8) {
+		p.setHSLA(hue, saturation, lightness, alpha)
 	})
 
 	// Alpha
-	alphaChannel := newColorChannel("A", 0, 255, p.Alpha, func(a int) {
-		p.SetRGBA(p.Red, p.Green, p.Blue, a)
+	alphaChannel := newColorChannel("A", 0, 255, int(p.Alpha), func(a int) {
+		p.setRGBA(p.Red, p.Green, p.Blue, uint8(a)) //gosec:disable G115 -- a’s value is limited by newColorChannel
 	})
 
 	// Hex
@@ -187,7 +167,8 @@ func (p *colorAdvancedPicker) CreateRenderer() fyne.WidgetRenderer {
 			container.NewPadded(wheel),
 			hslBox,
 			rgbBox),
-		container.NewGridWithColumns(3,
+		container.NewGridWithColumns(
+			3,
 			container.NewPadded(preview),
 
 			hex,
@@ -214,19 +195,35 @@ func (p *colorAdvancedPicker) CreateRenderer() fyne.WidgetRenderer {
 	return r
 }
 
+// setHSLA updates the Hue, Saturation, Lightness, and Alpha components of the currently selected color.
+func (p *colorAdvancedPicker) setHSLA(h, s, l int, a uint8) {
+	if p.updateHSLA(h, s, l, a) {
+		p.Refresh()
+		if f := p.onChange; f != nil {
+			f(p.Color())
+		}
+	}
+}
+
+// setRGBA updates the Red, Green, Blue, and Alpha components of the currently selected color.
+func (p *colorAdvancedPicker) setRGBA(r, g, b, a uint8) {
+	if p.updateRGBA(r, g, b, a) {
+		p.Refresh()
+		if f := p.onChange; f != nil {
+			f(p.Color())
+		}
+	}
+}
+
 func (p *colorAdvancedPicker) updateColor(color color.Color) bool {
 	r, g, b, a := col.ToNRGBA(color)
-	if p.Red == r && p.Green == g && p.Blue == b && p.Alpha == a {
-		return false
-	}
 	return p.updateRGBA(r, g, b, a)
 }
 
-func (p *colorAdvancedPicker) updateHSLA(h, s, l, a int) bool {
+func (p *colorAdvancedPicker) updateHSLA(h, s, l int, a uint8) bool {
 	h = wrapHue(h)
 	s = clamp(s, 0, 100)
 	l = clamp(l, 0, 100)
-	a = clamp(a, 0, 255)
 	if p.Hue == h && p.Saturation == s && p.Lightness == l && p.Alpha == a {
 		return false
 	}
@@ -238,19 +235,16 @@ func (p *colorAdvancedPicker) updateHSLA(h, s, l, a int) bool {
 	return true
 }
 
-func (p *colorAdvancedPicker) updateRGBA(r, g, b, a int) bool {
-	r = clamp(r, 0, 255)
-	g = clamp(g, 0, 255)
-	b = clamp(b, 0, 255)
-	a = clamp(a, 0, 255)
+func (p *colorAdvancedPicker) updateRGBA(r, g, b, a uint8) bool {
 	if p.Red == r && p.Green == g && p.Blue == b && p.Alpha == a {
 		return false
 	}
+
 	p.Red = r
 	p.Green = g
 	p.Blue = b
 	p.Alpha = a
-	p.Hue, p.Saturation, p.Lightness = rgbToHsl(p.Red, p.Green, p.Blue)
+	p.Hue, p.Saturation, p.Lightness = rgbToHsl(r, g, b)
 	return true
 }
 
@@ -284,9 +278,9 @@ func (r *colorPickerRenderer) updateObjects() {
 	r.lightnessChannel.SetValue(r.picker.Lightness)
 
 	// RGB
-	r.redChannel.SetValue(r.picker.Red)
-	r.greenChannel.SetValue(r.picker.Green)
-	r.blueChannel.SetValue(r.picker.Blue)
+	r.redChannel.SetValue(int(r.picker.Red))
+	r.greenChannel.SetValue(int(r.picker.Green))
+	r.blueChannel.SetValue(int(r.picker.Blue))
 
 	// Wheel
 	r.wheel.SetHSLA(r.picker.Hue, r.picker.Saturation, r.picker.Lightness, r.picker.Alpha)
@@ -297,7 +291,7 @@ func (r *colorPickerRenderer) updateObjects() {
 	r.preview.SetColor(color)
 
 	// Alpha
-	r.alphaChannel.SetValue(r.picker.Alpha)
+	r.alphaChannel.SetValue(int(r.picker.Alpha))
 
 	// Hex
 	r.hex.SetText(colorToString(color))

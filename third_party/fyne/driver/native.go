@@ -28,6 +28,12 @@ type AndroidWindowContext struct {
 	NativeWindow uintptr
 }
 
+// IOSWindowContext is passed to the NativeWindow.RunNative callback
+// when it is executed on an iOS device.
+//
+// Since: 2.8
+type IOSWindowContext struct{}
+
 // UnknownContext is passed to the RunNative callback when it is executed
 // on devices or windows without special native context.
 //

@@ -14,21 +14,17 @@ func SystemLocale() fyne.Locale {
 	if err != nil {
 		fyne.LogError("Failed to look up user locale", err)
 	}
-	return localeFromTag(parseLocale(loc))
-}
-
-// parseLocale reads a locale name as the system gives it. "C" and "POSIX" (LANG=C.UTF-8 is the
-// default on Debian and in containers) and names too short to be a language state no language,
-// so they mean English rather than an error logged on every start (Parley patch).
-func parseLocale(loc string) language.Tag {
+	// Parley: "POSIX" states no language, as "C" (shorter than 2) does: English, not an error
+	// logged on every start.
 	if len(loc) < 2 || loc == "POSIX" {
-		return language.English
+		loc = "en"
 	}
+
 	tag, err := language.Parse(loc)
 	if err != nil {
 		fyne.LogError("Error parsing user locale "+loc, err)
 	}
-	return tag
+	return localeFromTag(tag)
 }
 
 func closestSupportedLocale(locs []string) fyne.Locale {
@@ -36,9 +32,19 @@ func closestSupportedLocale(locs []string) fyne.Locale {
 
 	tags := make([]language.Tag, len(locs))
 	for i, loc := range locs {
-		tags[i] = parseLocale(loc)
+		tag, err := language.Parse(loc)
+		if err != nil && loc != "C" && loc != "POSIX" { // Parley: POSIX too
+			fyne.LogError("Error parsing user locale "+loc, err)
+		}
+		tags[i] = tag
 	}
-	best, _, _ := matcher.Match(tags...)
+	best, _, conf := matcher.Match(tags...)
+	// When confidence is No the matcher may pick a language that shares only a script
+	// (for example Serbian Cyrillic resolving to Russian). Prefer the default fallback
+	// in that case rather than presenting an unrelated language.
+	if conf == language.No && len(translated) > 0 {
+		best = translated[0]
+	}
 	return localeFromTag(best)
 }
 

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/internal"
 )
 
 // Declare conformity with Layout interface
@@ -53,7 +54,7 @@ func (c CustomPaddedLayout) MinSize(objects []fyne.CanvasObject) (min fyne.Size)
 			continue
 		}
 
-		min = min.Max(child.MinSize())
+		min = internal.MaxSizes(min, child.MinSize())
 	}
 	min.Width += c.LeftPadding + c.RightPadding
 	min.Height += c.TopPadding + c.BottomPadding

@@ -1,7 +1,10 @@
 // Package layout defines the various layouts available to Fyne apps.
 package layout // import "fyne.io/fyne/v2/layout"
 
-import "fyne.io/fyne/v2"
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/internal"
+)
 
 // Declare conformity with Layout interface
 var _ fyne.Layout = (*stackLayout)(nil)
@@ -44,7 +47,7 @@ func (m stackLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
 			continue
 		}
 
-		minSize = minSize.Max(child.MinSize())
+		minSize = internal.MaxSizes(minSize, child.MinSize())
 	}
 
 	return minSize

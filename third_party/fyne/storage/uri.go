@@ -19,7 +19,11 @@ func EqualURI(t1, t2 fyne.URI) bool {
 // NewFileURI creates a new URI from the given file path.
 // Relative paths will be converted to absolute using filepath.Abs if required.
 func NewFileURI(fpath string) fyne.URI {
-	if !(path.IsAbs(fpath) || runtime.GOOS == "windows" && filepath.IsAbs(fpath)) {
+	if runtime.GOOS == "windows" && len(fpath) >= 2 && fpath[1] == ':' {
+		return repository.NewFileURI(fpath)
+	}
+
+	if !path.IsAbs(fpath) {
 		absolute, err := filepath.Abs(fpath)
 		if err == nil {
 			fpath = absolute

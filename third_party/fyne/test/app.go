@@ -4,12 +4,14 @@ package test // import "fyne.io/fyne/v2/test"
 import (
 	"net/url"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/internal"
 	intapp "fyne.io/fyne/v2/internal/app"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/painter"
+	"fyne.io/fyne/v2/internal/scheduler"
 	"fyne.io/fyne/v2/internal/test"
 	"fyne.io/fyne/v2/theme"
 )
@@ -26,12 +28,16 @@ type app struct {
 	propertyLock sync.RWMutex
 	storage      fyne.Storage
 	lifecycle    intapp.Lifecycle
+	cache        fyne.Cache
 	clip         fyne.Clipboard
 	cloud        fyne.CloudProvider
 
 	// user action variables
-	appliedTheme     fyne.Theme
-	lastNotification *fyne.Notification
+	appliedTheme              fyne.Theme
+	lastNotification          *fyne.Notification
+	scheduledNotifications    map[string]*fyne.ScheduledNotification
+	lastScheduledNotification *fyne.ScheduledNotification
+	lastCancelledScheduleID   string
 }
 
 func (a *app) CloudProvider() fyne.CloudProvider {
@@ -50,7 +56,7 @@ func (a *app) NewWindow(title string) fyne.Window {
 	return a.driver.CreateWindow(title)
 }
 
-func (a *app) OpenURL(url *url.URL) error {
+func (a *app) OpenURL(_ *url.URL) error {
 	// no-op
 	return nil
 }
@@ -61,6 +67,10 @@ func (a *app) Run() {
 
 func (a *app) Quit() {
 	// no-op
+}
+
+func (a *app) Cache() fyne.Cache {
+	return a.cache
 }
 
 func (a *app) Clipboard() fyne.Clipboard {
@@ -80,6 +90,31 @@ func (a *app) SendNotification(notify *fyne.Notification) {
 	defer a.propertyLock.Unlock()
 
 	a.lastNotification = notify
+}
+
+func (a *app) ScheduleNotification(n *fyne.Notification, when time.Time) (*fyne.ScheduledNotification, error) {
+	id, _ := scheduler.NewID()
+	scheduled := fyne.NewScheduledNotification(id, n, when)
+
+	a.propertyLock.Lock()
+	defer a.propertyLock.Unlock()
+
+	if a.scheduledNotifications == nil {
+		a.scheduledNotifications = map[string]*fyne.ScheduledNotification{}
+	}
+	a.scheduledNotifications[id] = scheduled
+	a.lastScheduledNotification = scheduled
+	return scheduled, nil
+}
+
+func (a *app) CancelScheduledNotification(id string) error {
+	a.propertyLock.Lock()
+	defer a.propertyLock.Unlock()
+
+	delete(a.scheduledNotifications, id)
+	a.lastCancelledScheduleID = id
+
+	return nil
 }
 
 func (a *app) SetCloudProvider(p fyne.CloudProvider) {
@@ -157,15 +192,18 @@ func NewApp() fyne.App {
 	settings := &testSettings{scale: 1.0, theme: Theme()}
 	prefs := internal.NewInMemoryPreferences()
 	store := &testStorage{}
-	test := &app{settings: settings, prefs: prefs, storage: store, driver: NewDriver().(*driver), clip: NewClipboard()}
-	settings.app = test
+	testApp := &app{
+		settings: settings, prefs: prefs, storage: store, driver: NewDriver().(*driver), clip: NewClipboard(),
+		cache: makeCache(),
+	}
+	settings.app = testApp
 	root, _ := store.docRootURI()
 	store.Docs = &internal.Docs{RootDocURI: root}
 	painter.ClearFontCache()
 	cache.ResetThemeCaches()
-	fyne.SetCurrentApp(test)
+	fyne.SetCurrentApp(testApp)
 
-	return test
+	return testApp
 }
 
 type testSettings struct {
@@ -246,17 +284,15 @@ func (s *testSettings) apply() {
 		listener <- s
 	}
 
-	s.app.driver.DoFromGoroutine(func() {
-		s.app.propertyLock.Lock()
-		painter.ClearFontCache()
-		cache.ResetThemeCaches()
-		intapp.ApplySettings(s, s.app)
-		s.app.propertyLock.Unlock()
+	s.app.propertyLock.Lock()
+	painter.ClearFontCache()
+	cache.ResetThemeCaches()
+	intapp.ApplySettings(s, s.app)
+	s.app.propertyLock.Unlock()
 
-		for _, l := range listenersFns {
-			l(s)
-		}
-	}, false)
+	for _, l := range listenersFns {
+		l(s)
+	}
 
 	s.app.propertyLock.Lock()
 	s.app.appliedTheme = s.Theme()

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	fynecanvas "fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/software"
 	col "fyne.io/fyne/v2/internal/color"
 	intdriver "fyne.io/fyne/v2/internal/driver"
 	"fyne.io/fyne/v2/layout"
@@ -65,7 +66,7 @@ func (r *markupRenderer) setColorAttrWithDefault(attrs map[string]*string, name 
 	}
 
 	rd, g, b, a := col.ToNRGBA(c)
-	r.setStringAttr(attrs, name, fmt.Sprintf("rgba(%d,%d,%d,%d)", uint8(rd), uint8(g), uint8(b), uint8(a)))
+	r.setStringAttr(attrs, name, fmt.Sprintf("rgba(%d,%d,%d,%d)", rd, g, b, a))
 }
 
 func (r *markupRenderer) setFillModeAttr(attrs map[string]*string, name string, m fynecanvas.ImageFill) {
@@ -153,7 +154,7 @@ func (r *markupRenderer) setResourceAttr(attrs map[string]*string, name string, 
 	if !named {
 		// That’s some magic to access the private `source` field of the themed resource.
 		v := reflect.ValueOf(rsc).Elem().Field(0)
-		src := reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem().Interface().(fyne.Resource)
+		src := reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem().Interface().(fyne.Resource) //gosec:disable G103
 		r.setResourceAttr(attrs, name, src)
 	}
 	r.setStringAttr(attrs, "themed", variant)
@@ -187,7 +188,7 @@ func (r *markupRenderer) setStringAttr(attrs map[string]*string, name string, s 
 func (r *markupRenderer) writeCanvas(c fyne.Canvas) {
 	attrs := map[string]*string{}
 	r.setSizeAttr(attrs, "size", c.Size())
-	if tc, ok := c.(WindowlessCanvas); ok {
+	if tc, ok := c.(software.WindowlessCanvas); ok {
 		r.setBoolAttr(attrs, "padded", tc.Padded())
 	}
 	r.writeTag("canvas", false, attrs)
@@ -219,6 +220,8 @@ func (r *markupRenderer) writeCanvasObject(obj fyne.CanvasObject, _, _ fyne.Posi
 	r.setPosAttr(attrs, "pos", obj.Position())
 	r.setSizeAttr(attrs, "size", obj.Size())
 	switch o := obj.(type) {
+	case *fynecanvas.Blur:
+		r.writeBlur(o, attrs)
 	case *fynecanvas.Circle:
 		r.writeCircle(o, attrs)
 	case *fynecanvas.Image:
@@ -231,7 +234,7 @@ func (r *markupRenderer) writeCanvasObject(obj fyne.CanvasObject, _, _ fyne.Posi
 		r.writeRadialGradient(o, attrs)
 	case *fynecanvas.Raster:
 		r.writeRaster(o, attrs)
-	case *fynecanvas.Polygon:
+	case *fynecanvas.RegularPolygon:
 		r.writePolygon(o, attrs)
 	case *fynecanvas.Rectangle:
 		r.writeRectangle(o, attrs)
@@ -245,11 +248,22 @@ func (r *markupRenderer) writeCanvasObject(obj fyne.CanvasObject, _, _ fyne.Posi
 		r.writeSpacer(o, attrs)
 	case *fynecanvas.Arc:
 		r.writeArc(o, attrs)
+	case *fynecanvas.BezierCurve:
+		r.writeBezierCurve(o, attrs)
+	case *fynecanvas.ArbitraryPolygon:
+		r.writeArbitraryPolygon(o, attrs)
+	case *fynecanvas.Ellipse:
+		r.writeEllipse(o, attrs)
 	default:
 		panic(fmt.Sprint("please add support for", reflect.TypeOf(o)))
 	}
 
 	return false
+}
+
+func (r *markupRenderer) writeBlur(b *fynecanvas.Blur, attrs map[string]*string) {
+	r.setFloatAttr(attrs, "radius", float64(b.Radius))
+	r.writeTag("blur", true, attrs)
 }
 
 func (r *markupRenderer) writeArc(a *fynecanvas.Arc, attrs map[string]*string) {
@@ -267,6 +281,7 @@ func (r *markupRenderer) writeCircle(c *fynecanvas.Circle, attrs map[string]*str
 	r.setColorAttr(attrs, "fillColor", c.FillColor)
 	r.setColorAttr(attrs, "strokeColor", c.StrokeColor)
 	r.setFloatAttr(attrs, "strokeWidth", float64(c.StrokeWidth))
+	r.setShadowAttrs(attrs, c.Shadow)
 	r.writeTag("circle", true, attrs)
 }
 
@@ -322,6 +337,17 @@ func (r *markupRenderer) writeLine(l *fynecanvas.Line, attrs map[string]*string)
 	r.writeTag("line", true, attrs)
 }
 
+func (r *markupRenderer) writeBezierCurve(bc *fynecanvas.BezierCurve, attrs map[string]*string) {
+	r.setColorAttr(attrs, "strokeColor", bc.StrokeColor)
+	r.setFloatAttrWithDefault(attrs, "strokeWidth", float64(bc.StrokeWidth), 1)
+	r.setFloatPosAttr(attrs, "startPoint", float64(bc.StartPoint.X), float64(bc.StartPoint.Y))
+	r.setFloatPosAttr(attrs, "endPoint", float64(bc.EndPoint.X), float64(bc.EndPoint.Y))
+	for i, cp := range bc.ControlPoints {
+		r.setFloatPosAttr(attrs, fmt.Sprintf("controlPoint%d", i+1), float64(cp.X), float64(cp.Y))
+	}
+	r.writeTag("bezierCurve", true, attrs)
+}
+
 func (r *markupRenderer) writeLinearGradient(g *fynecanvas.LinearGradient, attrs map[string]*string) {
 	r.setColorAttr(attrs, "startColor", g.StartColor)
 	r.setColorAttr(attrs, "endColor", g.EndColor)
@@ -341,7 +367,7 @@ func (r *markupRenderer) writeRaster(rst *fynecanvas.Raster, attrs map[string]*s
 	r.writeTag("raster", true, attrs)
 }
 
-func (r *markupRenderer) writePolygon(rct *fynecanvas.Polygon, attrs map[string]*string) {
+func (r *markupRenderer) writePolygon(rct *fynecanvas.RegularPolygon, attrs map[string]*string) {
 	r.setColorAttr(attrs, "fillColor", rct.FillColor)
 	r.setColorAttr(attrs, "strokeColor", rct.StrokeColor)
 	r.setFloatAttr(attrs, "strokeWidth", float64(rct.StrokeWidth))
@@ -349,6 +375,20 @@ func (r *markupRenderer) writePolygon(rct *fynecanvas.Polygon, attrs map[string]
 	r.setFloatAttr(attrs, "angle", float64(rct.Angle))
 	r.setFloatAttr(attrs, "sides", float64(rct.Sides))
 	r.writeTag("polygon", true, attrs)
+}
+
+func (r *markupRenderer) writeArbitraryPolygon(p *fynecanvas.ArbitraryPolygon, attrs map[string]*string) {
+	r.setColorAttr(attrs, "fillColor", p.FillColor)
+	r.setColorAttr(attrs, "strokeColor", p.StrokeColor)
+	r.setFloatAttr(attrs, "strokeWidth", float64(p.StrokeWidth))
+	r.setBoolAttr(attrs, "normalizedPoints", p.NormalizedPoints)
+	for i, pt := range p.Points {
+		r.setFloatPosAttr(attrs, fmt.Sprintf("point%d", i), float64(pt.X), float64(pt.Y))
+	}
+	for i, radius := range p.CornerRadii {
+		r.setFloatAttr(attrs, fmt.Sprintf("radius%d", i), float64(radius))
+	}
+	r.writeTag("arbitraryPolygon", true, attrs)
 }
 
 func (r *markupRenderer) writeRectangle(rct *fynecanvas.Rectangle, attrs map[string]*string) {
@@ -361,7 +401,23 @@ func (r *markupRenderer) writeRectangle(rct *fynecanvas.Rectangle, attrs map[str
 	r.setFloatAttr(attrs, "topLeftRadius", float64(rct.TopLeftCornerRadius))
 	r.setFloatAttr(attrs, "bottomRightRadius", float64(rct.BottomRightCornerRadius))
 	r.setFloatAttr(attrs, "bottomLeftRadius", float64(rct.BottomLeftCornerRadius))
+	r.setShadowAttrs(attrs, rct.Shadow)
 	r.writeTag("rectangle", true, attrs)
+}
+
+func (r *markupRenderer) writeEllipse(e *fynecanvas.Ellipse, attrs map[string]*string) {
+	r.setColorAttr(attrs, "fillColor", e.FillColor)
+	r.setColorAttr(attrs, "strokeColor", e.StrokeColor)
+	r.setFloatAttr(attrs, "strokeWidth", float64(e.StrokeWidth))
+	r.writeTag("ellipse", true, attrs)
+}
+
+func (r *markupRenderer) setShadowAttrs(attrs map[string]*string, s fynecanvas.Shadow) {
+	r.setColorAttr(attrs, "shadowColor", s.Color)
+	r.setFloatAttr(attrs, "shadowBlurRadius", float64(s.BlurRadius))
+	r.setFloatAttr(attrs, "shadowSpread", float64(s.Spread))
+	r.setPosAttr(attrs, "shadowOffset", s.Offset)
+	r.setFloatAttr(attrs, "shadowVariant", float64(s.Variant))
 }
 
 func (r *markupRenderer) writeSpacer(_ *layout.Spacer, attrs map[string]*string) {
@@ -411,7 +467,7 @@ func (r *markupRenderer) writeWidget(w fyne.Widget, attrs map[string]*string) {
 func nrgbaColor(c color.Color) color.NRGBA {
 	// using ColorToNRGBA to avoid problems with colors with 16-bit components or alpha values that aren't 0 or the maximum possible alpha value
 	r, g, b, a := col.ToNRGBA(c)
-	return color.NRGBA{R: uint8(r), G: uint8(g), B: uint8(b), A: uint8(a)}
+	return color.NRGBA{R: r, G: g, B: b, A: a}
 }
 
 //gocyclo:ignore

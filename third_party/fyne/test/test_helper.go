@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/painter/software"
 	"fyne.io/fyne/v2/internal/test"
@@ -40,7 +41,7 @@ func AssertCanvasTappableAt(t *testing.T, c fyne.Canvas, pos fyne.Position) bool
 func AssertObjectRendersToImage(t *testing.T, masterFilename string, o fyne.CanvasObject, msgAndArgs ...any) bool {
 	c := NewCanvasWithPainter(software.NewPainter())
 	c.SetPadded(false)
-	size := o.MinSize().Max(o.Size())
+	size := internal.MaxSizes(o.MinSize(), o.Size())
 	c.SetContent(o)
 	c.Resize(size) // ensure we are large enough for current size
 
@@ -62,7 +63,7 @@ func AssertObjectRendersToImage(t *testing.T, masterFilename string, o fyne.Canv
 func AssertObjectRendersToMarkup(t *testing.T, masterFilename string, o fyne.CanvasObject, msgAndArgs ...any) bool {
 	c := NewCanvas()
 	c.SetPadded(false)
-	size := o.MinSize().Max(o.Size())
+	size := internal.MaxSizes(o.MinSize(), o.Size())
 	c.SetContent(o)
 	c.Resize(size) // ensure we are large enough for current size
 

@@ -113,6 +113,7 @@ func NewTheme() fyne.Theme {
 			theme.SizeNamePadding:            float32(10),
 			theme.SizeNameScrollBar:          float32(10),
 			theme.SizeNameScrollBarSmall:     float32(2),
+			theme.SizeNameSplitThickness:     float32(9),
 			theme.SizeNameSeparatorThickness: float32(1),
 			theme.SizeNameText:               float32(18),
 			theme.SizeNameHeadingText:        float32(30.6),
@@ -120,8 +121,14 @@ func NewTheme() fyne.Theme {
 			theme.SizeNameCaptionText:        float32(15),
 			theme.SizeNameInputBorder:        float32(5),
 			theme.SizeNameInputRadius:        float32(2),
+			theme.SizeNameButtonRadius:       float32(2),
+			theme.SizeNameModalBlurRadius:    float32(3),
 			theme.SizeNameSelectionRadius:    float32(6),
 			theme.SizeNameScrollBarRadius:    float32(2),
+			theme.SizeNameCardRadius:         float32(6),
+			theme.SizeNameDialogRadius:       float32(12),
+			theme.SizeNamePopupRadius:        float32(5),
+			theme.SizeNameMenuRadius:         float32(4),
 		},
 	}
 }
@@ -131,34 +138,36 @@ func Theme() fyne.Theme {
 	if defaultTheme == nil {
 		defaultTheme = &configurableTheme{
 			colors: map[fyne.ThemeColorName]color.Color{
-				theme.ColorNameBackground:          color.NRGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff},
-				theme.ColorNameButton:              color.NRGBA{R: 0x33, G: 0x33, B: 0x33, A: 0xff},
-				theme.ColorNameDisabled:            color.NRGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff},
-				theme.ColorNameDisabledButton:      color.NRGBA{R: 0x22, G: 0x22, B: 0x22, A: 0xff},
-				theme.ColorNameError:               color.NRGBA{R: 0xf4, G: 0x43, B: 0x36, A: 0xff},
-				theme.ColorNameFocus:               color.NRGBA{R: 0x78, G: 0x3a, B: 0x3a, A: 0xff},
-				theme.ColorNameForeground:          color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff},
-				theme.ColorNameForegroundOnError:   color.NRGBA{R: 0x08, G: 0x0a, B: 0x0f, A: 0xff},
-				theme.ColorNameForegroundOnPrimary: color.NRGBA{R: 0x08, G: 0x0c, B: 0x0f, A: 0xff},
-				theme.ColorNameForegroundOnSuccess: color.NRGBA{R: 0x0a, G: 0x0c, B: 0x0f, A: 0xff},
-				theme.ColorNameForegroundOnWarning: color.NRGBA{R: 0x08, G: 0x0c, B: 0x0a, A: 0xff},
-				theme.ColorNameHeaderBackground:    color.NRGBA{R: 0x25, G: 0x25, B: 0x25, A: 0xff},
-				theme.ColorNameHover:               color.NRGBA{R: 0x88, G: 0xff, B: 0xff, A: 0x22},
-				theme.ColorNameHyperlink:           color.NRGBA{R: 0xff, G: 0xcc, B: 0x80, A: 0xff},
-				theme.ColorNameInputBackground:     color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff},
-				theme.ColorNameInputBorder:         color.NRGBA{R: 0x86, G: 0x86, B: 0x86, A: 0xff},
-				theme.ColorNameMenuBackground:      color.NRGBA{R: 0x56, G: 0x56, B: 0x56, A: 0xff},
-				theme.ColorNameOverlayBackground:   color.NRGBA{R: 0x28, G: 0x28, B: 0x28, A: 0xff},
-				theme.ColorNamePlaceHolder:         color.NRGBA{R: 0xaa, G: 0xaa, B: 0xaa, A: 0xff},
-				theme.ColorNamePressed:             color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0x33},
-				theme.ColorNamePrimary:             color.NRGBA{R: 0xff, G: 0xc0, B: 0x80, A: 0xff},
-				theme.ColorNameScrollBar:           color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xaa},
-				theme.ColorNameScrollBarBackground: color.NRGBA{R: 0x67, G: 0x66, B: 0x66, A: 0xff},
-				theme.ColorNameSelection:           color.NRGBA{R: 0x78, G: 0x3a, B: 0x3a, A: 0x99},
-				theme.ColorNameSeparator:           color.NRGBA{R: 0x90, G: 0x90, B: 0x90, A: 0xff},
-				theme.ColorNameShadow:              color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0x88},
-				theme.ColorNameSuccess:             color.NRGBA{R: 0x00, G: 0x99, B: 0x00, A: 0xff},
-				theme.ColorNameWarning:             color.NRGBA{R: 0xee, G: 0xee, B: 0x00, A: 0xff},
+				theme.ColorNameBackground:                color.NRGBA{R: 0x44, G: 0x44, B: 0x44, A: 0xff},
+				theme.ColorNameButton:                    color.NRGBA{R: 0x33, G: 0x33, B: 0x33, A: 0xff},
+				theme.ColorNameDisabled:                  color.NRGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff},
+				theme.ColorNameDisabledButton:            color.NRGBA{R: 0x22, G: 0x22, B: 0x22, A: 0xff},
+				theme.ColorNameError:                     color.NRGBA{R: 0xf4, G: 0x43, B: 0x36, A: 0xff},
+				theme.ColorNameFocus:                     color.NRGBA{R: 0x78, G: 0x3a, B: 0x3a, A: 0xff},
+				theme.ColorNameForeground:                color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff},
+				theme.ColorNameForegroundOnError:         color.NRGBA{R: 0x08, G: 0x0a, B: 0x0f, A: 0xff},
+				theme.ColorNameForegroundOnPrimary:       color.NRGBA{R: 0x08, G: 0x0c, B: 0x0f, A: 0xff},
+				theme.ColorNameForegroundOnSuccess:       color.NRGBA{R: 0x0a, G: 0x0c, B: 0x0f, A: 0xff},
+				theme.ColorNameForegroundOnWarning:       color.NRGBA{R: 0x08, G: 0x0c, B: 0x0a, A: 0xff},
+				theme.ColorNameHeaderBackground:          color.NRGBA{R: 0x25, G: 0x25, B: 0x25, A: 0xff},
+				theme.ColorNameHover:                     color.NRGBA{R: 0x88, G: 0xff, B: 0xff, A: 0x22},
+				theme.ColorNameHyperlink:                 color.NRGBA{R: 0xff, G: 0xcc, B: 0x80, A: 0xff},
+				theme.ColorNameInnerWindowBorder:         color.NRGBA{R: 0x28, G: 0x28, B: 0x28, A: 0xff},
+				theme.ColorNameInnerWindowBorderInactive: color.NRGBA{R: 0x25, G: 0x25, B: 0x25, A: 0xff},
+				theme.ColorNameInputBackground:           color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff},
+				theme.ColorNameInputBorder:               color.NRGBA{R: 0x86, G: 0x86, B: 0x86, A: 0xff},
+				theme.ColorNameMenuBackground:            color.NRGBA{R: 0x56, G: 0x56, B: 0x56, A: 0xff},
+				theme.ColorNameOverlayBackground:         color.NRGBA{R: 0x28, G: 0x28, B: 0x28, A: 0xff},
+				theme.ColorNamePlaceHolder:               color.NRGBA{R: 0xaa, G: 0xaa, B: 0xaa, A: 0xff},
+				theme.ColorNamePressed:                   color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0x33},
+				theme.ColorNamePrimary:                   color.NRGBA{R: 0xff, G: 0xc0, B: 0x80, A: 0xff},
+				theme.ColorNameScrollBar:                 color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0xaa},
+				theme.ColorNameScrollBarBackground:       color.NRGBA{R: 0x67, G: 0x66, B: 0x66, A: 0xff},
+				theme.ColorNameSelection:                 color.NRGBA{R: 0x78, G: 0x3a, B: 0x3a, A: 0x99},
+				theme.ColorNameSeparator:                 color.NRGBA{R: 0x90, G: 0x90, B: 0x90, A: 0xff},
+				theme.ColorNameShadow:                    color.NRGBA{R: 0x00, G: 0x00, B: 0x00, A: 0x88},
+				theme.ColorNameSuccess:                   color.NRGBA{R: 0x00, G: 0x99, B: 0x00, A: 0xff},
+				theme.ColorNameWarning:                   color.NRGBA{R: 0xee, G: 0xee, B: 0x00, A: 0xff},
 			},
 			fonts: map[fyne.TextStyle]fyne.Resource{
 				{}:                         theme.DefaultTextFont(),
@@ -176,19 +185,27 @@ func Theme() fyne.Theme {
 				theme.SizeNamePadding:              float32(4),
 				theme.SizeNameScrollBar:            float32(16),
 				theme.SizeNameScrollBarSmall:       float32(3),
+				theme.SizeNameSplitThickness:       float32(5),
 				theme.SizeNameSeparatorThickness:   float32(1),
 				theme.SizeNameText:                 float32(14),
 				theme.SizeNameHeadingText:          float32(23.8),
 				theme.SizeNameSubHeadingText:       float32(18),
 				theme.SizeNameCaptionText:          float32(11),
+				theme.SizeNameInnerWindowRadius:    float32(5),
 				theme.SizeNameInputBorder:          float32(2),
 				theme.SizeNameInputRadius:          float32(4),
+				theme.SizeNameButtonRadius:         float32(4),
+				theme.SizeNameModalBlurRadius:      float32(1.5),
 				theme.SizeNameSelectionRadius:      float32(4),
 				theme.SizeNameScrollBarRadius:      float32(3),
 				theme.SizeNameWindowTitleBarHeight: float32(20),
 				theme.SizeNameWindowButtonHeight:   float32(10),
 				theme.SizeNameWindowButtonIcon:     float32(8),
 				theme.SizeNameWindowButtonRadius:   float32(5),
+				theme.SizeNameCardRadius:           float32(6),
+				theme.SizeNameDialogRadius:         float32(12),
+				theme.SizeNamePopupRadius:          float32(5),
+				theme.SizeNameMenuRadius:           float32(4),
 			},
 		}
 	}
@@ -213,11 +230,15 @@ func (t *configurableTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) co
 }
 
 func (t *configurableTheme) Font(style fyne.TextStyle) fyne.Resource {
-	if t.fonts[style] == nil {
+	lookup := style
+	lookup.Strikethrough = false
+	lookup.Underline = false
+
+	if t.fonts[lookup] == nil {
 		fyne.LogError(fmt.Sprintf("font for style %#v not defined in theme %s", style, t.name), nil)
 	}
 
-	return t.fonts[style]
+	return t.fonts[lookup]
 }
 
 func (t *configurableTheme) Icon(n fyne.ThemeIconName) fyne.Resource {

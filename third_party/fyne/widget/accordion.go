@@ -129,12 +129,14 @@ func (a *Accordion) RemoveIndex(index int) {
 
 type accordionRenderer struct {
 	widget.BaseRenderer
-	container *Accordion
-	headers   []*Button
-	dividers  []fyne.CanvasObject
+	container    *Accordion
+	headers      []*Button
+	dividers     []fyne.CanvasObject
+	minSizeCache fyne.Size
 }
 
 func (r *accordionRenderer) Layout(size fyne.Size) {
+	r.updateObjects()
 	th := r.container.Theme()
 	pad := th.Size(theme.SizeNamePadding)
 	separator := th.Size(theme.SizeNameSeparatorThickness)
@@ -193,6 +195,11 @@ func (r *accordionRenderer) Layout(size fyne.Size) {
 }
 
 func (r *accordionRenderer) MinSize() fyne.Size {
+	if !r.minSizeCache.IsZero() {
+		return r.minSizeCache
+	}
+
+	r.updateObjects()
 	th := r.container.Theme()
 	pad := th.Size(theme.SizeNamePadding)
 	size := fyne.Size{}
@@ -212,10 +219,12 @@ func (r *accordionRenderer) MinSize() fyne.Size {
 		}
 	}
 
+	r.minSizeCache = size
 	return size
 }
 
 func (r *accordionRenderer) Refresh() {
+	r.minSizeCache = fyne.Size{}
 	r.updateObjects()
 	r.Layout(r.container.Size())
 	canvas.Refresh(r.container)

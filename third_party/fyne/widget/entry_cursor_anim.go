@@ -15,10 +15,14 @@ var timeNow = time.Now // used in tests
 const (
 	// Parley: the cursor stops blinking (and stays on) after this long without typing or
 	// moving it, as GTK's cursor-blink-timeout does: a blinking cursor redraws the window
-	// about 12 times a second, which an idle app pays for in power.
-	cursorBlinkTimeout  = 10 * time.Second
-	cursorInterruptTime = 300 * time.Millisecond
-	cursorFadeAlpha     = uint8(0x16)
+	// several times a second, which an idle app pays for in power.
+	cursorBlinkTimeout      = 10 * time.Second
+	cursorInterruptDuration = 300 * time.Millisecond
+	cursorFadeAlpha         = uint8(0x16)
+	cursorFadeRatio         = float32(0.2)
+
+	fadeStart = 0.5 - cursorFadeRatio/2
+	fadeStop  = 0.5 + cursorFadeRatio/2
 )
 
 type entryCursorAnimation struct {
@@ -34,66 +38,61 @@ func newEntryCursorAnimation(cursor *canvas.Rectangle) *entryCursorAnimation {
 }
 
 // creates fyne animation
-func (a *entryCursorAnimation) createAnim(inverted bool) *fyne.Animation {
-	cursorOpaque := theme.Color(theme.ColorNamePrimary)
-	ri, gi, bi, _ := col.ToNRGBA(cursorOpaque)
-	r := uint8(ri >> 8)
-	g := uint8(gi >> 8)
-	b := uint8(bi >> 8)
-	cursorDim := color.NRGBA{R: r, G: g, B: b, A: cursorFadeAlpha}
-	if inverted {
-		a.cursor.FillColor = cursorOpaque
-	} else {
-		a.cursor.FillColor = cursorDim
-	}
+func (a *entryCursorAnimation) createAnim() *fyne.Animation {
+	r, g, b, opaqueAlpha := col.ToNRGBA(theme.Color(theme.ColorNamePrimary))
+	opaqueColor := color.NRGBA{R: r, G: g, B: b, A: opaqueAlpha}
+	endColor := color.NRGBA{R: r, G: g, B: b, A: cursorFadeAlpha}
+	startColor := opaqueColor
+	a.cursor.FillColor = startColor
 
+	deltaA := float32(int(endColor.A) - int(startColor.A))
 	interrupted := false
 	anim := fyne.NewAnimation(time.Second/2, func(f float32) {
 		if timeNow().Sub(a.lastInterruptTime) > cursorBlinkTimeout {
 			// Parley: rest, on, until the next key or focus.
-			a.cursor.FillColor = cursorOpaque
+			a.cursor.FillColor = opaqueColor
 			a.cursor.Refresh()
 			a.anim.Stop()
 			a.anim = nil
 			a.resting = true
 			return
 		}
-		shouldInterrupt := timeNow().Sub(a.lastInterruptTime) <= cursorInterruptTime
-		if shouldInterrupt {
+		if timeNow().Sub(a.lastInterruptTime) < cursorInterruptDuration {
 			if !interrupted {
-				a.cursor.FillColor = cursorOpaque
+				a.cursor.FillColor = opaqueColor
 				a.cursor.Refresh()
 				interrupted = true
 			}
 			return
 		}
+
 		if interrupted {
-			a.anim.Stop()
-			if !inverted {
-				a.anim = a.createAnim(true)
-			}
 			interrupted = false
-			canStart := a.anim != nil
-			if canStart {
-				a.anim.Start()
-			}
+			// stop and start effectively restarts animation from the beginning
+			a.anim.Stop()
+			a.anim.Start()
 			return
 		}
 
-		// Parley: the cursor switches at the middle rather than fading over a fifth of each
-		// half-second: each step of a fade redraws the whole window (12 times a second,
-		// against 2).
-		if f < 0.5 {
-			if _, _, _, al := a.cursor.FillColor.RGBA(); uint8(al>>8) == cursorFadeAlpha {
+		var alpha uint8
+		if f < fadeStart {
+			if a.cursor.FillColor == startColor {
 				return
 			}
-			a.cursor.FillColor = cursorDim
+
+			a.cursor.FillColor = startColor
+		} else if f > fadeStop {
+			if a.cursor.FillColor == endColor {
+				return
+			}
+
+			a.cursor.FillColor = endColor
 		} else {
-			if _, _, _, al := a.cursor.FillColor.RGBA(); al == 0xffff {
-				return
-			}
-			a.cursor.FillColor = cursorOpaque
+			fade := (f - fadeStart) / cursorFadeRatio
+			alpha = startColor.A + uint8(deltaA*fade)
+			a.cursor.FillColor = color.NRGBA{R: r, G: g, B: b, A: alpha}
 		}
+
 		a.cursor.Refresh()
 	})
 
@@ -108,29 +107,28 @@ func (a *entryCursorAnimation) start() {
 	if a.resting {
 		return // Parley: a refresh does not wake a resting cursor; a key does (interrupt)
 	}
-	isStopped := a.anim == nil
-	if isStopped {
+	if a.anim == nil {
 		// Parley: a cursor shown (focused) blinks for cursorBlinkTimeout from now.
-		if timeNow().Sub(a.lastInterruptTime) > cursorInterruptTime {
-			a.lastInterruptTime = timeNow().Add(-cursorInterruptTime - time.Millisecond)
+		if timeNow().Sub(a.lastInterruptTime) >= cursorInterruptDuration {
+			a.lastInterruptTime = timeNow().Add(-cursorInterruptDuration)
 		}
-		a.anim = a.createAnim(false)
+		a.anim = a.createAnim()
 		a.anim.Start()
 	}
 }
 
-// temporarily stops the animation by "cursorInterruptTime".
+// Stops the animation for cursorInterruptDuration.
+// This is used to keep the cursor visible while typing.
 func (a *entryCursorAnimation) interrupt() {
 	a.lastInterruptTime = timeNow()
 	if a.active && a.anim == nil {
 		// Parley: typing wakes a resting cursor.
 		a.resting = false
-		a.anim = a.createAnim(false)
+		a.anim = a.createAnim()
 		a.anim.Start()
 	}
 }
 
-// stops cursor animation.
 func (a *entryCursorAnimation) stop() {
 	a.active, a.resting = false, false
 	if a.anim != nil {

@@ -11,10 +11,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// errFormItemInitialState defines the error if the initial validation for a FormItem result
-// in an error
-var errFormItemInitialState = errors.New("widget.FormItem initial state error")
-
 // FormItem provides the details for a row in a form
 type FormItem struct {
 	Text   string
@@ -23,10 +19,13 @@ type FormItem struct {
 	// Since: 2.0
 	HintText string
 
-	validationError error
-	invalid         bool
-	helperOutput    *canvas.Text
-	wasFocused      bool
+	// Since: 2.8
+	Required bool
+
+	validationError        error
+	invalid, meetsRequired bool
+	helperOutput           *canvas.Text
+	wasFocused             bool
 }
 
 // NewFormItem creates a new form item with the specified label text and input widget
@@ -58,8 +57,14 @@ type Form struct {
 	// Since: 2.5
 	Orientation Orientation
 
+	// Validator allows a form to handle some overall validation before it will enable Submit.
+	//
+	// Since: 2.8
+	Validator func() error `json:"-"`
+
 	itemGrid     *fyne.Container
 	buttonBox    *fyne.Container
+	validateText *canvas.Text
 	cancelButton *Button
 	submitButton *Button
 
@@ -81,7 +86,7 @@ func (f *Form) AppendItem(item *FormItem) {
 
 	f.Items = append(f.Items, item)
 	if f.itemGrid != nil {
-		f.itemGrid.Add(f.createLabel(item.Text))
+		f.itemGrid.Add(f.createLabel(item))
 		f.itemGrid.Add(f.createInput(item))
 		f.setUpValidation(item.Widget, len(f.Items)-1)
 	}
@@ -102,6 +107,7 @@ func (f *Form) Refresh() {
 	f.ensureRenderItems()
 	f.updateButtons()
 	f.updateLabels()
+	f.checkValidation(nil)
 
 	if f.isVertical() {
 		f.itemGrid.Layout = layout.NewVBoxLayout()
@@ -140,10 +146,44 @@ func (f *Form) Disabled() bool {
 	return f.disabled
 }
 
+// RemoveItem removes a specified item from the form.
+//
+// Since: 2.8
+func (f *Form) RemoveItem(item *FormItem) {
+	if len(f.Items) == 0 {
+		return
+	}
+	if f.Items[0] == item {
+		f.Items = f.Items[1:]
+	} else if f.Items[len(f.Items)-1] == item {
+		f.Items = f.Items[:len(f.Items)-1]
+	} else {
+		pos := -1
+		for i, child := range f.Items {
+			if child == item {
+				pos = i
+				break
+			}
+		}
+
+		if pos != -1 {
+			f.Items = append(f.Items[:pos], f.Items[pos+1:]...)
+		} else {
+			return
+		}
+	}
+
+	f.Refresh()
+}
+
 // SetOnValidationChanged is intended for parent widgets or containers to hook into the validation.
 // The function might be overwritten by a parent that cares about child validation (e.g. widget.Form)
 func (f *Form) SetOnValidationChanged(callback func(error)) {
 	f.onValidationChanged = callback
+
+	if callback != nil && f.validationError != nil {
+		callback(f.validationError)
+	}
 }
 
 // Validate validates the entire form and returns the first error that is encountered.
@@ -180,6 +220,31 @@ func (f *Form) createInput(item *FormItem) fyne.CanvasObject {
 	return &fyne.Container{Layout: formItemLayout{form: f}, Objects: []fyne.CanvasObject{item.Widget, textContainer}}
 }
 
+// unwrapItemWidget returns the widget actually shown by rendered, stripping the
+// hint/validation container createInput sometimes wraps it in.
+func (*Form) unwrapItemWidget(rendered fyne.CanvasObject) fyne.CanvasObject {
+	if c, ok := rendered.(*fyne.Container); ok && len(c.Objects) > 0 {
+		return c.Objects[0]
+	}
+	return rendered
+}
+
+func (f *Form) itemRendersWidget(rendered, widget fyne.CanvasObject) bool {
+	return f.unwrapItemWidget(rendered) == widget
+}
+
+// detachValidation unhooks the callbacks setUpValidation registered on widget, so a
+// caller that keeps interacting with a widget no longer shown by the form can't have
+// it write stale state into the FormItem slot it used to occupy.
+func (*Form) detachValidation(widget fyne.CanvasObject) {
+	if v, ok := widget.(fyne.Validatable); ok {
+		v.SetOnValidationChanged(nil)
+	}
+	if r, ok := widget.(fyne.Requireable); ok {
+		r.SetOnRequiredChanged(nil)
+	}
+}
+
 func (f *Form) itemWidgetHasValidator(w fyne.CanvasObject) bool {
 	value := reflect.ValueOf(w).Elem()
 	validatorField := value.FieldByName("Validator")
@@ -193,21 +258,27 @@ func (f *Form) itemWidgetHasValidator(w fyne.CanvasObject) bool {
 	return validator != nil
 }
 
-func (f *Form) createLabel(text string) fyne.CanvasObject {
-	th := f.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	label := &canvas.Text{
-		Text:      text,
-		Alignment: fyne.TextAlignTrailing,
-		Color:     th.Color(theme.ColorNameForeground, v),
-		TextSize:  th.Size(theme.SizeNameText),
-		TextStyle: fyne.TextStyle{Bold: true},
-	}
+func (f *Form) createLabel(item *FormItem) fyne.CanvasObject {
+	label := NewRichTextWithText(item.Text)
+	seg1 := label.Segments[0].(*TextSegment)
+	seg1.Style.Alignment = fyne.TextAlignTrailing
+	seg1.Style.TextStyle.Bold = true
 	if f.isVertical() {
-		label.Alignment = fyne.TextAlignLeading
+		seg1.Style.Alignment = fyne.TextAlignLeading
 	}
 
-	return &fyne.Container{Layout: &formLabelLayout{form: f}, Objects: []fyne.CanvasObject{label}}
+	if item.Required {
+		marker := &TextSegment{Text: "* "}
+		if dis, ok := item.Widget.(fyne.Disableable); ok && dis.Disabled() {
+			marker.Style.ColorName = theme.ColorNameDisabled
+		} else {
+			marker.Style.ColorName = theme.ColorNameError
+		}
+		marker.Style.Inline = true
+		label.Segments = append([]RichTextSegment{marker}, label.Segments...)
+	}
+
+	return label
 }
 
 func (f *Form) updateButtons() {
@@ -251,6 +322,26 @@ func (f *Form) checkValidation(err error) {
 			f.submitButton.Disable()
 			return
 		}
+		if item.Required {
+			if has, ok := item.Widget.(fyne.Requireable); ok && !has.HasValue() {
+				f.submitButton.Disable()
+				return
+			}
+		}
+	}
+
+	if f.Validator != nil {
+		err := f.Validator()
+		if err != nil {
+			f.validationError = err
+			f.validateText.Text = err.Error()
+			f.validateText.Show()
+			f.submitButton.Disable()
+			return
+		} else {
+			f.validationError = nil
+			f.validateText.Hide()
+		}
 	}
 
 	if !f.disabled {
@@ -260,6 +351,23 @@ func (f *Form) checkValidation(err error) {
 
 func (f *Form) ensureRenderItems() {
 	done := len(f.itemGrid.Objects) / 2
+	for i := 0; i < done && i < len(f.Items); i++ {
+		item := f.Items[i]
+		old := f.itemGrid.Objects[i*2+1]
+		if f.itemRendersWidget(old, item.Widget) {
+			continue
+		}
+
+		f.detachValidation(f.unwrapItemWidget(old))
+		item.validationError = nil
+		item.invalid = false
+		item.wasFocused = false
+		item.helperOutput = nil
+
+		f.setUpValidation(item.Widget, i)
+		f.itemGrid.Objects[i*2+1] = f.createInput(item)
+	}
+
 	if done >= len(f.Items) {
 		f.itemGrid.Objects = f.itemGrid.Objects[0 : len(f.Items)*2]
 		return
@@ -273,7 +381,7 @@ func (f *Form) ensureRenderItems() {
 			continue
 		}
 
-		objects[off] = f.createLabel(item.Text)
+		objects[off] = f.createLabel(item)
 		off++
 		f.setUpValidation(item.Widget, i)
 		objects[off] = f.createInput(item)
@@ -285,7 +393,8 @@ func (f *Form) ensureRenderItems() {
 func (f *Form) isVertical() bool {
 	if f.Orientation == Vertical {
 		return true
-	} else if f.Orientation == Horizontal {
+	}
+	if f.Orientation == Horizontal {
 		return false
 	}
 
@@ -300,49 +409,59 @@ func (f *Form) isVertical() bool {
 
 func (f *Form) setUpValidation(widget fyne.CanvasObject, i int) {
 	updateValidation := func(err error) {
-		if err == errFormItemInitialState {
-			return
+		if i >= len(f.Items) {
+			return // called after form has been truncated
 		}
+
 		f.Items[i].validationError = err
 		f.Items[i].invalid = err != nil
 		f.setValidationError(err)
 		f.checkValidation(err)
 		f.updateHelperText(f.Items[i])
 	}
+	updateRequired := func(hasValue bool) {
+		if !f.Items[i].Required {
+			f.Items[i].validationError = nil
+			f.Items[i].meetsRequired = false
+		} else {
+			if hasValue {
+				f.Items[i].validationError = nil
+				f.Items[i].meetsRequired = false
+			} else {
+				if f.Items[i].validationError == nil {
+					f.Items[i].validationError = errors.New("item is required")
+				}
+				f.Items[i].meetsRequired = true
+			}
+		}
+
+		f.checkValidation(f.Items[i].validationError)
+		f.updateHelperText(f.Items[i])
+	}
 	if w, ok := widget.(fyne.Validatable); ok {
 		f.Items[i].invalid = w.Validate() != nil
-		if e, ok := w.(*Entry); ok {
-			e.onFocusChanged = func(bool) {
-				updateValidation(e.validationError)
-			}
-			if e.Validator != nil && f.Items[i].invalid {
-				// set initial state error to guarantee next error (if triggers) is always different
-				e.SetValidationError(errFormItemInitialState)
-			}
+		if r, ok := w.(fyne.Requireable); ok {
+			r.SetOnRequiredChanged(updateRequired)
+		} else if f.Items[i].Required {
+			fyne.LogError("Cannot mark a widget that is not `Requirable` as required", nil)
 		}
 		w.SetOnValidationChanged(updateValidation)
 	}
 }
 
 func (f *Form) setValidationError(err error) {
-	if err == nil && f.validationError == nil {
-		return
-	}
-
-	if !errors.Is(err, f.validationError) {
-		if err == nil {
-			for _, item := range f.Items {
-				if item.invalid {
-					err = item.validationError
-					break
-				}
+	if err == nil {
+		for _, item := range f.Items {
+			if item.invalid {
+				err = item.validationError
+				break
 			}
 		}
-		f.validationError = err
+	}
+	f.validationError = err
 
-		if f.onValidationChanged != nil {
-			f.onValidationChanged(err)
-		}
+	if f.onValidationChanged != nil {
+		f.onValidationChanged(err)
 	}
 }
 
@@ -380,30 +499,55 @@ func (f *Form) updateHelperText(item *FormItem) {
 }
 
 func (f *Form) updateLabels() {
-	th := f.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-
 	for i, item := range f.Items {
-		l := f.itemGrid.Objects[i*2].(*fyne.Container).Objects[0].(*canvas.Text)
-		l.TextSize = th.Size(theme.SizeNameText)
-		if dis, ok := item.Widget.(fyne.Disableable); ok {
-			if dis.Disabled() {
-				l.Color = th.Color(theme.ColorNameDisabled, v)
-			} else {
-				l.Color = th.Color(theme.ColorNameForeground, v)
+		r := f.itemGrid.Objects[i*2].(*RichText)
+
+		if len(r.Segments) == 1 {
+			if item.Required {
+				marker := &TextSegment{Text: "* "}
+				marker.Style.ColorName = theme.ColorNameError
+				marker.Style.Inline = true
+				r.Segments = append([]RichTextSegment{marker}, r.Segments...)
 			}
 		} else {
-			l.Color = th.Color(theme.ColorNameForeground, v)
+			if !item.Required {
+				r.Segments = r.Segments[1:]
+			}
+		}
+
+		if item.Required {
+			m := r.Segments[0].(*TextSegment)
+			if dis, ok := item.Widget.(fyne.Disableable); ok && dis.Disabled() {
+				m.Style.ColorName = theme.ColorNameDisabled
+			} else {
+				m.Style.ColorName = theme.ColorNameError
+			}
+		}
+
+		l := r.Segments[len(r.Segments)-1].(*TextSegment)
+		if dis, ok := item.Widget.(fyne.Disableable); ok {
+			if dis.Disabled() {
+				l.Style.ColorName = theme.ColorNameDisabled
+			} else {
+				l.Style.ColorName = theme.ColorNameForeground
+			}
+		} else {
+			l.Style.ColorName = theme.ColorNameForeground
 		}
 
 		l.Text = item.Text
 		if f.isVertical() {
-			l.Alignment = fyne.TextAlignLeading
+			l.Style.Alignment = fyne.TextAlignLeading
 		} else {
-			l.Alignment = fyne.TextAlignTrailing
+			l.Style.Alignment = fyne.TextAlignTrailing
 		}
-		l.Refresh()
+		r.Refresh()
 		f.updateHelperText(item)
+	}
+
+	if f.validateText != nil {
+		f.validateText.Color = theme.ColorForWidget(theme.ColorNameError, f)
+		f.validateText.Refresh()
 	}
 }
 
@@ -415,7 +559,6 @@ func (f *Form) CreateRenderer() fyne.WidgetRenderer {
 	f.submitButton = &Button{Icon: th.Icon(theme.IconNameConfirm), OnTapped: f.OnSubmit, Importance: HighImportance}
 	buttons := &fyne.Container{Layout: layout.NewGridLayoutWithRows(1), Objects: []fyne.CanvasObject{f.cancelButton, f.submitButton}}
 	f.buttonBox = &fyne.Container{Layout: layout.NewBorderLayout(nil, nil, nil, buttons), Objects: []fyne.CanvasObject{buttons}}
-	f.validationError = errFormItemInitialState // set initial state error to guarantee next error (if triggers) is always different
 
 	f.itemGrid = &fyne.Container{Layout: layout.NewFormLayout()}
 	if f.isVertical() {
@@ -423,7 +566,11 @@ func (f *Form) CreateRenderer() fyne.WidgetRenderer {
 	} else {
 		f.itemGrid.Layout = layout.NewFormLayout()
 	}
-	content := &fyne.Container{Layout: layout.NewVBoxLayout(), Objects: []fyne.CanvasObject{f.itemGrid, f.buttonBox}}
+	f.validateText = canvas.NewText("", theme.ColorForWidget(theme.ColorNameError, f))
+	f.validateText.TextSize = th.Size(theme.SizeNameCaptionText)
+	f.validateText.Hide()
+
+	content := &fyne.Container{Layout: layout.NewVBoxLayout(), Objects: []fyne.CanvasObject{f.itemGrid, f.validateText, f.buttonBox}}
 	renderer := NewSimpleRenderer(content)
 	f.ensureRenderItems()
 	f.updateButtons()
@@ -439,33 +586,6 @@ func NewForm(items ...*FormItem) *Form {
 	form.ExtendBaseWidget(form)
 
 	return form
-}
-
-type formLabelLayout struct {
-	form *Form
-}
-
-func (f formLabelLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	innerPad := f.form.Theme().Size(theme.SizeNameInnerPadding)
-	xPad := innerPad
-	yPos := float32(0)
-	if !f.form.isVertical() {
-		xPad += innerPad
-		yPos = innerPad
-	}
-	objs[0].Move(fyne.NewPos(innerPad, yPos))
-	objs[0].Resize(fyne.NewSize(size.Width-xPad, objs[0].MinSize().Height))
-}
-
-func (f formLabelLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	innerPad := f.form.Theme().Size(theme.SizeNameInnerPadding)
-	min0 := objs[0].MinSize()
-
-	if !f.form.isVertical() {
-		min0 = min0.AddWidthHeight(innerPad, 0)
-	}
-
-	return min0.AddWidthHeight(innerPad, 0)
 }
 
 type formItemLayout struct {

@@ -6,7 +6,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-var _ fyne.Widget = (*Label)(nil)
+var (
+	_ fyne.Widget     = (*Label)(nil)
+	_ fyne.Accessible = (*Label)(nil)
+)
 
 // Label widget is a label component with appropriate padding and layout.
 type Label struct {
@@ -68,6 +71,20 @@ func NewLabelWithStyle(text string, alignment fyne.TextAlign, style fyne.TextSty
 	return l
 }
 
+// AccessibilityLabel for a label is just the text for that label.
+//
+// Since: 2.8
+func (l *Label) AccessibilityLabel() string {
+	return l.Text
+}
+
+// AccessibilityRole for a label is fyne.AccessibleRoleText.
+//
+// Since: 2.8
+func (l *Label) AccessibilityRole() fyne.AccessibleRole {
+	return fyne.AccessibleRoleText
+}
+
 // Bind connects the specified data source to this Label.
 // The current value will be displayed and any changes in the data will cause the widget to update.
 //
@@ -90,7 +107,7 @@ func (l *Label) CreateRenderer() fyne.WidgetRenderer {
 	l.selection.theme = l.Theme()
 	l.selection.provider = l.provider
 
-	return &labelRenderer{l}
+	return &labelRenderer{l: l, objects: []fyne.CanvasObject{l.selection, l.provider}}
 }
 
 // MinSize returns the size that this label should not shrink below.
@@ -125,6 +142,12 @@ func (l *Label) SelectedText() string {
 // SetText sets the text of the label
 func (l *Label) SetText(text string) {
 	l.Text = text
+	if l.Selectable && l.selection != nil {
+		l.selection.cursorRow = 0
+		l.selection.cursorColumn = 0
+		l.selection.selectRow = 0
+		l.selection.selectColumn = 0
+	}
 	l.Refresh()
 }
 
@@ -188,7 +211,8 @@ func (l *Label) updateFromData(data binding.DataItem) {
 }
 
 type labelRenderer struct {
-	l *Label
+	l       *Label
+	objects []fyne.CanvasObject
 }
 
 func (r *labelRenderer) Destroy() {
@@ -205,10 +229,10 @@ func (r *labelRenderer) MinSize() fyne.Size {
 
 func (r *labelRenderer) Objects() []fyne.CanvasObject {
 	if !r.l.Selectable {
-		return []fyne.CanvasObject{r.l.provider}
+		return r.objects[1:] // only the RichText provider; exclude selection
 	}
 
-	return []fyne.CanvasObject{r.l.selection, r.l.provider}
+	return r.objects
 }
 
 func (r *labelRenderer) Refresh() {

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/internal"
 	intapp "fyne.io/fyne/v2/internal/app"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/widget"
@@ -23,6 +24,13 @@ var (
 	_ fyne.Widget    = (*List)(nil)
 	_ fyne.Focusable = (*List)(nil)
 )
+
+type listBind struct {
+	listener annotatedListener
+
+	oldLength func() int                                  `json:"-"`
+	oldUpdate func(id ListItemID, item fyne.CanvasObject) `json:"-"`
+}
 
 // List is a widget that pools list items for performance and
 // lays the items out in a vertical direction inside of a scroller.
@@ -50,7 +58,7 @@ type List struct {
 	// in the list has been selected.
 	OnSelected func(id ListItemID) `json:"-"`
 
-	// OnSelected is a callback to be notified when a given item
+	// OnUnselected is a callback to be notified when a given item
 	// in the list has been unselected.
 	OnUnselected func(id ListItemID) `json:"-"`
 
@@ -59,14 +67,23 @@ type List struct {
 	// Since: 2.5
 	HideSeparators bool
 
-	currentFocus  ListItemID
-	focused       bool
-	scroller      *widget.Scroll
-	selected      []ListItemID
-	itemMin       fyne.Size
-	itemHeights   map[ListItemID]float32
-	offsetY       float32
-	offsetUpdated func(fyne.Position)
+	// OnHighlighted is a callback to be notified when a given item
+	// in the list has been highlighted by keyboard navigation and mouse hover
+	//
+	// Since: 2.8
+	OnHighlighted func(id ListItemID) `json:"-"`
+
+	currentHighlight ListItemID
+	focused          bool
+	scroller         *widget.Scroll
+	selected         []ListItemID
+	itemMin          fyne.Size
+	itemHeights      map[ListItemID]float32
+	offsetY          float32
+	offsetUpdated    func(fyne.Position)
+	minSizeCache     fyne.Size
+
+	lastBind *listBind
 }
 
 // NewList creates and returns a list widget for displaying items in
@@ -93,10 +110,38 @@ func NewListWithData(data binding.DataList, createItem func() fyne.CanvasObject,
 				return
 			}
 			updateItem(item, o)
-		})
+		},
+	)
 
 	data.AddListener(binding.NewDataListener(l.Refresh))
 	return l
+}
+
+// Bind connects the specified data source to this List.
+// The current contents of the DataList will be used to determine length and content any changes in the data will cause the widget to update.
+// The same types of item will be used but the replacement `update` function will be called when an item should update.
+// Upon binding all items will update.
+//
+// Since: 2.8
+func (l *List) Bind(data binding.DataList, update func(di binding.DataItem, o fyne.CanvasObject)) {
+	l.Unbind()
+
+	oldLength := l.Length
+	oldUpdate := l.UpdateItem
+	l.Length = data.Length
+	l.UpdateItem = func(i ListItemID, o fyne.CanvasObject) {
+		item, err := data.GetItem(i)
+		if err != nil {
+			fyne.LogError(fmt.Sprintf("Error getting data item %d", i), err)
+			return
+		}
+		update(item, o)
+	}
+
+	fn := binding.NewDataListener(l.Refresh)
+	data.AddListener(fn)
+	l.lastBind = &listBind{listener: annotatedListener{data: data, listener: fn}, oldLength: oldLength, oldUpdate: oldUpdate}
+	l.Refresh()
 }
 
 // CreateRenderer is a private method to Fyne which links this widget to its renderer.
@@ -122,13 +167,16 @@ func (l *List) CreateRenderer() fyne.WidgetRenderer {
 // FocusGained is called after this List has gained focus.
 func (l *List) FocusGained() {
 	l.focused = true
-	l.RefreshItem(l.currentFocus)
+	l.RefreshItem(l.currentHighlight)
+	if f := l.OnHighlighted; f != nil {
+		f(l.currentHighlight)
+	}
 }
 
 // FocusLost is called after this List has lost focus.
 func (l *List) FocusLost() {
 	l.focused = false
-	l.RefreshItem(l.currentFocus)
+	l.RefreshItem(l.currentHighlight)
 }
 
 // MinSize returns the size that this widget should not shrink below.
@@ -141,6 +189,7 @@ func (l *List) MinSize() fyne.Size {
 //
 // Since: 2.4
 func (l *List) RefreshItem(id ListItemID) {
+	l.minSizeCache = fyne.Size{}
 	if l.scroller == nil {
 		return
 	}
@@ -148,7 +197,7 @@ func (l *List) RefreshItem(id ListItemID) {
 	lo := l.scroller.Content.(*fyne.Container).Layout.(*listLayout)
 	item, ok := lo.searchVisible(lo.visible, id)
 	if ok {
-		lo.setupListItem(item, id, l.focused && l.currentFocus == id)
+		lo.setupListItem(item, id, l.focused && l.currentHighlight == id)
 	}
 }
 
@@ -168,6 +217,23 @@ func (l *List) SetItemHeight(id ListItemID, height float32) {
 	if refresh {
 		l.RefreshItem(id)
 	}
+}
+
+// Unbind disconnects any configured data source from this List.
+// The contents will return to what was displayed before binding.
+// Upon unbinding all items will update.
+//
+// Since: 2.8
+func (l *List) Unbind() {
+	if l.lastBind == nil {
+		return
+	}
+
+	l.lastBind.listener.data.RemoveListener(l.lastBind.listener.listener)
+	l.UpdateItem = l.lastBind.oldUpdate
+	l.Length = l.lastBind.oldLength
+	l.lastBind = nil
+	l.Refresh()
 }
 
 func (l *List) scrollTo(id ListItemID) {
@@ -213,6 +279,31 @@ func (l *List) Resize(s fyne.Size) {
 
 	l.offsetUpdated(l.scroller.Offset)
 	l.scroller.Content.(*fyne.Container).Layout.(*listLayout).updateList(true)
+}
+
+// Highlight scrolls to the item represented by id and highlights it
+//
+// Since: 2.8
+func (l *List) Highlight(id ListItemID) {
+	if l.Length() == 0 {
+		return
+	}
+
+	newID := id
+	if id < 0 {
+		newID = 0
+	}
+
+	if id > l.Length() {
+		newID = l.Length() - 1
+	}
+
+	l.scrollTo(newID)
+	l.currentHighlight = newID
+	if l.OnHighlighted != nil {
+		l.OnHighlighted(newID)
+	}
+	l.Refresh()
 }
 
 // Select add the item identified by the given ID to the selection.
@@ -302,25 +393,33 @@ func (l *List) GetScrollOffset() float32 {
 
 // TypedKey is called if a key event happens while this List is focused.
 func (l *List) TypedKey(event *fyne.KeyEvent) {
+	oldFocus := l.currentHighlight
+
 	switch event.Name {
 	case fyne.KeySpace:
-		l.Select(l.currentFocus)
+		l.Select(l.currentHighlight)
 	case fyne.KeyDown:
-		if f := l.Length; f != nil && l.currentFocus >= f()-1 {
+		if f := l.Length; f != nil && l.currentHighlight >= f()-1 {
 			return
 		}
-		l.RefreshItem(l.currentFocus)
-		l.currentFocus++
-		l.scrollTo(l.currentFocus)
-		l.RefreshItem(l.currentFocus)
+		l.RefreshItem(l.currentHighlight)
+		l.currentHighlight++
+		l.scrollTo(l.currentHighlight)
+		l.RefreshItem(l.currentHighlight)
 	case fyne.KeyUp:
-		if l.currentFocus <= 0 {
+		if l.currentHighlight <= 0 {
 			return
 		}
-		l.RefreshItem(l.currentFocus)
-		l.currentFocus--
-		l.scrollTo(l.currentFocus)
-		l.RefreshItem(l.currentFocus)
+		l.RefreshItem(l.currentHighlight)
+		l.currentHighlight--
+		l.scrollTo(l.currentHighlight)
+		l.RefreshItem(l.currentHighlight)
+	}
+
+	if oldFocus != l.currentHighlight {
+		if f := l.OnHighlighted; f != nil {
+			f(l.currentHighlight)
+		}
 	}
 }
 
@@ -360,7 +459,17 @@ func (l *List) UnselectAll() {
 	}
 }
 
+// Refresh causes this List to be redrawn in its current state
+func (l *List) Refresh() {
+	l.minSizeCache = fyne.Size{}
+	l.BaseWidget.Refresh()
+}
+
 func (l *List) contentMinSize() fyne.Size {
+	if !l.minSizeCache.IsZero() {
+		return l.minSizeCache
+	}
+
 	separatorThickness := l.Theme().Size(theme.SizeNamePadding)
 	if l.Length == nil {
 		return fyne.NewSize(0, 0)
@@ -383,7 +492,9 @@ func (l *List) contentMinSize() fyne.Size {
 	}
 	height += float32(items-totalCustom) * templateHeight
 
-	return fyne.NewSize(l.itemMin.Width, height+separatorThickness*float32(items-1))
+	size := fyne.NewSize(l.itemMin.Width, height+separatorThickness*float32(items-1))
+	l.minSizeCache = size
+	return size
 }
 
 // fills l.visibleRowHeights and also returns offY and minRow
@@ -478,10 +589,11 @@ func (l *listRenderer) Layout(size fyne.Size) {
 }
 
 func (l *listRenderer) MinSize() fyne.Size {
-	return l.scroller.MinSize().Max(l.list.itemMin)
+	return internal.MaxSizes(l.scroller.MinSize(), l.list.itemMin)
 }
 
 func (l *listRenderer) Refresh() {
+	l.list.minSizeCache = fyne.Size{}
 	if f := l.list.CreateItem; f != nil {
 		scope, gen := cache.WidgetScopeID(l.list), cache.ThemeGeneration()
 		switch {
@@ -515,6 +627,7 @@ type listItem struct {
 	BaseWidget
 
 	onTapped          func()
+	onHovered         func()
 	background        *canvas.Rectangle
 	child             fyne.CanvasObject
 	hovered, selected bool
@@ -553,6 +666,9 @@ func (li *listItem) MinSize() fyne.Size {
 
 // MouseIn is called when a desktop pointer enters the widget.
 func (li *listItem) MouseIn(*desktop.MouseEvent) {
+	if li.onHovered != nil {
+		li.onHovered()
+	}
 	li.hovered = true
 	li.Refresh()
 }
@@ -706,14 +822,19 @@ func (l *listLayout) setupListItem(li *listItem, id ListItemID, focus bool) {
 	if f := l.list.UpdateItem; f != nil {
 		f(id, li.child)
 	}
+	li.onHovered = func() {
+		if f := l.list.OnHighlighted; f != nil {
+			f(id)
+		}
+	}
 	li.onTapped = func() {
 		if !fyne.CurrentDevice().IsMobile() {
-			canvas := fyne.CurrentApp().Driver().CanvasForObject(l.list)
+			canvas := fyne.CurrentApp().Driver().CanvasForObject(l.list.super())
 			if canvas != nil {
-				canvas.Focus(l.list.impl.(fyne.Focusable))
+				canvas.Focus(l.list.super().(fyne.Focusable))
 			}
 
-			l.list.currentFocus = id
+			l.list.currentHighlight = id
 		}
 
 		l.list.Select(id)
@@ -747,7 +868,7 @@ func (l *listLayout) update(newOnly bool) {
 		length = f()
 	}
 	if l.list.UpdateItem == nil {
-		fyne.LogError("Missing UpdateCell callback required for List", nil)
+		fyne.LogError("Missing UpdateItem callback required for List", nil)
 	}
 
 	// l.wasVisible now represents the currently visible items, while
@@ -806,12 +927,12 @@ func (l *listLayout) update(newOnly bool) {
 	if newOnly {
 		for _, vis := range l.visible {
 			if _, ok := l.searchVisible(l.wasVisible, vis.id); !ok {
-				l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentFocus == vis.id)
+				l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentHighlight == vis.id)
 			}
 		}
 	} else {
 		for _, vis := range l.visible {
-			l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentFocus == vis.id)
+			l.setupListItem(vis.item, vis.id, l.list.focused && l.list.currentHighlight == vis.id)
 		}
 
 		// a full refresh may change theme, we should drain the pool of unused items instead of refreshing them.
@@ -824,11 +945,8 @@ func (l *listLayout) update(newOnly bool) {
 		}
 	}
 
-	// we don't need wasVisible now until next call to update
-	// nil out all references before truncating slice
-	for i := 0; i < len(l.wasVisible); i++ {
-		l.wasVisible[i].item = nil
-	}
+	// we don't need wasVisible now until next call to update; clear and reset its length
+	clear(l.wasVisible)
 	l.wasVisible = l.wasVisible[:0]
 }
 
@@ -881,9 +999,7 @@ func (l *listLayout) searchVisible(visible []listItemAndID, id ListItemID) (*lis
 func (l *listLayout) nilOldSliceData(objs []fyne.CanvasObject, len, oldLen int) {
 	if oldLen > len {
 		objs = objs[:oldLen] // gain view into old data
-		for i := len; i < oldLen; i++ {
-			objs[i] = nil
-		}
+		clear(objs[len:])
 	}
 }
 

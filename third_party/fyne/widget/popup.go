@@ -3,7 +3,9 @@ package widget
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/widget"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -18,46 +20,55 @@ type PopUp struct {
 	Content fyne.CanvasObject
 	Canvas  fyne.Canvas
 
-	innerPos     fyne.Position
-	innerSize    fyne.Size
-	modal        bool
-	overlayShown bool
+	overlay       *widget.OverlayContainer
+	modal, manual bool
 }
 
 // Hide this widget, if it was previously visible
 func (p *PopUp) Hide() {
-	if p.overlayShown {
-		p.Canvas.Overlays().Remove(p)
-		p.overlayShown = false
+	if p.overlay != nil {
+		p.Canvas.Overlays().Remove(p.overlay)
+		p.overlay = nil
 	}
+
 	p.BaseWidget.Hide()
+	p.Move(fyne.Position{}) // reset so that Show or ShowAtPosition next time is respected
 }
 
-// Move the widget to a new position. A PopUp position is absolute to the top, left of its canvas.
-// For PopUp this actually moves the content so checking Position() will not return the same value as is set here.
-func (p *PopUp) Move(pos fyne.Position) {
-	if p.modal {
-		return
+// Refresh the background for a modal popup and the content of this popup.
+func (p *PopUp) Refresh() {
+	if p.modal && p.overlay != nil {
+		th := p.Theme()
+		v := fyne.CurrentApp().Settings().ThemeVariant()
+
+		bg := p.overlay.Background.(*fyne.Container).Objects[1].(*canvas.Rectangle)
+		bg.FillColor = th.Color(theme.ColorNameShadow, v)
 	}
-	p.innerPos = pos
-	p.Refresh()
-}
 
-// Resize changes the size of the PopUp's content.
-// PopUps always have the size of their canvas, but this call updates the
-// size of the content portion.
-func (p *PopUp) Resize(size fyne.Size) {
-	p.innerSize = size
-	// The canvas size might not have changed and therefore the Resize won't trigger a layout.
-	// Until we have a widget.Relayout() or similar, the renderer's refresh will do the re-layout.
-	p.Refresh()
+	p.BaseWidget.Refresh()
 }
 
 // Show this pop-up as overlay if not already shown.
 func (p *PopUp) Show() {
-	if !p.overlayShown {
-		p.Canvas.Overlays().Add(p)
-		p.overlayShown = true
+	if p.overlay == nil {
+		dismiss := p.Hide
+		if p.modal {
+			dismiss = nil
+		}
+		p.overlay = widget.NewOverlayContainer(p.super(), p.Canvas, dismiss)
+		if p.modal {
+			th := p.Theme()
+			v := fyne.CurrentApp().Settings().ThemeVariant()
+
+			p.overlay.Background = &fyne.Container{
+				Layout: layout.NewStackLayout(),
+				Objects: []fyne.CanvasObject{
+					canvas.NewBlur(th.Size(theme.SizeNameModalBlurRadius)),
+					canvas.NewRectangle(th.Color(theme.ColorNameShadow, v)),
+				},
+			}
+		}
+		p.Canvas.Overlays().Add(p.overlay)
 	}
 	p.Refresh()
 	p.BaseWidget.Show()
@@ -65,6 +76,7 @@ func (p *PopUp) Show() {
 
 // ShowAtPosition shows this pop-up at the given position.
 func (p *PopUp) ShowAtPosition(pos fyne.Position) {
+	p.manual = true
 	p.Move(pos)
 	p.Show()
 }
@@ -77,19 +89,13 @@ func (p *PopUp) ShowAtRelativePosition(rel fyne.Position, to fyne.CanvasObject) 
 }
 
 // Tapped is called when the user taps the popUp.
-// If not modal and the tap is outside the content area, then dismiss this widget
-func (p *PopUp) Tapped(e *fyne.PointEvent) {
-	if !p.modal && !p.isInsideContent(e.Position) {
-		p.Hide()
-	}
+// This is not called when tapping the background, but non-modal popups will dismiss when tapped outside.
+func (p *PopUp) Tapped(*fyne.PointEvent) {
 }
 
 // TappedSecondary is called when the user right/alt taps the popUp.
-// If not modal and the tap is outside the content area, then dismiss this widget
-func (p *PopUp) TappedSecondary(e *fyne.PointEvent) {
-	if !p.modal && !p.isInsideContent(e.Position) {
-		p.Hide()
-	}
+// This is not called when tapping the background, but non-modal popups will dismiss when tapped outside.
+func (p *PopUp) TappedSecondary(*fyne.PointEvent) {
 }
 
 // MinSize returns the size that this widget should not shrink below
@@ -105,26 +111,13 @@ func (p *PopUp) CreateRenderer() fyne.WidgetRenderer {
 
 	p.ExtendBaseWidget(p)
 	background := canvas.NewRectangle(th.Color(theme.ColorNameOverlayBackground, v))
-	if p.modal {
-		underlay := canvas.NewRectangle(th.Color(theme.ColorNameShadow, v))
-		objects := []fyne.CanvasObject{underlay, background, p.Content}
-		return &modalPopUpRenderer{
-			widget.NewShadowingRenderer(objects, widget.DialogLevel),
-			popUpBaseRenderer{popUp: p, background: background},
-			underlay,
-		}
-	}
+	widget.ApplyShadowForLevel(&background.Shadow, widget.PopUpLevel, th.Color(theme.ColorNameShadow, v))
+	background.CornerRadius = th.Size(theme.SizeNamePopupRadius)
 	objects := []fyne.CanvasObject{background, p.Content}
 	return &popUpRenderer{
-		widget.NewShadowingRenderer(objects, widget.PopUpLevel),
+		widget.NewBaseRenderer(objects),
 		popUpBaseRenderer{popUp: p, background: background},
 	}
-}
-
-func (p *PopUp) isInsideContent(pos fyne.Position) bool {
-	return pos.X >= p.innerPos.X && pos.Y >= p.innerPos.Y &&
-		pos.X <= p.innerPos.X+p.innerSize.Width &&
-		pos.Y <= p.innerPos.Y+p.innerSize.Height
 }
 
 // ShowPopUpAtPosition creates a new popUp for the specified content at the specified absolute position.
@@ -188,104 +181,42 @@ func (r *popUpBaseRenderer) padding() fyne.Size {
 	return fyne.NewSquareSize(th.Size(theme.SizeNameInnerPadding))
 }
 
-func (r *popUpBaseRenderer) offset() fyne.Position {
-	th := r.popUp.Theme()
-	return fyne.NewSquareOffsetPos(th.Size(theme.SizeNameInnerPadding) / 2)
-}
-
 type popUpRenderer struct {
-	*widget.ShadowingRenderer
+	widget.BaseRenderer
 	popUpBaseRenderer
 }
 
-func (r *popUpRenderer) Layout(_ fyne.Size) {
-	innerSize := r.popUp.innerSize.Max(r.popUp.MinSize())
-	r.popUp.Content.Resize(innerSize.Subtract(r.padding()))
-
-	innerPos := r.popUp.innerPos
-	if innerPos.X+innerSize.Width > r.popUp.Canvas.Size().Width {
-		innerPos.X = r.popUp.Canvas.Size().Width - innerSize.Width
-		if innerPos.X < 0 {
-			innerPos.X = 0 // TODO here we may need a scroller as it's wider than our canvas
+func (r *popUpRenderer) Layout(s fyne.Size) {
+	size := internal.MaxSizes(s, r.popUp.Content.MinSize())
+	if r.popUp.Canvas != nil {
+		canvasSize := r.popUp.Canvas.Size()
+		if !canvasSize.IsZero() {
+			size = internal.MinSizes(size, r.popUp.Canvas.Size())
 		}
 	}
-	if innerPos.Y+innerSize.Height > r.popUp.Canvas.Size().Height {
-		innerPos.Y = r.popUp.Canvas.Size().Height - innerSize.Height
-		if innerPos.Y < 0 {
-			innerPos.Y = 0 // TODO here we may need a scroller as it's longer than our canvas
-		}
-	}
-	r.popUp.Content.Move(innerPos.Add(r.offset()))
+	r.popUp.Content.Resize(size)
 
-	r.background.Resize(innerSize)
-	r.background.Move(innerPos)
-	r.LayoutShadow(innerSize, innerPos)
+	r.background.Resize(size)
 }
 
 func (r *popUpRenderer) MinSize() fyne.Size {
-	return r.popUp.Content.MinSize().Add(r.padding())
+	return r.popUp.Content.MinSize()
 }
 
 func (r *popUpRenderer) Refresh() {
+	innerPos := r.popUp.Content.Position()
+	innerSize := r.popUp.Content.Size()
+
 	th := r.popUp.Theme()
 	v := fyne.CurrentApp().Settings().ThemeVariant()
 	r.background.FillColor = th.Color(theme.ColorNameOverlayBackground, v)
-	expectedContentSize := r.popUp.innerSize.Max(r.popUp.MinSize()).Subtract(r.padding())
+	r.background.Shadow.Color = th.Color(theme.ColorNameShadow, v)
+	r.background.CornerRadius = th.Size(theme.SizeNamePopupRadius)
+	expectedContentSize := internal.MaxSizes(innerSize, r.popUp.MinSize()).Subtract(r.padding())
 	shouldRelayout := r.popUp.Content.Size() != expectedContentSize
 
-	if r.background.Size() != r.popUp.innerSize || r.background.Position() != r.popUp.innerPos || shouldRelayout {
+	if r.background.Size() != innerSize || r.background.Position() != innerPos || shouldRelayout {
 		r.Layout(r.popUp.Size())
-	}
-	if r.popUp.Canvas.Size() != r.popUp.BaseWidget.Size() {
-		r.popUp.BaseWidget.Resize(r.popUp.Canvas.Size())
-	}
-	r.popUp.Content.Refresh()
-	r.background.Refresh()
-	r.ShadowingRenderer.RefreshShadow()
-}
-
-type modalPopUpRenderer struct {
-	*widget.ShadowingRenderer
-	popUpBaseRenderer
-	underlay *canvas.Rectangle
-}
-
-func (r *modalPopUpRenderer) Layout(canvasSize fyne.Size) {
-	r.underlay.Resize(canvasSize)
-
-	padding := r.padding()
-	innerSize := r.popUp.innerSize.Max(r.popUp.Content.MinSize().Add(padding))
-
-	requestedSize := innerSize.Subtract(padding)
-	size := r.popUp.Content.MinSize().Max(requestedSize)
-	size = size.Min(canvasSize.Subtract(padding))
-	pos := fyne.NewPos((canvasSize.Width-size.Width)/2, (canvasSize.Height-size.Height)/2)
-	r.popUp.Content.Move(pos)
-	r.popUp.Content.Resize(size)
-
-	innerPos := pos.Subtract(r.offset())
-	r.background.Move(innerPos)
-	r.background.Resize(size.Add(padding))
-	r.LayoutShadow(innerSize, innerPos)
-}
-
-func (r *modalPopUpRenderer) MinSize() fyne.Size {
-	return r.popUp.Content.MinSize().Add(r.padding())
-}
-
-func (r *modalPopUpRenderer) Refresh() {
-	th := r.popUp.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	r.underlay.FillColor = th.Color(theme.ColorNameShadow, v)
-	r.background.FillColor = th.Color(theme.ColorNameOverlayBackground, v)
-	expectedContentSize := r.popUp.innerSize.Max(r.popUp.MinSize()).Subtract(r.padding())
-	shouldLayout := r.popUp.Content.Size() != expectedContentSize
-
-	if r.background.Size() != r.popUp.innerSize || shouldLayout {
-		r.Layout(r.popUp.Size())
-	}
-	if r.popUp.Canvas.Size() != r.popUp.BaseWidget.Size() {
-		r.popUp.BaseWidget.Resize(r.popUp.Canvas.Size())
 	}
 	r.popUp.Content.Refresh()
 	r.background.Refresh()

@@ -44,9 +44,10 @@ type RichText struct {
 	scr       *widget.Scroll
 	prop      *canvas.Rectangle // used to apply text minsize to the scroller `scr`, if present - TODO improve #2464
 
-	visualCache map[RichTextSegment][]fyne.CanvasObject
-	minCache    fyne.Size
-	wrapped     wrapInput // Parley: what rowBounds were made from
+	visualCache    map[RichTextSegment]visualCacheEntry
+	visualCacheGen int64
+	minCache       fyne.Size
+	wrapped        wrapInput // Parley: what rowBounds were made from
 
 	// Parley: the runes of the text last asked for (runesOf).
 	runeText string
@@ -79,6 +80,11 @@ type wrapInput struct {
 	fit            fyne.Size // for truncation only: the height does not change rows otherwise
 	inset          fyne.Size
 	padding, space float32
+}
+
+type visualCacheEntry struct {
+	gen int64
+	obj []fyne.CanvasObject
 }
 
 // NewRichText returns a new RichText widget that renders the given text and segments.
@@ -122,12 +128,15 @@ func (t *RichText) CreateRenderer() fyne.WidgetRenderer {
 // MinSize calculates the minimum size of a rich text widget.
 // This is based on the contained text with a standard amount of padding added.
 func (t *RichText) MinSize() fyne.Size {
-	// we don't return the minCache here, as any internal segments could have caused it to change...
+	// We return the minCache here which might be outdated if internal segments were changed.
+	// Users must call Refresh() to force an update after any changes to t.
 	t.ExtendBaseWidget(t)
 
-	min := t.BaseWidget.MinSize()
-	t.minCache = min
-	return min
+	if t.minCache.IsZero() {
+		min := t.BaseWidget.MinSize()
+		t.minCache = min
+	}
+	return t.minCache
 }
 
 // Refresh triggers a redraw of the rich text.
@@ -161,7 +170,6 @@ func (t *RichText) Resize(size fyne.Size) {
 			return
 		}
 	}
-	t.updateRowBounds()
 
 	t.Refresh()
 }
@@ -202,7 +210,8 @@ func (t *RichText) deleteFromTo(lowBound int, highBound int) []rune {
 			}
 			continue
 		}
-		end := start + len([]rune(seg.(*TextSegment).Text))
+		r := ([]rune)(seg.(*TextSegment).Text)
+		end := start + len(r)
 		if end < lowBound {
 			segs = append(segs, seg)
 			start = end
@@ -211,7 +220,6 @@ func (t *RichText) deleteFromTo(lowBound int, highBound int) []rune {
 
 		startOff := int(math.Max(float64(lowBound-start), 0))
 		endOff := int(math.Min(float64(end), float64(highBound))) - start
-		r := ([]rune)(seg.(*TextSegment).Text)
 		ret = append(ret, r[startOff:endOff]...)
 		r2 := append(r[:startOff], r[endOff:]...)
 		seg.(*TextSegment).Text = string(r2)
@@ -235,18 +243,20 @@ func (t *RichText) deleteFromTo(lowBound int, highBound int) []rune {
 // The offset value is > 0 if the segment had been split and so we need multiple objects.
 func (t *RichText) cachedSegmentVisual(seg RichTextSegment, offset int) fyne.CanvasObject {
 	if t.visualCache == nil {
-		t.visualCache = make(map[RichTextSegment][]fyne.CanvasObject)
+		t.visualCache = make(map[RichTextSegment]visualCacheEntry)
 	}
 
-	if vis, ok := t.visualCache[seg]; ok && offset < len(vis) {
-		return vis[offset]
+	if vis, ok := t.visualCache[seg]; ok && offset < len(vis.obj) {
+		return vis.obj[offset]
 	}
 
 	vis := seg.Visual()
-	if offset < len(t.visualCache[seg]) {
-		t.visualCache[seg][offset] = vis
+	if offset < len(t.visualCache[seg].obj) {
+		t.visualCache[seg].obj[offset] = vis
 	} else {
-		t.visualCache[seg] = append(t.visualCache[seg], vis)
+		entry := t.visualCache[seg]
+		entry.obj = append(entry.obj, vis)
+		t.visualCache[seg] = entry
 	}
 	return vis
 }
@@ -255,17 +265,20 @@ func (t *RichText) cleanVisualCache() {
 	if len(t.visualCache) <= len(t.Segments) {
 		return
 	}
-	var deletingSegs []RichTextSegment
-	for seg1 := range t.visualCache {
-		found := false
-		for _, seg2 := range t.Segments {
-			if seg1 == seg2 {
-				found = true
-				break
-			}
+
+	// mark cache entries that are still valid
+	t.visualCacheGen++
+	for _, seg := range t.Segments {
+		if cache, ok := t.visualCache[seg]; ok {
+			cache.gen = t.visualCacheGen
+			t.visualCache[seg] = cache
 		}
-		if !found {
-			// cached segment is not currently in t.Segments, clear it
+	}
+
+	// delete entries that are not marked as valid
+	var deletingSegs []RichTextSegment
+	for seg1, cache := range t.visualCache {
+		if cache.gen != t.visualCacheGen {
 			deletingSegs = append(deletingSegs, seg1)
 		}
 	}
@@ -300,7 +313,10 @@ func (t *RichText) insertAt(pos int, runes []rune) {
 	if pos > len(r) { // safety in case position is out of bounds for the segment
 		pos = len(r)
 	}
-	r2 := append(r[:pos], append(runes, r[pos:]...)...)
+	r2 := make([]rune, len(r)+len(runes))
+	copy(r2, r[:pos])
+	copy(r2[pos:], runes)
+	copy(r2[pos+len(runes):], r[pos:])
 	into.Text = string(r2)
 	t.Segments[index] = into
 }
@@ -309,7 +325,7 @@ func (t *RichText) insertAt(pos int, runes []rune) {
 func (t *RichText) len() int {
 	ret := 0
 	for _, seg := range t.Segments {
-		ret += len([]rune(seg.Textual()))
+		ret += utf8.RuneCountInString(seg.Textual())
 	}
 	return ret
 }
@@ -346,11 +362,7 @@ func (t *RichText) lineSizeToColumn(col, row int, textSize, innerPad float32) fy
 			}
 			counted += len(measureText)
 
-			label := canvas.NewText(string(measureText), color.Black)
-			label.TextStyle = text.Style.TextStyle
-			label.TextSize = text.size()
-
-			size = label.MinSize()
+			size, _ = fyne.CurrentApp().Driver().RenderedTextSize(string(measureText), text.size(), text.Style.TextStyle, nil)
 		} else {
 			size = t.cachedSegmentVisual(seg, 0).MinSize()
 		}
@@ -449,7 +461,7 @@ func (t *RichText) updateRowBounds() {
 			}
 			t.wrapped = input
 			if kept > 0 {
-				rest, _ := lineBoundsFrom(seg, t.Wrapping, t.Truncation, wrapWidth, fyne.NewSize(maxWidth, fitSize.Height), func(text []rune) fyne.Size {
+				rest, _ := lineBoundsFrom(t, seg, wrapWidth, fyne.NewSize(maxWidth, fitSize.Height), func(text []rune) fyne.Size {
 					return fyne.MeasureText(string(text), size, seg.Style.TextStyle)
 				}, from, kept)
 				t.rowBounds = append(append(make([]rowBoundary, 0, kept+len(rest)), t.rowBounds[:kept]...), rest...)
@@ -460,23 +472,30 @@ func (t *RichText) updateRowBounds() {
 	t.wrapped = input
 
 	var currentBound *rowBoundary
-	var iterateSegments func(segList []RichTextSegment)
-	iterateSegments = func(segList []RichTextSegment) {
+	currentBoundDepth := 0
+	rowContinuationIndent := float32(-1)
+	var iterateSegments func(segList []RichTextSegment, depth int)
+	iterateSegments = func(segList []RichTextSegment, depth int) {
 		for _, seg := range segList {
 			if parent, ok := seg.(RichTextBlock); ok {
 				segs := parent.Segments()
-				iterateSegments(segs)
+				iterateSegments(segs, depth+1)
 				if len(segs) > 0 && !segs[len(segs)-1].Inline() {
 					wrapWidth = maxWidth
 					currentBound = nil
+					currentBoundDepth = depth
+					rowContinuationIndent = -1
 				}
 				continue
 			}
-			if _, ok := seg.(*TextSegment); !ok {
+			_, isText := seg.(*TextSegment)
+			_, isHyperlink := seg.(*HyperlinkSegment)
+			if !isText && !isHyperlink {
 				if currentBound == nil {
 					bound := rowBoundary{segments: []RichTextSegment{seg}}
 					bounds = append(bounds, bound)
 					currentBound = &bound
+					currentBoundDepth = depth
 				} else {
 					bounds[len(bounds)-1].segments = append(bounds[len(bounds)-1].segments, seg)
 				}
@@ -487,25 +506,51 @@ func (t *RichText) updateRowBounds() {
 				} else {
 					wrapWidth = maxWidth
 					currentBound = nil
+					currentBoundDepth = depth
+					rowContinuationIndent = -1
 					fitSize.Height -= itemMin.Height + th.Size(theme.SizeNameLineSpacing)
 				}
 				continue
 			}
-			textSeg := seg.(*TextSegment)
-			textStyle := textSeg.Style.TextStyle
-			textSize := textSeg.size()
-
+			var textStyle fyne.TextStyle
+			var textSize float32
 			leftPad := float32(0)
-			if textSeg.Style == RichTextStyleBlockquote {
-				leftPad = innerPadding * 2
+			if textSeg, ok := seg.(*TextSegment); ok {
+				textStyle = textSeg.Style.TextStyle
+				textSize = textSeg.size()
+				if textSeg.Style.QuotingDepth > 0 {
+					leftPad = innerPadding * 2 * float32(textSeg.Style.QuotingDepth)
+				}
+			} else if linkSeg, ok := seg.(*HyperlinkSegment); ok {
+				textStyle = linkSeg.TextStyle
+				textSize = theme.SizeForWidget(theme.SizeNameText, t)
+				if linkSeg.quotingLevel > 0 {
+					leftPad = innerPadding * 2 * float32(linkSeg.quotingLevel)
+				}
 			}
-			retBounds, height := lineBounds(textSeg, t.Wrapping, t.Truncation, wrapWidth-leftPad, fyne.NewSize(maxWidth, fitSize.Height), func(text []rune) fyne.Size {
+			retBounds, height := lineBounds(t, seg, wrapWidth-leftPad, fyne.NewSize(maxWidth, fitSize.Height), func(text []rune) fyne.Size {
 				return fyne.MeasureText(string(text), textSize, textStyle)
 			})
+			boundWasNil := currentBound == nil
 			if currentBound != nil {
 				if len(retBounds) > 0 {
 					bounds[len(bounds)-1].end = retBounds[0].end // invalidate row ending as we have more content
 					bounds[len(bounds)-1].segments = append(bounds[len(bounds)-1].segments, seg)
+					if depth > currentBoundDepth {
+						if rowContinuationIndent == -1 {
+							rowContinuationIndent = maxWidth - wrapWidth
+						}
+						if rowContinuationIndent > 0 {
+							runes := []rune(seg.Textual())
+							for i := range retBounds[1:] {
+								b := &retBounds[1+i]
+								if b.begin > 0 && b.begin <= len(runes) && runes[b.begin-1] == '\n' {
+									continue
+								}
+								b.indent = rowContinuationIndent
+							}
+						}
+					}
 					bounds = append(bounds, retBounds[1:]...)
 
 					fitSize.Height -= height
@@ -516,13 +561,17 @@ func (t *RichText) updateRowBounds() {
 				fitSize.Height -= height
 			}
 			currentBound = &bounds[len(bounds)-1]
+			if boundWasNil {
+				currentBoundDepth = depth
+				rowContinuationIndent = -1
+			}
 			if seg.Inline() {
 				last := bounds[len(bounds)-1]
 				begin := 0
 				if len(last.segments) == 1 {
 					begin = last.begin
 				}
-				runes := []rune(textSeg.Text)
+				runes := []rune(seg.Textual())
 				// check ranges - as we resize it can be wrong?
 				if begin > len(runes) {
 					begin = len(runes)
@@ -532,7 +581,7 @@ func (t *RichText) updateRowBounds() {
 					end = len(runes)
 				}
 				text := string(runes[begin:end])
-				measured := fyne.MeasureText(text, textSeg.size(), textSeg.Style.TextStyle)
+				measured := fyne.MeasureText(text, textSize, textStyle)
 				lastWidth := measured.Width
 				if len(retBounds) == 1 {
 					wrapWidth -= lastWidth
@@ -541,12 +590,14 @@ func (t *RichText) updateRowBounds() {
 				}
 			} else {
 				currentBound = nil
+				currentBoundDepth = depth
+				rowContinuationIndent = -1
 				wrapWidth = maxWidth
 			}
 		}
 	}
 
-	iterateSegments(t.Segments)
+	iterateSegments(t.Segments, 0)
 	t.rowBounds = bounds
 }
 
@@ -560,7 +611,7 @@ func (t *RichText) updateRowBounds() {
 func (t *RichText) keptRows(input wrapInput) (kept, from int) {
 	was := t.wrapped
 	was.text = input.text
-	if was != input || input.trunc != fyne.TextTruncateOff || input.style == RichTextStyleBlockquote ||
+	if was != input || input.trunc != fyne.TextTruncateOff || input.style.QuotingDepth > 0 ||
 		(input.wrap != fyne.TextWrapWord && input.wrap != fyne.TextWrapBreak) {
 		return 0, 0
 	}
@@ -594,6 +645,21 @@ type textRenderer struct {
 	obj *RichText
 }
 
+// codeInlineText returns the text inside an inline-code container, identified by
+// its codeInlineLayout, or a bare *canvas.Text as-is. It returns false for any
+// other object.
+func codeInlineText(obj fyne.CanvasObject) (*canvas.Text, bool) {
+	switch o := obj.(type) {
+	case *canvas.Text:
+		return o, true
+	case *fyne.Container:
+		if _, ok := o.Layout.(*codeInlineLayout); ok {
+			return o.Objects[1].(*canvas.Text), true
+		}
+	}
+	return nil, false
+}
+
 func (r *textRenderer) Layout(size fyne.Size) {
 	th := r.obj.Theme()
 	bounds := r.obj.rowBounds
@@ -615,6 +681,9 @@ func (r *textRenderer) Layout(size fyne.Size) {
 	rowAlign := fyne.TextAlignLeading
 	i := 0
 	for row, bound := range bounds {
+		leftPad, align := rowPaddingAndAlign(bound, lineSpacing, rowAlign)
+		rowAlign = align
+
 		for segI := range bound.segments {
 			if i == len(objs) {
 				break // Refresh may not have created all objects for all rows yet...
@@ -622,17 +691,17 @@ func (r *textRenderer) Layout(size fyne.Size) {
 			inline := segI < len(bound.segments)-1
 			obj := objs[i]
 			i++
-			_, isText := obj.(*canvas.Text)
+			_, isText := codeInlineText(obj) // code-inline containers are text-like, not blocks
 			if !isText && !inline {
 				if len(rowItems) != 0 {
-					width, _ := r.layoutRow(rowItems, rowAlign, left, yPos, lineWidth)
+					width, _ := r.layoutRow(rowItems, rowAlign, left+leftPad, yPos, lineWidth-leftPad)
 					left += width
 					rowItems = nil
 				}
 				height := obj.MinSize().Height
 
-				obj.Move(fyne.NewPos(left, yPos))
-				obj.Resize(fyne.NewSize(lineWidth, height))
+				obj.Move(fyne.NewPos(left+leftPad, yPos))
+				obj.Resize(fyne.NewSize(lineWidth-leftPad, height))
 				yPos += height
 				left = xInset
 				continue
@@ -642,15 +711,6 @@ func (r *textRenderer) Layout(size fyne.Size) {
 				continue
 			}
 
-			leftPad := float32(0)
-			if text, ok := bound.segments[0].(*TextSegment); ok {
-				rowAlign = text.Style.Alignment
-				if text.Style == RichTextStyleBlockquote {
-					leftPad = lineSpacing * 4
-				}
-			} else if link, ok := bound.segments[0].(*HyperlinkSegment); ok {
-				rowAlign = link.Alignment
-			}
 			_, y := r.layoutRow(rowItems, rowAlign, left+leftPad, yPos, lineWidth-leftPad)
 			yPos += y
 			rowItems = nil
@@ -694,7 +754,8 @@ func (r *textRenderer) MinSize() fyne.Size {
 		}
 		if trunc == fyne.TextTruncateClip {
 			return minBounds
-		} else if trunc == fyne.TextTruncateEllipsis {
+		}
+		if trunc == fyne.TextTruncateEllipsis {
 			ellipsisSize := fyne.MeasureText("…", th.Size(theme.SizeNameText), fyne.TextStyle{})
 			return minBounds.AddWidthHeight(ellipsisSize.Width, 0)
 		}
@@ -778,11 +839,13 @@ func (r *textRenderer) Refresh() {
 	// Parley: a segment's runes are made once, not once for each of its rows: an Entry holds
 	// its text in one segment, and a 50,000-character draft (about 800 rows) spent 100 ms of
 	// each key here, making 40 million runes (BenchmarkComposer_KeyAt50KB).
-	var runesOf *TextSegment
+	var runesOf RichTextSegment
 	var segRunes []rune
 	for _, bound := range bounds {
 		for i, seg := range bound.segments {
-			if _, ok := seg.(*TextSegment); !ok {
+			_, isText := seg.(*TextSegment)
+			hlSeg, isHyperlink := seg.(*HyperlinkSegment)
+			if !isText && !isHyperlink {
 				obj := r.obj.cachedSegmentVisual(seg, 0)
 				seg.Update(obj)
 				objs = append(objs, obj)
@@ -795,40 +858,52 @@ func (r *textRenderer) Refresh() {
 			}
 			obj := r.obj.cachedSegmentVisual(seg, reuse)
 			seg.Update(obj)
-			txt := obj.(*canvas.Text)
-			textSeg := seg.(*TextSegment)
-			if textSeg != runesOf {
-				runesOf, segRunes = textSeg, []rune(textSeg.Text)
+			var txt string
+			if seg != runesOf {
+				runesOf, segRunes = seg, []rune(seg.Textual())
 			}
 			runes := segRunes
 
 			if i == 0 {
 				if len(bound.segments) == 1 {
-					txt.Text = string(runes[bound.begin:bound.end])
+					txt = string(runes[bound.begin:bound.end])
 				} else {
-					txt.Text = string(runes[bound.begin:])
+					txt = string(runes[bound.begin:])
 				}
 			} else if i == len(bound.segments)-1 && len(bound.segments) > 1 {
-				txt.Text = string(runes[:bound.end])
+				txt = string(runes[:bound.end])
+			} else {
+				txt = string(runes)
 			}
 			if bound.ellipsis && i == len(bound.segments)-1 {
-				txt.Text = txt.Text + "…"
+				txt = txt + "…"
 			}
 
 			if concealed(seg) {
-				txt.Text = strings.Repeat(passwordChar, len(runes))
+				txt = strings.Repeat(passwordChar, len(runes))
 			}
 
-			objs = append(objs, txt)
+			if isText {
+				to, _ := codeInlineText(obj)
+				to.Text = txt
+			} else if isHyperlink {
+				hl := obj.(*fyne.Container).Objects[0].(*Hyperlink)
+				hl.Text = txt
+				r.associateSiblings(hl, hlSeg, reuse)
+				hl.Refresh()
+			}
+			objs = append(objs, obj)
 		}
 	}
 
 	if r.obj.scr != nil {
-		r.obj.scr.Content = &fyne.Container{Layout: layout.NewStackLayout(), Objects: []fyne.CanvasObject{
-			r.obj.prop, &fyne.Container{Objects: objs},
-		}}
-		r.obj.scr.Direction = scroll
-		r.SetObjects([]fyne.CanvasObject{r.obj.scr})
+		if isEmptyScroll(r.obj.scr) {
+			r.obj.scr.Content = &fyne.Container{Layout: layout.NewStackLayout(), Objects: []fyne.CanvasObject{
+				r.obj.prop, &fyne.Container{Objects: objs},
+			}}
+			r.obj.scr.Direction = scroll
+			r.SetObjects([]fyne.CanvasObject{r.obj.scr})
+		}
 		r.obj.scr.Refresh()
 	} else {
 		r.SetObjects(objs)
@@ -840,11 +915,20 @@ func (r *textRenderer) Refresh() {
 	r.obj.cleanVisualCache()
 }
 
+func (r *textRenderer) associateSiblings(hl *Hyperlink, hlSeg *HyperlinkSegment, reuse int) {
+	hl.siblings = hl.siblings[:0]
+	for prev := 0; prev < reuse; prev++ {
+		prevHL := r.obj.cachedSegmentVisual(hlSeg, prev).(*fyne.Container).Objects[0].(*Hyperlink)
+		prevHL.siblings = append(prevHL.siblings, hl)
+		hl.siblings = append(hl.siblings, prevHL)
+	}
+}
+
 func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign, xPos, yPos, lineWidth float32) (float32, float32) {
 	initialX := xPos
 	if len(texts) == 1 {
 		min := texts[0].MinSize()
-		if text, ok := texts[0].(*canvas.Text); ok {
+		if text, ok := codeInlineText(texts[0]); ok {
 			texts[0].Resize(min)
 			xPad := float32(0)
 			switch text.Alignment {
@@ -866,13 +950,10 @@ func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign
 	realign := false
 	baselines := make([]float32, len(texts))
 
-	// Access to theme is slow, so we cache the text size
-	textSize := theme.SizeForWidget(theme.SizeNameText, r.obj)
-
 	driver := fyne.CurrentApp().Driver()
 	for i, text := range texts {
 		var size fyne.Size
-		if txt, ok := text.(*canvas.Text); ok {
+		if txt, ok := codeInlineText(text); ok { // bare text or an inline-code container
 			s, base := driver.RenderedTextSize(txt.Text, txt.TextSize, txt.TextStyle, txt.FontSource)
 			if base > tallestBaseline {
 				if tallestBaseline > 0 {
@@ -885,6 +966,11 @@ func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign
 		} else if c, ok := text.(*fyne.Container); ok {
 			wid := c.Objects[0]
 			if link, ok := wid.(*Hyperlink); ok {
+				sizeName := link.SizeName
+				if sizeName == "" {
+					sizeName = theme.SizeNameText
+				}
+				textSize := theme.SizeForWidget(sizeName, r.obj)
 				s, base := driver.RenderedTextSize(link.Text, textSize, link.TextStyle, nil)
 				if base > tallestBaseline {
 					if tallestBaseline > 0 {
@@ -918,9 +1004,11 @@ func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign
 		}
 	}
 
+	innerPadding := r.obj.Theme().Size(theme.SizeNameInnerPadding)
 	spare := lineWidth - xPos
 	switch align {
 	case fyne.TextAlignTrailing:
+		spare += innerPadding
 		first := texts[0]
 		first.Resize(fyne.NewSize(first.Size().Width+spare, height))
 		setAlign(first, fyne.TextAlignTrailing)
@@ -929,6 +1017,7 @@ func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign
 			text.Move(text.Position().Add(fyne.NewPos(spare, 0)))
 		}
 	case fyne.TextAlignCenter:
+		spare += innerPadding
 		pad := spare / 2
 		first := texts[0]
 		first.Resize(fyne.NewSize(first.Size().Width+pad, height))
@@ -949,27 +1038,48 @@ func (r *textRenderer) layoutRow(texts []fyne.CanvasObject, align fyne.TextAlign
 	return xPos - initialX, height
 }
 
-// binarySearch accepts a function that checks if the text width less the maximum width and the start and end rune index
-// binarySearch returns the index of rune located as close to the maximum line width as possible
-func binarySearch(lessMaxWidth func(int, int) bool, low int, maxHigh int) int {
-	if low >= maxHigh {
-		return low
-	}
-	if lessMaxWidth(low, maxHigh) {
-		return maxHigh
-	}
-	high := low
-	delta := maxHigh - low
-	for delta > 0 {
-		delta /= 2
-		if lessMaxWidth(low, high+delta) {
-			high += delta
+func isEmptyScroll(o *widget.Scroll) bool {
+	if c, ok := o.Content.(*fyne.Container); ok {
+		if len(c.Objects) == 2 {
+			if inner, ok := c.Objects[1].(*fyne.Container); ok {
+				return inner.Objects == nil
+			}
 		}
 	}
-	for (high < maxHigh) && lessMaxWidth(low, high+1) {
-		high++
+	return false
+}
+
+// howManyRunesFit accepts a rune slice, an available width, an average
+// character width, and a function that calculates the (pixel) size of a given
+// rune slice.
+// howManyRunesFit returns how many runes fit into the available width.
+func howManyRunesFit(runes []rune, availableWidth float32, charWidth float32, measurer func([]rune) fyne.Size) int {
+	if availableWidth <= 0 {
+		return 0
 	}
-	return high
+	length := len(runes)
+	fits := 0
+	tooLong := length + 1
+	estimation := int(availableWidth / charWidth)
+	if estimation > length {
+		estimation = length
+	}
+	for tooLong-fits > 1 {
+		subWidth := measurer(runes[:estimation]).Width
+		if subWidth <= availableWidth {
+			fits = estimation
+		} else {
+			tooLong = estimation
+		}
+		estimation = int(float32(estimation) * availableWidth / subWidth)
+		if estimation >= tooLong {
+			estimation = tooLong - 1
+		}
+		if estimation <= fits {
+			estimation = fits + 1
+		}
+	}
+	return fits
 }
 
 // concealed returns true if the segment represents a password, meaning the text should be obscured.
@@ -981,7 +1091,7 @@ func concealed(seg RichTextSegment) bool {
 	return false
 }
 
-func ellipsisPriorBound(bounds []rowBoundary, trunc fyne.TextTruncation, width float32, measurer func([]rune) fyne.Size) []rowBoundary {
+func ellipsisPriorBound(bounds []rowBoundary, trunc fyne.TextTruncation, width float32, charWidth float32, measurer func([]rune) fyne.Size) []rowBoundary {
 	if trunc != fyne.TextTruncateEllipsis || len(bounds) == 0 {
 		return bounds
 	}
@@ -990,29 +1100,21 @@ func ellipsisPriorBound(bounds []rowBoundary, trunc fyne.TextTruncation, width f
 	seg := prior.segments[0].(*TextSegment)
 	ellipsisSize := fyne.MeasureText("…", seg.size(), seg.Style.TextStyle)
 
-	widthChecker := func(low int, high int) bool {
-		return measurer([]rune(seg.Text)[low:high]).Width <= width-ellipsisSize.Width
-	}
-
-	limit := binarySearch(widthChecker, prior.begin, prior.end)
-	prior.end = limit
+	fitCount := howManyRunesFit([]rune(seg.Text)[prior.begin:prior.end], width-ellipsisSize.Width, charWidth, measurer)
+	prior.end = prior.begin + fitCount
 
 	prior.ellipsis = true
 	bounds[len(bounds)-1] = prior
 	return bounds
 }
 
-// findSpaceIndex accepts a slice of runes and a fallback index
-// findSpaceIndex returns the index of the last space in the text, or fallback if there are no spaces
-func findSpaceIndex(text []rune, fallback int) int {
-	curIndex := fallback
+// findSpaceIndex accepts a slice of runes and a start position index
+// findSpaceIndex returns the index of the last space in the text, or -1 if there are no spaces
+func findSpaceIndex(text []rune, curIndex int) int {
 	for ; curIndex >= 0; curIndex-- {
 		if unicode.IsSpace(text[curIndex]) {
 			break
 		}
-	}
-	if curIndex < 0 {
-		return fallback
 	}
 	return curIndex
 }
@@ -1025,13 +1127,15 @@ func float32ToFixed266(f float32) fixed.Int26_6 {
 // measure text size.
 // It will return a slice containing the boundary metadata of each line with the given wrapping applied and the
 // total height required to render the boundaries at the given width/height constraints
-func lineBounds(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncation, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size) ([]rowBoundary, float32) {
-	return lineBoundsFrom(seg, wrap, trunc, firstWidth, max, measurer, 0, 0)
+func lineBounds(t *RichText, seg RichTextSegment, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size) ([]rowBoundary, float32) {
+	return lineBoundsFrom(t, seg, firstWidth, max, measurer, 0, 0)
 }
 
 // lineBoundsFrom is lineBounds from the rune from on, a row's beginning, which is row number
-// reuse (Parley: keptRows).
-func lineBoundsFrom(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncation, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, from, reuse int) ([]rowBoundary, float32) {
+// reuse (Parley: keptRows). Only word and character wrapping start later than 0.
+func lineBoundsFrom(t *RichText, seg RichTextSegment, firstWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, from, reuse int) ([]rowBoundary, float32) {
+	wrap := t.Wrapping
+	trunc := t.Truncation
 	lines := splitLines(seg)
 
 	if wrap == fyne.TextWrap(fyne.TextTruncateClip) {
@@ -1041,37 +1145,48 @@ func lineBoundsFrom(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncat
 		wrap = fyne.TextWrapOff
 	}
 
-	if max.Width < 0 || wrap == fyne.TextWrapOff && trunc == fyne.TextTruncateOff {
+	if max.Width <= 0 || wrap == fyne.TextWrapOff && trunc == fyne.TextTruncateOff {
 		return lines, 0 // don't bother returning a calculated height, our MinSize is going to cover it
 	}
 
 	measureWidth := float32(math.Min(float64(firstWidth), float64(max.Width)))
-	text := []rune(seg.Text)
-	widthChecker := func(low int, high int) bool {
-		return measurer(text[low:high]).Width <= measureWidth
-	}
 
-	// Parley: of a long line, measure only a window that is sure to be wider than a row (it
-	// doubles until it is), so that wrapping a paragraph takes time in proportion to its length
-	// rather than to its square (a 10,000-character paragraph took 0.4 s a key in an Entry).
-	window := func(low, high int) int {
-		for n := 64; low+n < high; n *= 2 {
-			if measurer(text[low:low+n]).Width > max.Width {
-				return low + n
-			}
-		}
-		return high
+	switch wrap {
+	case fyne.TextWrapBreak:
+		return wrapBreakLines(seg, trunc, measureWidth, max, measurer, linesFrom(lines, from), reuse)
+	case fyne.TextWrapWord:
+		return wrapWordLines(seg, trunc, measureWidth, max, measurer, linesFrom(lines, from), reuse)
+	default:
+		return truncateLines(t, seg, trunc, measureWidth, measurer, lines)
 	}
+}
 
+// linesFrom is lines less what is before the rune from (Parley: see lineBoundsFrom).
+func linesFrom(lines []rowBoundary, from int) []rowBoundary {
+	if from == 0 {
+		return lines
+	}
+	i := sort.Search(len(lines), func(i int) bool { return lines[i].end > from })
+	if i == len(lines) {
+		return nil
+	}
+	lines = lines[i:]
+	if lines[0].begin < from {
+		first := lines[0]
+		first.begin = from
+		lines = append([]rowBoundary{first}, lines[1:]...)
+	}
+	return lines
+}
+
+func wrapBreakLines(seg RichTextSegment, trunc fyne.TextTruncation, measureWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, lines []rowBoundary, reuse int) ([]rowBoundary, float32) {
+	text := []rune(seg.Textual())
+	charSize := measurer([]rune("z"))
+	charWidth := charSize.Width
+	lineHeight := charSize.Height
 	yPos := float32(0)
 	var bounds []rowBoundary
 	for _, l := range lines {
-		if l.begin < from { // Parley: before the rows to make
-			if l.end <= from {
-				continue
-			}
-			l.begin = from
-		}
 		low := l.begin
 		high := l.end
 		if low == high {
@@ -1080,110 +1195,160 @@ func lineBoundsFrom(seg *TextSegment, wrap fyne.TextWrap, trunc fyne.TextTruncat
 			bounds = append(bounds, l)
 			continue
 		}
-
-		switch wrap {
-		case fyne.TextWrapBreak:
-			for low < high {
-				high = window(low, high)
-				measured := measurer(text[low:high])
-				if yPos+measured.Height > max.Height && trunc != fyne.TextTruncateOff {
-					return ellipsisPriorBound(bounds, trunc, measureWidth, measurer), yPos
-				}
-
-				if measured.Width <= measureWidth {
-					bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false})
-					reuse++
-					low = high
-					high = l.end
-					measureWidth = max.Width
-
-					yPos += measured.Height
-				} else {
-					newHigh := binarySearch(widthChecker, low, high)
-					if newHigh <= low {
-						bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low + 1, false})
-						reuse++
-						low++
-
-						yPos += measured.Height
-					} else {
-						high = newHigh
-					}
-				}
+		for low < high {
+			if yPos+lineHeight > max.Height && trunc != fyne.TextTruncateOff {
+				return ellipsisPriorBound(bounds, trunc, measureWidth, charWidth, measurer), yPos
 			}
-		case fyne.TextWrapWord:
-			for low < high {
-				high = window(low, high)
-				sub := text[low:high]
-				measured := measurer(sub)
-				if yPos+measured.Height > max.Height && trunc != fyne.TextTruncateOff {
-					return ellipsisPriorBound(bounds, trunc, measureWidth, measurer), yPos
-				}
 
-				subWidth := measured.Width
-				if subWidth <= measureWidth {
-					bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false})
-					reuse++
-					low = high
-					high = l.end
-					if low < high && unicode.IsSpace(text[low]) {
-						low++
-					}
-					measureWidth = max.Width
-
-					yPos += measured.Height
-				} else {
-					oldHigh := high
-					last := low + len(sub) - 1
-					fallback := binarySearch(widthChecker, low, last) - low
-
-					if fallback < 1 { // even a character won't fit
-						include := 1
-						ellipsis := false
-						if trunc == fyne.TextTruncateEllipsis {
-							include = 0
-							ellipsis = true
-						}
-						bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low + include, ellipsis})
-						low++
-						high = low + 1
-						reuse++
-
-						yPos += measured.Height
-						if high > l.end {
-							return bounds, yPos
-						}
-					} else {
-						spaceIndex := findSpaceIndex(sub, fallback)
-						if spaceIndex == 0 {
-							spaceIndex = 1
-						}
-
-						high = low + spaceIndex
-					}
-					if high == fallback && subWidth <= max.Width { // add a newline as there is more space on next
-						bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low, false})
-						reuse++
-						high = oldHigh
-						measureWidth = max.Width
-
-						yPos += measured.Height
-						continue
-					}
-				}
-			}
-		default:
-			if trunc == fyne.TextTruncateEllipsis {
-				txt := []rune(seg.Text)[low:high]
-				end, full := truncateLimit(string(txt), seg.Visual().(*canvas.Text), int(measureWidth), []rune{'…'})
-				high = low + end
-				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, !full})
+			fitCount := howManyRunesFit(text[low:high], measureWidth, charWidth, measurer)
+			switch fitCount {
+			case high - low: // all characters fit on this line
+				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false, 0})
 				reuse++
-			} else if trunc == fyne.TextTruncateClip {
-				high = binarySearch(widthChecker, low, high)
-				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false})
+				low = high
+				high = l.end
+				measureWidth = max.Width
+				yPos += lineHeight
+			case 0: // even a character won't fit
+				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low + 1, false, 0})
 				reuse++
+				low++
+				yPos += lineHeight
+			default:
+				high = low + fitCount
 			}
+		}
+	}
+	return bounds, yPos
+}
+
+func wrapWordLines(seg RichTextSegment, trunc fyne.TextTruncation, measureWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, lines []rowBoundary, reuse int) ([]rowBoundary, float32) {
+	text := []rune(seg.Textual())
+	charSize := measurer([]rune("z"))
+	charWidth := charSize.Width
+	lineHeight := charSize.Height
+	yPos := float32(0)
+	var bounds []rowBoundary
+	for _, l := range lines {
+		low := l.begin
+		high := l.end
+		if low == high {
+			l.firstSegmentReuse = reuse
+			reuse++
+			bounds = append(bounds, l)
+			continue
+		}
+		for low < high {
+			if yPos+lineHeight > max.Height && trunc != fyne.TextTruncateOff {
+				return ellipsisPriorBound(bounds, trunc, measureWidth, charWidth, measurer), yPos
+			}
+
+			sub := text[low:high]
+			fitCount := howManyRunesFit(sub, measureWidth, charWidth, measurer)
+			if fitCount == high-low { // all characters fit on this line
+				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false, 0})
+				reuse++
+				low = high
+				high = l.end
+				if low < high && unicode.IsSpace(text[low]) {
+					low++
+				}
+				measureWidth = max.Width
+
+				yPos += lineHeight
+				continue
+			}
+			if fitCount == 0 { // even a character won't fit
+				if measureWidth < max.Width {
+					bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low, false, 0})
+					reuse++
+					measureWidth = max.Width
+					yPos += lineHeight
+					continue
+				}
+				include := 1
+				ellipsis := false
+				if trunc == fyne.TextTruncateEllipsis {
+					include = 0
+					ellipsis = true
+				}
+				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low + include, ellipsis, 0})
+				low++
+				high = low + 1
+				reuse++
+
+				yPos += lineHeight
+				if high > l.end {
+					return bounds, yPos
+				}
+				continue
+			}
+			spaceIndex := findSpaceIndex(sub, fitCount)
+			if spaceIndex >= 0 {
+				if spaceIndex == 0 {
+					spaceIndex = 1
+				}
+				high = low + spaceIndex
+				continue
+			}
+			oldHigh := high
+			high = low + fitCount
+			if low == 0 && measureWidth < max.Width { // add a newline as there is more space on next
+				bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, low, false, 0})
+				reuse++
+				high = oldHigh
+				measureWidth = max.Width
+
+				yPos += lineHeight
+			}
+		}
+	}
+	return bounds, yPos
+}
+
+func truncateLines(t *RichText, seg RichTextSegment, trunc fyne.TextTruncation, measureWidth float32, measurer func([]rune) fyne.Size, lines []rowBoundary) ([]rowBoundary, float32) {
+	text := []rune(seg.Textual())
+	yPos := float32(0)
+	var bounds []rowBoundary
+	charSize := measurer([]rune("z"))
+	charWidth := charSize.Width
+	reuse := 0
+	for _, l := range lines {
+		low := l.begin
+		high := l.end
+		if low == high {
+			l.firstSegmentReuse = reuse
+			reuse++
+			bounds = append(bounds, l)
+			continue
+		}
+		switch trunc {
+		case fyne.TextTruncateEllipsis:
+			txt := []rune(seg.Textual())[low:high]
+			var textObj *canvas.Text
+			switch s := seg.(type) {
+			case *TextSegment:
+				textObj, _ = codeInlineText(seg.Visual())
+			case *HyperlinkSegment:
+				textObj = canvas.NewText(string(txt), color.Black)
+				textObj.TextStyle = s.TextStyle
+				sizeName := s.SizeName
+				if sizeName == "" {
+					sizeName = theme.SizeNameText
+				}
+				textObj.TextSize = theme.SizeForWidget(sizeName, t)
+			}
+			end, full := truncateLimit(string(txt), textObj, int(measureWidth), []rune{'…'})
+			high = low + end
+			bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, !full, 0})
+			reuse++
+		case fyne.TextTruncateClip:
+			fitCount := howManyRunesFit(text[low:high], measureWidth, charWidth, measurer)
+			high = low + fitCount
+			bounds = append(bounds, rowBoundary{[]RichTextSegment{seg}, reuse, low, high, false, 0})
+			reuse++
+		case fyne.TextTruncateOff:
+			// don’t do anything
 		}
 	}
 	return bounds, yPos
@@ -1203,21 +1368,46 @@ func setAlign(obj fyne.CanvasObject, align fyne.TextAlign) {
 	}
 }
 
+// rowPaddingAndAlign returns the left padding and text alignment for a row.
+func rowPaddingAndAlign(bound rowBoundary, lineSpacing float32, currentAlign fyne.TextAlign) (float32, fyne.TextAlign) {
+	leftPad := bound.indent
+	align := currentAlign
+	if len(bound.segments) > 0 {
+		if text, ok := bound.segments[0].(*TextSegment); ok {
+			align = text.Style.Alignment
+			if text.Style.QuotingDepth > 0 {
+				leftPad = lineSpacing * 4 * float32(text.Style.QuotingDepth)
+			}
+		} else if link, ok := bound.segments[0].(*HyperlinkSegment); ok {
+			align = link.Alignment
+			if link.quotingLevel > 0 {
+				leftPad = lineSpacing * 4 * float32(link.quotingLevel)
+			}
+		} else if block, ok := bound.segments[0].(*CodeBlockSegment); ok {
+			align = fyne.TextAlignLeading
+			if block.quotingLevel > 0 {
+				leftPad = lineSpacing * 4 * float32(block.quotingLevel)
+			}
+		}
+	}
+	return leftPad, align
+}
+
 // splitLines accepts a text segment and returns a slice of boundary metadata denoting the
 // start and end indices of each line delimited by the newline character.
-func splitLines(seg *TextSegment) []rowBoundary {
+func splitLines(seg RichTextSegment) []rowBoundary {
 	var low, high int
 	var lines []rowBoundary
-	text := []rune(seg.Text)
+	text := []rune(seg.Textual())
 	length := len(text)
 	for i := 0; i < length; i++ {
 		if text[i] == '\n' {
 			high = i
-			lines = append(lines, rowBoundary{[]RichTextSegment{seg}, len(lines), low, high, false})
+			lines = append(lines, rowBoundary{[]RichTextSegment{seg}, len(lines), low, high, false, 0})
 			low = i + 1
 		}
 	}
-	return append(lines, rowBoundary{[]RichTextSegment{seg}, len(lines), low, length, false})
+	return append(lines, rowBoundary{[]RichTextSegment{seg}, len(lines), low, length, false, 0})
 }
 
 func truncateLimit(s string, text *canvas.Text, limit int, ellipsis []rune) (int, bool) {
@@ -1270,4 +1460,5 @@ type rowBoundary struct {
 	firstSegmentReuse int
 	begin, end        int
 	ellipsis          bool
+	indent            float32
 }

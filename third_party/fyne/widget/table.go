@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/driver/mobile"
+	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/async"
 	"fyne.io/fyne/v2/internal/widget"
 	"fyne.io/fyne/v2/theme"
@@ -94,7 +95,13 @@ type Table struct {
 	// Since: 2.5
 	HideSeparators bool
 
-	currentFocus              TableCellID
+	// OnHighlighted is a callback to be notified when a given item
+	// in the table has been highlighted by keyboard navigation and mouse hover
+	//
+	// Since: 2.8
+	OnHighlighted func(id TableCellID) `json:"-"`
+
+	currentHighlight          TableCellID
 	focused                   bool
 	selectedCell, hoveredCell *TableCellID
 	cells                     *tableCells
@@ -214,13 +221,16 @@ func (t *Table) DragEnd() {
 // FocusGained is called after this table has gained focus.
 func (t *Table) FocusGained() {
 	t.focused = true
-	t.RefreshItem(t.currentFocus)
+	t.RefreshItem(t.currentHighlight)
+	if f := t.OnHighlighted; f != nil {
+		f(t.currentHighlight)
+	}
 }
 
 // FocusLost is called after this Table has lost focus.
 func (t *Table) FocusLost() {
 	t.focused = false
-	t.Refresh() // Item(t.currentFocus)
+	t.Refresh() // Item(t.currentHighlight)
 }
 
 func (t *Table) MouseIn(ev *desktop.MouseEvent) {
@@ -272,7 +282,7 @@ func (t *Table) Select(id TableCellID) {
 		f(*t.selectedCell)
 	}
 	t.selectedCell = &id
-	t.currentFocus = id
+	t.currentHighlight = id
 
 	t.ScrollTo(id)
 
@@ -344,47 +354,54 @@ func (t *Table) TouchCancel(*mobile.TouchEvent) {
 
 // TypedKey is called if a key event happens while this Table is focused.
 func (t *Table) TypedKey(event *fyne.KeyEvent) {
+	oldHighlight := t.currentHighlight
+
 	switch event.Name {
 	case fyne.KeySpace:
-		t.Select(t.currentFocus)
+		t.Select(t.currentHighlight)
 	case fyne.KeyDown:
 		if f := t.Length; f != nil {
 			rows, _ := f()
-			if t.currentFocus.Row >= rows-1 {
+			if t.currentHighlight.Row >= rows-1 {
 				return
 			}
 		}
-		t.RefreshItem(t.currentFocus)
-		t.currentFocus.Row++
-		t.ScrollTo(t.currentFocus)
-		t.RefreshItem(t.currentFocus)
+		t.RefreshItem(t.currentHighlight)
+		t.currentHighlight.Row++
+		t.ScrollTo(t.currentHighlight)
+		t.RefreshItem(t.currentHighlight)
 	case fyne.KeyLeft:
-		if t.currentFocus.Col <= 0 {
+		if t.currentHighlight.Col <= 0 {
 			return
 		}
-		t.RefreshItem(t.currentFocus)
-		t.currentFocus.Col--
-		t.ScrollTo(t.currentFocus)
-		t.RefreshItem(t.currentFocus)
+		t.RefreshItem(t.currentHighlight)
+		t.currentHighlight.Col--
+		t.ScrollTo(t.currentHighlight)
+		t.RefreshItem(t.currentHighlight)
 	case fyne.KeyRight:
 		if f := t.Length; f != nil {
 			_, cols := f()
-			if t.currentFocus.Col >= cols-1 {
+			if t.currentHighlight.Col >= cols-1 {
 				return
 			}
 		}
-		t.RefreshItem(t.currentFocus)
-		t.currentFocus.Col++
-		t.ScrollTo(t.currentFocus)
-		t.RefreshItem(t.currentFocus)
+		t.RefreshItem(t.currentHighlight)
+		t.currentHighlight.Col++
+		t.ScrollTo(t.currentHighlight)
+		t.RefreshItem(t.currentHighlight)
 	case fyne.KeyUp:
-		if t.currentFocus.Row <= 0 {
+		if t.currentHighlight.Row <= 0 {
 			return
 		}
-		t.RefreshItem(t.currentFocus)
-		t.currentFocus.Row--
-		t.ScrollTo(t.currentFocus)
-		t.RefreshItem(t.currentFocus)
+		t.RefreshItem(t.currentHighlight)
+		t.currentHighlight.Row--
+		t.ScrollTo(t.currentHighlight)
+		t.RefreshItem(t.currentHighlight)
+	}
+	if oldHighlight != t.currentHighlight {
+		if f := t.OnHighlighted; f != nil {
+			f(t.currentHighlight)
+		}
 	}
 }
 
@@ -427,6 +444,35 @@ func (t *Table) UnselectAll() {
 	if f := t.OnUnselected; f != nil {
 		f(selected)
 	}
+}
+
+// Highlight scrolls to the item represented by id and highlights it
+//
+// Since: 2.8
+func (t *Table) Highlight(id TableCellID) {
+	if t.Length == nil {
+		return
+	}
+
+	if t.content == nil {
+		return
+	}
+
+	rows, cols := t.Length()
+	if id.Row >= rows {
+		id.Row = rows - 1
+	}
+
+	if id.Col >= cols {
+		id.Col = cols - 1
+	}
+
+	t.ScrollTo(id)
+	t.currentHighlight = id
+	if t.OnHighlighted != nil {
+		t.OnHighlighted(id)
+	}
+	t.Refresh()
 }
 
 // ScrollTo will scroll to the given cell without changing the selection.
@@ -588,16 +634,16 @@ func (t *Table) Tapped(e *fyne.PointEvent) {
 	if row == noCellMatch || row < 0 {
 		return // out of row range
 	}
-	t.Select(TableCellID{row, col})
 
 	if !fyne.CurrentDevice().IsMobile() {
-		t.RefreshItem(t.currentFocus)
-		canvas := fyne.CurrentApp().Driver().CanvasForObject(t)
+		t.RefreshItem(t.currentHighlight)
+		canvas := fyne.CurrentApp().Driver().CanvasForObject(t.super())
 		if canvas != nil {
-			canvas.Focus(t.impl.(fyne.Focusable))
+			canvas.Focus(t.super().(fyne.Focusable))
 		}
-		t.RefreshItem(t.currentFocus)
+		t.RefreshItem(t.currentHighlight)
 	}
+	t.Select(TableCellID{row, col})
 }
 
 // columnAt returns a positive integer (or 0) for the column that is found at the `pos` X position.
@@ -687,6 +733,7 @@ func (t *Table) finishScroll() {
 func (t *Table) hoverAt(pos fyne.Position) {
 	col := t.columnAt(pos)
 	row := t.rowAt(pos)
+	oldHover := t.hoveredCell
 	t.hoveredCell = &TableCellID{row, col}
 	overHeaderRow := t.ShowHeaderRow && pos.Y < t.headerSize.Height
 	overHeaderCol := t.ShowHeaderColumn && pos.X < t.headerSize.Width
@@ -709,6 +756,11 @@ func (t *Table) hoverAt(pos fyne.Position) {
 		t.hoverHeaderRow = noCellMatch
 	}
 
+	if t.hoveredCell == nil {
+		t.hoverOut()
+		return
+	}
+
 	rows, cols := 0, 0
 	if f := t.Length; f != nil {
 		rows, cols = t.Length()
@@ -720,6 +772,13 @@ func (t *Table) hoverAt(pos fyne.Position) {
 
 	if t.moveCallback != nil {
 		t.moveCallback()
+	}
+
+	if f := t.OnHighlighted; f != nil {
+		if oldHover != nil && t.hoveredCell != nil && *oldHover == *t.hoveredCell {
+			return
+		}
+		f(*t.hoveredCell)
 	}
 }
 
@@ -792,7 +851,7 @@ func (t *Table) templateSize() fyne.Size {
 		if !t.ShowHeaderRow && !t.ShowHeaderColumn {
 			return template.MinSize()
 		}
-		return template.MinSize().Max(t.createHeader().MinSize())
+		return internal.MaxSizes(template.MinSize(), t.createHeader().MinSize())
 	}
 
 	fyne.LogError("Missing CreateCell callback required for Table", nil)
@@ -1060,7 +1119,7 @@ func (t *tableRenderer) Layout(s fyne.Size) {
 
 func (t *tableRenderer) MinSize() fyne.Size {
 	sep := t.t.Theme().Size(theme.SizeNamePadding)
-	min := t.t.content.MinSize().Max(t.t.cellSize)
+	min := internal.MaxSizes(t.t.content.MinSize(), t.t.cellSize)
 	if t.t.ShowHeaderRow {
 		min.Height += t.t.headerSize.Height + sep
 	}
@@ -1441,7 +1500,7 @@ func (r *tableCellsRenderer) moveIndicators() {
 	if r.cells.t.hoveredCell == nil && !r.cells.t.focused {
 		r.moveMarker(r.hover, -1, -1, offX, offY, minCol, minRow, visibleColWidths, visibleRowHeights)
 	} else if r.cells.t.focused {
-		r.moveMarker(r.hover, r.cells.t.currentFocus.Row, r.cells.t.currentFocus.Col, offX, offY, minCol, minRow, visibleColWidths, visibleRowHeights)
+		r.moveMarker(r.hover, r.cells.t.currentHighlight.Row, r.cells.t.currentHighlight.Col, offX, offY, minCol, minRow, visibleColWidths, visibleRowHeights)
 	} else {
 		r.moveMarker(r.hover, r.cells.t.hoveredCell.Row, r.cells.t.hoveredCell.Col, offX, offY, minCol, minRow, visibleColWidths, visibleRowHeights)
 	}

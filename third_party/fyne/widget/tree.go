@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/async"
 	"fyne.io/fyne/v2/internal/cache"
 	"fyne.io/fyne/v2/internal/widget"
@@ -50,14 +51,20 @@ type Tree struct {
 	OnUnselected   func(uid TreeNodeID)                                      `json:"-"` // Called when the Node with the given TreeNodeID is unselected.
 	UpdateNode     func(uid TreeNodeID, branch bool, node fyne.CanvasObject) `json:"-"` // Called to update the given CanvasObject to represent the data at the given TreeNodeID
 
-	branchMinSize fyne.Size
-	currentFocus  TreeNodeID
-	focused       bool
-	leafMinSize   fyne.Size
-	offset        fyne.Position
-	open          map[TreeNodeID]bool
-	scroller      *widget.Scroll
-	selected      []TreeNodeID
+	// OnHighlighted is a callback to be notified when a given item
+	// in the tree has been highlighted by keyboard navigation and mouse hover
+	//
+	// Since: 2.8
+	OnHighlighted func(id TreeNodeID) `json:"-"`
+
+	branchMinSize    fyne.Size
+	currentHighlight TreeNodeID
+	focused          bool
+	leafMinSize      fyne.Size
+	offset           fyne.Position
+	open             map[TreeNodeID]bool
+	scroller         *widget.Scroll
+	selected         []TreeNodeID
 }
 
 // NewTree returns a new performant tree widget defined by the passed functions.
@@ -91,7 +98,8 @@ func NewTreeWithData(data binding.DataTree, createItem func(bool) fyne.CanvasObj
 				return
 			}
 			updateItem(item, branch, o)
-		})
+		},
+	)
 
 	data.AddListener(binding.NewDataListener(t.Refresh))
 	return t
@@ -167,7 +175,7 @@ func (t *Tree) IsBranchOpen(uid TreeNodeID) bool {
 
 // FocusGained is called after this Tree has gained focus.
 func (t *Tree) FocusGained() {
-	if t.currentFocus == "" {
+	if t.currentHighlight == "" {
 		if childUIDs := t.ChildUIDs; childUIDs != nil {
 			if ids := childUIDs(""); len(ids) > 0 {
 				t.setItemFocus(ids[0])
@@ -176,13 +184,16 @@ func (t *Tree) FocusGained() {
 	}
 
 	t.focused = true
-	t.RefreshItem(t.currentFocus)
+	t.RefreshItem(t.currentHighlight)
+	if f := t.OnHighlighted; f != nil {
+		f(t.currentHighlight)
+	}
 }
 
 // FocusLost is called after this Tree has lost focus.
 func (t *Tree) FocusLost() {
 	t.focused = false
-	t.Refresh() // Item(t.currentFocus)
+	t.Refresh() // Item(t.currentHighlight)
 }
 
 // MinSize returns the size that this widget should not shrink below.
@@ -222,6 +233,34 @@ func (t *Tree) OpenBranch(uid TreeNodeID) {
 	t.Refresh()
 }
 
+// openBranches opens the branches leading to a node.
+func (t *Tree) openBranches(uid TreeNodeID) {
+	found, parents := t.findPath(t.Root, uid)
+	if !found || len(parents) == 0 {
+		return
+	}
+
+	t.ensureOpenMap()
+	var opened bool
+	f := t.OnBranchOpened
+	for _, parent := range parents {
+		if parent == t.Root {
+			continue
+		}
+		if !t.IsBranchOpen(parent) {
+			t.open[parent] = true
+			if f != nil {
+				f(parent)
+			}
+			opened = true
+		}
+	}
+
+	if opened {
+		t.Refresh()
+	}
+}
+
 // Resize sets a new size for a widget.
 func (t *Tree) Resize(size fyne.Size) {
 	if size == t.Size() {
@@ -232,6 +271,21 @@ func (t *Tree) Resize(size fyne.Size) {
 		return
 	}
 	t.scroller.Content.(*treeContent).refreshForID(onlyNewTreeNodesID)
+}
+
+// Highlight scrolls to the item represented by id and highlights it
+//
+// Since: 2.8
+func (t *Tree) Highlight(uid TreeNodeID) {
+	if found, _ := t.findPath(t.Root, uid); !found {
+		return
+	}
+	t.ScrollTo(uid)
+	t.currentHighlight = uid
+	if t.OnHighlighted != nil {
+		t.OnHighlighted(uid)
+	}
+	t.Refresh()
 }
 
 // ScrollToBottom scrolls to the bottom of the tree.
@@ -256,10 +310,13 @@ func (t *Tree) ScrollTo(uid TreeNodeID) {
 
 	y, size, ok := t.offsetAndSize(uid)
 	if !ok {
-		return
+		t.openBranches(uid)
+
+		if y, size, ok = t.offsetAndSize(uid); !ok {
+			return
+		}
 	}
 
-	// TODO scrolling to a node should open all parents if they aren't already
 	newY := t.scroller.Offset.Y
 	if y < t.scroller.Offset.Y {
 		newY = y
@@ -318,15 +375,15 @@ func (t *Tree) Select(uid TreeNodeID) {
 }
 
 func (t *Tree) setItemFocus(uid TreeNodeID) {
-	if t.currentFocus == uid {
+	if t.currentHighlight == uid {
 		return
 	}
 
-	previous := t.currentFocus
-	t.currentFocus = uid
+	previous := t.currentHighlight
+	t.currentHighlight = uid
 	t.RefreshItem(previous)
-	t.ScrollTo(t.currentFocus)
-	t.RefreshItem(t.currentFocus)
+	t.ScrollTo(t.currentHighlight)
+	t.RefreshItem(t.currentHighlight)
 }
 
 // ToggleBranch flips the state of the branch with the given TreeNodeID.
@@ -340,38 +397,40 @@ func (t *Tree) ToggleBranch(uid string) {
 
 // TypedKey is called if a key event happens while this Tree is focused.
 func (t *Tree) TypedKey(event *fyne.KeyEvent) {
+	oldHighlight := t.currentHighlight
+
 	switch event.Name {
 	case fyne.KeySpace:
-		t.Select(t.currentFocus)
+		t.Select(t.currentHighlight)
 	case fyne.KeyDown:
 		next := false
-		t.walk(t.Root, "", 0, func(id, p TreeNodeID, _ bool, _ int) {
+		t.walk(t.Root, "", 0, false, func(id, p TreeNodeID, _ bool, _ int) {
 			if next {
 				t.setItemFocus(id)
 				next = false
-			} else if id == t.currentFocus {
+			} else if id == t.currentHighlight {
 				next = true
 			}
 		})
 	case fyne.KeyLeft:
 		// If the current focus is on a branch which is open, just close it
-		if t.IsBranch(t.currentFocus) && t.IsBranchOpen(t.currentFocus) {
-			t.CloseBranch(t.currentFocus)
+		if t.IsBranch(t.currentHighlight) && t.IsBranchOpen(t.currentHighlight) {
+			t.CloseBranch(t.currentHighlight)
 		} else {
 			// Every other case should move the focus to the current parent node
-			t.walk(t.Root, "", 0, func(id, p TreeNodeID, _ bool, _ int) {
-				if id == t.currentFocus && p != "" {
+			t.walk(t.Root, "", 0, false, func(id, p TreeNodeID, _ bool, _ int) {
+				if id == t.currentHighlight && p != "" {
 					t.setItemFocus(p)
 				}
 			})
 		}
 	case fyne.KeyRight:
-		if t.IsBranch(t.currentFocus) {
-			t.OpenBranch(t.currentFocus)
+		if t.IsBranch(t.currentHighlight) {
+			t.OpenBranch(t.currentHighlight)
 		}
 		children := []TreeNodeID{}
 		if childUIDs := t.ChildUIDs; childUIDs != nil {
-			children = childUIDs(t.currentFocus)
+			children = childUIDs(t.currentHighlight)
 		}
 
 		if len(children) > 0 {
@@ -379,12 +438,18 @@ func (t *Tree) TypedKey(event *fyne.KeyEvent) {
 		}
 	case fyne.KeyUp:
 		previous := ""
-		t.walk(t.Root, "", 0, func(id, p TreeNodeID, _ bool, _ int) {
-			if id == t.currentFocus && previous != "" {
+		t.walk(t.Root, "", 0, false, func(id, p TreeNodeID, _ bool, _ int) {
+			if id == t.currentHighlight && previous != "" {
 				t.setItemFocus(previous)
 			}
 			previous = id
 		})
+	}
+
+	if oldHighlight != t.currentHighlight {
+		if f := t.OnHighlighted; f != nil {
+			f(t.currentHighlight)
+		}
 	}
 }
 
@@ -422,6 +487,28 @@ func (t *Tree) UnselectAll() {
 			f(uid)
 		}
 	}
+}
+
+// findPath finds the path to a target node.
+func (t *Tree) findPath(current, target TreeNodeID) (bool, []TreeNodeID) {
+	if current == target {
+		return true, nil
+	}
+
+	if !t.IsBranch(current) {
+		return false, nil
+	}
+
+	if childUIDs := t.ChildUIDs; childUIDs != nil {
+		for _, child := range childUIDs(current) {
+			found, path := t.findPath(child, target)
+			if found {
+				return true, append([]TreeNodeID{current}, path...)
+			}
+		}
+	}
+
+	return false, nil
 }
 
 func (t *Tree) ensureOpenMap() {
@@ -466,14 +553,14 @@ func (t *Tree) offsetUpdated(pos fyne.Position) {
 	t.scroller.Content.(*treeContent).refreshForID(onlyNewTreeNodesID)
 }
 
-func (t *Tree) walk(uid, parent TreeNodeID, depth int, onNode func(TreeNodeID, TreeNodeID, bool, int)) {
+func (t *Tree) walk(uid, parent TreeNodeID, depth int, walkClosedBranch bool, onNode func(TreeNodeID, TreeNodeID, bool, int)) {
 	if isBranch := t.IsBranch; isBranch != nil {
 		if isBranch(uid) {
 			onNode(uid, parent, true, depth)
-			if t.IsBranchOpen(uid) {
+			if t.IsBranchOpen(uid) || walkClosedBranch {
 				if childUIDs := t.ChildUIDs; childUIDs != nil {
 					for _, c := range childUIDs(uid) {
-						t.walk(c, uid, depth+1, onNode)
+						t.walk(c, uid, depth+1, walkClosedBranch, onNode)
 					}
 				}
 			}
@@ -485,7 +572,7 @@ func (t *Tree) walk(uid, parent TreeNodeID, depth int, onNode func(TreeNodeID, T
 
 // walkAll visits every open node of the tree and calls the given callback with TreeNodeID, whether node is branch, and the depth of node.
 func (t *Tree) walkAll(onNode func(TreeNodeID, TreeNodeID, bool, int)) {
-	t.walk(t.Root, "", 0, onNode)
+	t.walk(t.Root, "", 0, false, onNode)
 }
 
 var _ fyne.WidgetRenderer = (*treeRenderer)(nil)
@@ -497,11 +584,11 @@ type treeRenderer struct {
 	scroller *widget.Scroll
 }
 
-func (r *treeRenderer) MinSize() (min fyne.Size) {
-	min = r.scroller.MinSize()
-	min = min.Max(r.tree.branchMinSize)
-	min = min.Max(r.tree.leafMinSize)
-	return min
+func (r *treeRenderer) MinSize() fyne.Size {
+	minSize := r.scroller.MinSize()
+	minSize = internal.MaxSizes(minSize, r.tree.branchMinSize)
+	minSize = internal.MaxSizes(minSize, r.tree.leafMinSize)
+	return minSize
 }
 
 func (r *treeRenderer) Layout(size fyne.Size) {
@@ -592,8 +679,9 @@ type treeContentRenderer struct {
 	branchPool  async.Pool[fyne.CanvasObject]
 	leafPool    async.Pool[fyne.CanvasObject]
 
-	wasVisible []TreeNodeID
-	visible    []TreeNodeID
+	wasVisible   []TreeNodeID
+	visible      []TreeNodeID
+	minSizeCache fyne.Size
 }
 
 func (r *treeContentRenderer) Layout(size fyne.Size) {
@@ -721,6 +809,9 @@ func (r *treeContentRenderer) Layout(size fyne.Size) {
 }
 
 func (r *treeContentRenderer) MinSize() (min fyne.Size) {
+	if !r.minSizeCache.IsZero() {
+		return r.minSizeCache
+	}
 	th := r.treeContent.Theme()
 	pad := th.Size(theme.SizeNamePadding)
 	iconSize := th.Size(theme.SizeNameInlineIcon)
@@ -748,6 +839,8 @@ func (r *treeContentRenderer) MinSize() (min fyne.Size) {
 		min.Width = fyne.Max(min.Width, m.Width)
 		min.Height += m.Height
 	})
+
+	r.minSizeCache = min
 	return min
 }
 
@@ -756,6 +849,7 @@ func (r *treeContentRenderer) Objects() []fyne.CanvasObject {
 }
 
 func (r *treeContentRenderer) Refresh() {
+	r.minSizeCache = fyne.Size{}
 	r.refreshForID(r.treeContent.nextRefreshID)
 	for _, s := range r.separators {
 		s.Refresh()
@@ -765,7 +859,7 @@ func (r *treeContentRenderer) Refresh() {
 func (r *treeContentRenderer) refreshForID(toDraw TreeNodeID) {
 	s := r.treeContent.Size()
 	if s.IsZero() {
-		r.treeContent.Resize(r.treeContent.MinSize().Max(r.treeContent.tree.Size()))
+		r.treeContent.Resize(internal.MaxSizes(r.treeContent.MinSize(), r.treeContent.tree.Size()))
 	} else {
 		r.Layout(s)
 	}
@@ -866,6 +960,9 @@ func (n *treeNode) Indent() float32 {
 
 // MouseIn is called when a desktop pointer enters the widget
 func (n *treeNode) MouseIn(*desktop.MouseEvent) {
+	if f := n.tree.OnHighlighted; f != nil {
+		f(n.uid)
+	}
 	n.hovered = true
 	n.partialRefresh()
 }
@@ -882,10 +979,10 @@ func (n *treeNode) MouseOut() {
 
 func (n *treeNode) Tapped(*fyne.PointEvent) {
 	n.tree.Select(n.uid)
-	canvas := fyne.CurrentApp().Driver().CanvasForObject(n.tree)
+	canvas := fyne.CurrentApp().Driver().CanvasForObject(n.tree.super())
 	if canvas != nil && canvas.Focused() != n.tree {
 		if !fyne.CurrentDevice().IsMobile() {
-			canvas.Focus(n.tree.impl.(fyne.Focusable))
+			canvas.Focus(n.tree.super().(fyne.Focusable))
 		}
 	}
 	n.Refresh()
@@ -974,7 +1071,7 @@ func (r *treeNodeRenderer) partialRefresh() {
 	if len(r.treeNode.tree.selected) > 0 && r.treeNode.uid == r.treeNode.tree.selected[0] {
 		r.background.FillColor = th.Color(theme.ColorNameSelection, v)
 		r.background.Show()
-	} else if r.treeNode.hovered || (r.treeNode.tree.focused && r.treeNode.tree.currentFocus == r.treeNode.uid) {
+	} else if r.treeNode.hovered || (r.treeNode.tree.focused && r.treeNode.tree.currentHighlight == r.treeNode.uid) {
 		r.background.FillColor = th.Color(theme.ColorNameHover, v)
 		r.background.Show()
 	} else {

@@ -121,7 +121,7 @@ type ExternalUntyped = ExternalItem[any]
 // Since: 2.1
 func BindUntyped(v any) ExternalUntyped {
 	t := reflect.TypeOf(v)
-	if t.Kind() != reflect.Ptr {
+	if t.Kind() != reflect.Pointer {
 		fyne.LogError("Invalid type passed to BindUntyped, must be a pointer", nil)
 		v = nil
 	}

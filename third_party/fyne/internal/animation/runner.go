@@ -113,15 +113,10 @@ func (r *Runner) runOneFrame() (done bool) {
 	r.animationMutex.Lock()
 	// nil out old r.animations for re-use as next r.nextFrameAnimations
 	tmp := r.animations
-	for i := range tmp {
-		tmp[i] = nil
-	}
+	clear(tmp)
 	r.animations = append(r.nextFrameAnimations, r.pendingAnimations...)
 	r.nextFrameAnimations = tmp[:0]
-	// nil out r.pendingAnimations
-	for i := range r.pendingAnimations {
-		r.pendingAnimations[i] = nil
-	}
+	clear(r.pendingAnimations)
 	r.pendingAnimations = r.pendingAnimations[:0]
 	done = len(r.animations) == 0
 	r.animationMutex.Unlock()
@@ -130,7 +125,16 @@ func (r *Runner) runOneFrame() (done bool) {
 
 // tickAnimation will process a frame of animation and return true if this should continue animating
 func (r *Runner) tickAnimation(a *anim) bool {
-	if time.Now().After(a.end) {
+	duration := a.a.Duration
+	now := time.Now()
+
+	if duration != a.lastDuration {
+		a.pinProgress = a.progressFraction(now, a.lastDuration)
+		a.pinTime = now
+		a.lastDuration = duration
+	}
+
+	if !now.Before(a.start.Add(duration)) {
 		if a.reverse {
 			a.a.Tick(0.0)
 			if a.repeatsLeft == 0 {
@@ -152,14 +156,11 @@ func (r *Runner) tickAnimation(a *anim) bool {
 			}
 		}
 
-		a.start = time.Now()
-		a.end = a.start.Add(a.a.Duration)
+		a.resetCycle(time.Now())
 		return true
 	}
 
-	delta := time.Since(a.start).Milliseconds()
-
-	val := float32(delta) / float32(a.total)
+	val := a.progressFraction(now, duration)
 	curve := a.a.Curve
 	if curve == nil {
 		curve = fyne.AnimationEaseInOut

@@ -1,4 +1,4 @@
-//go:build !ci && (!android || !ios || !mobile) && (wasm || test_web_driver) && !noos && !tinygo
+//go:build !ci && !android && !ios && !mobile && (wasm || test_web_driver) && !noos && !tinygo
 
 package app
 

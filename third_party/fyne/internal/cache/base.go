@@ -15,6 +15,13 @@ var (
 	lastClean                     time.Time
 	skippedCleanWithCanvasRefresh = false
 
+	// cachedNow is the clock sample setAlive uses. Reading the real clock there
+	// is an expensive operation and setAlive is called per-object per paint.
+	// cachedNow is updated on Clean, which should be called once per frame.
+	// Atomic because tests (and Resize/Refresh from goroutines in non-migrated apps)
+	// reach setAlive off the main thread while the draw loop is in Clean.
+	cachedNow atomic.Int64
+
 	// testing purpose only
 	timeNow = time.Now
 )
@@ -24,11 +31,19 @@ func init() {
 		ValidDuration = t
 		cleanTaskInterval = ValidDuration / 2
 	}
+	refreshNow()
+}
+
+// refreshNow samples the clock for setAlive and returns the sample.
+func refreshNow() time.Time {
+	now := timeNow()
+	cachedNow.Store(now.UnixNano())
+	return now
 }
 
 // Clean run cache clean task, it should be called on paint events.
 func Clean(canvasRefreshed bool) {
-	now := timeNow()
+	now := refreshNow()
 	// do not run clean task too fast
 	if now.Sub(lastClean) < 10*time.Second {
 		if canvasRefreshed {
@@ -45,6 +60,7 @@ func Clean(canvasRefreshed bool) {
 	}
 	destroyExpiredSvgs(now)
 	destroyExpiredFontMetrics(now)
+	destroyExpiredBlurKernels(now)
 	if canvasRefreshed {
 		// Destroy renderers on canvas refresh to avoid flickering screen.
 		destroyExpiredRenderers(now)
@@ -52,7 +68,7 @@ func Clean(canvasRefreshed bool) {
 		// be a way to recover them later
 		destroyExpiredCanvases(now)
 	}
-	lastClean = timeNow()
+	lastClean = refreshNow()
 }
 
 // CleanCanvas performs a complete remove of all the objects that belong to the specified
@@ -118,15 +134,15 @@ func destroyExpiredRenderers(now time.Time) {
 }
 
 type expiringCache struct {
-	expires time.Time
+	expires int64 // unix nanos, so setAlive is a load and an add
 }
 
 // isExpired check if the cache data is expired.
 func (c *expiringCache) isExpired(now time.Time) bool {
-	return c.expires.Before(now)
+	return c.expires < now.UnixNano()
 }
 
 // setAlive updates expiration time.
 func (c *expiringCache) setAlive() {
-	c.expires = timeNow().Add(ValidDuration)
+	c.expires = cachedNow.Load() + ValidDuration.Nanoseconds()
 }

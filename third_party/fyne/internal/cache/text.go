@@ -57,6 +57,11 @@ func SetFontMetrics(text string, fontSize float32, style fyne.TextStyle, source 
 	fontSizeCache.Store(ent, metric)
 }
 
+// ClearFontMetrics clears the fontSizeCache (for testing/benchmarks)
+func ClearFontMetrics() {
+	fontSizeCache = async.Map[fontSizeEntry, *fontMetric]{}
+}
+
 // destroyExpiredFontMetrics destroys expired fontSizeCache entries
 func destroyExpiredFontMetrics(now time.Time) {
 	fontSizeCache.Range(func(k fontSizeEntry, v *fontMetric) bool {

@@ -5,6 +5,10 @@ import (
 	"fyne.io/fyne/v2/canvas"
 )
 
+// TextVectorPad is the number of points added to the bottom of a text texture so that
+// descenders and decorations (such as underline) are not clipped at the edge of the image.
+const TextVectorPad = 1
+
 // VectorPad returns the number of additional points that should be added around a texture.
 // This is to accommodate overflow caused by stroke and line endings etc.
 // THe result is in fyne.Size type coordinates and should be scaled for output.
@@ -19,7 +23,11 @@ func VectorPad(obj fyne.CanvasObject) float32 {
 		if co.StrokeWidth > 0 {
 			return co.StrokeWidth + 2
 		}
-	case *canvas.Polygon:
+	case *canvas.RegularPolygon:
+		if co.StrokeWidth > 0 && co.StrokeColor != nil {
+			return co.StrokeWidth + 2
+		}
+	case *canvas.ArbitraryPolygon:
 		if co.StrokeWidth > 0 && co.StrokeColor != nil {
 			return co.StrokeWidth + 2
 		}
@@ -35,6 +43,15 @@ func VectorPad(obj fyne.CanvasObject) float32 {
 		if co.StrokeWidth > 0 && co.StrokeColor != nil {
 			return co.StrokeWidth + 2
 		}
+	case *canvas.BezierCurve:
+		if co.StrokeWidth > 0 {
+			return co.StrokeWidth + 2
+		}
+	case *canvas.Ellipse:
+		if co.StrokeWidth > 0 && co.StrokeColor != nil {
+			return co.StrokeWidth + 2
+		}
+		return 1 // anti-alias on ellipse fill
 	}
 
 	return 0

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -48,7 +49,7 @@ type Config struct {
 }
 
 func NewDecoder(stream io.Reader) (*Decoder, error) {
-	icon, err := oksvg.ReadIconStream(stream)
+	icon, err := oksvg.ReadReplacingCurrentColor(stream, "#000000")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,11 @@ func (d *Decoder) Draw(width, height int) (*image.NRGBA, error) {
 	x, y := svgOffset(d.icon, imgW, imgH)
 	d.icon.SetTarget(x, y, float64(imgW), float64(imgH))
 
-	img := image.NewNRGBA(image.Rect(0, 0, imgW, imgH))
+	// Rasterize to RGBA, then copy to NRGBA.
+	// We do this because golang.org/x/image has a fast path for RGBA dst image,
+	// and the fast path is ~69% faster, even with the overhead of copying the RGBA to
+	// NRGBA for returning.
+	img := image.NewRGBA(image.Rect(0, 0, imgW, imgH))
 	scanner := rasterx.NewScannerGV(config.Width, config.Height, img, img.Bounds())
 	raster := rasterx.NewDasher(width, height, scanner)
 
@@ -89,7 +94,10 @@ func (d *Decoder) Draw(width, height int) (*image.NRGBA, error) {
 		err = fmt.Errorf("SVG render error: %w", err)
 		return nil, err
 	}
-	return img, nil
+	bounds := img.Bounds()
+	out := image.NewNRGBA(bounds)
+	draw.Draw(out, bounds, img, bounds.Min, draw.Src)
+	return out, nil
 }
 
 func IsFileSVG(path string) bool {
@@ -312,7 +320,7 @@ func svgFromXML(reader io.Reader) (*svg, error) {
 
 func colorToHexAndOpacity(color color.Color) (hexStr, aStr string) {
 	r, g, b, a := col.ToNRGBA(color)
-	cBytes := []byte{byte(r), byte(g), byte(b)}
+	cBytes := []byte{r, g, b}
 	hexStr, aStr = "#"+hex.EncodeToString(cBytes), strconv.FormatFloat(float64(a)/0xff, 'f', 6, 64)
 	return hexStr, aStr
 }

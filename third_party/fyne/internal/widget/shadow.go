@@ -20,13 +20,12 @@ type Shadow struct {
 // ElevationLevel is the level of elevation of the shadow casting object.
 type ElevationLevel int
 
-// ElevationLevel constants inspired by:
-// https://storage.googleapis.com/spec-host/mio-staging%2Fmio-design%2F1584058305895%2Fassets%2F0B6xUSjjSulxceF9udnA4Sk5tdU0%2Fbaselineelevation-chart.png
 const (
 	BaseLevel             ElevationLevel = 0
-	CardLevel             ElevationLevel = 1
-	ButtonLevel           ElevationLevel = 2
+	MenuBarLevel          ElevationLevel = 1
 	MenuLevel             ElevationLevel = 4
+	ButtonLevel           ElevationLevel = 6
+	CardLevel             ElevationLevel = 6
 	PopUpLevel            ElevationLevel = 8
 	SubmergedContentLevel ElevationLevel = 8
 	DialogLevel           ElevationLevel = 24
@@ -43,6 +42,39 @@ const (
 	ShadowBottom
 	ShadowTop
 )
+
+// ApplyShadowForLevel applies Material Design inspired shadow parameters (only downward Y-axis offset + blur) to the given shadow.
+// The Variant is always [canvas.DropShadow].
+func ApplyShadowForLevel(s *canvas.Shadow, level ElevationLevel, shadowColor color.Color) {
+	var blurRadius float32
+	var offset fyne.Position
+
+	switch {
+	case level <= BaseLevel:
+		// no shadow
+	case level <= MenuBarLevel:
+		blurRadius = 2
+		offset = fyne.NewPos(0, 1)
+	case level <= MenuLevel:
+		blurRadius = 6
+		offset = fyne.NewPos(0, 2)
+	case level <= CardLevel: // equal to ButtonLevel
+		blurRadius = 8
+		offset = fyne.NewPos(0, 2)
+	case level <= PopUpLevel:
+		blurRadius = 14
+		offset = fyne.NewPos(0, 4)
+	default: // DialogLevel or more
+		blurRadius = 18
+		offset = fyne.NewPos(0, 6)
+	}
+
+	s.Color = shadowColor
+	s.BlurRadius = blurRadius
+	s.Offset = offset
+	s.Spread = 0
+	s.Variant = canvas.DropShadow
+}
 
 // NewShadow create a new Shadow.
 func NewShadow(typ ShadowType, level ElevationLevel) *Shadow {

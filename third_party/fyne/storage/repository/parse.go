@@ -2,14 +2,19 @@ package repository
 
 import (
 	"errors"
+	"net"
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 
-	uriParser "github.com/fredbi/uri"
-
 	"fyne.io/fyne/v2"
 )
+
+const domainLabelPattern = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+
+var rxHostName = regexp.MustCompile("^" + domainLabelPattern + `(?:\.` + domainLabelPattern + ")*$")
 
 // NewFileURI implements the back-end logic to storage.NewFileURI, which you
 // should use instead. This is only here because other functions in repository
@@ -27,10 +32,10 @@ func NewFileURI(path string) fyne.URI {
 		path = filepath.ToSlash(path)
 	}
 
-	return &uri{
-		scheme: "file",
-		path:   path,
-	}
+	return &uri{url.URL{
+		Scheme: "file",
+		Path:   path,
+	}}
 }
 
 // ParseURI implements the back-end logic for storage.ParseURI, which you
@@ -45,24 +50,32 @@ func ParseURI(s string) (fyne.URI, error) {
 		return nil, errors.New("invalid URI, scheme must be present")
 	}
 
+	if strings.EqualFold(scheme, "urn") {
+		f := append(strings.SplitN(path, "#", 2), "")
+		q := append(strings.SplitN(f[0], "?", 2), "")
+		return &uri{url.URL{
+			Scheme:   scheme,
+			Opaque:   q[0],
+			RawQuery: q[1],
+			Fragment: f[1],
+		}}, nil
+	}
+
+	if runtime.GOOS == "windows" && len(scheme) == 1 {
+		path = scheme + ":" + filepath.ToSlash(path)
+		scheme = "file"
+	}
+
 	if strings.EqualFold(scheme, "file") {
-		// Does this really deserve to be special? In principle, the
-		// purpose of this check is to pass it to NewFileURI, which
-		// allows platform path seps in the URI (against the RFC, but
-		// easier for people building URIs naively on Windows). Maybe
-		// we should punt this to whoever generated the URI in the
-		// first place?
-
-		if len(path) <= 2 { // I.e. file: and // given we know scheme.
-			return nil, errors.New("not a valid URI")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return nil, errors.New("invalid file URI, path cannot be empty")
 		}
-
-		if path[:2] == "//" {
-			path = path[2:]
+		p, err := url.PathUnescape(path)
+		if err != nil {
+			return nil, err
 		}
-
-		// Windows files can break authority checks, so just return the parsed file URI
-		return NewFileURI(path), nil
+		return NewFileURI(p), nil
 	}
 
 	scheme = strings.ToLower(scheme)
@@ -76,39 +89,21 @@ func ParseURI(s string) (fyne.URI, error) {
 
 	// There was no repository registered, or it did not provide a parser
 
-	l, err := uriParser.Parse(s)
+	l, err := url.Parse(s)
 	if err != nil {
 		return nil, err
 	}
 
-	authority := l.Authority()
-	authBuilder := strings.Builder{}
-	authBuilder.Grow(len(authority.UserInfo()) + len(authority.Host()) + len(authority.Port()) + len("@[]:"))
-
-	if userInfo := authority.UserInfo(); userInfo != "" {
-		authBuilder.WriteString(userInfo)
-		authBuilder.WriteByte('@')
+	if l.Host == "" {
+		return &uri{*l}, nil
 	}
 
-	// Per RFC 3986, section 3.2.2, IPv6 addresses must be enclosed in square brackets.
-	if host := authority.Host(); strings.Contains(host, ":") {
-		authBuilder.WriteByte('[')
-		authBuilder.WriteString(host)
-		authBuilder.WriteByte(']')
-	} else {
-		authBuilder.WriteString(host)
+	host := l.Hostname()
+	if net.ParseIP(host) != nil {
+		return &uri{*l}, nil
 	}
-
-	if port := authority.Port(); port != "" {
-		authBuilder.WriteByte(':')
-		authBuilder.WriteString(port)
+	if !rxHostName.MatchString(host) {
+		return nil, errors.New("failed to validate host")
 	}
-
-	return &uri{
-		scheme:    scheme,
-		authority: authBuilder.String(),
-		path:      authority.Path(),
-		query:     l.Query().Encode(),
-		fragment:  l.Fragment(),
-	}, nil
+	return &uri{*l}, nil
 }

@@ -10,20 +10,41 @@ import (
 	"runtime"
 	"syscall"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/software"
 	"fyne.io/fyne/v2/internal/painter"
 	"fyne.io/fyne/v2/internal/svg"
 	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/systray"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/theme"
+	"github.com/go-gl/glfw/v3.4/glfw"
 )
+
+const systrayIconSize = 64
 
 var (
 	systrayIcon    fyne.Resource
 	systrayRunning bool
 )
+
+func (d *gLDriver) HasSecondaryDisplay() bool {
+	monitors := glfw.GetMonitors()
+	if len(monitors) == 1 {
+		return false
+	}
+
+	primaryTop, primaryLeft := monitors[0].GetPos()
+	for _, m := range monitors[1:] {
+		top, left := m.GetPos()
+		if top != primaryTop || left != primaryLeft {
+			return true
+		}
+	}
+
+	return false // all the monitors had same origin, thus mirroring
+}
 
 func (d *gLDriver) SetSystemTrayMenu(m *fyne.Menu) {
 	if !systrayRunning {
@@ -88,6 +109,37 @@ func (d *gLDriver) runSystray(m *fyne.Menu) {
 	}
 }
 
+// systrayShortcutKeys maps the few key names that Fyne spells differently to the
+// platform neutral names that the systray package understands.
+var systrayShortcutKeys = map[fyne.KeyName]string{
+	fyne.KeyEnter:    "Enter",
+	fyne.KeyPageDown: "PageDown",
+	fyne.KeyPageUp:   "PageUp",
+}
+
+func systrayShortcutKey(key fyne.KeyName) string {
+	if name, ok := systrayShortcutKeys[key]; ok {
+		return name
+	}
+	return string(key)
+}
+
+func systrayModifiers(mod fyne.KeyModifier) (mods systray.KeyModifier) {
+	if mod&fyne.KeyModifierShift != 0 {
+		mods |= systray.KeyModifierShift
+	}
+	if mod&fyne.KeyModifierControl != 0 {
+		mods |= systray.KeyModifierControl
+	}
+	if mod&fyne.KeyModifierAlt != 0 {
+		mods |= systray.KeyModifierAlt
+	}
+	if mod&fyne.KeyModifierSuper != 0 {
+		mods |= systray.KeyModifierSuper
+	}
+	return mods
+}
+
 func itemForMenuItem(i *fyne.MenuItem, parent *systray.MenuItem) *systray.MenuItem {
 	if i.IsSeparator {
 		if parent != nil {
@@ -115,6 +167,9 @@ func itemForMenuItem(i *fyne.MenuItem, parent *systray.MenuItem) *systray.MenuIt
 	if i.Disabled {
 		item.Disable()
 	}
+	if s, ok := i.Shortcut.(fyne.KeyboardShortcut); ok {
+		item.SetShortcut(systrayModifiers(s.Mod()), systrayShortcutKey(s.Key()))
+	}
 	if i.Icon != nil {
 		data := i.Icon.Content()
 		if svg.IsResourceSVG(i.Icon) {
@@ -123,7 +178,7 @@ func itemForMenuItem(i *fyne.MenuItem, parent *systray.MenuItem) *systray.MenuIt
 			if runtime.GOOS == "windows" && isDark() { // windows menus don't match dark mode so invert icons
 				res = theme.NewInvertedThemedResource(i.Icon)
 			}
-			img := painter.PaintImage(canvas.NewImageFromResource(res), nil, 64, 64)
+			img := painter.PaintImage(canvas.NewImageFromResource(res), nil, systrayIconSize, systrayIconSize)
 			err := png.Encode(b, img)
 			if err != nil {
 				fyne.LogError("Failed to encode SVG icon for menu", err)
@@ -184,6 +239,23 @@ func (d *gLDriver) refreshSystrayMenu(m *fyne.Menu, parent *systray.MenuItem) {
 func (d *gLDriver) SetSystemTrayIcon(resource fyne.Resource) {
 	systrayIcon = resource // in case we need it later
 
+	// only macOS supports SVG system tray
+	if runtime.GOOS != "darwin" && svg.IsResourceSVG(resource) {
+		img := canvas.NewImageFromResource(resource)
+		c := software.NewTransparentCanvas()
+		c.SetContent(img)
+		c.SetPadded(false)
+		c.Resize(fyne.NewSquareSize(systrayIconSize))
+
+		buf := &bytes.Buffer{}
+		err := png.Encode(buf, c.Capture())
+		if err != nil {
+			fyne.LogError("Failed to encode SVG icon for system tray icon", err)
+			return
+		}
+		resource = fyne.NewStaticResource(resource.Name()+".png", buf.Bytes())
+	}
+
 	img, err := toOSIcon(resource.Content())
 	if err != nil {
 		fyne.LogError("Failed to convert systray icon", err)
@@ -206,9 +278,9 @@ func (d *gLDriver) SetSystemTrayWindow(w fyne.Window) {
 	w.SetCloseIntercept(w.Hide)
 	glw := w.(*window)
 	if glw.decorate {
-		systray.SetOnTapped(glw.Show)
+		systray.SetOnTapped(func() { fyne.Do(glw.Show) })
 	} else {
-		systray.SetOnTapped(glw.toggleVisible)
+		systray.SetOnTapped(func() { fyne.Do(glw.toggleVisible) })
 	}
 }
 

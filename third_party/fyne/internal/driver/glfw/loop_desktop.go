@@ -4,11 +4,26 @@ package glfw
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/internal/build"
 
-	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/glfw/v3.4/glfw"
+)
+
+// platform values returned by forcePlatform to override GLFW's auto-detection.
+const (
+	platformAuto    = ""
+	platformX11     = "x11"
+	platformWayland = "wayland"
 )
 
 func (d *gLDriver) initGLFW() {
+	switch forcePlatform() {
+	case platformX11:
+		glfw.InitHint(glfw.PlatformHint, int(glfw.PlatformX11))
+	case platformWayland:
+		glfw.InitHint(glfw.PlatformHint, int(glfw.PlatformWayland))
+	}
+
 	err := glfw.Init()
 	if err != nil {
 		fyne.LogError("failed to initialise GLFW", err)
@@ -16,6 +31,9 @@ func (d *gLDriver) initGLFW() {
 	}
 
 	initCursors()
+	if glfw.GetPlatform() == glfw.PlatformWayland {
+		build.IsWayland = true
+	}
 }
 
 func (d *gLDriver) pollEvents() {

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/internal"
 	"fyne.io/fyne/v2/internal/async"
 	"fyne.io/fyne/v2/internal/build"
 	"fyne.io/fyne/v2/internal/cache"
@@ -25,7 +26,7 @@ import (
 	"fyne.io/fyne/v2/internal/svg"
 	"fyne.io/fyne/v2/storage"
 
-	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/glfw/v3.4/glfw"
 )
 
 const (
@@ -53,13 +54,15 @@ var cursors [desktop.HiddenCursor + 1]*glfw.Cursor
 
 func initCursors() {
 	cursors = [desktop.HiddenCursor + 1]*glfw.Cursor{
-		desktop.DefaultCursor:   glfw.CreateStandardCursor(glfw.ArrowCursor),
-		desktop.TextCursor:      glfw.CreateStandardCursor(glfw.IBeamCursor),
-		desktop.CrosshairCursor: glfw.CreateStandardCursor(glfw.CrosshairCursor),
-		desktop.PointerCursor:   glfw.CreateStandardCursor(glfw.HandCursor),
-		desktop.HResizeCursor:   glfw.CreateStandardCursor(glfw.HResizeCursor),
-		desktop.VResizeCursor:   glfw.CreateStandardCursor(glfw.VResizeCursor),
-		desktop.HiddenCursor:    nil,
+		desktop.DefaultCursor:    glfw.CreateStandardCursor(glfw.ArrowCursor),
+		desktop.TextCursor:       glfw.CreateStandardCursor(glfw.IBeamCursor),
+		desktop.CrosshairCursor:  glfw.CreateStandardCursor(glfw.CrosshairCursor),
+		desktop.PointerCursor:    glfw.CreateStandardCursor(glfw.HandCursor),
+		desktop.HResizeCursor:    glfw.CreateStandardCursor(glfw.HResizeCursor),
+		desktop.VResizeCursor:    glfw.CreateStandardCursor(glfw.VResizeCursor),
+		desktop.NESWResizeCursor: glfw.CreateStandardCursor(glfw.ResizeNESWCursor),
+		desktop.NWSEResizeCursor: glfw.CreateStandardCursor(glfw.ResizeNWSECursor),
+		desktop.HiddenCursor:     nil,
 	}
 }
 
@@ -68,6 +71,7 @@ var _ fyne.Window = (*window)(nil)
 
 type window struct {
 	viewport  *glfw.Window
+	frame     presentGate
 	created   bool
 	decorate  bool
 	closing   bool
@@ -81,23 +85,24 @@ type window struct {
 	icon         fyne.Resource
 	mainmenu     *fyne.MainMenu
 
-	master     bool
-	fullScreen bool
-	centered   bool
-	visible    bool
+	master                          bool
+	fullScreen, fullScreenSecondary bool
+	centered, visible, onTop        bool
 
-	mousePos             fyne.Position
-	mouseDragged         fyne.Draggable
-	mouseDraggedObjStart fyne.Position
-	mouseDraggedOffset   fyne.Position
-	mouseDragPos         fyne.Position
-	mouseDragStarted     bool
-	mouseButton          desktop.MouseButton
-	mouseOver            desktop.Hoverable
-	mouseLastClick       fyne.CanvasObject
-	mousePressed         fyne.CanvasObject
-	mouseClickCount      int
-	mouseCancelFunc      context.CancelFunc
+	mousePosUpdateProcessed    bool
+	newMousePosX, newMousePosY float64
+	mousePos                   fyne.Position
+	mouseDragged               fyne.Draggable
+	mouseDraggedObjStart       fyne.Position
+	mouseDraggedOffset         fyne.Position
+	mouseDragPos               fyne.Position
+	mouseDragStarted           bool
+	mouseButton                desktop.MouseButton
+	mouseOver                  desktop.Hoverable
+	mouseLastClick             fyne.CanvasObject
+	mousePressed               fyne.CanvasObject
+	mouseClickCount            int
+	mouseCancelFunc            context.CancelFunc
 
 	onClosed           func()
 	onCloseIntercepted func()
@@ -118,11 +123,42 @@ type window struct {
 
 func (w *window) SetFullScreen(full bool) {
 	w.fullScreen = full
+	w.fullScreenSecondary = false
 
 	if w.view() != nil {
 		async.EnsureMain(func() {
 			w.doSetFullScreen(full)
 		})
+	}
+}
+
+func (w *window) RequestAlwaysOnTop() {
+	w.onTop = true
+
+	if w.view() != nil {
+		async.EnsureMain(func() {
+			w.view().SetAttrib(glfw.Floating, glfw.True)
+		})
+	}
+}
+
+func (w *window) RequestFullScreenSecondary() {
+	w.fullScreenSecondary = true
+	w.fullScreen = true
+
+	if w.view() != nil {
+		async.EnsureMain(func() {
+			w.doSetFullScreen2(true)
+		})
+	}
+}
+
+func (w *window) RequestPosition(x, y int) {
+	w.xpos = x
+	w.ypos = y
+
+	if w.view() != nil {
+		w.view().SetPos(x, y)
 	}
 }
 
@@ -165,6 +201,9 @@ func (w *window) doCenterOnScreen() {
 	// get window dimensions in pixels
 	monitor := w.getMonitorForWindow()
 	monMode := monitor.GetVideoMode()
+	if monMode == nil { // monitor was disconnected
+		return
+	}
 
 	// these come into play when dealing with multiple monitors
 	monX, monY := monitor.GetPos()
@@ -265,13 +304,21 @@ func getMonitorScale(monitor *glfw.Monitor) float32 {
 	if runtime.GOOS == "linux" && widthMm == 60 && heightMm == 60 { // Steam Deck incorrectly reports 6cm square!
 		return 1.0
 	}
-	widthPx := monitor.GetVideoMode().Width
-	return calculateDetectedScale(widthMm, widthPx)
+
+	videoMode := monitor.GetVideoMode()
+	if videoMode == nil { // monitor was disconnected
+		return 1.0
+	}
+	return calculateDetectedScale(widthMm, videoMode.Width)
 }
 
 // getScaledMonitorSize returns the monitor dimensions adjusted for scaling
 func getScaledMonitorSize(monitor *glfw.Monitor) fyne.Size {
 	videoMode := monitor.GetVideoMode()
+	if videoMode == nil { // monitor was disconnected
+		return fyne.NewSize(0, 0)
+	}
+
 	scale := getMonitorScale(monitor)
 
 	scaledWidth := float32(videoMode.Width) / scale
@@ -311,6 +358,18 @@ func (w *window) getMonitorForWindow() *glfw.Monitor {
 		monitor = glfw.GetPrimaryMonitor()
 	}
 	return monitor
+}
+
+// findSiblingMonitor returns the monitor of an already-visible window in this app, or nil.
+func (w *window) findSiblingMonitor() *glfw.Monitor {
+	for _, other := range w.driver.windowList() {
+		ow, ok := other.(*window)
+		if !ok || ow == w || !ow.visible || ow.viewport == nil {
+			continue
+		}
+		return ow.getMonitorForWindow()
+	}
+	return nil
 }
 
 func (w *window) detectScale() float32 {
@@ -399,7 +458,9 @@ func (w *window) setCustomCursor(rawCursor *glfw.Cursor, isCustomCursor bool) {
 }
 
 func (w *window) mouseMoved(_ *glfw.Window, xpos, ypos float64) {
-	w.processMouseMoved(xpos, ypos)
+	w.newMousePosX = xpos
+	w.newMousePosY = ypos
+	w.mousePosUpdateProcessed = false
 }
 
 func (w *window) mouseClicked(_ *glfw.Window, btn glfw.MouseButton, action glfw.Action, mods glfw.ModifierKey) {
@@ -610,8 +671,18 @@ func keyToName(code glfw.Key, scancode int) fyne.KeyName {
 		return ret
 	}
 
-	keyName := glfw.GetKeyName(code, scancode)
+	keyName := safeGetKeyName(code, scancode)
 	return keyCodeToKeyName(keyName)
+}
+
+func safeGetKeyName(key glfw.Key, scancode int) string {
+	defer func() {
+		if r := recover(); r != nil {
+			err, _ := r.(error)
+			fyne.LogError("Failed to get GLFW key name", err)
+		}
+	}()
+	return glfw.GetKeyName(key, scancode)
 }
 
 func convertAction(action glfw.Action) action {
@@ -713,25 +784,26 @@ func (w *window) RescaleContext() {
 		w.width, w.height = w.viewport.GetSize()
 		scaledFull := fyne.NewSize(
 			scale.ToFyneCoordinate(w.canvas, w.width),
-			scale.ToFyneCoordinate(w.canvas, w.height))
+			scale.ToFyneCoordinate(w.canvas, w.height),
+		)
 		w.canvas.Resize(scaledFull)
 		return
 	}
 
-	size := w.canvas.size.Max(w.canvas.MinSize())
+	size := internal.MaxSizes(w.canvas.size, w.canvas.MinSize())
 	newWidth, newHeight := w.screenSize(size)
 	w.viewport.SetSize(newWidth, newHeight)
 
 	// Ensure textures re-rasterize at the new scale
-	cache.DeleteTextTexturesFor(w.canvas)
+	w.RunWithContext(func() {
+		cache.DeleteTextTexturesFor(w.canvas)
+	})
 	w.canvas.content.Refresh()
 }
 
 func (w *window) create() {
-	if !build.IsWayland {
-		// make the window hidden, we will set it up and then show it later
-		glfw.WindowHint(glfw.Visible, glfw.False)
-	}
+	// make the window hidden, we will set it up and then show it later
+	glfw.WindowHint(glfw.Visible, glfw.False)
 	if w.decorate {
 		glfw.WindowHint(glfw.Decorated, glfw.True)
 	} else {
@@ -742,8 +814,16 @@ func (w *window) create() {
 	} else {
 		glfw.WindowHint(glfw.Resizable, glfw.True)
 	}
+	if w.onTop {
+		glfw.WindowHint(glfw.Floating, glfw.True)
+	} else {
+		glfw.WindowHint(glfw.Floating, glfw.False)
+	}
 	glfw.WindowHint(glfw.AutoIconify, glfw.False)
 	initWindowHints()
+	if build.IsWayland {
+		glfw.WindowHintString(glfw.WaylandAppID, fyne.CurrentApp().UniqueID())
+	}
 
 	pixWidth, pixHeight := w.screenSize(w.canvas.size)
 	pixWidth = int(fyne.Max(float32(pixWidth), float32(w.width)))
@@ -766,10 +846,31 @@ func (w *window) create() {
 		return
 	}
 
+	// macOS 26 places new windows on a different screen than existing app windows;
+	// default new windows onto the same monitor as a visible sibling when no position was set.
+	if runtime.GOOS == "darwin" && !build.IsWayland && w.xpos == 0 && w.ypos == 0 {
+		if monitor := w.findSiblingMonitor(); monitor != nil {
+			monMode := monitor.GetVideoMode()
+			if monMode != nil { // monitor was disconnected
+				monX, monY := monitor.GetPos()
+				w.xpos = monX + (monMode.Width-pixWidth)/2
+				w.ypos = monY + (monMode.Height-pixHeight)/2
+			}
+		}
+	}
+
+	if (w.xpos != 0 || w.ypos != 0) && !build.IsWayland {
+		win.SetPos(w.xpos, w.ypos)
+	}
+
 	// run the GL init on the draw thread
 	w.RunWithContext(func() {
 		w.canvas.SetPainter(gl.NewPainter(w.canvas, w))
 		w.canvas.Painter().Init()
+
+		if build.IsWayland {
+			glfw.SwapInterval(0)
+		}
 	})
 
 	w.setDarkMode()
@@ -804,6 +905,9 @@ func (w *window) create() {
 	w.requestedWidth, w.requestedHeight = w.width, w.height
 	// order of operation matters so we do these last items in order
 	w.viewport.SetSize(w.shouldWidth, w.shouldHeight) // ensure we requested latest size
+
+	// Initialize accessibility support
+	w.initAccessibilityForWindow()
 }
 
 func (w *window) view() *glfw.Window {

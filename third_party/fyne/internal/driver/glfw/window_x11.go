@@ -1,8 +1,12 @@
-//go:build !wayland && (linux || freebsd || openbsd || netbsd) && !wasm && !test_web_driver
+//go:build x11 && !wayland && (linux || freebsd || openbsd || netbsd) && !wasm && !test_web_driver
 
 package glfw
 
-import "fyne.io/fyne/v2/driver"
+import "C"
+
+import (
+	"fyne.io/fyne/v2/driver"
+)
 
 // assert we are implementing driver.NativeWindow
 var _ driver.NativeWindow = (*window)(nil)

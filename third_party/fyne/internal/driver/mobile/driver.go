@@ -270,9 +270,10 @@ func (d *driver) Run() {
 						break // we are getting release/press on backspace during soft backspace
 					}
 
-					if e.Direction == key.DirPress {
+					switch e.Direction {
+					case key.DirPress:
 						d.typeDownCanvas(c, e.Rune, e.Code, e.Modifiers)
-					} else if e.Direction == key.DirRelease {
+					case key.DirRelease:
 						d.typeUpCanvas(c, e.Rune, e.Code, e.Modifiers)
 					}
 				}
@@ -351,6 +352,7 @@ func (d *driver) handlePaint(e paint.Event, w *window) {
 
 		d.paintWindow(w, newSize)
 		d.app.Publish()
+		w.updateAccessibility()
 	}
 	cache.Clean(canvasNeedRefresh)
 }
@@ -372,6 +374,8 @@ func (d *driver) paintWindow(window fyne.Window, size fyne.Size) {
 	clips := &internal.ClipStack{}
 	c := window.Canvas().(*canvas)
 
+	c.Painter().SetOutputSize(d.currentSize.WidthPx, d.currentSize.HeightPx)
+
 	r, g, b, a := theme.Color(theme.ColorNameBackground).RGBA()
 	max16bit := float32(255 * 255)
 	d.glctx.ClearColor(float32(r)/max16bit, float32(g)/max16bit, float32(b)/max16bit, float32(a)/max16bit)
@@ -387,7 +391,7 @@ func (d *driver) paintWindow(window fyne.Window, size fyne.Size) {
 		if size.Width <= 0 || size.Height <= 0 { // iconifying on Windows can do bad things
 			return
 		}
-		c.Painter().Paint(obj, pos, size)
+		c.Painter().Paint(obj, pos, size, clips.Top())
 	}
 	afterDraw := func(node *common.RenderCacheNode, pos fyne.Position) {
 		if intdriver.IsClip(node.Obj()) {
@@ -399,7 +403,7 @@ func (d *driver) paintWindow(window fyne.Window, size fyne.Size) {
 		}
 
 		if build.Mode == fyne.BuildDebug {
-			c.DrawDebugOverlay(node.Obj(), pos, size)
+			c.DrawDebugOverlay(node.Obj(), pos, size, clips.Top())
 		}
 	}
 
@@ -441,9 +445,27 @@ func (d *driver) tapMoveCanvas(w *window, x, y float32, tapID touch.Sequence) {
 	tapY := scale.ToFyneCoordinate(w.canvas, int(y))
 	pos := fyne.NewPos(tapX, tapY+tapYOffset)
 
-	w.canvas.tapMove(pos, int(tapID), func(wid fyne.Draggable, ev *fyne.DragEvent) {
-		wid.Dragged(ev)
+	co, posMovable, _ := w.canvas.findObjectAtPositionMatching(pos, func(object fyne.CanvasObject) bool {
+		if _, ok := object.(mobile.Movable); ok {
+			return true
+		}
+		return false
 	})
+
+	if co != nil {
+		co.(mobile.Movable).TouchMoved(&mobile.TouchEvent{
+			PointEvent: fyne.PointEvent{
+				Position: posMovable,
+			},
+			ID: int(tapID),
+		})
+	}
+
+	if tapID == 0 {
+		w.canvas.tapMove(pos, int(tapID), func(wid fyne.Draggable, ev *fyne.DragEvent) {
+			wid.Dragged(ev)
+		})
+	}
 }
 
 func (d *driver) tapUpCanvas(w *window, x, y float32, tapID touch.Sequence) {
@@ -489,6 +511,7 @@ var keyCodeMap = map[key.Code]fyne.KeyName{
 	key.CodeReturnEnter:     fyne.KeyReturn,
 	key.CodeTab:             fyne.KeyTab,
 	key.CodeDeleteBackspace: fyne.KeyBackspace,
+	key.CodeDeleteForward:   fyne.KeyDelete,
 	key.CodeInsert:          fyne.KeyInsert,
 	key.CodePageUp:          fyne.KeyPageUp,
 	key.CodePageDown:        fyne.KeyPageDown,

@@ -20,14 +20,17 @@ func (w *window) newMenuButton(menu *fyne.MainMenu) *menuButton {
 }
 
 func (m *menuButton) CreateRenderer() fyne.WidgetRenderer {
-	return &menuButtonRenderer{btn: widget.NewButtonWithIcon("", theme.MenuIcon(), func() {
+	btn := widget.NewButtonWithIcon("", theme.MenuIcon(), func() {
 		m.win.canvas.showMenu(m.menu)
-	}), bg: fynecanvas.NewRectangle(theme.Color(theme.ColorNameBackground))}
+	})
+	bg := fynecanvas.NewRectangle(theme.Color(theme.ColorNameBackground))
+	return &menuButtonRenderer{btn: btn, bg: bg, objects: []fyne.CanvasObject{bg, btn}}
 }
 
 type menuButtonRenderer struct {
-	btn *widget.Button
-	bg  *fynecanvas.Rectangle
+	btn     *widget.Button
+	bg      *fynecanvas.Rectangle
+	objects []fyne.CanvasObject
 }
 
 func (m *menuButtonRenderer) Destroy() {
@@ -44,7 +47,7 @@ func (m *menuButtonRenderer) MinSize() fyne.Size {
 }
 
 func (m *menuButtonRenderer) Objects() []fyne.CanvasObject {
-	return []fyne.CanvasObject{m.bg, m.btn}
+	return m.objects
 }
 
 func (m *menuButtonRenderer) Refresh() {

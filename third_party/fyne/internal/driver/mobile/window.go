@@ -123,6 +123,7 @@ func (w *window) Show() {
 		w.canvas.setWindowHead(container.NewHBox(menuButton))
 	}
 	w.visible = true
+	w.initAccessibilityForWindow()
 
 	if w.Content() != nil {
 		w.Content().Refresh()
@@ -167,6 +168,7 @@ func (w *window) Close() {
 		}
 	})
 	cache.CleanCanvas(w.canvas)
+	w.cleanupAccessibilityForWindow()
 
 	if w.onClosed != nil {
 		w.onClosed()

@@ -10,5 +10,5 @@ import (
 var _ fyneDriver.NativeWindow = (*window)(nil)
 
 func (w *window) RunNative(fn func(context any)) {
-	fn(&fyneDriver.UnknownContext{})
+	fn(&fyneDriver.IOSWindowContext{})
 }

@@ -10,6 +10,21 @@ import (
 type captureImage struct {
 	pix           []uint8
 	width, height int
+
+	leftPad, rightPad, topPad, bottomPad int
+}
+
+func (c *captureImage) SubImage(inner image.Rectangle) *captureImage {
+	return &captureImage{
+		pix:    c.pix,
+		width:  c.width,
+		height: c.height,
+
+		leftPad:   inner.Min.X,
+		topPad:    inner.Min.Y,
+		rightPad:  c.width - inner.Max.X,
+		bottomPad: c.height - inner.Max.Y,
+	}
 }
 
 func (c *captureImage) ColorModel() color.Model {
@@ -17,12 +32,14 @@ func (c *captureImage) ColorModel() color.Model {
 }
 
 func (c *captureImage) Bounds() image.Rectangle {
-	return image.Rect(0, 0, c.width, c.height)
+	return image.Rect(c.leftPad, c.topPad, c.width-c.rightPad, c.height-c.bottomPad)
 }
 
 func (c *captureImage) At(x, y int) color.Color {
 	start := ((c.height-y-1)*c.width + x) * 4
-	return color.RGBA{R: c.pix[start], G: c.pix[start+1], B: c.pix[start+2], A: c.pix[start+3]}
+	// The framebuffer colour is already composited against the window background, but blending
+	// leaves an alpha below 255 wherever a shadow or an anti-aliased edge was drawn.
+	return color.RGBA{R: c.pix[start], G: c.pix[start+1], B: c.pix[start+2], A: 0xff}
 }
 
 func (p *painter) Capture(c fyne.Canvas) image.Image {
@@ -34,6 +51,9 @@ func (p *painter) Capture(c fyne.Canvas) image.Image {
 		p.ctx.ReadBuffer(front)
 		p.logError()
 		p.ctx.ReadPixels(0, 0, width, height, colorFormatRGBA, unsignedByte, pixels)
+		p.logError()
+		// Restore the default read buffer for future reads.
+		p.ctx.ReadBuffer(back)
 		p.logError()
 	})
 

@@ -17,6 +17,7 @@ type context interface {
 	CreateShader(typ uint32) Shader
 	CreateTexture() Texture
 	DeleteBuffer(buffer Buffer)
+	DeleteProgram(program Program)
 	DeleteTexture(texture Texture)
 	Disable(capability uint32)
 	DrawArrays(mode uint32, first, count int)
@@ -24,12 +25,14 @@ type context interface {
 	EnableVertexAttribArray(attribute Attribute)
 	GetAttribLocation(program Program, name string) Attribute
 	GetError() uint32
+	GetInteger(pname uint32) int
 	GetProgrami(program Program, param uint32) int
 	GetProgramInfoLog(program Program) string
 	GetShaderi(shader Shader, param uint32) int
 	GetShaderInfoLog(shader Shader) string
 	GetUniformLocation(program Program, name string) Uniform
 	LinkProgram(program Program)
+	CopyTexSubImage2D(target uint32, level, xoffset, yoffset, x, y, width, height int)
 	ReadBuffer(src uint32)
 	ReadPixels(x, y, width, height int, colorFormat, typ uint32, pixels []uint8)
 	Scissor(x, y, w, h int32)
@@ -37,7 +40,10 @@ type context interface {
 	TexImage2D(target uint32, level, width, height int, colorFormat, typ uint32, data []uint8)
 	TexParameteri(target, param uint32, value int32)
 	Uniform1f(uniform Uniform, v float32)
+	Uniform1fv(uniform Uniform, v []float32)
+	Uniform1i(uniform Uniform, v int32)
 	Uniform2f(uniform Uniform, v0, v1 float32)
+	Uniform2fv(uniform Uniform, v []float32)
 	Uniform4f(uniform Uniform, v0, v1, v2, v3 float32)
 	UseProgram(program Program)
 	VertexAttribPointerWithOffset(attribute Attribute, size int, typ uint32, normalized bool, stride, offset int)

@@ -19,16 +19,21 @@ const (
 	float                 = gl.Float
 	fragmentShader        = gl.FragmentShader
 	front                 = gl.Front
+	back                  = gl.Back
 	glFalse               = gl.False
 	linkStatus            = gl.LinkStatus
+	maxTextureSizeParam   = gl.MaxTextureSize
 	one                   = gl.One
+	zero                  = gl.Zero
 	oneMinusConstantAlpha = gl.OneMinusConstantAlpha
 	oneMinusSrcAlpha      = gl.OneMinusSrcAlpha
 	scissorTest           = gl.ScissorTest
 	srcAlpha              = gl.SrcAlpha
 	staticDraw            = gl.StaticDraw
 	texture0              = gl.Texture0
+	texture1              = gl.Texture1
 	texture2D             = gl.Texture2D
+	textureNearest        = gl.Nearest
 	textureMinFilter      = gl.TextureMinFilter
 	textureMagFilter      = gl.TextureMagFilter
 	textureWrapS          = gl.TextureWrapS
@@ -53,10 +58,11 @@ type (
 )
 
 var (
-	compiled          []ProgramState // avoid multiple compilations with the re-used mobile GUI context
+	compiled          []programState // avoid multiple compilations with the re-used mobile GUI context
 	noBuffer          = Buffer{}
+	noProgram         = Program{}
 	noShader          = Shader{}
-	textureFilterToGL = [...]int32{gl.Linear, gl.Nearest}
+	textureFilterToGL = [...]int32{gl.Linear, gl.Nearest, gl.Linear}
 )
 
 func (p *painter) glctx() gl.Context {
@@ -65,113 +71,106 @@ func (p *painter) glctx() gl.Context {
 
 func (p *painter) Init() {
 	p.ctx = &mobileContext{glContext: p.contextProvider.Context().(gl.Context)}
+	p.maxTextureSize = p.ctx.GetInteger(maxTextureSizeParam)
+	p.blurSnapTexValid = false   // reset on context recreation; old texture IDs are no longer valid
+	p.blurKernelTexValid = false // kernel texture must also be re-created
 	p.glctx().Disable(gl.DepthTest)
 	p.glctx().Enable(gl.Blend)
 	if compiled == nil {
-		p.program = ProgramState{
+		p.program = programState{
 			ref:        p.createProgram("simple_es"),
 			buff:       p.createBuffer(20),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(p.program, "text", "alpha", "cornerRadius", "size", "inset")
-		p.enableAttribArrays(p.program, "vert", "vertTexCoord")
 
-		p.lineProgram = ProgramState{
+		p.blurProgram = programState{
+			ref:        p.createProgram("blur_es"),
+			buff:       p.createBuffer(20),
+			uniforms:   make(map[string]*uniformState),
+			attributes: make(map[string]Attribute),
+		}
+
+		p.lineProgram = programState{
 			ref:        p.createProgram("line_es"),
 			buff:       p.createBuffer(24),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(p.lineProgram, "color", "feather", "lineWidth")
-		p.enableAttribArrays(p.lineProgram, "vert", "normal")
 
-		p.rectangleProgram = ProgramState{
+		p.rectangleProgram = programState{
 			ref:        p.createProgram("rectangle_es"),
 			buff:       p.createBuffer(16),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(
-			p.rectangleProgram,
-			"frame_size", "rect_coords", "stroke_width", "fill_color", "stroke_color",
-		)
-		p.enableAttribArrays(p.rectangleProgram, "vert", "normal")
 
-		p.roundRectangleProgram = ProgramState{
+		p.roundRectangleProgram = programState{
 			ref:        p.createProgram("round_rectangle_es"),
 			buff:       p.createBuffer(16),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(p.roundRectangleProgram,
-			"frame_size", "rect_coords",
-			"stroke_width_half", "rect_size_half",
-			"radius", "edge_softness",
-			"fill_color", "stroke_color",
-		)
-		p.enableAttribArrays(p.roundRectangleProgram, "vert", "normal")
 
-		p.polygonProgram = ProgramState{
+		p.polygonProgram = programState{
 			ref:        p.createProgram("polygon_es"),
 			buff:       p.createBuffer(16),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(p.polygonProgram,
-			"frame_size", "rect_coords", "edge_softness",
-			"outer_radius", "angle", "sides",
-			"fill_color", "corner_radius",
-			"stroke_width", "stroke_color",
-		)
-		p.enableAttribArrays(p.polygonProgram, "vert", "normal")
 
-		p.arcProgram = ProgramState{
+		p.arcProgram = programState{
 			ref:        p.createProgram("arc_es"),
 			buff:       p.createBuffer(16),
-			uniforms:   make(map[string]*UniformState),
+			uniforms:   make(map[string]*uniformState),
 			attributes: make(map[string]Attribute),
 		}
-		p.getUniformLocations(p.arcProgram,
-			"frame_size", "rect_coords",
-			"inner_radius", "outer_radius",
-			"start_angle", "end_angle",
-			"edge_softness", "corner_radius",
-			"stroke_width", "stroke_color",
-			"fill_color",
-		)
-		p.enableAttribArrays(p.arcProgram, "vert", "normal")
-		compiled = []ProgramState{
+
+		p.bezierCurveProgram = programState{
+			ref:        p.createProgram("bezier_curve_es"),
+			buff:       p.createBuffer(16),
+			uniforms:   make(map[string]*uniformState),
+			attributes: make(map[string]Attribute),
+		}
+
+		p.arbitraryPolygonProgram = programState{
+			ref:        p.createProgram("arbitrary_polygon_es"),
+			buff:       p.createBuffer(16),
+			uniforms:   make(map[string]*uniformState),
+			attributes: make(map[string]Attribute),
+		}
+
+		p.ellipseProgram = programState{
+			ref:        p.createProgram("ellipse_es"),
+			buff:       p.createBuffer(16),
+			uniforms:   make(map[string]*uniformState),
+			attributes: make(map[string]Attribute),
+		}
+
+		compiled = []programState{
 			p.program,
+			p.blurProgram,
 			p.lineProgram,
 			p.rectangleProgram,
 			p.roundRectangleProgram,
 			p.polygonProgram,
 			p.arcProgram,
+			p.bezierCurveProgram,
+			p.arbitraryPolygonProgram,
+			p.ellipseProgram,
 		}
 	}
 
 	p.program = compiled[0]
-	p.lineProgram = compiled[1]
-	p.rectangleProgram = compiled[2]
-	p.roundRectangleProgram = compiled[3]
-	p.polygonProgram = compiled[4]
-	p.arcProgram = compiled[5]
-}
-
-func (p *painter) getUniformLocations(pState ProgramState, names ...string) {
-	for _, name := range names {
-		u := p.ctx.GetUniformLocation(pState.ref, name)
-		pState.uniforms[name] = &UniformState{ref: u}
-	}
-}
-
-func (p *painter) enableAttribArrays(pState ProgramState, names ...string) {
-	for _, name := range names {
-		a := p.ctx.GetAttribLocation(pState.ref, name)
-		p.ctx.EnableVertexAttribArray(a)
-		pState.attributes[name] = a
-	}
+	p.blurProgram = compiled[1]
+	p.lineProgram = compiled[2]
+	p.rectangleProgram = compiled[3]
+	p.roundRectangleProgram = compiled[4]
+	p.polygonProgram = compiled[5]
+	p.arcProgram = compiled[6]
+	p.bezierCurveProgram = compiled[7]
+	p.arbitraryPolygonProgram = compiled[8]
+	p.ellipseProgram = compiled[9]
 }
 
 type mobileContext struct {
@@ -246,6 +245,10 @@ func (c *mobileContext) DeleteBuffer(buffer Buffer) {
 	c.glContext.DeleteBuffer(gl.Buffer(buffer))
 }
 
+func (c *mobileContext) DeleteProgram(program Program) {
+	c.glContext.DeleteProgram(gl.Program(program))
+}
+
 func (c *mobileContext) DeleteTexture(texture Texture) {
 	c.glContext.DeleteTexture(gl.Texture(texture))
 }
@@ -274,6 +277,10 @@ func (c *mobileContext) GetError() uint32 {
 	return uint32(c.glContext.GetError())
 }
 
+func (c *mobileContext) GetInteger(pname uint32) int {
+	return c.glContext.GetInteger(gl.Enum(pname))
+}
+
 func (c *mobileContext) GetProgrami(program Program, param uint32) int {
 	return c.glContext.GetProgrami(gl.Program(program), gl.Enum(param))
 }
@@ -296,6 +303,10 @@ func (c *mobileContext) GetUniformLocation(program Program, name string) Uniform
 
 func (c *mobileContext) LinkProgram(program Program) {
 	c.glContext.LinkProgram(gl.Program(program))
+}
+
+func (c *mobileContext) CopyTexSubImage2D(target uint32, level, xoffset, yoffset, x, y, width, height int) {
+	c.glContext.CopyTexSubImage2D(gl.Enum(target), level, xoffset, yoffset, x, y, width, height)
 }
 
 func (c *mobileContext) ReadBuffer(_ uint32) {
@@ -334,8 +345,20 @@ func (c *mobileContext) Uniform1f(uniform Uniform, v float32) {
 	c.glContext.Uniform1f(gl.Uniform(uniform), v)
 }
 
+func (c *mobileContext) Uniform1fv(uniform Uniform, v []float32) {
+	c.glContext.Uniform1fv(gl.Uniform(uniform), v)
+}
+
+func (c *mobileContext) Uniform1i(uniform Uniform, v int32) {
+	c.glContext.Uniform1i(gl.Uniform(uniform), int(v))
+}
+
 func (c *mobileContext) Uniform2f(uniform Uniform, v0, v1 float32) {
 	c.glContext.Uniform2f(gl.Uniform(uniform), v0, v1)
+}
+
+func (c *mobileContext) Uniform2fv(uniform Uniform, v []float32) {
+	c.glContext.Uniform2fv(gl.Uniform(uniform), v)
 }
 
 func (c *mobileContext) Uniform4f(uniform Uniform, v0, v1, v2, v3 float32) {

@@ -18,6 +18,36 @@ const floatEqualityThreshold = 1e-9
 
 var noTexture = Texture(cache.NoTexture)
 
+type clippedTextTexture struct {
+	texture       Texture
+	offset        int
+	width, height int
+	scale         float32
+}
+
+func (t clippedTextTexture) covers(offset, width, height int, scale float32) bool {
+	return t.height == height && t.scale == scale &&
+		t.offset <= offset && t.offset+t.width >= offset+width
+}
+
+func textTextureWindow(visibleOffset, visibleWidth, fullWidth, maxWidth int) (int, int) {
+	width := maxWidth
+	if fullWidth < width {
+		width = fullWidth
+	}
+	if visibleWidth > width {
+		visibleWidth = width
+	}
+	offset := visibleOffset - (width-visibleWidth)/2
+	if offset < 0 {
+		offset = 0
+	}
+	if maxOffset := fullWidth - width; offset > maxOffset {
+		offset = maxOffset
+	}
+	return offset, width
+}
+
 // Texture represents an uploaded GL texture
 type Texture cache.TextureType
 
@@ -27,8 +57,10 @@ func (p *painter) freeTexture(obj fyne.CanvasObject) {
 		return
 	}
 
-	p.ctx.DeleteTexture(Texture(texture))
-	p.logError()
+	if cache.IsValid(texture) {
+		p.ctx.DeleteTexture(Texture(texture))
+		p.logError()
+	}
 	cache.DeleteTexture(obj)
 }
 
@@ -51,6 +83,7 @@ func (p *painter) getTexture(object fyne.CanvasObject, creator func(canvasObject
 			texture = cache.TextureType(tex)
 			cache.SetTextTexture(ent, texture, p.canvas, func() {
 				p.ctx.DeleteTexture(tex)
+				p.logError()
 			})
 		}
 
@@ -74,7 +107,7 @@ func (p *painter) imgToTexture(img image.Image, textureFilter canvas.ImageScale)
 	case *image.Uniform:
 		texture := p.newTexture(textureFilter)
 		r, g, b, a := i.RGBA()
-		r8, g8, b8, a8 := uint8(r>>8), uint8(g>>8), uint8(b>>8), uint8(a>>8)
+		r8, g8, b8, a8 := uint8((r>>8)&0xff), uint8((g>>8)&0xff), uint8((b>>8)&0xff), uint8((a>>8)&0xff)
 		data := []uint8{r8, g8, b8, a8}
 		p.ctx.TexImage2D(
 			texture2D,
@@ -106,7 +139,7 @@ func (p *painter) imgToTexture(img image.Image, textureFilter canvas.ImageScale)
 		return texture
 	default:
 		rgba := image.NewRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
-		draw.Draw(rgba, rgba.Rect, img, image.Point{}, draw.Over)
+		draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Over)
 		return p.imgToTexture(rgba, textureFilter)
 	}
 }
@@ -169,12 +202,52 @@ func (p *painter) newGlTextTexture(obj fyne.CanvasObject) Texture {
 
 	bounds := text.MinSize()
 	width := int(math.Ceil(float64(p.textureScale(bounds.Width) + paint.VectorPad(text)))) // potentially italic overspill
-	height := int(math.Ceil(float64(p.textureScale(bounds.Height))))
-	img := image.NewNRGBA(image.Rect(0, 0, width, height))
+	height := int(math.Ceil(float64(p.textureScale(bounds.Height) + paint.TextVectorPad))) // space below for descenders / underline
+	img := image.NewRGBA(image.Rect(0, 0, width, height))
 
 	face := paint.CachedFontFace(text.TextStyle, text.FontSource, text)
 	paint.DrawString(img, text.Text, color, face.Fonts, text.TextSize, p.pixScale, text.TextStyle)
 	return p.imgToTexture(img, canvas.ImageScaleSmooth)
+}
+
+func (p *painter) clippedTextTexture(text *canvas.Text, visibleOffset, visibleWidth, fullWidth, height int) clippedTextTexture {
+	if cached, ok := p.clippedTextTextures[text]; ok {
+		if cached.covers(visibleOffset, visibleWidth, height, p.pixScale) {
+			cache.GetTexture(text) // Keep the expiry marker alive while this clipped texture is still used.
+			return cached
+		}
+		p.ctx.DeleteTexture(cached.texture)
+		p.logError()
+	}
+
+	offset, width := textTextureWindow(visibleOffset, visibleWidth, fullWidth, p.maxTextureSize)
+
+	color := text.Color
+	if color == nil {
+		color = theme.Color(theme.ColorNameForeground)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, width, height))
+	face := paint.CachedFontFace(text.TextStyle, text.FontSource, text)
+	paint.DrawStringOffset(img, text.Text, color, face.Fonts, text.TextSize, p.pixScale, text.TextStyle, offset)
+	texture := p.imgToTexture(img, canvas.ImageScaleSmooth)
+
+	if p.clippedTextTextures == nil {
+		p.clippedTextTextures = make(map[*canvas.Text]clippedTextTexture)
+	}
+	cached := clippedTextTexture{texture: texture, offset: offset, width: width, height: height, scale: p.pixScale}
+	p.clippedTextTextures[text] = cached
+	cache.SetTexture(text, cache.NoTexture, p.canvas)
+	return cached
+}
+
+func (p *painter) freeClippedTextTexture(text *canvas.Text) {
+	cached, ok := p.clippedTextTextures[text]
+	if !ok {
+		return
+	}
+	p.ctx.DeleteTexture(cached.texture)
+	p.logError()
+	delete(p.clippedTextTextures, text)
 }
 
 func (p *painter) newTexture(textureFilter canvas.ImageScale) Texture {

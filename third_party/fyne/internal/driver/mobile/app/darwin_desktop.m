@@ -207,7 +207,7 @@ runApp(void) {
 	[menu addItem:quitMenuItem];
 	[menuItem setSubmenu:menu];
 
-	NSRect rect = NSMakeRect(0, 0, 600, 800);
+	NSRect rect = NSMakeRect(0, 0, 500, 1000);
 
 	NSWindow* window = [[[NSWindow alloc] initWithContentRect:rect
 			styleMask:NSWindowStyleMaskTitled

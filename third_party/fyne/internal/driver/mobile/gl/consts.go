@@ -35,15 +35,18 @@ format, which is covered by the license:
 const (
 	False            = 0
 	True             = 1
+	Zero             = 0
 	One              = 1
 	Triangles        = 0x0004
 	TriangleStrip    = 0x0005
 	SrcAlpha         = 0x0302
 	OneMinusSrcAlpha = 0x0303
 	Front            = 0x0404
+	Back             = 0x0405
 	DepthTest        = 0x0B71
 	Blend            = 0x0BE2
 	ScissorTest      = 0x0C11
+	MaxTextureSize   = 0x0D33
 	Texture2D        = 0x0DE1
 
 	UnsignedByte = 0x1401
@@ -62,6 +65,7 @@ const (
 	OneMinusConstantAlpha    = 0x8004
 	ClampToEdge              = 0x812F
 	Texture0                 = 0x84C0
+	Texture1                 = 0x84C1
 	StaticDraw               = 0x88E4
 	DynamicDraw              = 0x88E8
 	FragmentShader           = 0x8B30

@@ -23,8 +23,6 @@ type fnargs struct {
 	a5 uintptr
 	a6 uintptr
 	a7 uintptr
-	a8 uintptr
-	a9 uintptr
 }
 
 type glfn int
@@ -70,13 +68,19 @@ const (
 	glfnShaderSource
 	glfnTexImage2D
 	glfnTexParameteri
+	glfnUniform1i
 	glfnUniform1f
+	glfnUniform1fv
 	glfnUniform2f
+	glfnUniform2fv
 	glfnUniform4f
 	glfnUniform4fv
 	glfnUseProgram
 	glfnVertexAttribPointer
 	glfnViewport
+	glfnCopyTexSubImage2D
+	glfnDeleteProgram
+	glfnGetIntegerv
 )
 
 func goString(buf []byte) string {

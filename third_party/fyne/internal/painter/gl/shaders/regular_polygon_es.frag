@@ -10,18 +10,18 @@ precision mediump int;
 precision lowp sampler2D;
 #endif
 
-uniform vec2 frame_size;
-uniform vec4 rect_coords;
-uniform float edge_softness;
+uniform vec2 frame;
+uniform vec4 bounds;
+uniform float edgeSoftness;
 
-uniform float outer_radius;
+uniform float outerRadius;
 uniform float angle;
 uniform float sides;
 
-uniform vec4 fill_color;
-uniform float corner_radius;
-uniform float stroke_width;
-uniform vec4 stroke_color;
+uniform vec4 fillColor;
+uniform float cornerRadius;
+uniform float strokeWidth;
+uniform vec4 strokeColor;
 
 const float PI = 3.141592653589793;
 
@@ -45,24 +45,24 @@ float regular_distance(vec2 p, float r, int s)
 
 void main()
 {
-    vec4 frag_rect_coords = vec4(rect_coords[0], rect_coords[1], frame_size.y - rect_coords[3], frame_size.y - rect_coords[2]);
+    vec4 frag_rect_coords = vec4(bounds[0], bounds[2], frame.y - bounds[3], frame.y - bounds[1]);
     vec2 vec_centered_pos = (gl_FragCoord.xy - vec2(frag_rect_coords[0] + frag_rect_coords[1], frag_rect_coords[2] + frag_rect_coords[3]) * 0.5);
 
     vec_centered_pos = rotate(radians(angle)) * vec_centered_pos;
-    float dist = regular_distance(vec_centered_pos, outer_radius - corner_radius, int(sides)) - corner_radius;
-    vec4 final_color = fill_color;
+    float dist = regular_distance(vec_centered_pos, outerRadius - cornerRadius, int(sides)) - cornerRadius;
+    vec4 final_color = fillColor;
 
-    if (stroke_width > 0.0)
+    if (strokeWidth > 0.0)
     {
         // create a mask for the fill area (inside, shrunk by stroke width)
-        float fill_mask = smoothstep(-stroke_width + edge_softness, -stroke_width - edge_softness, dist);
+        float fill_mask = smoothstep(-strokeWidth + edgeSoftness, -strokeWidth - edgeSoftness, dist);
 
         // combine fill mask and colors (fill + stroke)
-        final_color = mix(stroke_color, fill_color, fill_mask);
+        final_color = mix(strokeColor, fillColor, fill_mask);
     }
 
     // smooth edges
-    float final_alpha = smoothstep(edge_softness, -edge_softness, dist);
+    float final_alpha = smoothstep(edgeSoftness, -edgeSoftness, dist);
 
     // apply the final alpha to the combined color
     gl_FragColor = vec4(final_color.rgb, final_color.a * final_alpha);
