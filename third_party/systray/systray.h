@@ -16,7 +16,7 @@ void setMenuItemIcon(const char* iconBytes, int length, int menuId, bool templat
 void setTitle(char* title);
 void setTooltip(char* tooltip);
 void setRemovalAllowed(bool allowed);
-void add_or_update_menu_item(int menuId, int parentMenuId, char* title, char* tooltip, short disabled, short checked, short isCheckable);
+void add_or_update_menu_item(int menuId, int parentMenuId, char* title, char* tooltip, char* shortcutKey, unsigned int shortcutMods, short disabled, short checked, short isCheckable);
 void add_separator(int menuId, int parentId);
 void hide_menu_item(int menuId);
 void remove_menu_item(int menuId);

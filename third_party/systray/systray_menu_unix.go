@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
@@ -21,6 +23,9 @@ func (item *MenuItem) SetIcon(iconBytes []byte) {
 	m, exists := findLayout(int32(item.id))
 	if exists {
 		m.V1["icon-data"] = dbus.MakeVariant(iconBytes)
+		emitItemPropertiesUpdated(int32(item.id), m.V1)
+		// Property-only change; per spec LayoutUpdated isn't required here,
+		// but kept as a fallback for clients that only watch LayoutUpdated.
 		refresh()
 	}
 }
@@ -57,13 +62,34 @@ func copyLayout(in *menuLayout, depth int32) *menuLayout {
 	return &out
 }
 
+// firstGetLayoutDone tracks whether the initial GetLayout response has been served
+// since the last menu reset. libdbusmenu-gtk3 (used by Cinnamon/Xfce/GNOME) requests
+// GetGroupProperties for grandchildren before parents in the first call, causing children
+// to be silently dropped (blank submenus) because parent GtkMenu containers don't exist
+// yet. Returning depth=1 on the first call ensures parents get their GtkMenu containers
+// before grandchildren are introduced in subsequent calls, where the order is correct.
+// After serving depth=1, a goroutine automatically triggers a second GetLayout cycle so
+// submenus populate without requiring user interaction. Multiple goroutines from rapid
+// resets are harmless — they just emit extra LayoutUpdated signals.
+var firstGetLayoutDone bool
+
 // GetLayout is com.canonical.dbusmenu.GetLayout method.
 func (t *tray) GetLayout(parentID int32, recursionDepth int32, propertyNames []string) (revision uint32, layout menuLayout, err *dbus.Error) {
+	initialMenuBuilt.Wait()
 	instance.menuLock.Lock()
 	defer instance.menuLock.Unlock()
 	if m, ok := findLayout(parentID); ok {
+		depth := recursionDepth
+		if !firstGetLayoutDone {
+			firstGetLayoutDone = true
+			depth = 1
+			go func() {
+				time.Sleep(150 * time.Millisecond)
+				refresh()
+			}()
+		}
 		// return copy of menu layout to prevent panic from cuncurrent access to layout
-		return instance.menuVersion, *copyLayout(m, recursionDepth), nil
+		return instance.menuVersion, *copyLayout(m, depth), nil
 	}
 	return
 }
@@ -147,6 +173,13 @@ func (t *tray) AboutToShow(id int32) (needUpdate bool, err *dbus.Error) {
 
 // AboutToShowGroup is com.canonical.dbusmenu.AboutToShowGroup method.
 func (t *tray) AboutToShowGroup(ids []int32) (updatesNeeded []int32, idErrors []int32, err *dbus.Error) {
+	instance.menuLock.RLock()
+	defer instance.menuLock.RUnlock()
+	for _, id := range ids {
+		if m, ok := findLayout(id); ok && len(m.V2) > 0 {
+			updatesNeeded = append(updatesNeeded, id)
+		}
+	}
 	return
 }
 
@@ -192,6 +225,7 @@ type menuLayout = struct {
 
 func addOrUpdateMenuItem(item *MenuItem) {
 	var layout *menuLayout
+	var parentForChildrenDisplayUpdate *menuLayout
 	instance.menuLock.Lock()
 	defer instance.menuLock.Unlock()
 	m, exists := findLayout(int32(item.id))
@@ -209,7 +243,12 @@ func addOrUpdateMenuItem(item *MenuItem) {
 			m, ok := findLayout(int32(item.parent.id))
 			if ok {
 				parent = m
-				parent.V1["children-display"] = dbus.MakeVariant("submenu")
+				if _, already := parent.V1["children-display"]; !already {
+					parent.V1["children-display"] = dbus.MakeVariant("submenu")
+					if parent.V0 != 0 {
+						parentForChildrenDisplayUpdate = parent
+					}
+				}
 			}
 		}
 		parent.V2 = append(parent.V2, dbus.MakeVariant(layout))
@@ -217,6 +256,17 @@ func addOrUpdateMenuItem(item *MenuItem) {
 
 	applyItemToLayout(item, layout)
 	if exists {
+		emitItemPropertiesUpdated(int32(item.id), layout.V1)
+		// Property-only change on an existing item; per spec LayoutUpdated isn't required here,
+		// but kept as a fallback for clients that only watch LayoutUpdated.
+		refresh()
+	} else {
+		// We've added "children-display", that's a property change
+		if parentForChildrenDisplayUpdate != nil {
+			emitItemPropertiesUpdated(parentForChildrenDisplayUpdate.V0, parentForChildrenDisplayUpdate.V1)
+		}
+		// New item appended to a parent's children,
+		// that's a structural change, so LayoutUpdated signal is required
 		refresh()
 	}
 }
@@ -237,9 +287,81 @@ func addSeparator(id uint32, parent uint32) {
 	refresh()
 }
 
+// dbusKeyNames maps the platform neutral key names used by SetShortcut to the
+// key names that the dbusmenu specification expects.
+var dbusKeyNames = map[string]string{
+	"BackSpace": "BackSpace",
+	"Delete":    "Delete",
+	"Down":      "Down",
+	"End":       "End",
+	"Enter":     "KP_Enter",
+	"Escape":    "Escape",
+	"F1":        "F1",
+	"F2":        "F2",
+	"F3":        "F3",
+	"F4":        "F4",
+	"F5":        "F5",
+	"F6":        "F6",
+	"F7":        "F7",
+	"F8":        "F8",
+	"F9":        "F9",
+	"F10":       "F10",
+	"F11":       "F11",
+	"F12":       "F12",
+	"Home":      "Home",
+	"Insert":    "Insert",
+	"Left":      "Left",
+	"PageDown":  "Page_Down",
+	"PageUp":    "Page_Up",
+	"Return":    "Return",
+	"Right":     "Right",
+	"Space":     "space",
+	"Tab":       "Tab",
+	"Up":        "Up",
+}
+
+// shortcutForItem returns the dbusmenu "shortcut" value for an item, which is a list of
+// key presses where each press is a list of modifier names followed by the key itself.
+func shortcutForItem(in *MenuItem) [][]string {
+	if in.shortcutKey == "" {
+		return nil
+	}
+
+	var keys []string
+	if in.shortcutMods&KeyModifierControl != 0 {
+		keys = append(keys, "Control")
+	}
+	if in.shortcutMods&KeyModifierAlt != 0 {
+		keys = append(keys, "Alt")
+	}
+	if in.shortcutMods&KeyModifierShift != 0 {
+		keys = append(keys, "Shift")
+	}
+	if in.shortcutMods&KeyModifierSuper != 0 {
+		keys = append(keys, "Super")
+	}
+
+	key, ok := dbusKeyNames[in.shortcutKey]
+	if !ok {
+		if len(in.shortcutKey) > 1 {
+			log.Printf("systray error: unsupported key %q for menu shortcut\n", in.shortcutKey)
+			return nil
+		}
+		key = strings.ToLower(in.shortcutKey)
+	}
+
+	return [][]string{append(keys, key)}
+}
+
 func applyItemToLayout(in *MenuItem, out *menuLayout) {
 	out.V1["enabled"] = dbus.MakeVariant(!in.disabled)
 	out.V1["label"] = dbus.MakeVariant(in.title)
+
+	if shortcut := shortcutForItem(in); shortcut != nil {
+		out.V1["shortcut"] = dbus.MakeVariant(shortcut)
+	} else {
+		delete(out.V1, "shortcut")
+	}
 
 	if in.isCheckable {
 		out.V1["toggle-type"] = dbus.MakeVariant("checkmark")
@@ -321,6 +443,9 @@ func hideMenuItem(item *MenuItem) {
 	m, exists := findLayout(int32(item.id))
 	if exists {
 		m.V1["visible"] = dbus.MakeVariant(false)
+		emitItemPropertiesUpdated(int32(item.id), m.V1)
+		// Property-only change; per spec LayoutUpdated isn't required here,
+		// but kept as a fallback for clients that only watch LayoutUpdated.
 		refresh()
 	}
 }
@@ -331,11 +456,40 @@ func showMenuItem(item *MenuItem) {
 	m, exists := findLayout(int32(item.id))
 	if exists {
 		m.V1["visible"] = dbus.MakeVariant(true)
+		emitItemPropertiesUpdated(int32(item.id), m.V1)
+		// Property-only change; per spec LayoutUpdated isn't required here,
+		// but kept as a fallback for clients that only watch LayoutUpdated.
 		refresh()
 	}
 }
 
+// emitItemPropertiesUpdated emits the com.canonical.dbusmenu.ItemsPropertiesUpdated
+// signal so desktop clients refresh per-item state (label, enabled, toggle-state,
+// visible, icon-data) without re-querying the whole layout.
+func emitItemPropertiesUpdated(id int32, props map[string]dbus.Variant) {
+	instance.lock.Lock()
+	conn := instance.conn
+	instance.lock.Unlock()
+	if conn == nil {
+		return
+	}
+	err := menu.Emit(conn, &menu.Dbusmenu_ItemsPropertiesUpdatedSignal{
+		Path: menuPath,
+		Body: &menu.Dbusmenu_ItemsPropertiesUpdatedSignalBody{
+			UpdatedProps: []struct {
+				V0 int32
+				V1 map[string]dbus.Variant
+			}{{V0: id, V1: props}},
+		},
+	})
+	if err != nil {
+		log.Printf("systray error: failed to emit items properties updated signal: %v\n", err)
+	}
+}
+
 func refresh() {
+	instance.lock.Lock()
+	defer instance.lock.Unlock()
 	if instance.conn == nil || instance.menuProps == nil {
 		return
 	}
@@ -355,7 +509,6 @@ func refresh() {
 	if err != nil {
 		log.Printf("systray error: failed to emit layout updated signal: %v\n", err)
 	}
-
 }
 
 func resetMenu() {
@@ -363,5 +516,6 @@ func resetMenu() {
 	defer instance.menuLock.Unlock()
 	instance.menu = &menuLayout{}
 	instance.menuVersion++
+	firstGetLayoutDone = false
 	refresh()
 }

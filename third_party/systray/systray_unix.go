@@ -26,7 +26,7 @@ import (
 
 const (
 	path     = "/StatusNotifierItem"
-	menuPath = "/StatusNotifierMenu"
+	menuPath = "/StatusNotifierItem/menu"
 )
 
 var (
@@ -143,13 +143,18 @@ func SetTooltip(tooltipTitle string) {
 		log.Printf("systray error: failed to set ToolTip prop: %s\n", dbusErr)
 		return
 	}
-	// Parley: hosts read the tooltip again when told so (as for the icon and the title); without
-	// this they kept showing the first one.
+
 	if conn == nil {
 		return
 	}
-	if err := conn.Emit(path, "org.kde.StatusNotifierItem.NewToolTip"); err != nil {
+
+	err := notifier.Emit(conn, &notifier.StatusNotifierItem_NewToolTipSignal{
+		Path: path,
+		Body: &notifier.StatusNotifierItem_NewToolTipSignalBody{},
+	})
+	if err != nil {
 		log.Printf("systray error: failed to emit new tooltip signal: %s\n", err)
+		return
 	}
 }
 
@@ -182,9 +187,11 @@ func nativeLoop() int {
 
 func nativeEnd() {
 	runSystrayExit()
-	// Parley: a tray that never connected (no session bus, or ended before it was started) has
-	// no connection: closing it was a nil pointer panic at quit. The icon, title and tooltip set
-	// after the end are only kept, as before the start.
+	// Parley: the connection is read and cleared under the lock, with the properties: register
+	// and stayRegistered (see running) and refresh then see that the tray ended instead of
+	// calling a closed connection, and the icon, title and tooltip set after the end are only
+	// kept, as before the start. (Upstream now checks for a tray that never connected, which was
+	// a nil pointer panic at quit, but reads the connection without the lock and keeps it.)
 	instance.lock.Lock()
 	conn := instance.conn
 	instance.conn, instance.props, instance.menuProps = nil, nil, nil
