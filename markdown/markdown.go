@@ -233,6 +233,10 @@ func (r *reader) block(n ast.Node) (Block, bool) {
 		return b, true
 	case *east.Table:
 		return r.table(n), true
+	case *ast.LinkReferenceDefinition:
+		// goldmark 1.8 keeps link definitions in the tree; they are listed at the end
+		// (definitions), not where they were written.
+		return Block{}, false
 	}
 	if n.Type() == ast.TypeBlock && n.Lines().Len() > 0 {
 		return Block{Kind: Paragraph, Spans: []Span{{Text: r.lines(n)}}}, true

@@ -50,7 +50,7 @@ func TestNotices_EveryLinkedModuleHasALicence(t *testing.T) {
 			t.Errorf("the section for %s holds no licence", m.Path)
 		}
 	}
-	for _, must := range []string{"fyne.io/fyne/v2 v2.7.1 (with Parley's patch", "github.com/gen2brain/malgo", "github.com/ebitengine/oto/v3", "github.com/danieljoos/wincred", "libopus 1.3.1"} {
+	for _, must := range []string{"fyne.io/fyne/v2 v2.8.1 (with Parley's patch", "github.com/gen2brain/malgo", "github.com/ebitengine/oto/v3", "github.com/danieljoos/wincred", "libopus 1.3.1"} {
 		if !bytes.Contains(text, []byte(must)) {
 			t.Errorf("the notices do not name %q", must)
 		}
