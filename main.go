@@ -67,6 +67,12 @@ Without one, run the reference service and talk to it with the command-line clie
 	// app stays close to a bare Fyne window's footprint (see the README's performance table).
 	debug.SetGCPercent(25)
 	backend := audio.BackendFromEnv()
+	// Fyne 2.8 makes its cache folder (fyne/<app ID>) in the user's cache folder as the app
+	// starts, and logs two errors when that folder does not exist yet (a new account): it is
+	// made first, as the XDG base directory specification asks of an app that writes there.
+	if dir, err := os.UserCacheDir(); err == nil {
+		_ = os.MkdirAll(dir, 0o700)
+	}
 	fa := fyneapp.NewWithID(appID)
 	if m := fa.Metadata(); m.Name == "" {
 		// A plain go build has no FyneApp.toml metadata; the tray icon's title is the app's

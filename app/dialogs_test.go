@@ -1,6 +1,7 @@
 package app
 
 import (
+	"reflect"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -62,5 +63,37 @@ func TestShortcuts_ScrollInAShortWindow(t *testing.T) {
 		if h.u.closeDialog != nil {
 			t.Fatal("Enter did not close the shortcuts")
 		}
+	}
+}
+
+// Every dialog is as tall as what it shows: none keeps the height of a line it hid after it was
+// sized (an empty band at its foot under Fyne 2.8, which measures an empty wrapped label one
+// line high).
+func TestDialogs_FitTheirContent(t *testing.T) {
+	h := start(t, newFakeService())
+	h.u.deps.Local = fakeLocal{}
+	for _, d := range []struct {
+		name string
+		open func()
+	}{
+		{"conversation settings", h.u.main.showSettings},
+		{"preferences", h.u.showPreferences},
+		{"account", h.u.showAccount},
+		{"built-in service", h.u.showEngines},
+		{"keyboard shortcuts", h.u.showShortcuts},
+		{"about", h.u.showAbout},
+	} {
+		d.open()
+		h.waitFor(func() bool { return h.u.win.Canvas().Overlays().Top() != nil })
+		top := h.u.win.Canvas().Overlays().Top()
+		pop := top
+		if v := reflect.ValueOf(top).Elem().FieldByName("Content"); v.IsValid() && v.CanInterface() {
+			pop = v.Interface().(fyne.CanvasObject) // the modal pop-up inside Fyne's overlay
+		}
+		if size, min := pop.Size(), pop.MinSize(); size.Height > min.Height+1 {
+			t.Errorf("%s: the dialog is %.0f high for %.0f of content", d.name, size.Height, min.Height)
+		}
+		h.u.cancelTopDialog()
+		h.waitFor(func() bool { return h.u.win.Canvas().Overlays().Top() == nil })
 	}
 }

@@ -242,8 +242,10 @@ func (s *settingsDialog) build(f settingsForm) {
 		title = "Settings for the new conversation"
 	}
 	s.d = dialog.NewCustomWithoutButtons(title, content, s.win)
-	s.d.Resize(fyne.NewSize(640, 0))
+	// Checked before it is sized: the error line, hidden by check, would otherwise count in its
+	// height (Fyne 2.8 measures an empty wrapped label one line high), an empty band at its foot.
 	s.check()
+	s.d.Resize(fyne.NewSize(640, 0))
 }
 
 // fill shows a form's values.
