@@ -48,6 +48,12 @@ func bareWindow(b *testing.B) string {
 // fetched through the module proxy): the yardstick, a bare window as any Fyne app has it.
 func stockBareWindow(b *testing.B) string {
 	b.Helper()
+	return stockBareWindowOn(b, "")
+}
+
+// stockBareWindowOn is stockBareWindow with Fyne's version fyneVersion ("": go.mod's).
+func stockBareWindowOn(b *testing.B, fyneVersion string) string {
+	b.Helper()
 	dir := b.TempDir()
 	root := filepath.Join("..")
 	for _, f := range []string{"go.mod", "go.sum"} {
@@ -67,10 +73,12 @@ func stockBareWindow(b *testing.B) string {
 		b.Fatal(err)
 	}
 	out := filepath.Join(dir, "barewindow-stock")
-	for _, args := range [][]string{
-		{"mod", "edit", "-module", "barewindow", "-dropreplace", "fyne.io/fyne/v2"},
-		{"build", "-mod=mod", "-o", out, "."},
-	} {
+	steps := [][]string{{"mod", "edit", "-module", "barewindow", "-dropreplace", "fyne.io/fyne/v2"}}
+	if fyneVersion != "" {
+		steps = append(steps, []string{"mod", "edit", "-require", "fyne.io/fyne/v2@" + fyneVersion})
+	}
+	steps = append(steps, []string{"build", "-mod=mod", "-o", out, "."})
+	for _, args := range steps {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		if msg, err := cmd.CombinedOutput(); err != nil {
@@ -78,6 +86,14 @@ func stockBareWindow(b *testing.B) string {
 		}
 	}
 	return out
+}
+
+// beforeBuilds are what a benchmark measures beside this build, in the same run, when it is asked
+// to (for a change of Fyne, say): PARLEY_BENCH_BEFORE names another parley binary, measured as
+// this one is, its metrics named "before-…"; PARLEY_BENCH_BEFORE_FYNE a Fyne version whose bare
+// window, as published, is measured too ("before-bare-…").
+func beforeBuilds() (parley, fyneVersion string) {
+	return os.Getenv("PARLEY_BENCH_BEFORE"), os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
 }
 
 // stop ends a program that launch started, and waits for it (once: later calls return at once).

@@ -25,12 +25,36 @@ func BenchmarkApp_Memory(b *testing.B) {
 	env := s.env("PARLEY_API_KEY=" + key)
 	stock := stockBareWindow(b)
 	const settle = 70 * time.Second
+	beforeBin, beforeFyne := beforeBuilds()
+	var beforeStock string
+	if beforeFyne != "" {
+		beforeStock = stockBareWindowOn(b, beforeFyne)
+	}
 	for i := 0; i < b.N; i++ {
-		bare, _ := launch(b, d, stock, "Bare", os.Environ())
-		time.Sleep(settle) // as long alone as the app before each reading
-		bareKB := residentKB(b, bare.Process.Pid)
-		stop(bare)
+		bare := func(stock string) int {
+			cmd, _ := launch(b, d, stock, "Bare", os.Environ())
+			time.Sleep(settle) // as long alone as the app before each reading
+			kb := residentKB(b, cmd.Process.Pid)
+			stop(cmd)
+			return kb
+		}
+		bareKB := bare(stock)
+		b.ReportMetric(float64(bareKB)/1024, "bare-rss-MB")
+		if beforeStock != "" {
+			b.ReportMetric(float64(bare(beforeStock))/1024, "before-bare-rss-MB")
+		}
+		memoryTurns(b, d, bin, env, bareKB, settle, "")
+		if beforeBin != "" {
+			memoryTurns(b, d, beforeBin, env, bareKB, settle, "before-")
+		}
+	}
+}
 
+// memoryTurns types the 200 turns of BenchmarkApp_Memory into the app built as bin, its metrics
+// named with prefix.
+func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bareKB int, settle time.Duration, prefix string) {
+	b.Helper()
+	{
 		app, _ := launch(b, d, bin, "Parley", env)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
 		at := map[int]int{}
@@ -50,11 +74,10 @@ func BenchmarkApp_Memory(b *testing.B) {
 		}
 		stop(app)
 		for _, turn := range []int{20, 100, 200} {
-			b.ReportMetric(float64(at[turn])/1024, "rss-"+strconv.Itoa(turn)+"-MB")
+			b.ReportMetric(float64(at[turn])/1024, prefix+"rss-"+strconv.Itoa(turn)+"-MB")
 		}
-		b.ReportMetric(float64(bareKB)/1024, "bare-rss-MB")
-		b.ReportMetric(float64(at[200])/float64(bareKB), "rss-200-ratio")
-		b.ReportMetric(float64(at[200]-at[100])/100, "per-turn-KB")
-		b.ReportMetric(float64(text)/100, "text-per-turn-B")
+		b.ReportMetric(float64(at[200])/float64(bareKB), prefix+"rss-200-ratio")
+		b.ReportMetric(float64(at[200]-at[100])/100, prefix+"per-turn-KB")
+		b.ReportMetric(float64(text)/100, prefix+"text-per-turn-B")
 	}
 }

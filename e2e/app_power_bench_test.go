@@ -88,17 +88,40 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 	}
 	quietRoom(b, p, b.TempDir())
 
+	beforeBin, beforeFyne := beforeBuilds()
+	var beforeStock string
+	if beforeFyne != "" {
+		beforeStock = stockBareWindowOn(b, beforeFyne)
+	}
 	for i := 0; i < b.N; i++ {
-		bare := func(args ...string) float64 {
+		bare := func(stock string, args ...string) float64 {
 			cmd, _ := launch(b, d, stock, "Bare", os.Environ(), args...)
 			time.Sleep(settle)
 			pct := cpuPercent(b, cmd.Process.Pid)
 			stop(cmd)
 			return pct
 		}
-		bareLabel := bare()
-		bareEntry := bare("entry")
+		bareLabel := bare(stock)
+		bareEntry := bare(stock, "entry")
+		b.ReportMetric(bareLabel, "bare-label-%cpu")
+		b.ReportMetric(bareEntry, "bare-entry-%cpu")
+		if beforeStock != "" {
+			b.ReportMetric(bare(beforeStock), "before-bare-label-%cpu")
+			b.ReportMetric(bare(beforeStock, "entry"), "before-bare-entry-%cpu")
+		}
+		idleStates(b, d, bin, env, bareEntry, "")
+		if beforeBin != "" {
+			idleStates(b, d, beforeBin, env, bareEntry, "before-")
+		}
+	}
+}
 
+// idleStates measures the idle states of BenchmarkApp_IdlePower for the app built as bin, its
+// metrics named with prefix.
+func idleStates(b *testing.B, d *testenv.Display, bin string, env []string, bareEntry float64, prefix string) {
+	b.Helper()
+	settle := 12 * time.Second
+	{
 		app, _ := launch(b, d, bin, "Parley", env)
 		pid := app.Process.Pid
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
@@ -132,18 +155,16 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 		muted := voice("ctrl+d", "Muted", 0)
 		stop(app)
 
-		b.ReportMetric(bareLabel, "bare-label-%cpu")
-		b.ReportMetric(bareEntry, "bare-entry-%cpu")
-		b.ReportMetric(focused, "focused-%cpu")
-		b.ReportMetric(focused/bareEntry, "focused-ratio")
-		b.ReportMetric(blinking, "blinking-%cpu")
-		b.ReportMetric(blinking/bareEntry, "blinking-ratio")
-		b.ReportMetric(long, "100-messages-%cpu")
-		b.ReportMetric(long/bareEntry, "100-messages-ratio")
-		b.ReportMetric(listening, "listening-%cpu")
-		b.ReportMetric(listening/bareEntry, "listening-ratio")
-		b.ReportMetric(muted, "muted-%cpu")
-		b.ReportMetric(muted/bareEntry, "muted-ratio")
+		b.ReportMetric(focused, prefix+"focused-%cpu")
+		b.ReportMetric(focused/bareEntry, prefix+"focused-ratio")
+		b.ReportMetric(blinking, prefix+"blinking-%cpu")
+		b.ReportMetric(blinking/bareEntry, prefix+"blinking-ratio")
+		b.ReportMetric(long, prefix+"100-messages-%cpu")
+		b.ReportMetric(long/bareEntry, prefix+"100-messages-ratio")
+		b.ReportMetric(listening, prefix+"listening-%cpu")
+		b.ReportMetric(listening/bareEntry, prefix+"listening-ratio")
+		b.ReportMetric(muted, prefix+"muted-%cpu")
+		b.ReportMetric(muted/bareEntry, prefix+"muted-ratio")
 	}
 }
 
