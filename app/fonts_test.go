@@ -23,9 +23,10 @@ func heapMB() float64 {
 	return float64(m.HeapAlloc) / (1 << 20)
 }
 
-// The app draws regular and bold text. Fyne 2.7.1 parsed the 4 MB emoji font, and looked up and
-// parsed a system font, once for each of them (8.5 MB of heap a style; 23 MB of the app's
-// resident memory in all); third_party/fyne.patch loads those two only when a rune needs them,
+// The app draws regular and bold text. Fyne (2.7.1, and 2.8.1 with its symbol font too) parses
+// the 4 MB emoji font, and looks up and parses a system font, once for each of them (8.5 MB of
+// heap a style; 23 MB of the app's resident memory in all); third_party/fyne.patch loads those
+// only when a rune needs them,
 // and shares each parsed font file between styles. Measured here as heap growth: these fail on
 // Fyne as published.
 //
