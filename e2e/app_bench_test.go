@@ -56,15 +56,6 @@ func stockBareWindowOn(b *testing.B, fyneVersion string) string {
 	b.Helper()
 	dir := b.TempDir()
 	root := filepath.Join("..")
-	for _, f := range []string{"go.mod", "go.sum"} {
-		data, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
 	src, err := os.ReadFile(filepath.Join(root, "internal", "barewindow", "main.go"))
 	if err != nil {
 		b.Fatal(err)
@@ -72,20 +63,47 @@ func stockBareWindowOn(b *testing.B, fyneVersion string) string {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	out := filepath.Join(dir, "barewindow-stock")
-	steps := [][]string{{"mod", "edit", "-module", "barewindow", "-dropreplace", "fyne.io/fyne/v2"}}
-	if fyneVersion != "" {
-		steps = append(steps, []string{"mod", "edit", "-require", "fyne.io/fyne/v2@" + fyneVersion})
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum")) // most of what the proxy would be asked
+	if err != nil {
+		b.Fatal(err)
 	}
-	steps = append(steps, []string{"build", "-mod=mod", "-o", out, "."})
-	for _, args := range steps {
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if fyneVersion == "" {
+		fyneVersion = requiredVersion(b, filepath.Join(root, "go.mod"), "fyne.io/fyne/v2")
+	}
+	// A module of its own that needs only Fyne: no replace (Parley's go.mod replaces Fyne and
+	// fyne.io/systray with its patched copies), and what Fyne requires at its own versions.
+	mod := "module barewindow\n\ngo 1.26\n\nrequire fyne.io/fyne/v2 " + fyneVersion + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "barewindow-stock")
+	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-mod=mod", "-o", out, "."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		if msg, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("building the bare window on Fyne as published: go %s: %v: %s", strings.Join(args, " "), err, msg)
+			b.Fatalf("building the bare window on Fyne %s as published: go %s: %v: %s", fyneVersion, strings.Join(args, " "), err, msg)
 		}
 	}
 	return out
+}
+
+// requiredVersion is the version of module path that the go.mod at file requires.
+func requiredVersion(b *testing.B, file, path string) string {
+	b.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == path {
+			return f[1]
+		}
+	}
+	b.Fatalf("%s requires no %s", file, path)
+	return ""
 }
 
 // beforeBuilds are what a benchmark measures beside this build, in the same run, when it is asked
