@@ -120,7 +120,7 @@ func (u *UI) showAccountWith(message string) *accountDialog {
 			u.useLocal()
 		}))
 	}
-	form := widget.NewForm(widget.NewFormItem("Address", a.base), widget.NewFormItem("API key", a.key))
+	form := newForm(widget.NewFormItem("Address", a.base), widget.NewFormItem("API key", a.key))
 	content := container.NewVBox(form, envNote, a.result,
 		border(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
 	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)

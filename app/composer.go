@@ -39,9 +39,9 @@ const referenceMessageLimit = 32000
 type composer struct {
 	host    composerHost
 	entry   *composerEntry
-	send    *widget.Button
-	mic     *widget.Button
-	stop    *widget.Button // stops speech, shown while a reply is spoken
+	send    *button
+	mic     *button
+	stop    *button // stops speech, shown while a reply is spoken
 	writing *fyne.Container
 
 	recording *fyne.Container
@@ -56,7 +56,7 @@ type composer struct {
 
 	notice       *fyne.Container
 	noticeText   *widget.Label
-	noticeAction *widget.Button
+	noticeAction *button // hidden when it has no text
 
 	// length says, under the box, how far the message is over the service's limit, while it is;
 	// limit is that limit in characters (0: not known), and over whether the message is over it
@@ -87,16 +87,17 @@ type takeControl interface {
 func newComposer(host composerHost, ptt takeControl) *composer {
 	c := &composer{host: host}
 	c.entry = newComposerEntry(c)
-	c.send = widget.NewButtonWithIcon("", theme.MailSendIcon(), c.submit)
+	c.send = newIconButton(nil, "Send message", theme.MailSendIcon(), c.submit)
 	c.send.Importance = widget.HighImportance
-	c.mic = widget.NewButtonWithIcon("", micIcon, ptt.Toggle)
-	c.stop = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), ptt.StopSpeaking)
+	c.mic = newIconButton(nil, "Push to talk", micIcon, ptt.Toggle)
+	c.stop = newButton(nil, "Stop", theme.MediaStopIcon(), ptt.StopSpeaking)
+	c.stop.name = "Stop speaking"
 	c.stop.Hide()
 	c.noticeText = widget.NewLabel("")
 	c.noticeText.Wrapping = fyne.TextWrapWord
 	c.noticeText.Importance = widget.WarningImportance
-	c.noticeAction = widget.NewButton("", nil)
-	dismiss := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { c.hideNotice() })
+	c.noticeAction = newButton(nil, "", nil, nil)
+	dismiss := newIconButton(nil, "Dismiss the notice", theme.CancelIcon(), func() { c.hideNotice() })
 	dismiss.Importance = widget.LowImportance
 	c.notice = border(nil, nil, widget.NewIcon(theme.WarningIcon()),
 		container.NewCenter(container.NewHBox(c.noticeAction, dismiss)), c.noticeText)
@@ -258,6 +259,10 @@ func (c *composer) showStop(on bool) {
 
 // showRecording switches between writing and recording.
 func (c *composer) showRecording(on bool) {
+	c.mic.name = "Push to talk" // what the microphone's button does now
+	if on {
+		c.mic.name = "Stop recording"
+	}
 	c.recording.Hidden = !on
 	c.writing.Hidden = on
 	c.level.FillColor = theme.Color(theme.ColorNamePrimary)

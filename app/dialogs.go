@@ -331,7 +331,7 @@ func (u *UI) askName(title, yes, initial string, apply func(name string) error) 
 	ok := newButton(keys, yes, theme.ConfirmIcon(), keys.submit)
 	ok.Importance = widget.HighImportance
 	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(
-		widget.NewForm(widget.NewFormItem("Name", name)), problem,
+		newForm(widget.NewFormItem("Name", name)), problem,
 		container.NewHBox(layout.NewSpacer(), no, ok)), u.win)
 	d.Resize(fyne.NewSize(420, 0))
 	u.showDialog(d, keys, name)

@@ -67,6 +67,9 @@ func (p *enginePane) enableFields() {
 
 // items lays the pane out as form rows.
 func (p *enginePane) items(label string) []*widget.FormItem {
+	what := strings.ToLower(label)
+	p.address.name, p.model.name, p.key.name = "Address for "+what, "Model for "+what, "Key for "+what
+	p.test.name = "Test the " + what
 	addr := border(nil, nil, nil, container.NewGridWrap(fyne.NewSize(170, p.model.MinSize().Height), p.model), p.address)
 	return []*widget.FormItem{
 		widget.NewFormItem(label, p.choice),
@@ -189,7 +192,7 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	items = append(items, e.chat.items("Chat")...)
 	items = append(items, e.stt.items("Speech recognition")...)
 	items = append(items, e.tts.items("Voices")...)
-	form := widget.NewForm(items...)
+	form := newForm(items...)
 
 	e.keys.submit = e.save
 	e.keys.cancel = e.close

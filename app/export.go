@@ -130,7 +130,7 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 	ok := newButton(keys, "Export", theme.DocumentSaveIcon(), keys.submit)
 	ok.Importance = widget.HighImportance
 	d = dialog.NewCustomWithoutButtons("Export conversation", container.NewVBox(
-		widget.NewForm(widget.NewFormItem("Save as", name)), problem,
+		newForm(widget.NewFormItem("Save as", name)), problem,
 		border(nil, nil, choose, container.NewHBox(no, ok))), u.win)
 	d.Resize(fyne.NewSize(620, 0))
 	u.showDialog(d, keys, name)

@@ -16,7 +16,7 @@ import (
 type header struct {
 	host    headerHost
 	title   *widget.Label
-	persona *widget.Button
+	persona *button
 	voice   *widget.Button
 	box     *fyne.Container
 	menu    *widget.PopUpMenu // the ⋮ menu opened last
@@ -36,10 +36,10 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 	h := &header{host: u}
 	h.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	h.title.Truncation = fyne.TextTruncateEllipsis
-	h.persona = widget.NewButtonWithIcon("", theme.AccountIcon(), u.showSettings)
+	h.persona = newIconButton(nil, "Conversation settings", theme.AccountIcon(), u.showSettings)
 	h.persona.Importance = widget.LowImportance
-	var menuBtn *widget.Button
-	menuBtn = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), func() {
+	var menuBtn *button
+	menuBtn = newIconButton(nil, "Conversation menu", theme.MoreVerticalIcon(), func() {
 		menu := fyne.NewMenu("",
 			fyne.NewMenuItem("Settings…", u.showSettings),
 			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
@@ -100,6 +100,7 @@ func (h *header) refreshFrom(v conversation.ThreadView) {
 		}
 	}
 	h.title.SetText(title)
+	h.persona.name = "Conversation settings, persona: " + personaChip(v.Config.Persona)
 	h.persona.SetText(personaChip(v.Config.Persona))
 }
 

@@ -6,7 +6,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 )
 
 // TestHeader_MenuOpensInsideTheWindow checks that the conversation's ⋮ menu, whose button is at
@@ -14,9 +13,9 @@ import (
 // margin inside the window, in windows of several widths.
 func TestHeader_MenuOpensInsideTheWindow(t *testing.T) {
 	h := start(t, newFakeService())
-	var more *widget.Button
+	var more *button
 	for _, o := range test.LaidOutObjects(h.u.main.header.object()) {
-		if b, ok := o.(*widget.Button); ok && b.Icon == theme.MoreVerticalIcon() {
+		if b, ok := o.(*button); ok && b.Icon == theme.MoreVerticalIcon() {
 			more = b
 		}
 	}

@@ -95,9 +95,9 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	c := h.u.win.Canvas()
 	// The main window: the sidebar top to bottom, the header left to right, the messages,
 	// then the composer left to right.
-	wantOrder(t, c, "the main window", "message box", "Button (icon)",
-		"Button New conversation", "search", "Button (icon)", "conversation list",
-		"Button Voice mode", "Button No persona", "Button (icon)", "*widget.List", "Button (icon)")
+	wantOrder(t, c, "the main window", "message box", "button (icon)",
+		"Button New conversation", "search", "button (icon)", "conversation list",
+		"Button Voice mode", "button No persona", "button (icon)", "*chatview.messageList", "button (icon)")
 
 	h.u.main.showSettings()
 	wantOrder(t, c, "the settings", "field Who the assistant is, e.g. “a patient maths tutor”",

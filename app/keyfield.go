@@ -16,6 +16,7 @@ import (
 // their meaning in the dialog. It says in check what the combination collides with.
 type keyField struct {
 	widget.Entry
+	named
 	keys *dialogKeys
 
 	combo hotkey.Combo

@@ -59,6 +59,7 @@ func (k *dialogKeys) key(ev *fyne.KeyEvent) bool {
 // either way.
 type field struct {
 	textEntry
+	named
 	keys   *dialogKeys
 	places placeholders
 }
@@ -78,11 +79,13 @@ func newPasswordField(keys *dialogKeys) *field {
 	f := newField(keys, false)
 	f.Password = true
 	var reveal *button
-	reveal = newButton(keys, "", theme.VisibilityOffIcon(), func() {
+	reveal = newIconButton(keys, "Show the text", theme.VisibilityOffIcon(), func() {
 		f.Password = !f.Password
 		if f.Password {
+			reveal.name = "Show the text"
 			reveal.SetIcon(theme.VisibilityOffIcon())
 		} else {
+			reveal.name = "Hide the text"
 			reveal.SetIcon(theme.VisibilityIcon())
 		}
 		f.Refresh()
@@ -208,16 +211,25 @@ func isShift(name fyne.KeyName) bool {
 }
 
 // button is a button that Enter presses as well as Space (as in most desktops); Escape cancels
-// the dialog it is in.
+// the dialog it is in (keys nil: it is in none). A screen reader says its name, or its text
+// when it has no name (accessible.go).
 type button struct {
 	widget.Button
 	keys *dialogKeys
+	name string
 }
 
 func newButton(keys *dialogKeys, label string, icon fyne.Resource, tapped func()) *button {
 	b := &button{keys: keys}
 	b.Text, b.Icon, b.OnTapped = label, icon, tapped
 	b.ExtendBaseWidget(b)
+	return b
+}
+
+// newIconButton is a button that shows only icon, and is called name by a screen reader.
+func newIconButton(keys *dialogKeys, name string, icon fyne.Resource, tapped func()) *button {
+	b := newButton(keys, "", icon, tapped)
+	b.name = name
 	return b
 }
 
@@ -242,6 +254,7 @@ func (b *button) TypedKey(ev *fyne.KeyEvent) {
 // check is a check box of a dialog: Space ticks it, Enter submits the dialog, Escape cancels.
 type check struct {
 	widget.Check
+	named
 	keys *dialogKeys
 	mark focusMark // its ring (focus.go)
 }
@@ -262,8 +275,12 @@ func (c *check) TypedKey(ev *fyne.KeyEvent) {
 // slider is a slider of a dialog: the arrows move it, Enter submits the dialog, Escape cancels.
 type slider struct {
 	widget.Slider
+	named
 	keys *dialogKeys
 	mark focusMark // its ring (focus.go)
+	// shown is the label beside it that shows its value, which a screen reader says too (nil:
+	// it says the value with the digits of the step).
+	shown *widget.Label
 }
 
 func newSlider(keys *dialogKeys, min, max float64) *slider {
@@ -284,6 +301,7 @@ func (s *slider) TypedKey(ev *fyne.KeyEvent) {
 // Escape cancels.
 type selector struct {
 	widget.Select
+	named
 	keys *dialogKeys
 	mark focusMark // its ring (focus.go)
 }
@@ -306,6 +324,7 @@ func (s *selector) TypedKey(ev *fyne.KeyEvent) {
 // Escape cancels, Tab moves on.
 type choiceField struct {
 	widget.SelectEntry
+	named
 	keys *dialogKeys
 	mark focusMark // its ring (focus.go)
 }
@@ -323,7 +342,7 @@ func newChoiceField(keys *dialogKeys) *choiceField {
 func (c *choiceField) SetOptions(options []string) {
 	c.SelectEntry.SetOptions(options)
 	if b, ok := c.ActionItem.(*widget.Button); ok {
-		nb := newButton(c.keys, "", b.Icon, b.OnTapped)
+		nb := newIconButton(c.keys, "Choices", b.Icon, b.OnTapped)
 		nb.Importance = widget.LowImportance
 		c.ActionItem = nb
 		c.Refresh()

@@ -78,7 +78,7 @@ func (u *UI) showPreferences() {
 // build makes the dialog's widgets, filled from the preferences, and returns its content.
 func (p *preferencesDialog) build() fyne.CanvasObject {
 	u, keys := p.u, p.keys
-	form := widget.NewForm(
+	form := newForm(
 		widget.NewFormItem("Microphone", border(nil, nil, nil, p.buildMicTest(), p.buildDevice())),
 		widget.NewFormItem("Level", container.NewVBox(p.meterBox, p.testState)),
 		widget.NewFormItem("Silence that ends a recording", p.buildHold()),
@@ -161,6 +161,7 @@ func (p *preferencesDialog) buildMicTest() fyne.CanvasObject {
 	p.testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
 	p.testState.Hide()                       // no empty line under the meter until there is news
 	p.testBtn = newButton(p.keys, "Test", theme.MediaRecordIcon(), p.toggleMicTest)
+	p.testBtn.name = "Test the microphone"
 	return p.testBtn
 }
 
@@ -185,10 +186,12 @@ func (p *preferencesDialog) toggleMicTest() {
 	}, func() {
 		p.testCancel = nil
 		p.testBtn.SetText("Test")
+		p.testBtn.name = "Test the microphone"
 		p.level = 0
 		p.meterBox.Refresh()
 	})
 	p.testBtn.SetText("Stop test")
+	p.testBtn.name = "Stop the microphone test"
 }
 
 // stopMicTest ends the microphone test under way.
@@ -306,6 +309,7 @@ func (p *preferencesDialog) buildHold() fyne.CanvasObject {
 	p.holdLabel = widget.NewLabel("")
 	p.hold = newSlider(p.keys, float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
 	p.hold.Step = 100
+	p.hold.shown = p.holdLabel
 	p.hold.OnChanged = func(v float64) { p.holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
 	p.hold.SetValue(float64(p.u.prefs.hold() / time.Millisecond))
 	return border(nil, nil, nil, p.holdLabel, p.hold)

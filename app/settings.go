@@ -180,11 +180,13 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.tempVal = widget.NewLabel("")
 	s.temp = newSlider(s.keys, settings.MinTemperature, settings.MaxTemperature)
 	s.temp.Step = 0.05
+	s.temp.shown = s.tempVal
 	s.temp.OnChanged = func(float64) { s.check() }
 	s.tempOn = newCheck(s.keys, "Set", func(bool) { s.check() })
 	s.topVal = widget.NewLabel("")
 	s.top = newSlider(s.keys, settings.MinTopP, settings.MaxTopP)
 	s.top.Step = 0.01
+	s.top.shown = s.topVal
 	s.top.OnChanged = func(float64) { s.check() }
 	s.topOn = newCheck(s.keys, "Set", func(bool) { s.check() })
 	s.maxTok = newField(s.keys, false)
@@ -209,7 +211,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.preset.PlaceHolder = "Start from a preset…"
 	saveAs := newButton(s.keys, "Save as preset…", theme.DocumentSaveIcon(), s.saveAsPreset)
 	s.rename = newButton(s.keys, "Rename…", nil, s.renamePreset)
-	s.remove = newButton(s.keys, "", theme.DeleteIcon(), s.removePreset)
+	s.remove = newIconButton(s.keys, "Delete the preset", theme.DeleteIcon(), s.removePreset)
 
 	s.errText = widget.NewLabel("")
 	s.errText.Importance = widget.DangerImportance
@@ -222,7 +224,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	hint.Wrapping = fyne.TextWrapWord
 	hint.SizeName = theme.SizeNameCaptionText
 
-	form := widget.NewForm(
+	form := newForm(
 		widget.NewFormItem("Preset", border(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
 		widget.NewFormItem("Persona", s.persona),
 		widget.NewFormItem("Temperature", border(nil, nil, s.tempOn, s.tempVal, s.temp)),

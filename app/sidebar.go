@@ -71,7 +71,7 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 			host.open(s.items[0].ID)
 		}
 	}
-	s.search.ActionItem = widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+	s.search.ActionItem = newIconButton(nil, "Clear the search", theme.CancelIcon(), func() {
 		s.search.SetText("")
 		host.focusComposer()
 	})

@@ -41,14 +41,15 @@ type Bubble struct {
 	activity *widget.Activity // runs only while the row shows "Thinking…": it redraws the window
 	meta     *widget.Label
 	actions  *fyne.Container
-	copyBtn  *widget.Button
-	speakBtn *widget.Button
+	copyBtn  *namedButton
+	speakBtn *namedButton
 	retryBtn *widget.Button
 	editBtn  *widget.Button
 	stopBtn  *widget.Button // in thinking
 
-	filled  bool // set was called: r is what the row shows
-	flatGen int  // the chat view's flatGen when the row was set
+	filled  bool   // set was called: r is what the row shows
+	said    string // what a screen reader says of the row (accessible.go)
+	flatGen int    // the chat view's flatGen when the row was set
 
 	// geom caches the layout at geomWidth until the row shows something else.
 	geom      geometry
@@ -76,13 +77,8 @@ func newBubble(c *View) *Bubble {
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
-	small := func(icon fyne.Resource, tap func()) *widget.Button {
-		btn := widget.NewButtonWithIcon("", icon, tap)
-		btn.Importance = widget.LowImportance
-		return btn
-	}
-	b.copyBtn = small(theme.ContentCopyIcon(), func() { c.host.CopyText(b.r.Text) })
-	b.speakBtn = small(theme.VolumeUpIcon(), func() { c.host.Speak(b.r.Text) })
+	b.copyBtn = newNamedButton("Copy reply", theme.ContentCopyIcon(), func() { c.host.CopyText(b.r.Text) })
+	b.speakBtn = newNamedButton("Read aloud", theme.VolumeUpIcon(), func() { c.host.Speak(b.r.Text) })
 	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.host.Retry(b.r.Turn.Key) })
 	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.EditTurn(b.r.Turn.Key) })
 	b.retryBtn.Importance = widget.LowImportance
@@ -149,6 +145,7 @@ func (b *Bubble) set(r Row) {
 	if b.retryBtn.Text != label {
 		b.retryBtn.SetText(label)
 	}
+	b.said = saidFor(r, b.meta.Text, b.reply.flat.Text)
 	b.Refresh()
 }
 

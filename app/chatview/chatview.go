@@ -64,7 +64,7 @@ type View struct {
 	phrase  func(error) string
 	do      func(func()) // runs a correction after the list's update
 	now     func() time.Time
-	list    *widget.List
+	list    *messageList
 	rows    []Row
 	heights []float32 // the height the list has for each row
 	exact   []bool    // heights[i] was measured, not estimated
@@ -159,14 +159,14 @@ func New(cfg Config) *View {
 func (c *View) Object() fyne.CanvasObject { return c.box }
 
 // newList makes the virtualized list of rows.
-func (c *View) newList() *widget.List {
-	l := widget.NewList(
-		func() int { return len(c.rows) },
-		func() fyne.CanvasObject { return newBubble(c) },
-		func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*Bubble)) },
-	)
+func (c *View) newList() *messageList {
+	l := &messageList{c: c}
+	l.Length = func() int { return len(c.rows) }
+	l.CreateItem = func() fyne.CanvasObject { return newBubble(c) }
+	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*Bubble)) }
 	l.HideSeparators = true
 	l.OnSelected = func(widget.ListItemID) { l.UnselectAll() }
+	l.ExtendBaseWidget(l)
 	return l
 }
 
