@@ -100,6 +100,7 @@ func (p *painter) drawBlur(b *canvas.Blur, pos fyne.Position, frame fyne.Size) {
 	points[4], points[9] = points[9], points[4]
 	points[14], points[19] = points[19], points[14]
 
+	p.ready(&p.blurProgram) // Parley
 	p.ctx.UseProgram(p.blurProgram.ref)
 	p.updateBuffer(p.blurProgram.buff, points)
 	p.UpdateVertexArray(p.blurProgram, "vert", 3, 5, 0)
@@ -250,6 +251,7 @@ func (p *painter) drawBezierCurve(bezierCurve *canvas.BezierCurve, pos fyne.Posi
 
 	// Vertex: BEG
 	bounds, points := p.vecRectCoords(pos, bezierCurve, frame, 0.0, canvas.Shadow{})
+	p.ready(&p.bezierCurveProgram) // Parley
 	program := p.bezierCurveProgram
 	p.ctx.UseProgram(program.ref)
 	p.updateBuffer(program.buff, points)
@@ -315,6 +317,7 @@ func (p *painter) drawArbitraryPolygon(polygon *canvas.ArbitraryPolygon, pos fyn
 
 	// Vertex: BEG
 	bounds, points := p.vecRectCoords(pos, polygon, frame, 0.0, canvas.Shadow{})
+	p.ready(&p.arbitraryPolygonProgram) // Parley
 	program := p.arbitraryPolygonProgram
 	p.ctx.UseProgram(program.ref)
 	p.updateBuffer(program.buff, points)
@@ -762,6 +765,7 @@ func (p *painter) drawEllipse(ellipse *canvas.Ellipse, pos fyne.Position, frame 
 	size := ellipse.Size()
 	radiusX := size.Width / 2
 	radiusY := size.Height / 2
+	p.ready(&p.ellipseProgram) // Parley
 	program := p.ellipseProgram
 
 	// when rotated, the ellipse needs more space

@@ -87,9 +87,10 @@ func (p *painter) Init() {
 		attributes: make(map[string]Attribute),
 	}
 
+	// Parley: made on first use (ready), as are the three after the arc's.
 	p.blurProgram = programState{
-		ref:        p.createProgram("blur"),
-		buff:       p.createBuffer(20),
+		name:       "blur",
+		buffSize:   20,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
@@ -130,22 +131,22 @@ func (p *painter) Init() {
 	}
 
 	p.bezierCurveProgram = programState{
-		ref:        p.createProgram("bezier_curve"),
-		buff:       p.createBuffer(16),
+		name:       "bezier_curve",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.arbitraryPolygonProgram = programState{
-		ref:        p.createProgram("arbitrary_polygon"),
-		buff:       p.createBuffer(16),
+		name:       "arbitrary_polygon",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.ellipseProgram = programState{
-		ref:        p.createProgram("ellipse"),
-		buff:       p.createBuffer(16),
+		name:       "ellipse",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
