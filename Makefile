@@ -154,11 +154,14 @@ integration: deps-test
 test: deps-test fmt-check fyne-check vet staticcheck cyclo unit unit-c-locale integration package-test
 
 # third_party/fyne must be the published Fyne plus third_party/fyne.patch, nothing else; and
-# Fyne's own tests of the packages the patch changes pass with it. The same for
-# third_party/systray (whose patch desktop/tray's tests and the tray's e2e tests exercise).
+# Fyne's own tests of the packages the patch changes pass with it; and each change prepared for
+# Fyne (third_party/upstream) applies alone to it, builds, and passes go vet and its own tests.
+# The same for third_party/systray (whose patch desktop/tray's tests and the tray's e2e tests
+# exercise).
 fyne-check: check-go
 	GO="$(GO)" third_party/fyne.sh check
 	GO="$(GO)" third_party/fyne.sh test
+	GO="$(GO)" third_party/fyne.sh upstream
 	GO="$(GO)" third_party/systray.sh check
 
 bench: deps-test

@@ -11,6 +11,12 @@
 #   third_party/fyne.sh test    runs Fyne's own tests of the packages the patch changes, on the
 #                               published module (tests included) plus the patch; the GLFW
 #                               driver's are left out, since they open real windows
+#   third_party/fyne.sh upstream
+#                               checks the changes prepared for Fyne (third_party/upstream/*.patch,
+#                               see its README.md): each must apply alone to the published module
+#                               (tests included), and the packages it touches build and pass
+#                               go vet, and the tests it adds pass (the GLFW driver's are built
+#                               and vetted, not run). About 20 s with a warm build cache.
 #
 # Pruned: tests, test data, the fyne commands (cmd/) and the README's images (img/).
 set -eu
@@ -94,8 +100,53 @@ diff)
 	sed -E 's/^((---|\+\+\+) [^	]*)	.*$/\1/' "$tmp/patch" >"$patchfile"
 	echo "third_party/fyne.patch now holds what third_party/fyne changes in Fyne $VERSION."
 	;;
+upstream)
+	# Each patch alone, on a fresh copy of the published module. -trimpath keeps the copy's path
+	# out of the build cache's keys, so what a patch does not change is built once, not once a
+	# patch and a run.
+	found=0
+	for p in "$root"/third_party/upstream/*.patch; do
+		[ -f "$p" ] || continue
+		found=$((found + 1))
+		name=$(basename "$p")
+		rm -rf "$tmp/up"
+		cp -R "$dir" "$tmp/up"
+		chmod -R u+w "$tmp/up"
+		if ! (cd "$tmp/up" && patch -p1 --batch --forward --quiet --no-backup-if-mismatch <"$p") >"$tmp/up.log" 2>&1; then
+			cat "$tmp/up.log" >&2
+			echo "third_party/fyne.sh: $name does not apply to Fyne $VERSION on its own." >&2
+			exit 1
+		fi
+		# The packages the patch touches, and the tests it adds ("dir TestName" a line).
+		pkgs=$(awk '/^\+\+\+ b\// { d = substr($2, 3); if (sub(/\/[^\/]*$/, "", d)) print "./" d "/"; else print "./" }' "$p" | sort -u)
+		added=$(awk '/^\+\+\+ b\// { f = substr($2, 3); next }
+			f ~ /_test\.go$/ && /^\+func Test[A-Za-z0-9_]*\(/ {
+				t = $0; sub(/^\+func /, "", t); sub(/\(.*/, "", t)
+				d = f; if (!sub(/\/[^\/]*$/, "", d)) d = "."
+				print d, t
+			}' "$p")
+		echo "$name: applies; go build and go vet" $pkgs
+		# shellcheck disable=SC2086 # one argument per package
+		(cd "$tmp/up" && GOWORK=off GOFLAGS="-mod=mod -trimpath" "$go" build $pkgs && GOWORK=off GOFLAGS="-mod=mod -trimpath" "$go" vet $pkgs)
+		for pkg in $pkgs; do
+			d=${pkg#./}
+			d=${d%/}
+			[ -n "$d" ] || d=.
+			[ "$d" != internal/driver/glfw ] || continue
+			run=$(printf '%s\n' "$added" | awk -v d="$d" '$1 == d { printf "%s%s", sep, $2; sep = "|" }')
+			[ -n "$run" ] || continue
+			echo "$name: go test -run '^($run)\$' $pkg"
+			(cd "$tmp/up" && GOWORK=off GOFLAGS="-mod=mod -trimpath" "$go" test -count=1 -run "^($run)\$" "$pkg")
+		done
+	done
+	if [ "$found" -eq 0 ]; then
+		echo "third_party/fyne.sh: no patches in third_party/upstream." >&2
+		exit 1
+	fi
+	echo "The $found changes in third_party/upstream each apply alone to Fyne $VERSION, build, pass go vet and the tests they add."
+	;;
 *)
-	echo "usage: third_party/fyne.sh check|sync|diff|test" >&2
+	echo "usage: third_party/fyne.sh check|sync|diff|test|upstream" >&2
 	exit 2
 	;;
 esac
