@@ -10,7 +10,9 @@
 #   third_party/fyne.sh diff    prints the patch again from third_party/fyne (after editing it)
 #   third_party/fyne.sh test    runs Fyne's own tests of the packages the patch changes, on the
 #                               published module (tests included) plus the patch; the GLFW
-#                               driver's are left out, since they open real windows
+#                               driver's are left out, since they open real windows, and so are
+#                               those Fyne's CI leaves out (-tags ci: they need the machine's
+#                               fonts, such as one with Hangul, or an OpenGL context)
 #   third_party/fyne.sh upstream
 #                               checks the changes prepared for Fyne (third_party/upstream/*.patch,
 #                               see its README.md): each must apply alone to the published module
@@ -82,7 +84,7 @@ test)
 	pkgs=$(sed -n 's|^+++ b/\(.*\)/[^/]*$|./\1/|p' "$patchfile" | sort -u | grep -v '^./internal/driver/glfw/$')
 	echo "Fyne's tests of the patched packages:" $pkgs
 	# shellcheck disable=SC2086 # one argument per package
-	(cd "$tmp/full" && GOWORK=off GOFLAGS=-mod=mod "$go" test -count=1 $pkgs)
+	(cd "$tmp/full" && GOWORK=off GOFLAGS=-mod=mod "$go" test -count=1 -tags ci $pkgs)
 	;;
 diff)
 	# diff exits 1 when the trees differ, which is the point here.

@@ -66,7 +66,11 @@ func watchFile(path string, callback func()) *fsnotify.Watcher {
 }
 
 func (s *settings) watchSettings() {
-	s.watcher = watchFile(s.schema.StoragePath(), s.fileChanged)
+	// Parley: only a watcher there is: a nil *fsnotify.Watcher kept in the interface (no inotify
+	// instance left, fsnotify.NewWatcher failed) made stopWatching panic at every quit.
+	if w := watchFile(s.schema.StoragePath(), s.fileChanged); w != nil {
+		s.watcher = w
+	}
 
 	if s.explicitThemeVariantName() == "" {
 		a := fyne.CurrentApp()

@@ -208,7 +208,10 @@ func (b *Button) SetText(text string) {
 // Tapped is called when a pointer tapped event is captured and triggers any tap handler
 func (b *Button) Tapped(*fyne.PointEvent) {
 	impl := b.super()
-	if c := fyne.CurrentApp().Driver().CanvasForObject(impl); c != nil {
+	// Parley: not when the button has the keyboard (pressed with Space or Enter): 2.8.1 took the
+	// keyboard away from it, so that after pressing a button from the keyboard nothing had it,
+	// and the next Tab started again from the first field.
+	if c := fyne.CurrentApp().Driver().CanvasForObject(impl); c != nil && !b.focused {
 		c.Focus(nil) // the focus manager won't get this Tap and we are not focusable
 	}
 
