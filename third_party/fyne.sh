@@ -84,7 +84,10 @@ test)
 	pkgs=$(sed -n 's|^+++ b/\(.*\)/[^/]*$|./\1/|p' "$patchfile" | sort -u | grep -v '^./internal/driver/glfw/$')
 	echo "Fyne's tests of the patched packages:" $pkgs
 	# shellcheck disable=SC2086 # one argument per package
-	(cd "$tmp/full" && GOWORK=off GOFLAGS=-mod=mod "$go" test -count=1 -tags ci $pkgs)
+	# The two subtests that check the cursor half way through a fade are skipped: the patch
+	# switches it on and off instead (entry_cursor_anim.go says why); the others of that test run.
+	(cd "$tmp/full" && GOWORK=off GOFLAGS=-mod=mod "$go" test -count=1 -tags ci \
+		-skip 'TestEntryCursorAnim/animation_(changes_from_opaque_to_dimmed|starts_fading_out_again)' $pkgs)
 	;;
 diff)
 	# diff exits 1 when the trees differ, which is the point here.
