@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -335,5 +336,59 @@ func TestComposer_RefusedDraftIsRestoredWithoutGluing(t *testing.T) {
 	h.waitFor(func() bool { return h.u.main.drafts[left] != "" })
 	if h.u.main.drafts[left] != long || len(h.u.main.sess.Snapshot(left).Turns) != 0 {
 		t.Errorf("the conversation left has a draft of %d characters and turns %+v, want the refused message", len(h.u.main.drafts[left]), h.u.main.sess.Snapshot(left).Turns)
+	}
+}
+
+// shownRows are the rows an entry shows, top to bottom: each row's text (a blank row is "").
+func shownRows(e fyne.Widget) []string {
+	type row struct {
+		y    float32
+		text string
+	}
+	var rows []row
+	for _, o := range test.LaidOutObjects(e) {
+		if tx, ok := o.(*canvas.Text); ok && tx.Visible() && tx.Color != theme.Color(theme.ColorNamePlaceHolder) {
+			rows = append(rows, row{tx.Position().Y, tx.Text})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].y < rows[j].y })
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.text
+	}
+	return out
+}
+
+// A key typed keeps the rows before it as they were wrapped (third_party/fyne.patch), and the
+// rows it shows are those of the whole text wrapped again: a blank line before the paragraph
+// being typed stays (it was dropped, and came back at every other key), and so does a long
+// paragraph's wrapping before the change.
+func TestComposer_KeysKeepTheRowsOfTheWholeText(t *testing.T) {
+	test.NewTempApp(t)
+	for _, tc := range []struct{ name, text, typed string }{
+		{"after a blank line", "Hi,\n\n", "Thanks"},
+		{"after two blank lines", "Hi,\n\n\n", "T"},
+		{"in a long paragraph", prose(2000, false) + "\n\n" + prose(600, false), " and more"},
+	} {
+		c := newComposer(&composerWindow{}, &composerVoice{})
+		w := test.NewTempWindow(t, c.object())
+		w.Resize(fyne.NewSize(700, 400))
+		c.setText(tc.text)
+		w.Canvas().Focus(c.entry)
+		c.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyPageDown})
+		c.entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
+		for _, r := range tc.typed {
+			c.entry.TypedRune(r)
+		}
+		typed := shownRows(c.entry)
+
+		fresh := newComposer(&composerWindow{}, &composerVoice{})
+		fw := test.NewTempWindow(t, fresh.object())
+		fw.Resize(fyne.NewSize(700, 400))
+		fresh.setText(c.text())
+		want := shownRows(fresh.entry)
+		if c.text() != tc.text+tc.typed || strings.Join(typed, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: typed %q into %q, the box shows the rows\n%q\nwhere the text wrapped anew shows\n%q", tc.name, tc.typed, tc.text, typed, want)
+		}
 	}
 }

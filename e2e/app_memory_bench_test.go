@@ -40,12 +40,16 @@ func BenchmarkApp_Memory(b *testing.B) {
 		}
 		bareKB := bare(stock)
 		b.ReportMetric(float64(bareKB)/1024, "bare-rss-MB")
+		beforeBareKB := bareKB
 		if beforeStock != "" {
-			b.ReportMetric(float64(bare(beforeStock))/1024, "before-bare-rss-MB")
+			beforeBareKB = bare(beforeStock)
+			b.ReportMetric(float64(beforeBareKB)/1024, "before-bare-rss-MB")
 		}
 		memoryTurns(b, d, bin, env, bareKB, settle, "")
 		if beforeBin != "" {
-			memoryTurns(b, d, beforeBin, env, bareKB, settle, "before-")
+			// An account of its own, so that its turns are counted in its own conversation.
+			env := s.env("PARLEY_API_KEY=" + s.newKey(b, 100000))
+			memoryTurns(b, d, beforeBin, env, beforeBareKB, settle, "before-")
 		}
 	}
 }

@@ -612,7 +612,8 @@ func (t *RichText) keptRows(input wrapInput) (kept, from int) {
 	was := t.wrapped
 	was.text = input.text
 	if was != input || input.trunc != fyne.TextTruncateOff || input.style.QuotingDepth > 0 ||
-		(input.wrap != fyne.TextWrapWord && input.wrap != fyne.TextWrapBreak) {
+		(input.wrap != fyne.TextWrapWord && input.wrap != fyne.TextWrapBreak) ||
+		input.width-2*input.padding+2*input.inset.Width <= 0 { // no room: lines are rows, all made again
 		return 0, 0
 	}
 	old, text := t.wrapped.text, input.text
@@ -1166,17 +1167,17 @@ func linesFrom(lines []rowBoundary, from int) []rowBoundary {
 	if from == 0 {
 		return lines
 	}
-	i := sort.Search(len(lines), func(i int) bool { return lines[i].end > from })
-	if i == len(lines) {
-		return nil
+	var out []rowBoundary
+	for _, l := range lines {
+		if l.begin < from {
+			if l.end <= from {
+				continue // wholly before from (an empty line at from is kept)
+			}
+			l.begin = from
+		}
+		out = append(out, l)
 	}
-	lines = lines[i:]
-	if lines[0].begin < from {
-		first := lines[0]
-		first.begin = from
-		lines = append([]rowBoundary{first}, lines[1:]...)
-	}
-	return lines
+	return out
 }
 
 func wrapBreakLines(seg RichTextSegment, trunc fyne.TextTruncation, measureWidth float32, max fyne.Size, measurer func([]rune) fyne.Size, lines []rowBoundary, reuse int) ([]rowBoundary, float32) {
