@@ -17,9 +17,7 @@ func TestVoiceMode_AFailedTurnSaysWhyUntilTheNextTurn(t *testing.T) {
 	svc.Heard = "What is the capital of France?"
 	svc.ChatErrs = []error{&client.Error{StatusCode: 503, Message: "the service is busy"}}
 	h := start(t, svc)
-	mic := withSpeechMic(h)
-	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	mic := listeningWithSpeechMic(h)
 	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Something went wrong" })
 	during := h.u.main.vpanel.detail.Text

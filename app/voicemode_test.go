@@ -22,6 +22,14 @@ func withSpeechMic(h *harness) *audiotest.SpeechMic {
 	return mic
 }
 
+// listeningWithSpeechMic is withSpeechMic, then voice mode started and listening.
+func listeningWithSpeechMic(h *harness) *audiotest.SpeechMic {
+	mic := withSpeechMic(h)
+	h.u.toggleVoiceMode()
+	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	return mic
+}
+
 func TestVoiceMode_AQuestionAndItsReplyAppearAndAreSpoken(t *testing.T) {
 	svc := newFakeService()
 	svc.Heard = "What is the capital of France?"
@@ -79,9 +87,7 @@ func TestVoiceMode_EndsWhenAnotherServiceIsAttached(t *testing.T) {
 	svc := newFakeService()
 	svc.Heard = "What is the capital of France?"
 	h := start(t, svc)
-	mic := withSpeechMic(h)
-	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	mic := listeningWithSpeechMic(h)
 
 	next := newFakeService()
 	h.u.attach(&connection{svc: next, baseURL: next.BaseURL()})
@@ -107,9 +113,7 @@ func TestVoiceMode_EndsWhenAnotherServiceIsAttachedWhileThinking(t *testing.T) {
 	svc.Heard = "What is the capital of France?"
 	svc.Gate = make(chan struct{}) // the reply never comes
 	h := start(t, svc)
-	mic := withSpeechMic(h)
-	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	mic := listeningWithSpeechMic(h)
 	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Thinking…" })
 
@@ -144,9 +148,7 @@ func TestVoiceMode_SwitchingConversationWhileThinking(t *testing.T) {
 	svc.Heard = "What is the capital of France?"
 	svc.Gate = make(chan struct{})
 	h := start(t, svc)
-	mic := withSpeechMic(h)
-	h.u.toggleVoiceMode()
-	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Listening…" })
+	mic := listeningWithSpeechMic(h)
 	mic.Say(1500 * time.Millisecond)
 	h.waitFor(func() bool { return h.u.main.vpanel.state.Text == "Thinking…" })
 	h.u.main.newConversation()
