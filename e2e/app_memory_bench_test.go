@@ -58,30 +58,28 @@ func BenchmarkApp_Memory(b *testing.B) {
 // named with prefix.
 func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bareKB int, settle time.Duration, prefix string) {
 	b.Helper()
-	{
-		app, _ := launch(b, d, bin, "Parley", env)
-		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		at := map[int]int{}
-		for turn := 1; turn <= 200; turn++ {
-			d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
-			d.Key(b, "Return")
-			waitMessages(b, env, 2*turn)
-			if turn == 20 || turn == 100 || turn == 200 {
-				time.Sleep(settle)
-				at[turn] = residentKB(b, app.Process.Pid)
-			}
+	app, _ := launch(b, d, bin, "Parley", env)
+	d.WaitForText(b, "What's on your mind?", 30*time.Second)
+	at := map[int]int{}
+	for turn := 1; turn <= 200; turn++ {
+		d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
+		d.Key(b, "Return")
+		waitMessages(b, env, 2*turn)
+		if turn == 20 || turn == 100 || turn == 200 {
+			time.Sleep(settle)
+			at[turn] = residentKB(b, app.Process.Pid)
 		}
-		text := 0
-		r := run(b, env, "", "conversations", "--json")
-		for _, m := range history(b, env, firstID(r.Stdout)).Messages[200:] {
-			text += len(m.Content)
-		}
-		stop(app)
-		for _, turn := range []int{20, 100, 200} {
-			b.ReportMetric(float64(at[turn])/1024, prefix+"rss-"+strconv.Itoa(turn)+"-MB")
-		}
-		b.ReportMetric(float64(at[200])/float64(bareKB), prefix+"rss-200-ratio")
-		b.ReportMetric(float64(at[200]-at[100])/100, prefix+"per-turn-KB")
-		b.ReportMetric(float64(text)/100, prefix+"text-per-turn-B")
 	}
+	text := 0
+	r := run(b, env, "", "conversations", "--json")
+	for _, m := range history(b, env, firstID(r.Stdout)).Messages[200:] {
+		text += len(m.Content)
+	}
+	stop(app)
+	for _, turn := range []int{20, 100, 200} {
+		b.ReportMetric(float64(at[turn])/1024, prefix+"rss-"+strconv.Itoa(turn)+"-MB")
+	}
+	b.ReportMetric(float64(at[200])/float64(bareKB), prefix+"rss-200-ratio")
+	b.ReportMetric(float64(at[200]-at[100])/100, prefix+"per-turn-KB")
+	b.ReportMetric(float64(text)/100, prefix+"text-per-turn-B")
 }

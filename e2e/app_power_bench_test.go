@@ -38,6 +38,10 @@ func clockTicks(tb testing.TB) int64 {
 	return n
 }
 
+// idleSettle is how long a state is left before it is measured: the cursor of a focused field
+// rests after 10 s.
+const idleSettle = 12 * time.Second
+
 // powerWindow is how long each state is measured, after it has settled.
 const powerWindow = 30 * time.Second
 
@@ -69,7 +73,6 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 	key := s.newKey(b, 100000)
 	env := s.env("PARLEY_API_KEY="+key, "PARLEY_AUDIO_BACKEND=pulse")
 	stock := stockBareWindow(b)
-	settle := 12 * time.Second // the cursor of a focused field rests after 10 s
 
 	// A conversation of 100 messages, through the CLI.
 	id := ""
@@ -96,7 +99,7 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		bare := func(stock string, args ...string) float64 {
 			cmd, _ := launch(b, d, stock, "Bare", os.Environ(), args...)
-			time.Sleep(settle)
+			time.Sleep(idleSettle)
 			pct := cpuPercent(b, cmd.Process.Pid)
 			stop(cmd)
 			return pct
@@ -122,52 +125,49 @@ func BenchmarkApp_IdlePower(b *testing.B) {
 // metrics named with prefix.
 func idleStates(b *testing.B, d *testenv.Display, bin string, env []string, bareEntry float64, prefix string) {
 	b.Helper()
-	settle := 12 * time.Second
-	{
-		app, _ := launch(b, d, bin, "Parley", env)
-		pid := app.Process.Pid
-		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		time.Sleep(settle)
-		focused := cpuPercent(b, pid)
-		// The same while the cursor blinks, in the 10 s after a key (Left: nothing typed).
-		d.Key(b, "Left")
-		time.Sleep(500 * time.Millisecond)
-		blinking := cpuPercentFor(b, pid, 9*time.Second)
+	app, _ := launch(b, d, bin, "Parley", env)
+	pid := app.Process.Pid
+	d.WaitForText(b, "What's on your mind?", 30*time.Second)
+	time.Sleep(idleSettle)
+	focused := cpuPercent(b, pid)
+	// The same while the cursor blinks, in the 10 s after a key (Left: nothing typed).
+	d.Key(b, "Left")
+	time.Sleep(500 * time.Millisecond)
+	blinking := cpuPercentFor(b, pid, 9*time.Second)
 
-		d.Key(b, "ctrl+f")
-		d.Type(b, "Question number 0")
-		d.Key(b, "Down", "Return")
-		d.WaitForText(b, "number, 49", 30*time.Second) // the last reply
-		time.Sleep(settle)
-		long := cpuPercent(b, pid)
+	d.Key(b, "ctrl+f")
+	d.Type(b, "Question number 0")
+	d.Key(b, "Down", "Return")
+	d.WaitForText(b, "number, 49", 30*time.Second) // the last reply
+	time.Sleep(idleSettle)
+	long := cpuPercent(b, pid)
 
-		// voice presses key, waits for shown, and measures that state, which must have streams
-		// capture streams open.
-		voice := func(key, shown string, streams int) float64 {
-			d.Key(b, key)
-			d.WaitForText(b, shown, 20*time.Second)
-			time.Sleep(settle)
-			pct := cpuPercent(b, pid)
-			if n := captureStreams(b); n != streams {
-				b.Fatalf("voice mode %s: %d capture streams, want %d", strings.ToLower(shown), n, streams)
-			}
-			return pct
+	// voice presses key, waits for shown, and measures that state, which must have streams
+	// capture streams open.
+	voice := func(key, shown string, streams int) float64 {
+		d.Key(b, key)
+		d.WaitForText(b, shown, 20*time.Second)
+		time.Sleep(idleSettle)
+		pct := cpuPercent(b, pid)
+		if n := captureStreams(b); n != streams {
+			b.Fatalf("voice mode %s: %d capture streams, want %d", strings.ToLower(shown), n, streams)
 		}
-		listening := voice("ctrl+shift+m", "Listening", 1)
-		muted := voice("ctrl+d", "Muted", 0)
-		stop(app)
-
-		b.ReportMetric(focused, prefix+"focused-%cpu")
-		b.ReportMetric(focused/bareEntry, prefix+"focused-ratio")
-		b.ReportMetric(blinking, prefix+"blinking-%cpu")
-		b.ReportMetric(blinking/bareEntry, prefix+"blinking-ratio")
-		b.ReportMetric(long, prefix+"100-messages-%cpu")
-		b.ReportMetric(long/bareEntry, prefix+"100-messages-ratio")
-		b.ReportMetric(listening, prefix+"listening-%cpu")
-		b.ReportMetric(listening/bareEntry, prefix+"listening-ratio")
-		b.ReportMetric(muted, prefix+"muted-%cpu")
-		b.ReportMetric(muted/bareEntry, prefix+"muted-ratio")
+		return pct
 	}
+	listening := voice("ctrl+shift+m", "Listening", 1)
+	muted := voice("ctrl+d", "Muted", 0)
+	stop(app)
+
+	b.ReportMetric(focused, prefix+"focused-%cpu")
+	b.ReportMetric(focused/bareEntry, prefix+"focused-ratio")
+	b.ReportMetric(blinking, prefix+"blinking-%cpu")
+	b.ReportMetric(blinking/bareEntry, prefix+"blinking-ratio")
+	b.ReportMetric(long, prefix+"100-messages-%cpu")
+	b.ReportMetric(long/bareEntry, prefix+"100-messages-ratio")
+	b.ReportMetric(listening, prefix+"listening-%cpu")
+	b.ReportMetric(listening/bareEntry, prefix+"listening-ratio")
+	b.ReportMetric(muted, prefix+"muted-%cpu")
+	b.ReportMetric(muted/bareEntry, prefix+"muted-ratio")
 }
 
 // captureStreams counts the capture streams open on the test's sound server.
