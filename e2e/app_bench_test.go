@@ -109,9 +109,29 @@ func requiredVersion(b *testing.B, file, path string) string {
 // beforeBuilds are what a benchmark measures beside this build, in the same run, when it is asked
 // to (for a change of Fyne, say): PARLEY_BENCH_BEFORE names another parley binary, measured as
 // this one is, its metrics named "before-…"; PARLEY_BENCH_BEFORE_FYNE a Fyne version whose bare
-// window, as published, is measured too ("before-bare-…").
-func beforeBuilds() (parley, fyneVersion string) {
-	return os.Getenv("PARLEY_BENCH_BEFORE"), os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
+// window, as published, is measured too ("before-bare-…"). The two parley binaries are returned as
+// fresh copies, written the same way, so that the page cache holds both alike: a binary written
+// long ago and partly read back has fewer of its pages mapped for the same use than one just
+// written (5 MB fewer of 28 in one measurement), which would count as a difference in memory.
+func beforeBuilds(b *testing.B) (this, before, fyneVersion string) {
+	b.Helper()
+	dir := b.TempDir()
+	copyBin := func(src, name string) string {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.WriteFile(dst, data, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		return dst
+	}
+	before = os.Getenv("PARLEY_BENCH_BEFORE")
+	if before == "" {
+		return bin, "", os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
+	}
+	return copyBin(bin, "parley"), copyBin(before, "parley-before"), os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
 }
 
 // stop ends a program that launch started, and waits for it (once: later calls return at once).

@@ -25,7 +25,7 @@ func BenchmarkApp_Memory(b *testing.B) {
 	env := s.env("PARLEY_API_KEY=" + key)
 	stock := stockBareWindow(b)
 	const settle = 70 * time.Second
-	beforeBin, beforeFyne := beforeBuilds()
+	thisBin, beforeBin, beforeFyne := beforeBuilds(b)
 	var beforeStock string
 	if beforeFyne != "" {
 		beforeStock = stockBareWindowOn(b, beforeFyne)
@@ -45,7 +45,7 @@ func BenchmarkApp_Memory(b *testing.B) {
 			beforeBareKB = bare(beforeStock)
 			b.ReportMetric(float64(beforeBareKB)/1024, "before-bare-rss-MB")
 		}
-		memoryTurns(b, d, bin, env, bareKB, settle, "")
+		memoryTurns(b, d, thisBin, env, bareKB, settle, "")
 		if beforeBin != "" {
 			// An account of its own, so that its turns are counted in its own conversation.
 			env := s.env("PARLEY_API_KEY=" + s.newKey(b, 100000))

@@ -150,6 +150,7 @@ func (p *painter) drawBlur(b *canvas.Blur, pos fyne.Position, frame fyne.Size) {
 
 func (p *painter) drawCircle(circle *canvas.Circle, pos fyne.Position, frame fyne.Size) {
 	radius := paint.GetMaximumRadius(circle.Size())
+	p.ready(&p.roundRectangleProgram) // Parley
 	program := p.roundRectangleProgram
 
 	// Vertex: BEG
@@ -225,6 +226,7 @@ func (p *painter) drawLine(line *canvas.Line, pos fyne.Position, frame fyne.Size
 		return
 	}
 	points, halfWidth, feather := p.lineCoords(pos, line.Position1, line.Position2, line.StrokeWidth, 0.5, frame)
+	p.ready(&p.lineProgram) // Parley
 	p.ctx.UseProgram(p.lineProgram.ref)
 	p.updateBuffer(p.lineProgram.buff, points)
 	p.UpdateVertexArray(p.lineProgram, "vert", 2, 4, 0)
@@ -553,8 +555,10 @@ func (p *painter) drawOblong(obj fyne.CanvasObject, fill, stroke color.Color, st
 	roundedCorners := topRightRadius != 0 || topLeftRadius != 0 || bottomRightRadius != 0 || bottomLeftRadius != 0
 	var program programState
 	if roundedCorners {
+		p.ready(&p.roundRectangleProgram) // Parley
 		program = p.roundRectangleProgram
 	} else {
+		p.ready(&p.rectangleProgram) // Parley
 		program = p.rectangleProgram
 	}
 
@@ -647,6 +651,7 @@ func (p *painter) drawPolygon(polygon *canvas.RegularPolygon, pos fyne.Position,
 
 	// Vertex: BEG
 	bounds, points := p.vecRectCoords(pos, polygon, frame, 0.0, canvas.Shadow{})
+	p.ready(&p.polygonProgram) // Parley
 	program := p.polygonProgram
 	p.ctx.UseProgram(program.ref)
 	p.updateBuffer(program.buff, points)
@@ -705,6 +710,7 @@ func (p *painter) drawArc(arc *canvas.Arc, pos fyne.Position, frame fyne.Size) {
 
 	// Vertex: BEG
 	bounds, points := p.vecRectCoords(pos, arc, frame, 0.0, canvas.Shadow{})
+	p.ready(&p.arcProgram) // Parley
 	program := p.arcProgram
 	p.ctx.UseProgram(program.ref)
 	p.updateBuffer(program.buff, points)

@@ -87,7 +87,8 @@ func (p *painter) Init() {
 		attributes: make(map[string]Attribute),
 	}
 
-	// Parley: made on first use (ready), as are the three after the arc's.
+	// Parley: every program but the simple one is made on first use (ready): Mesa's software
+	// renderer keeps each compiled program in C memory, and 2.8's rectangles are twice 2.7's.
 	p.blurProgram = programState{
 		name:       "blur",
 		buffSize:   20,
@@ -96,36 +97,36 @@ func (p *painter) Init() {
 	}
 
 	p.lineProgram = programState{
-		ref:        p.createProgram("line"),
-		buff:       p.createBuffer(16),
+		name:       "line",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.rectangleProgram = programState{
-		ref:        p.createProgram("rectangle"),
-		buff:       p.createBuffer(16),
+		name:       "rectangle",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.roundRectangleProgram = programState{
-		ref:        p.createProgram("round_rectangle"),
-		buff:       p.createBuffer(16),
+		name:       "round_rectangle",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.polygonProgram = programState{
-		ref:        p.createProgram("polygon"),
-		buff:       p.createBuffer(16),
+		name:       "polygon",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.arcProgram = programState{
-		ref:        p.createProgram("arc"),
-		buff:       p.createBuffer(16),
+		name:       "arc",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}

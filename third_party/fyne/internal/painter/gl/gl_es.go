@@ -87,65 +87,66 @@ func (p *painter) Init() {
 		attributes: make(map[string]Attribute),
 	}
 
+	// Parley: every program but the simple one is made on first use (ready), as in gl_core.go.
 	p.blurProgram = programState{
-		ref:        p.createProgram("blur_es"),
-		buff:       p.createBuffer(20),
+		name:       "blur_es",
+		buffSize:   20,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.lineProgram = programState{
-		ref:        p.createProgram("line_es"),
-		buff:       p.createBuffer(24),
+		name:       "line_es",
+		buffSize:   24,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.rectangleProgram = programState{
-		ref:        p.createProgram("rectangle_es"),
-		buff:       p.createBuffer(16),
+		name:       "rectangle_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.roundRectangleProgram = programState{
-		ref:        p.createProgram("round_rectangle_es"),
-		buff:       p.createBuffer(16),
+		name:       "round_rectangle_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.polygonProgram = programState{
-		ref:        p.createProgram("polygon_es"),
-		buff:       p.createBuffer(16),
+		name:       "polygon_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.arcProgram = programState{
-		ref:        p.createProgram("arc_es"),
-		buff:       p.createBuffer(16),
+		name:       "arc_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.bezierCurveProgram = programState{
-		ref:        p.createProgram("bezier_curve_es"),
-		buff:       p.createBuffer(16),
+		name:       "bezier_curve_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.arbitraryPolygonProgram = programState{
-		ref:        p.createProgram("arbitrary_polygon_es"),
-		buff:       p.createBuffer(16),
+		name:       "arbitrary_polygon_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
 
 	p.ellipseProgram = programState{
-		ref:        p.createProgram("ellipse_es"),
-		buff:       p.createBuffer(16),
+		name:       "ellipse_es",
+		buffSize:   16,
 		uniforms:   make(map[string]*uniformState),
 		attributes: make(map[string]Attribute),
 	}
