@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -681,5 +682,31 @@ func TestExportTarget(t *testing.T) {
 		if got := exportTarget(typed, "/docs"); got != want {
 			t.Errorf("exportTarget(%q) = %q, want %q", typed, got, want)
 		}
+	}
+}
+
+// A button pressed from the keyboard keeps it (Tab goes on from it), unless the press hid it:
+// then nothing has the keyboard, as no key may go to a button no one sees.
+func TestKeyboard_APressedButtonKeepsTheKeyboardUnlessItHid(t *testing.T) {
+	test.NewTempApp(t)
+	stays := widget.NewButton("Stays", nil)
+	hides := widget.NewButton("Hides", nil)
+	hides.OnTapped = hides.Hide
+	w := test.NewTempWindow(t, container.NewVBox(stays, hides, widget.NewEntry()))
+	c := w.Canvas()
+
+	c.Focus(stays)
+	c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	if c.Focused() != stays {
+		t.Fatalf("after Space on a button, %s has the keyboard, want the button", describe(c.Focused()))
+	}
+	c.FocusNext()
+	if c.Focused() != hides {
+		t.Fatalf("Tab after the pressed button went to %s", describe(c.Focused()))
+	}
+	c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+	if hides.Visible() || c.Focused() != nil {
+		t.Errorf("after Space on a button that hid itself (visible %v), %s has the keyboard, want nothing",
+			hides.Visible(), describe(c.Focused()))
 	}
 }

@@ -224,6 +224,13 @@ func (b *Button) Tapped(*fyne.PointEvent) {
 	if onTapped := b.OnTapped; onTapped != nil {
 		onTapped()
 	}
+	// Parley: a button that hid itself when pressed gives the keyboard back, as 2.8.1 did for
+	// every press: keys must not go to a button no one sees.
+	if b.focused && !impl.Visible() {
+		if c := fyne.CurrentApp().Driver().CanvasForObject(impl); c != nil {
+			c.Unfocus()
+		}
+	}
 }
 
 // TypedRune is a hook called by the input handling logic on text input events if this object is focused.

@@ -414,6 +414,9 @@ func (e *Entry) MouseDown(m *desktop.MouseEvent) {
 
 	if !e.Disabled() {
 		e.requestFocus()
+		if e.cursorAnim != nil {
+			e.cursorAnim.interrupt() // Parley: a click wakes a resting cursor, as a key does (GTK's too)
+		}
 	}
 }
 
