@@ -15,7 +15,11 @@ import (
 )
 
 // residentKB reads a process's resident memory from /proc.
-func residentKB(tb testing.TB, pid int) int {
+func residentKB(tb testing.TB, pid int) int { return statusKB(tb, pid, "VmRSS") }
+
+// statusKB reads a size in kB from /proc/PID/status: VmRSS (resident memory), RssAnon (the part
+// that is the process's own: heaps and stacks, not files mapped such as its binary)…
+func statusKB(tb testing.TB, pid int, field string) int {
 	tb.Helper()
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
@@ -24,12 +28,12 @@ func residentKB(tb testing.TB, pid int) int {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
 			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
 			return kb
 		}
 	}
-	tb.Fatal("no VmRSS")
+	tb.Fatal("no " + field)
 	return 0
 }
 
