@@ -119,6 +119,10 @@ func requiredVersion(b *testing.B, file, path string) string {
 // written (5 MB fewer of 28 in one measurement), which would count as a difference in memory.
 func beforeBuilds(b *testing.B) (this, before, fyneVersion string) {
 	b.Helper()
+	before = os.Getenv("PARLEY_BENCH_BEFORE")
+	if before == "" {
+		return bin, "", os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
+	}
 	dir := b.TempDir()
 	copyBin := func(src, name string) string {
 		data, err := os.ReadFile(src)
@@ -130,10 +134,6 @@ func beforeBuilds(b *testing.B) (this, before, fyneVersion string) {
 			b.Fatal(err)
 		}
 		return dst
-	}
-	before = os.Getenv("PARLEY_BENCH_BEFORE")
-	if before == "" {
-		return bin, "", os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
 	}
 	return copyBin(bin, "parley"), copyBin(before, "parley-before"), os.Getenv("PARLEY_BENCH_BEFORE_FYNE")
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -62,16 +63,10 @@ func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bar
 	app, _ := launch(b, d, bin, "Parley", env)
 	d.WaitForText(b, "What's on your mind?", 30*time.Second)
 	at, anon := map[int]int{}, map[int]int{}
-	for turn := 1; turn <= 200; turn++ {
-		d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
-		d.Key(b, "Return")
-		waitMessages(b, env, 2*turn)
-		if turn == 20 || turn == 100 || turn == 200 {
-			time.Sleep(settle)
-			at[turn] = residentKB(b, app.Process.Pid)
-			anon[turn] = statusKB(b, app.Process.Pid, "RssAnon")
-		}
-	}
+	typeTurns(b, d, env, 200, []int{20, 100, 200}, settle, func(turn int) {
+		at[turn] = residentKB(b, app.Process.Pid)
+		anon[turn] = statusKB(b, app.Process.Pid, "RssAnon")
+	})
 	text := 0
 	r := run(b, env, "", "conversations", "--json")
 	for _, m := range history(b, env, firstID(r.Stdout)).Messages[200:] {
@@ -88,4 +83,19 @@ func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bar
 	b.ReportMetric(float64(at[200])/float64(bareKB), prefix+"rss-200-ratio")
 	b.ReportMetric(float64(at[200]-at[100])/100, prefix+"per-turn-KB")
 	b.ReportMetric(float64(text)/100, prefix+"text-per-turn-B")
+}
+
+// typeTurns types turns 1 to last into the app shown on d, each one's reply waited for in the
+// service's history; after each turn of marks it leaves the app alone for settle, then calls read.
+func typeTurns(b *testing.B, d *testenv.Display, env []string, last int, marks []int, settle time.Duration, read func(turn int)) {
+	b.Helper()
+	for turn := 1; turn <= last; turn++ {
+		d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
+		d.Key(b, "Return")
+		waitMessages(b, env, 2*turn)
+		if slices.Contains(marks, turn) {
+			time.Sleep(settle)
+			read(turn)
+		}
+	}
 }

@@ -42,16 +42,10 @@ func BenchmarkApp_SpokenTurnsMemory(b *testing.B) {
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
 		at := map[int]int{}
 		streams := 0
-		for turn := 1; turn <= 120; turn++ {
-			d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
-			d.Key(b, "Return")
-			waitMessages(b, env, 2*turn)
-			if turn == 20 || turn == 60 || turn == 120 {
-				time.Sleep(settle)
-				at[turn] = residentKB(b, app.Process.Pid)
-				streams = pulseStreamsOf(b, p, app.Process.Pid)
-			}
-		}
+		typeTurns(b, d, env, 120, []int{20, 60, 120}, settle, func(turn int) {
+			at[turn] = residentKB(b, app.Process.Pid)
+			streams = pulseStreamsOf(b, p, app.Process.Pid)
+		})
 		stop(app)
 		for _, turn := range []int{20, 60, 120} {
 			b.ReportMetric(float64(at[turn])/1024, "rss-"+strconv.Itoa(turn)+"-MB")
