@@ -35,8 +35,9 @@ LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/vers
 # Build: C toolchain, ALSA (oto, malgo), libopus, OpenGL/X11 (Fyne).
 BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev libwayland-dev libxkbcommon-dev xz-utils
 # The reference service's speech engines (flite speaks most clearly; espeak-ng has more languages;
-# the service loads libpocketsphinx itself to keep its model in memory).
-SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3
+# the service loads libpocketsphinx itself to keep its model in memory; the app removes the echo of
+# its replies from the microphone with SpeexDSP, loaded the same way).
+SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 libspeexdsp1
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
 	xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng openbox xclip \

@@ -17,6 +17,7 @@ import (
 
 	"parley/app"
 	"parley/audio"
+	"parley/audio/echo"
 	"parley/audio/playback"
 	"parley/cli"
 	"parley/client"
@@ -99,10 +100,18 @@ Without one, run the reference service and talk to it with the command-line clie
 		},
 		Secrets:     keystore.New(),
 		Local:       &localService{Local: server.Local{LockWait: server.LocalStopGrace + 3*time.Second}},
-		NewRecorder: func() app.Recorder { return audio.NewRecorder(backend) },
+		NewRecorder: func() app.Recorder { return echoRecorder{audio.NewRecorder(backend)} },
 		OpenMic: func(device string) (app.Mic, error) {
-			return audio.OpenCapture(backend, device)
+			mic, err := audio.OpenCapture(backend, device)
+			if err != nil {
+				return nil, err
+			}
+			if c, err := echo.Shared(); err == nil {
+				return echo.NewSource(mic, c), nil
+			}
+			return mic, nil
 		},
+		EchoCancel:   echo.Available,
 		InputDevices: backend.Inputs,
 		NewPlayer:    func(onEvent func(playback.Event)) app.Player { return playback.New(onEvent) },
 		Getenv:       os.Getenv,
@@ -218,4 +227,15 @@ type localService struct{ server.Local }
 func (l *localService) Start(ctx context.Context) (string, client.APIKey, error) {
 	base, key, err := l.Local.Start(ctx)
 	return base, client.APIKey(key), err
+}
+
+// echoRecorder records push-to-talk's takes with the echo of what Parley plays removed, when
+// this computer has an echo canceller.
+type echoRecorder struct{ *audio.Recorder }
+
+func (r echoRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*audio.Take, error) {
+	if c, err := echo.Shared(); err == nil {
+		opts.Filter = c.Cancel
+	}
+	return r.Recorder.Record(ctx, opts)
 }

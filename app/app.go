@@ -90,6 +90,9 @@ type Deps struct {
 	// OpenMic opens a microphone that runs until closed, for hands-free voice mode ("" is the
 	// default input; nil: no microphone).
 	OpenMic func(device string) (Mic, error)
+	// EchoCancel reports whether the microphone's frames have the echo of what Parley plays
+	// removed: nil, or why not (nil function: never).
+	EchoCancel func() error
 	// InputDevices lists the microphones for the preferences (nil: none).
 	InputDevices func(ctx context.Context) ([]audio.Device, error)
 	// NewPlayer opens the audio output for spoken replies, reporting playback events to onEvent

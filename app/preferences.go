@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -332,7 +334,27 @@ func (p *preferencesDialog) buildVoiceMode() fyne.CanvasObject {
 	p.adaptiveHold.SetChecked(prefs.adaptiveHold())
 	p.speakErrors = newCheck(p.keys, "Say aloud when something goes wrong", nil)
 	p.speakErrors.SetChecked(prefs.speakErrors())
-	return container.NewVBox(p.bargeIn, p.adaptiveHold, p.speakErrors)
+	echoNote := widget.NewLabel(p.u.echoNote())
+	echoNote.Wrapping = fyne.TextWrapWord
+	echoNote.SizeName = theme.SizeNameCaptionText
+	return container.NewVBox(p.bargeIn, echoNote, p.adaptiveHold, p.speakErrors)
+}
+
+// echoNote says how loud a person must speak to interrupt a reply: the echo canceller decides.
+func (u *UI) echoNote() string {
+	err := errors.New("none")
+	if u.deps.EchoCancel != nil {
+		err = u.deps.EchoCancel()
+	}
+	if err == nil {
+		return "Parley removes its own voice from what the microphone hears, so a normal voice interrupts it."
+	}
+	why := "this build of Parley has none"
+	if runtime.GOOS == "linux" {
+		why = "install the libspeexdsp1 package"
+	}
+	return "Without an echo canceller (" + why + "), the microphone hears Parley's own voice: to interrupt a " +
+		"reply, speak clearly louder than it."
 }
 
 func (p *preferencesDialog) buildTalkKey() fyne.CanvasObject {

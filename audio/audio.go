@@ -144,6 +144,9 @@ type TakeOptions struct {
 	ThroughSilence bool
 	// Encoding of Audio; the zero value is WebM/Opus.
 	Encoding Encoding
+	// Filter, if not nil, is given each 20 ms frame a device delivers, with when it was read,
+	// before anything else sees it, and may change it in place (an echo canceller).
+	Filter func(frame []int16, at time.Time)
 }
 
 // Take is one recording, ready to upload.

@@ -195,6 +195,9 @@ func feed(w *takeWriter, b []byte, frame *[]int16) (StopReason, bool) {
 	for i := 0; i+1 < len(b); i += 2 {
 		f = append(f, int16(uint16(b[i])|uint16(b[i+1])<<8))
 		if len(f) == frameSamples {
+			if w.opts.Filter != nil {
+				w.opts.Filter(f, time.Now())
+			}
 			if r, done := w.frame(f); done {
 				*frame = f[:0]
 				return r, true

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"parley/audio"
+	"parley/audio/echo"
 	"parley/audio/playback"
 	"parley/audio/vad"
 	"parley/client"
@@ -32,6 +33,7 @@ type voiceOptions struct {
 	device     string
 	hold       time.Duration
 	bargeIn    bool
+	noEcho     bool
 	speculate  bool
 	adaptive   bool
 	traceFile  string
@@ -57,7 +59,10 @@ any point; a question already sent to the chat is allowed to finish, so its repl
 Nothing is sent when no speech was heard, and an empty transcript or one that holds only noise
 ("[noise]", "um") is never sent to the chat. While the reply is spoken the microphone is
 ignored, so the assistant's own voice is never taken for a question; with --barge-in, speaking
-clearly louder than the reply's echo stops it and starts a new turn.
+over the reply stops it and starts a new turn. Where SpeexDSP is installed (libspeexdsp1), the
+echo of the replies is removed from what the microphone hears, so a normal voice interrupts
+them once the canceller has learned the room (a few seconds of speech); without it, or with
+--no-echo-cancel, you must speak clearly louder than the reply's echo.
 
 While --hold runs, what you said so far is already being transcribed (transcription is free; at
 most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;
@@ -101,6 +106,7 @@ time in ms since the start.`,
 	f.StringVar(&o.device, "device", "", "the input: an ID or part of a name from 'parley devices' (default: the system's)")
 	f.DurationVar(&o.hold, "hold", vad.DefaultHold, "the silence that ends what you say (0.3s to 5s)")
 	f.BoolVar(&o.bargeIn, "barge-in", false, "let speaking over a reply stop it and start a new turn")
+	f.BoolVar(&o.noEcho, "no-echo-cancel", false, "hear the microphone as it is, without removing the echo of the replies")
 	f.BoolVar(&o.speculate, "speculate", true, "transcribe what was said so far while the hold runs")
 	f.BoolVar(&o.adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&o.traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
@@ -166,6 +172,14 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 		return err
 	}
 	defer mic.Close()
+	var src voice.Source = mic
+	if !o.noEcho {
+		if ec, err := echo.Shared(); err == nil {
+			src = echo.NewSource(mic, ec)
+		} else if o.bargeIn {
+			fmt.Fprintf(g.stderr, "No echo canceller (%v): to interrupt a reply, speak clearly louder than it.\n", err)
+		}
+	}
 
 	runCtx, endRun := context.WithCancel(ctx)
 	defer endRun()
@@ -175,7 +189,7 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	defer player.Close()
 	out := &voicePrinter{g: g}
 	loop = voice.New(voice.Config{
-		Source: mic, Transcriber: c, Chat: chat, Synth: c, Player: player,
+		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,
 		Voice: o.speechName, Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
 		Speculate: o.speculate, AdaptiveHold: o.adaptive,
 		SpeakErrors: o.speakErrs,

@@ -335,10 +335,27 @@ func (r *clipReader) Read(b []byte) (int, error) {
 		n, err = r.c.stream.readAvailable(b)
 	}
 	r.c.handed.Add(int64(n))
+	if tap := theTap.Load(); tap != nil && n > 0 {
+		(*tap)(b[:n], OutputFormat)
+	}
 	if err != nil {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// theTap receives what every player hands to the output; see SetTap.
+var theTap atomic.Pointer[func(pcm []byte, f Format)]
+
+// SetTap makes fn receive the PCM that every player hands to the audio output, in the output's
+// Format, as it hands it: an echo canceller's reference. fn is called on the output's goroutine
+// and must return at once, without keeping pcm. nil removes the tap.
+func SetTap(fn func(pcm []byte, f Format)) {
+	if fn == nil {
+		theTap.Store(nil)
+		return
+	}
+	theTap.Store(&fn)
 }
 
 // eventQueue delivers events in order on its own goroutine, started when there is something to

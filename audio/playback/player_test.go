@@ -567,3 +567,30 @@ func TestClipReader_NeverWaitsForTheDecoder(t *testing.T) {
 		t.Fatalf("read %d bytes of %d with the source stalled half way", got, full)
 	}
 }
+
+// The tap gets every byte the output is handed, in order, in the output's format.
+func TestPlayer_TapSeesWhatIsPlayed(t *testing.T) {
+	var mu sync.Mutex
+	var tapped bytes.Buffer
+	SetTap(func(pcm []byte, f Format) {
+		if f != OutputFormat {
+			t.Errorf("tap format %+v, want %+v", f, OutputFormat)
+		}
+		mu.Lock()
+		tapped.Write(pcm)
+		mu.Unlock()
+	})
+	defer SetTap(nil)
+	out := &fakeOutput{}
+	p, rec := newTestPlayer(t, out, nil)
+	clip := fixture(t, "tone440-24k-mono.mp3")
+	if _, err := p.Enqueue(bytes.NewReader(clip)); err != nil {
+		t.Fatal(err)
+	}
+	rec.until(t, QueueDrained)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := decoded(t, clip); !bytes.Equal(tapped.Bytes(), want) {
+		t.Errorf("the tap got %d bytes, want the clip's %d", tapped.Len(), len(want))
+	}
+}

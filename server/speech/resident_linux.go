@@ -4,6 +4,7 @@ package speech
 
 /*
 #cgo LDFLAGS: -ldl
+#cgo CFLAGS: -I${SRCDIR}/../../internal/dlshim
 #include <dlfcn.h>
 #include "dlsym.h"
 #include <stdint.h>

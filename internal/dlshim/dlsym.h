@@ -1,4 +1,5 @@
-// The helpers the speech package's dlopen shims share (resident_linux.go, flitelib_linux.go).
+// The helpers Parley's dlopen shims share (server/speech, audio/echo): included with
+// #cgo CFLAGS: -I${SRCDIR}/RELATIVE/internal/dlshim.
 #ifndef PARLEY_DLSYM_H
 #define PARLEY_DLSYM_H
 
