@@ -1,11 +1,22 @@
 // Package echo removes the echo of what Parley plays from what the microphone hears, so that a
 // person can talk over a spoken reply at a normal voice.
 //
-// What the output is handed (Played) is laid on a timeline of 16 kHz samples kept by the wall
-// clock, as is each frame the microphone delivers (Cancel). A DelayTracker finds how far behind
-// the playback its echo reaches the microphone, and SpeexDSP's adaptive filter, given the
-// playback from that far back, removes the echo; its preprocessor then suppresses what the
-// filter leaves. With no SpeexDSP here, New fails with ErrUnavailable and nothing changes.
+// What the output is handed (Played) is laid on a timeline of 16 kHz samples, as is each frame
+// the microphone delivers (Cancel). A DelayTracker finds, to 10 ms, how far behind the playback
+// its echo reaches the microphone; a search around that finds it to the sample, and follows it
+// as it moves; and SpeexDSP's adaptive filter, given the playback from that far back, removes
+// the echo, its preprocessor suppressing what the filter leaves. With no SpeexDSP here, New
+// fails with ErrUnavailable and nothing changes.
+//
+// The delay moves. Each side's samples follow on from each other, so each is placed right
+// after the one before, but the two devices' clocks drift apart, an output that ran dry plays
+// silence (the echo comes later from then on), and a sound server's buffers grow and shrink.
+// In the simulated room of the tests (two null sinks and a pipe between them) the echo's delay
+// drifted by 1–2 ms a second and jumped by 2–17 ms every few seconds. A change the filter would
+// take seconds to learn is, as long as the room itself has not changed, just a shift: the fine
+// search finds it within half a second, and the playback is read from the new place, the
+// filter keeping what it learned. A change beyond the search's reach (another output, a long
+// silence) is the tracker's, and the filter starts again.
 package echo
 
 import (
@@ -24,23 +35,49 @@ const (
 	// tail is how much of the echo path the adaptive filter models after the delay: the room's
 	// reverberation, and the error of the delay's estimate (margin).
 	tail = 6144
-	// margin: the playback is given to the filter this much earlier than the delay says, so an
-	// estimate up to this much too long still leaves the echo after its cause.
-	margin = 40 * time.Millisecond
-	// resetAfter: a delay that changes by more than this makes the filter start again.
-	resetAfter = 40 * time.Millisecond
-	// gapAfter: the playback is behind the clock by more than this only after a gap in it.
-	gapAfter = 30 * time.Millisecond
-	// resyncAfter: the microphone's frames are taken as contiguous unless the clock says one is
-	// further off than this (the device stopped, or the reader fell behind).
-	resyncAfter = 100 * time.Millisecond
+	// margin: the playback is given to the filter this much earlier than the delay says, so the
+	// echo's first sound is never before its cause.
+	margin = 20 * time.Millisecond
+	// coarseJump: a tracker's delay this far from the one followed means the echo path
+	// changed beyond the fine search's reach, and the filter starts again.
+	coarseJump = 30 * time.Millisecond
+	// The fine search matches the microphone's last fineSpan every frame but one in
+	// fineWideEvery within fineNear of the delay followed (the small steps a drift and a sound
+	// server make), and in the other within fineReach.
+	fineNear      = 4 * time.Millisecond
+	fineReach     = 25 * time.Millisecond
+	fineSpan      = 120 * time.Millisecond
+	fineEvery     = 40 * time.Millisecond
+	fineWideEvery = 5
+	// fineCorrelation is the least correlation a fine match must have to be believed, after a
+	// second search agrees; fineSure, at once.
+	fineCorrelation = 0.3
+	fineSure        = 0.6
+	// farSlack: where the output says when its PCM is heard, a placement this far from where the
+	// PCM before it ends is taken as the output's own moving (it ran dry, a sound server's
+	// buffer changed), not as the noise of its word.
+	farSlack = 3 * time.Millisecond
+	// gapAfter: the playback is behind the clock by more than this only after a gap in it (an
+	// output takes its PCM in pieces as it plays, a little late at times).
+	gapAfter = 100 * time.Millisecond
+	// The microphone's frames are taken as contiguous unless the clock says one was lost (the
+	// next frame starts more than lostAfter later), or that they run far ahead of it (a device
+	// delivers its frames in bursts, so the frames of one burst are read at the same moment,
+	// each a frame earlier than the next in fact).
+	lostAfter  = 100 * time.Millisecond
+	burstAhead = time.Second
 	// farActiveDBFS is the level above which a block of playback can make an echo.
 	farActiveDBFS = -60.0
 	// ringSamples holds as much playback as the delay and the filter reach back, and some.
 	ringSamples = int(SampleRate * (MaxDelay + 2*time.Second) / time.Second)
+	// micRingSamples holds the microphone's recent frames, for the fine search.
+	micRingSamples = SampleRate
 	// erleSmoothing is the weight of each frame in the running echo return loss enhancement.
 	erleSmoothing = 0.05
 )
+
+// samples is d on the timeline.
+func samples(d time.Duration) int64 { return int64(d) * SampleRate / int64(time.Second) }
 
 // suppression is how the preprocessor treats what the filter leaves.
 type suppression struct {
@@ -60,8 +97,12 @@ type Stats struct {
 	ERLE float64
 	// Active reports that the last frame was processed (the playback could be heard in it).
 	Active bool
-	// Resets counts the times the filter started again (a new delay, divergence).
-	Resets int
+	// Resets counts the times the filter started again (the delay moved beyond the fine
+	// search); Shifts the times the fine search moved the delay.
+	Resets, Shifts int
+	// Gaps counts the times the playback started again after silence; Lost the times the
+	// microphone's frames did not follow on from the ones before.
+	Gaps, Lost int
 }
 
 // Canceller removes the echo of what was Played from the frames given to Cancel. Played may
@@ -75,18 +116,26 @@ type Canceller struct {
 	ring    []int16
 	farPos  int64 // where the next sample played goes
 	farLast int64 // where the last audible block of playback ended
+	playing bool  // something was played
 	conv    converter
 
 	// Cancel's side (under mu too: Played writes what it reads).
-	st      *speexState
-	tracker *DelayTracker
-	micPos  int64
-	shift   int64 // the playback is read this many samples back from the microphone's position
-	far     []int16
-	out     []int16
-	stats   Stats
-	micP    float64 // smoothed power before and after, for ERLE
-	outP    float64
+	st       *speexState
+	tracker  *DelayTracker
+	micPos   int64   // where the next frame heard goes
+	micRing  []int16 // what the microphone heard, before the canceller, by position
+	delay    int64   // the echo's delay followed, in samples (when stats.DelayKnown)
+	fineWait int     // frames until the next fine search
+	fineN    int     // fine searches made
+	fineCand int64   // the last near search's delay, to be confirmed; -1: none
+	farCand  int64   // a wide search's delay beyond the near reach, to be confirmed; -1: none
+	far      []int16
+	out      []int16
+	stats    Stats
+	micP     float64 // smoothed power before and after, for ERLE
+	outP     float64
+	diffM    []float64 // the fine search's whitened microphone
+	diffF    []float64 // and playback
 }
 
 // New returns a canceller, or an error wrapping ErrUnavailable when this computer has no
@@ -98,6 +147,7 @@ func New() (*Canceller, error) {
 	}
 	return &Canceller{
 		now: time.Now, st: st, tracker: NewDelayTracker(), ring: make([]int16, ringSamples),
+		micRing: make([]int16, micRingSamples), fineCand: -1, farCand: -1,
 		far: make([]int16, FrameSamples), out: make([]int16, FrameSamples),
 	}, nil
 }
@@ -112,40 +162,65 @@ func (c *Canceller) Close() {
 	}
 }
 
-// position is the timeline's sample at t.
+// position is the timeline's sample at t. The timeline starts well before the first moment
+// it is asked about, so that nothing on it falls before its start.
 func (c *Canceller) position(t time.Time) int64 {
 	if !c.started {
-		c.origin, c.started = t, true
+		c.origin, c.started = t.Add(-time.Minute), true
 	}
-	return int64(t.Sub(c.origin)) * SampleRate / int64(time.Second)
+	return samples(t.Sub(c.origin))
 }
 
-// Played takes PCM handed to the audio output (signed 16-bit little-endian, interleaved, at
-// rate with channels): the output plays it from about now, after what it was handed before.
-func (c *Canceller) Played(pcm []byte, rate, channels int) {
+// Played takes PCM the audio output plays (signed 16-bit little-endian, interleaved, at rate
+// with channels), whose first sample is heard at at: the device's word for it, or zero when it
+// has none, when it is taken to follow on from what was played before (unless the output fell
+// silent meanwhile).
+func (c *Canceller) Played(pcm []byte, rate, channels int, at time.Time) {
 	if rate <= 0 || channels <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.position(c.now())
-	if c.farPos < now-int64(gapAfter*SampleRate/time.Second) {
+	switch {
+	case !at.IsZero():
+		heard := c.position(at)
+		if !c.playing || abs64(heard-c.farPos) > samples(farSlack) {
+			c.moveFar(heard)
+		}
+	case !c.playing || c.farPos < now-samples(gapAfter):
 		// The output played silence since the last: what comes now starts now.
-		c.clearRing(c.farPos, now)
-		c.farPos = now
-		c.conv.reset()
+		c.moveFar(now)
 	}
 	c.conv.setFormat(rate, channels)
-	c.conv.feed(pcm, func(s int16) {
-		c.ring[c.farPos%int64(len(c.ring))] = s
-		c.farPos++
-		if c.farPos%int64(blockSamples) == 0 {
-			start := c.farPos - int64(blockSamples)
-			if powerDB(c.power(start, blockSamples)) > farActiveDBFS {
-				c.farLast = c.farPos
-			}
+	c.conv.feed(pcm, c.put)
+}
+
+// moveFar makes the next sample played go to position p, on a block's first sample (blocks fall
+// on the same samples on both sides).
+func (c *Canceller) moveFar(p int64) {
+	if c.playing {
+		c.stats.Gaps++
+	}
+	c.playing = true
+	p -= p % int64(blockSamples)
+	c.clearRing(c.farPos, p)
+	c.farPos = p
+	c.conv.reset()
+}
+
+// put lays one sample of playback on the timeline.
+func (c *Canceller) put(s int16) {
+	c.ring[c.farPos%int64(len(c.ring))] = s
+	c.farPos++
+	if c.farPos%int64(blockSamples) == 0 {
+		start := c.farPos - int64(blockSamples)
+		p := c.power(start, blockSamples)
+		c.tracker.AddFar(start/int64(blockSamples), p)
+		if powerDB(p) > farActiveDBFS {
+			c.farLast = c.farPos
 		}
-	})
+	}
 }
 
 // clearRing silences the timeline from from to to.
@@ -156,28 +231,19 @@ func (c *Canceller) clearRing(from, to int64) {
 	}
 }
 
-// read copies the playback at timeline positions from on into dst: silence where nothing was
-// played, or not yet.
-func (c *Canceller) read(dst []int16, from int64) {
-	for i := range dst {
-		p := from + int64(i)
-		if p < 0 || p >= c.farPos || p < c.farPos-int64(len(c.ring)) {
-			dst[i] = 0
-			continue
-		}
-		dst[i] = c.ring[p%int64(len(c.ring))]
+// farAt is the playback at timeline position p: silence where nothing was played, or not yet.
+func (c *Canceller) farAt(p int64) int16 {
+	if p < 0 || p >= c.farPos || p < c.farPos-int64(len(c.ring)) {
+		return 0
 	}
+	return c.ring[p%int64(len(c.ring))]
 }
 
 // power is the mean square of n samples of the playback from position from (scaled to ±1).
 func (c *Canceller) power(from int64, n int) float64 {
 	var e float64
 	for i := range n {
-		p := from + int64(i)
-		if p < 0 || p >= c.farPos || p < c.farPos-int64(len(c.ring)) {
-			continue
-		}
-		x := float64(c.ring[p%int64(len(c.ring))]) / 32768
+		x := float64(c.farAt(from+int64(i))) / 32768
 		e += x * x
 	}
 	return e / float64(n)
@@ -204,25 +270,35 @@ func (c *Canceller) Cancel(frame []int16, t time.Time) {
 		return
 	}
 	start := c.position(t) - FrameSamples
-	if d := start - c.micPos; d > int64(resyncAfter*SampleRate/time.Second) || d < -int64(resyncAfter*SampleRate/time.Second) {
-		c.micPos = start
+	if d := start - c.micPos; c.micPos == 0 || d > samples(lostAfter) || d < -samples(burstAhead) {
+		if c.micPos != 0 {
+			c.stats.Lost++
+		}
+		c.micPos = start - start%int64(blockSamples)
 	}
 	pos := c.micPos
 	c.micPos += FrameSamples
+	for i, s := range frame {
+		c.micRing[(pos+int64(i))%int64(len(c.micRing))] = s
+	}
 	for b := 0; b < FrameSamples; b += blockSamples {
-		c.tracker.Add(meanSquare(frame[b:b+blockSamples]), c.power(pos+int64(b), blockSamples))
+		c.tracker.AddMic((pos+int64(b))/int64(blockSamples), meanSquare(frame[b:b+blockSamples]))
 	}
 	c.follow()
-	// The echo of what was played up to MaxDelay (or the delay) and the filter's tail ago.
-	reach := int64(MaxDelay * SampleRate / time.Second)
+	// The echo of what was played up to the delay (MaxDelay while it is not known) and the
+	// filter's tail ago.
+	reach := samples(MaxDelay)
 	if c.stats.DelayKnown {
-		reach = c.shift
+		reach = c.delay
 	}
 	c.stats.Active = c.farLast > 0 && pos-reach-tail < c.farLast
 	if !c.stats.Active {
 		return
 	}
-	c.read(c.far, pos-c.shift)
+	from := pos - max(0, c.delay-samples(margin))
+	for i := range c.far {
+		c.far[i] = c.farAt(from + int64(i))
+	}
 	c.st.process(frame, c.far, c.out, true)
 	in, out := meanSquare(frame), meanSquare(c.out)
 	if in > 0 && powerDB(in) > farActiveDBFS {
@@ -235,28 +311,33 @@ func (c *Canceller) Cancel(frame []int16, t time.Time) {
 	copy(frame, c.out)
 }
 
-// follow takes the tracker's delay: the playback is read from that far back, less margin.
+// follow keeps the delay: the tracker's when it is new or moved far, the fine search's as it
+// moves within reach.
 func (c *Canceller) follow() {
 	d, ok := c.tracker.Delay()
 	if !ok {
 		return
 	}
-	shift := max(0, int64((d-margin)*SampleRate/time.Second))
-	moved := shift - c.shift
-	if !c.stats.DelayKnown || moved > int64(resetAfter*SampleRate/time.Second) || moved < -int64(resetAfter*SampleRate/time.Second) {
+	coarse := samples(d)
+	if !c.stats.DelayKnown || abs64(coarse-c.delay) > samples(coarseJump) {
 		// What the filter learned was of the echo at the old delay.
 		c.st.reset()
 		c.stats.Resets++
-		c.shift = shift
+		c.delay, c.stats.DelayKnown = coarse, true
+		c.fineWait, c.fineCand, c.farCand = 0, -1, -1
 	}
-	c.stats.Delay, c.stats.DelayKnown = d, true
+	if c.fineWait--; c.fineWait <= 0 {
+		c.fineWait = int(fineEvery / (time.Second / 50))
+		c.fine()
+	}
+	c.stats.Delay = time.Duration(c.delay) * time.Second / SampleRate
 }
 
-// Stats returns how the canceller is doing.
-func (c *Canceller) Stats() Stats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stats
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // converter turns the output's PCM into the timeline's 16 kHz mono: channels are averaged, and
@@ -317,4 +398,11 @@ func (v *converter) feed(pcm []byte, emit func(int16)) {
 		v.phase--
 		v.prev = cur
 	}
+}
+
+// Stats returns how the canceller is doing.
+func (c *Canceller) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
 }

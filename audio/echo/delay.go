@@ -37,29 +37,35 @@ const (
 )
 
 // DelayTracker estimates the delay of the echo from the levels of what was played and what was
-// heard, block by block. It is not safe for concurrent use.
+// heard, block by block. Blocks are numbered on one timeline for both sides: the block the
+// microphone heard at a moment has the number of the block played at that moment. The two
+// sides arrive at their own pace (an output takes its PCM as it plays it, a microphone delivers
+// in bursts), so each side's onsets are kept by block number and read when an estimate is made.
+// It is not safe for concurrent use.
 type DelayTracker struct {
 	maxLag, window, every int
 	minWindow             int // blocks needed for a first estimate
 
-	far, mic     []float64 // onset strengths, rings of len(far) = window+maxLag and len(mic) = window
-	farDB, micDB float64   // the last block's level, dBFS
-	n            int       // blocks added
-	sinceEst     int       // blocks since the last estimate
+	far, mic       []float64 // onset strengths by block number, rings
+	farDB, micDB   float64   // the level of the last block on each side, dBFS
+	farEnd, micEnd int64     // one past the last block added on each side
+	micN           int       // microphone blocks added since the last jump
+	sinceEst       int       // microphone blocks since the last estimate
 
 	lag        int     // the delay in blocks; -1 while unknown
 	candidate  int     // the last estimate, waiting to be confirmed; -1 when none
 	confidence float64 // the correlation at lag when it was last confirmed
-	changes    int     // how often the delay was set
+	n          int64   // blocks added by Add
 }
 
 // NewDelayTracker returns a tracker that knows no delay yet.
 func NewDelayTracker() *DelayTracker {
 	maxLag := int(MaxDelay / BlockDuration)
 	window := int(trackWindow / BlockDuration)
+	slack := int(time.Second / BlockDuration) // the playback may lag the microphone this much
 	return &DelayTracker{
 		maxLag: maxLag, window: window, every: int(trackEvery / BlockDuration), minWindow: int(firstWindow / BlockDuration),
-		far: make([]float64, window+maxLag), mic: make([]float64, window),
+		far: make([]float64, window+maxLag+slack), mic: make([]float64, window+slack),
 		farDB: onsetFloorDB, micDB: onsetFloorDB, lag: -1, candidate: -1,
 	}
 }
@@ -67,17 +73,55 @@ func NewDelayTracker() *DelayTracker {
 // Add takes one block's mean square level on each side (samples scaled to ±1): what the
 // microphone heard, and what was played at the same moment.
 func (t *DelayTracker) Add(micPower, farPower float64) {
-	far := max(powerDB(farPower), onsetFloorDB)
-	mic := max(powerDB(micPower), onsetFloorDB)
-	t.far[t.n%len(t.far)] = max(0, far-t.farDB)
-	t.mic[t.n%len(t.mic)] = max(0, mic-t.micDB)
-	t.farDB, t.micDB = far, mic
+	t.AddFar(t.n, farPower)
+	t.AddMic(t.n, micPower)
 	t.n++
+}
+
+// AddFar takes the mean square level of block of what was played.
+func (t *DelayTracker) AddFar(block int64, power float64) {
+	t.farDB = addOnset(t.far, &t.farEnd, block, power, t.farDB)
+}
+
+// AddMic takes the mean square level of block of what the microphone heard, and estimates the
+// delay again every trackEvery.
+func (t *DelayTracker) AddMic(block int64, power float64) {
+	if block != t.micEnd {
+		t.micN = 0 // a jump: the blocks before are not this one's neighbours
+	}
+	t.micDB = addOnset(t.mic, &t.micEnd, block, power, t.micDB)
+	t.micN++
 	t.sinceEst++
-	if t.sinceEst >= t.every && t.n >= t.minWindow {
+	if t.sinceEst >= t.every && t.micN >= t.minWindow {
 		t.sinceEst = 0
 		t.estimate()
 	}
+}
+
+// addOnset puts block's onset strength into ring, after *end (blocks skipped are silent), and
+// returns its level.
+func addOnset(ring []float64, end *int64, block int64, power, lastDB float64) float64 {
+	db := max(powerDB(power), onsetFloorDB)
+	if block < *end-int64(len(ring)) {
+		return lastDB // older than anything kept
+	}
+	if block != *end {
+		lastDB = onsetFloorDB
+	}
+	for b := max(*end, block-int64(len(ring))); b < block; b++ {
+		ring[b%int64(len(ring))] = 0
+	}
+	ring[block%int64(len(ring))] = max(0, db-lastDB)
+	*end = max(*end, block+1)
+	return db
+}
+
+// onset is a side's onset strength at block: 0 where nothing is kept.
+func onset(ring []float64, end, block int64) float64 {
+	if block < 0 || block >= end || block < end-int64(len(ring)) {
+		return 0
+	}
+	return ring[block%int64(len(ring))]
 }
 
 func powerDB(p float64) float64 {
@@ -90,26 +134,25 @@ func powerDB(p float64) float64 {
 // estimate correlates the microphone's onsets with the playback's at every lag, over the last
 // trackWindow (or what there is, down to firstWindow, which limits the lags searched at first).
 func (t *DelayTracker) estimate() {
-	win := min(t.n, t.window)
+	heard := min(t.micN, t.window)
+	end := t.micEnd
 	active := 0
-	for i := 0; i < win+t.maxLag && i < t.n; i++ {
-		if t.far[(t.n-1-i)%len(t.far)] > 1 {
+	for b := end - int64(heard) - int64(t.maxLag); b < end; b++ {
+		if onset(t.far, t.farEnd, b) > 1 {
 			active++
 		}
 	}
-	if float64(active) < activeShare*float64(win) {
+	if float64(active) < activeShare*float64(heard) {
 		return // too little was played to say
 	}
 	best, bestLag := math.Inf(-1), -1
 	for lag := 0; lag <= t.maxLag; lag++ {
-		n := min(t.window, t.n-lag)
-		if n < t.minWindow {
-			break
-		}
+		n := heard
 		var sm, sf, smm, sff, smf float64
 		for i := range n {
-			m := t.mic[(t.n-n+i)%len(t.mic)]
-			f := t.far[(t.n-n-lag+i)%len(t.far)]
+			b := end - int64(n) + int64(i)
+			m := onset(t.mic, t.micEnd, b)
+			f := onset(t.far, t.farEnd, b-int64(lag))
 			sm += m
 			sf += f
 			smm += m * m
@@ -130,9 +173,6 @@ func (t *DelayTracker) estimate() {
 		return
 	}
 	if t.candidate >= 0 && abs(bestLag-t.candidate) <= 1 {
-		if t.lag != bestLag {
-			t.changes++
-		}
 		t.lag, t.confidence = bestLag, best
 	}
 	t.candidate = bestLag

@@ -2,10 +2,8 @@ package echo
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -158,12 +156,12 @@ func feedRoom(c *Canceller, far, mic []int16, rate, channels int) []int16 {
 	up := upsample(far, rate, channels)
 	per := rate * channels * 2 / 50 // bytes of output a frame
 	ahead := 5
-	c.Played(up[:min(len(up), ahead*per)], rate, channels)
+	c.Played(up[:min(len(up), ahead*per)], rate, channels, time.Time{})
 	out := make([]int16, 0, len(mic))
 	for k := 0; (k+1)*FrameSamples <= len(mic); k++ {
 		clock = time.Unix(1000, 0).Add(time.Duration(k) * 20 * time.Millisecond)
 		if from := (k + ahead) * per; from+per <= len(up) {
-			c.Played(up[from:from+per], rate, channels)
+			c.Played(up[from:from+per], rate, channels, time.Time{})
 		}
 		f := append([]int16(nil), mic[k*FrameSamples:(k+1)*FrameSamples]...)
 		c.Cancel(f, clock.Add(20*time.Millisecond))
@@ -278,24 +276,6 @@ func TestCanceller_LeavesSilencePlayedAlone(t *testing.T) {
 	}
 }
 
-func TestOpenSpeex_MissingLibraryIsReported(t *testing.T) {
-	for _, lib := range []string{"libparley-no-such-library.so.1", "libc.so.6"} {
-		err := openSpeex(lib)
-		if !errors.Is(err, ErrUnavailable) {
-			t.Fatalf("opening %s: %v, want ErrUnavailable", lib, err)
-		}
-		t.Logf("%s: %v", lib, err)
-	}
-	// The library found before is still the one in use.
-	if Available() == nil {
-		c, err := New()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Close()
-	}
-}
-
 func TestConverter_KeepsATone(t *testing.T) {
 	// 1 kHz at 48 kHz stereo comes out as 1 kHz at 16 kHz, at its level.
 	const n = 48000
@@ -332,5 +312,3 @@ func TestConverter_KeepsATone(t *testing.T) {
 		t.Errorf("level %.0f RMS, want about %.0f", rms, 10000/math.Sqrt2)
 	}
 }
-
-func TestMain(m *testing.M) { os.Exit(m.Run()) }

@@ -2,6 +2,7 @@ package echo
 
 import (
 	"sync"
+	"time"
 
 	"parley/audio/playback"
 )
@@ -20,7 +21,7 @@ func Shared() (*Canceller, error) {
 		shared.c, shared.err = New()
 		if shared.err == nil {
 			c := shared.c
-			playback.SetTap(func(pcm []byte, f playback.Format) { c.Played(pcm, f.SampleRate, f.Channels) })
+			playback.SetTap(func(pcm []byte, f playback.Format, at time.Time) { c.Played(pcm, f.SampleRate, f.Channels, at) })
 		}
 	})
 	return shared.c, shared.err

@@ -74,6 +74,14 @@ static int parleyWrite(snd_pcm_t *pcm, const void *buf, snd_pcm_uframes_t frames
 
 // parleyHintName returns the name of the i-th hint, or NULL at the end; *output is 0 for a
 // capture-only device.
+// parleyDelay is how many frames the device will play before a frame written now is heard, or
+// -1 when it cannot say.
+static long parleyDelay(snd_pcm_t *pcm) {
+	snd_pcm_sframes_t d;
+	if (snd_pcm_delay(pcm, &d) < 0) return -1;
+	return (long)d;
+}
+
 static char *parleyHintName(void **hints, int i, int *output) {
 	if (hints[i] == NULL) {
 		return NULL;
@@ -93,8 +101,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
+
+// outputTaps: this output gives the tap what it plays, silence included, with when it is heard.
+const outputTaps = true
 
 // alsaPeriod is the device period asked for, in frames: 1024 (21 ms at 48 kHz), two of them in
 // the device's buffer (43 ms), as oto had it; Stop's latency and DrainTime count on it.
@@ -185,6 +197,14 @@ func (o *alsaOutput) write() {
 	acc := make([]int32, o.period*OutputFormat.Channels)
 	for !o.stop.Load() {
 		o.mix(buf, acc)
+		if tap := theTap.Load(); tap != nil {
+			// When the period will be heard: after what the device holds.
+			var at time.Time
+			if d := C.parleyDelay(o.pcm); d >= 0 {
+				at = time.Now().Add(OutputFormat.Duration(int64(d) * int64(frame)))
+			}
+			(*tap)(buf, OutputFormat, at)
+		}
 		if err := C.parleyWrite(o.pcm, unsafe.Pointer(&buf[0]), C.snd_pcm_uframes_t(o.period), C.unsigned(frame)); err < 0 {
 			o.mu.Lock()
 			o.failure = fmt.Errorf("ALSA error at snd_pcm_writei: %s", C.GoString(C.snd_strerror(err)))

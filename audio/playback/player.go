@@ -335,8 +335,8 @@ func (r *clipReader) Read(b []byte) (int, error) {
 		n, err = r.c.stream.readAvailable(b)
 	}
 	r.c.handed.Add(int64(n))
-	if tap := theTap.Load(); tap != nil && n > 0 {
-		(*tap)(b[:n], OutputFormat)
+	if tap := theTap.Load(); tap != nil && n > 0 && !outputTaps {
+		(*tap)(b[:n], OutputFormat, time.Time{})
 	}
 	if err != nil {
 		return n, io.EOF
@@ -344,13 +344,16 @@ func (r *clipReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// theTap receives what every player hands to the output; see SetTap.
-var theTap atomic.Pointer[func(pcm []byte, f Format)]
+// theTap receives what the output plays; see SetTap.
+var theTap atomic.Pointer[func(pcm []byte, f Format, at time.Time)]
 
-// SetTap makes fn receive the PCM that every player hands to the audio output, in the output's
-// Format, as it hands it: an echo canceller's reference. fn is called on the output's goroutine
-// and must return at once, without keeping pcm. nil removes the tap.
-func SetTap(fn func(pcm []byte, f Format)) {
+// SetTap makes fn receive the PCM the process's audio output plays, in the output's Format, an
+// echo canceller's reference: on Linux everything the output writes to the device, silence
+// included, with at the moment its first sample is heard as the device tells it (zero when it
+// cannot); elsewhere what the players hand to the output, as they hand it, with a zero at. fn is
+// called on the output's goroutine and must return at once, without keeping pcm. nil removes
+// the tap.
+func SetTap(fn func(pcm []byte, f Format, at time.Time)) {
 	if fn == nil {
 		theTap.Store(nil)
 		return
