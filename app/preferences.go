@@ -340,21 +340,23 @@ func (p *preferencesDialog) buildVoiceMode() fyne.CanvasObject {
 	return container.NewVBox(p.bargeIn, echoNote, p.adaptiveHold, p.speakErrors)
 }
 
-// echoNote says how loud a person must speak to interrupt a reply: the echo canceller decides.
+// echoNote says what the echo canceller does for voice mode, and how loud a person must speak
+// to interrupt a reply.
 func (u *UI) echoNote() string {
 	err := errors.New("none")
 	if u.deps.EchoCancel != nil {
 		err = u.deps.EchoCancel()
 	}
 	if err == nil {
-		return "Parley removes its own voice from what the microphone hears, so a normal voice interrupts it."
+		return "Parley removes its own voice from what the microphone records, so a question asked " +
+			"over a reply is heard clearly. To interrupt a reply, speak clearly louder than it."
 	}
 	why := "this build of Parley has none"
 	if runtime.GOOS == "linux" {
 		why = "install the libspeexdsp1 package"
 	}
-	return "Without an echo canceller (" + why + "), the microphone hears Parley's own voice: to interrupt a " +
-		"reply, speak clearly louder than it."
+	return "Without an echo canceller (" + why + "), a question asked over a reply is recorded with " +
+		"Parley's voice under it. To interrupt a reply, speak clearly louder than it."
 }
 
 func (p *preferencesDialog) buildTalkKey() fyne.CanvasObject {

@@ -59,10 +59,10 @@ any point; a question already sent to the chat is allowed to finish, so its repl
 Nothing is sent when no speech was heard, and an empty transcript or one that holds only noise
 ("[noise]", "um") is never sent to the chat. While the reply is spoken the microphone is
 ignored, so the assistant's own voice is never taken for a question; with --barge-in, speaking
-over the reply stops it and starts a new turn. Where SpeexDSP is installed (libspeexdsp1), the
-echo of the replies is removed from what the microphone hears, so a normal voice interrupts
-them once the canceller has learned the room (a few seconds of speech); without it, or with
---no-echo-cancel, you must speak clearly louder than the reply's echo.
+clearly louder than the reply's echo stops it and starts a new turn. Where SpeexDSP is installed
+(libspeexdsp1), the echo of the replies is removed from what the microphone records, so a
+question asked over a reply is heard without the reply under it; --no-echo-cancel turns that
+off.
 
 While --hold runs, what you said so far is already being transcribed (transcription is free; at
 most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;
@@ -177,7 +177,8 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 		if ec, err := echo.Shared(); err == nil {
 			src = echo.NewSource(mic, ec)
 		} else if o.bargeIn {
-			fmt.Fprintf(g.stderr, "No echo canceller (%v): to interrupt a reply, speak clearly louder than it.\n", err)
+			why := strings.TrimPrefix(err.Error(), echo.ErrUnavailable.Error()+": ")
+			fmt.Fprintf(g.stderr, "No echo canceller here (%s): a question asked over a reply is recorded with the reply under it.\n", why)
 		}
 	}
 

@@ -154,6 +154,9 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	if len(s.preroll) > 30 {
 		s.preroll = s.preroll[1:]
 	}
+	if !math.IsNaN(m.raw) {
+		db = m.raw // see EchoReporter
+	}
 	if !s.barge.frame(db, s.playbackLevel(r.Turn, m.at)) {
 		return false, nil
 	}

@@ -16,6 +16,17 @@ type Source interface {
 	ReadFrame(ctx context.Context, frame []int16) error
 }
 
+// EchoReporter is a Source that removes the echo of the replies from what it delivers
+// (*echo.Source is one), and says, after each frame, how loud the microphone heard it before
+// (dBFS, as vad.FrameDBFS). Barge-in decides on that level, as it does without a canceller (the
+// person must be clearly louder than the echo): the canceller's output is not steady enough yet
+// to tell a person from what it leaves of the echo (the simulated room's delay jumps, and the
+// filter leaks while it adapts). The question is recorded from the cleaned frames.
+type EchoReporter interface {
+	Source
+	Uncancelled() float64
+}
+
 // Transcriber turns speech into text; *client.Client is one.
 type Transcriber interface {
 	Transcribe(ctx context.Context, req client.TranscribeRequest) (*client.Transcript, error)

@@ -3,6 +3,7 @@ package voice
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,6 +119,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		speaking: newSpeaking(l)}
 
 	readerDone := make(chan struct{})
+	reporter, _ := l.cfg.Source.(EchoReporter)
 	go func() {
 		defer close(readerDone)
 		for {
@@ -129,9 +131,13 @@ func (l *Loop) Run(ctx context.Context) error {
 				}
 				return
 			}
+			raw := math.NaN()
+			if reporter != nil {
+				raw = reporter.Uncancelled()
+			}
 			l.backlog.Add(1)
 			select {
-			case frames <- frameMsg{f, l.clock.Now()}:
+			case frames <- frameMsg{f, l.clock.Now(), raw}:
 			case <-ctx.Done():
 				return
 			}

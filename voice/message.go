@@ -15,10 +15,12 @@ type (
 	stopMsg struct{}
 	// muteMsg: SetMuted was called.
 	muteMsg bool
-	// frameMsg is 20 ms of microphone audio, and when it was read.
+	// frameMsg is 20 ms of microphone audio, and when it was read; raw is its level before the
+	// echo was removed (EchoReporter), NaN from a source that does not remove it.
 	frameMsg struct {
 		samples []int16
 		at      time.Time
+		raw     float64
 	}
 	// sourceErr: the microphone failed.
 	sourceErr struct{ err error }

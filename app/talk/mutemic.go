@@ -2,9 +2,11 @@ package talk
 
 import (
 	"context"
+	"math"
 	"sync"
 
 	"parley/audio"
+	"parley/voice"
 )
 
 // muteableMic is voice mode's microphone: muting closes the device, so that nothing captures
@@ -19,6 +21,8 @@ type muteableMic struct {
 	cur    Mic           // nil while muted
 	wake   chan struct{} // closed when a microphone is there again, or on Close
 	closed bool
+
+	raw float64 // the last frame's level before its echo was removed (voice.EchoReporter)
 }
 
 // newMuteableMic opens the microphone, unless muted.
@@ -52,6 +56,10 @@ func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
 			}
 		}
 		err := cur.ReadFrame(ctx, frame)
+		m.raw = math.NaN()
+		if r, ok := cur.(voice.EchoReporter); ok && err == nil {
+			m.raw = r.Uncancelled()
+		}
 		if err != nil && ctx.Err() == nil {
 			// A microphone closed by muting may fail its read in more than one way (closed,
 			// or stopped): any failure of one that is no longer the one in use is the mute.
@@ -65,6 +73,11 @@ func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
 		return err
 	}
 }
+
+// Uncancelled is the level of the last frame read before its echo was removed (see
+// voice.EchoReporter); NaN with a microphone that does not remove it.
+// Call it from the goroutine that reads.
+func (m *muteableMic) Uncancelled() float64 { return m.raw }
 
 // setMuted asks for the microphone closed (true) or open (false), and makes it so.
 func (m *muteableMic) setMuted(muted bool) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"parley/audio/vad"
 )
 
 // FrameSource delivers the microphone's 20 ms frames; *audio.Capture is one.
@@ -14,7 +16,8 @@ type FrameSource interface {
 // Source is a microphone whose frames have the echo of what Parley plays removed.
 type Source struct {
 	FrameSource
-	c *Canceller
+	c   *Canceller
+	raw float64 // the level of the last frame read, before the echo was removed
 }
 
 // NewSource returns src with c applied to every frame it delivers.
@@ -25,9 +28,14 @@ func (s *Source) ReadFrame(ctx context.Context, frame []int16) error {
 	if err := s.FrameSource.ReadFrame(ctx, frame); err != nil {
 		return err
 	}
+	s.raw = vad.FrameDBFS(frame)
 	s.c.Cancel(frame, time.Now())
 	return nil
 }
+
+// Uncancelled is the level of the last frame read as the microphone heard it, before the echo
+// was removed, in dBFS (vad.FrameDBFS). Call it from the goroutine that reads.
+func (s *Source) Uncancelled() float64 { return s.raw }
 
 // Close closes the microphone, when it is an io.Closer.
 func (s *Source) Close() error {

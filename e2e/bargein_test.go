@@ -1,0 +1,225 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/testenv"
+)
+
+// longPersona makes the offline responder's replies long enough to talk over: it starts each
+// one with "As <persona>, ".
+const longPersona = "a patient guide who explains every step slowly and thoroughly, with an example for " +
+	"each point, and who always checks that the listener has followed before going on to the next one"
+
+// roomVoice runs `parley voice` with barge-in on in a simulated room (the replies come back into
+// the microphone 4 dB down, reverberated), and hands its stderr lines, one by one, to the test.
+type roomVoice struct {
+	p      *testenv.Pulse
+	dir    string
+	cmd    *exec.Cmd
+	stdout testenv.SyncBuffer
+	lines  chan string
+	seen   testenv.SyncBuffer
+	trace  string
+	exited chan error
+}
+
+func startRoomVoice(t *testing.T, turns int, extra ...string) *roomVoice {
+	t.Helper()
+	testenv.RequireCommands(t, "flite", "paplay", "parec", "pacat", "sox", "pocketsphinx_continuous", "lame")
+	s := startService(t)
+	key := s.newKey(t, 20)
+	p := testenv.StartPulse(t)
+	p.StartRoom(t, -4)
+	v := &roomVoice{p: p, dir: t.TempDir(), lines: make(chan string, 256), exited: make(chan error, 1)}
+	quietRoom(t, p, v.dir)
+	v.trace = filepath.Join(v.dir, "trace.jsonl")
+	args := append([]string{"voice", "--turns", fmt.Sprint(turns), "--barge-in", "--device", p.Monitor,
+		"--persona", longPersona, "--listen-timeout", "60s", "--trace", v.trace}, extra...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	v.cmd = exec.CommandContext(ctx, bin, args...)
+	v.cmd.Env = s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	v.cmd.Stdout = &v.stdout
+	stderr, err := v.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			fmt.Fprintln(&v.seen, sc.Text())
+			select {
+			case v.lines <- sc.Text():
+			default:
+			}
+		}
+		v.exited <- v.cmd.Wait()
+	}()
+	return v
+}
+
+// await waits for a stderr line starting with prefix.
+func (v *roomVoice) await(t *testing.T, prefix string) {
+	t.Helper()
+	deadline := time.After(90 * time.Second)
+	for {
+		select {
+		case l := <-v.lines:
+			if strings.HasPrefix(l, prefix) {
+				return
+			}
+		case err := <-v.exited:
+			v.exited <- err
+			t.Fatalf("parley voice ended (%v) before %s:\n%s\nstdout:\n%s", err, prefix, v.seen.String(), v.stdout.String())
+		case <-deadline:
+			t.Fatalf("parley voice never printed %s:\n%s", prefix, v.seen.String())
+		}
+	}
+}
+
+// wait waits for parley voice to end, and fails the test unless it ends well.
+func (v *roomVoice) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-v.exited:
+		if err != nil {
+			t.Fatalf("parley voice: %v\n%s\nstdout:\n%s", err, v.seen.String(), v.stdout.String())
+		}
+	case <-time.After(2 * time.Minute):
+		tr, _ := os.ReadFile(v.trace)
+		t.Fatalf("parley voice did not end:\n%s\nstdout:\n%s\ntrace:\n%s", v.seen.String(), v.stdout.String(), tr)
+	}
+}
+
+// micLevel records the microphone for d and returns its RMS level in dBFS, over the 20 ms frames
+// louder than -50 dBFS (the echo's words, not its pauses).
+func (v *roomVoice) micLevel(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	defer cancel()
+	rec := exec.CommandContext(ctx, "parec", "--device="+v.p.Monitor, "--format=s16le", "--rate=16000", "--channels=1", "--raw")
+	rec.Env = append(os.Environ(), v.p.Env...)
+	out, _ := rec.Output() // ends when ctx does
+	level, ok := loudLevel(out)
+	if !ok {
+		t.Fatalf("the microphone heard nothing of the reply in %v", d)
+	}
+	return level
+}
+
+// loudLevel is the RMS level in dBFS of 16 kHz mono S16LE PCM over its 20 ms frames louder than
+// -50 dBFS; false when it has none.
+func loudLevel(pcm []byte) (float64, bool) {
+	var sum float64
+	n := 0
+	for i := 0; i+640 <= len(pcm); i += 640 {
+		var e float64
+		for j := i; j < i+640; j += 2 {
+			x := float64(int16(binary.LittleEndian.Uint16(pcm[j:]))) / 32768
+			e += x * x
+		}
+		e /= 320
+		if 10*math.Log10(e+1e-20) > -50 {
+			sum += e
+			n++
+		}
+	}
+	return 10 * math.Log10(sum/float64(max(n, 1))), n > 0
+}
+
+// atLevel writes wav again with its speech at db dBFS RMS (over its loud frames, as micLevel).
+func atLevel(t *testing.T, wav string, db float64) string {
+	t.Helper()
+	raw, err := exec.Command("sox", wav, "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed", "-").Output()
+	if err != nil {
+		t.Fatalf("sox: %v", err)
+	}
+	level, ok := loudLevel(raw)
+	if !ok {
+		t.Fatalf("%s is silent", wav)
+	}
+	out := strings.TrimSuffix(wav, ".wav") + fmt.Sprintf("-at%.0f.wav", db)
+	if o, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-b", "16", out, "gain", fmt.Sprintf("%.1f", db-level)).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v: %s", err, o)
+	}
+	return out
+}
+
+// traceEvents reads the events of a --trace file.
+func traceEvents(t *testing.T, path string) []traceLine {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []traceLine
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e traceLine
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("trace line %q: %v", l, err)
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// TestVoice_BargeInInTheRoom: in a simulated room, with the echo canceller on, a person who
+// speaks over the reply clearly louder than its echo reaches the microphone (12 dB: barge-in
+// still decides on what the microphone hears before the canceller) stops it; what they said is
+// the next question, heard whole from the cleaned frames; and the reply's echo starts no turn
+// of its own.
+func TestVoice_BargeInInTheRoom(t *testing.T) {
+	v := startRoomVoice(t, 2)
+	first := say(t, v.dir, "first", theQuestion)
+	const secondText = "what time is it in new york"
+	second := say(t, v.dir, "second", secondText)
+
+	v.await(t, "[listening")
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	playInto(t, v.p, first)
+	v.await(t, "[speaking")
+	// The echo's level, over two seconds of the reply; the canceller learns the room meanwhile.
+	echo := v.micLevel(t, 2*time.Second)
+	time.Sleep(2 * time.Second)
+	t.Logf("the echo reaches the microphone at %.1f dBFS: the person speaks 12 dB louder", echo)
+	playInto(t, v.p, atLevel(t, second, echo+12))
+	v.wait(t)
+
+	var barged bool
+	for _, e := range traceEvents(t, v.trace) {
+		if e.Event == "barge_in" && e.Turn == 1 {
+			barged = true
+		}
+	}
+	if !barged {
+		t.Errorf("the reply was not interrupted:\n%s", v.seen.String())
+	}
+	var heard []string
+	for _, l := range strings.Split(v.stdout.String(), "\n") {
+		if q, ok := strings.CutPrefix(l, "You: "); ok {
+			heard = append(heard, q)
+		}
+	}
+	if len(heard) != 2 {
+		t.Fatalf("heard %d questions, want 2:\n%s", len(heard), v.stdout.String())
+	}
+	if o := wordOverlap(heard[1], secondText); o < minOverlap {
+		t.Errorf("the question spoken over the reply was heard as %q: %.0f%% of %q, want %.0f%%",
+			heard[1], 100*o, secondText, 100*minOverlap)
+	}
+}
