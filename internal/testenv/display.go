@@ -104,6 +104,14 @@ func (d *Display) ClickSettled(t testing.TB, x, y int) {
 	}
 }
 
+// WheelDown turns the mouse wheel n notches down with the pointer at a point of the screen.
+func (d *Display) WheelDown(t testing.TB, x, y, n int) {
+	t.Helper()
+	if out, err := d.run("xdotool", "mousemove", fmt.Sprint(x), fmt.Sprint(y), "sleep", "0.3", "click", "--repeat", fmt.Sprint(n), "--delay", "100", "5"); err != nil {
+		t.Fatalf("xdotool wheel: %v: %s", err, out)
+	}
+}
+
 // Screenshot saves the whole screen as a PNG at path.
 func (d *Display) Screenshot(t testing.TB, path string) {
 	t.Helper()
