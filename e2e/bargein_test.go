@@ -123,15 +123,8 @@ func (v *roomVoice) micLevel(t *testing.T, d time.Duration) (rms, loudest float6
 		t.Fatalf("the microphone heard nothing of the reply in %v", d)
 	}
 	var levels []float64
-	for i := 0; i+640 <= len(out); i += 640 {
-		var e float64
-		for j := i; j < i+640; j += 2 {
-			x := float64(int16(binary.LittleEndian.Uint16(out[j:]))) / 32768
-			e += x * x
-		}
-		if db := 10 * math.Log10(e/320+1e-20); db > -50 {
-			levels = append(levels, db)
-		}
+	for _, e := range loudFrames(out) {
+		levels = append(levels, 10*math.Log10(e))
 	}
 	slices.Sort(levels)
 	return rms, levels[len(levels)*9/10]
@@ -141,20 +134,28 @@ func (v *roomVoice) micLevel(t *testing.T, d time.Duration) (rms, loudest float6
 // -50 dBFS; false when it has none.
 func loudLevel(pcm []byte) (float64, bool) {
 	var sum float64
-	n := 0
+	loud := loudFrames(pcm)
+	for _, e := range loud {
+		sum += e
+	}
+	return 10 * math.Log10(sum/float64(max(len(loud), 1))), len(loud) > 0
+}
+
+// loudFrames is the mean square (scaled to ±1) of each 20 ms frame of 16 kHz mono S16LE PCM
+// louder than -50 dBFS.
+func loudFrames(pcm []byte) []float64 {
+	var loud []float64
 	for i := 0; i+640 <= len(pcm); i += 640 {
 		var e float64
 		for j := i; j < i+640; j += 2 {
 			x := float64(int16(binary.LittleEndian.Uint16(pcm[j:]))) / 32768
 			e += x * x
 		}
-		e /= 320
-		if 10*math.Log10(e+1e-20) > -50 {
-			sum += e
-			n++
+		if e /= 320; 10*math.Log10(e+1e-20) > -50 {
+			loud = append(loud, e)
 		}
 	}
-	return 10 * math.Log10(sum/float64(max(n, 1))), n > 0
+	return loud
 }
 
 // atLevel writes wav again with its speech at db dBFS RMS (over its loud frames, as micLevel).
