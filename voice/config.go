@@ -105,6 +105,22 @@ type Config struct {
 	// DefaultEchoGuard.
 	EchoGuard time.Duration
 
+	// Wake, when set, makes each question wait for a wake phrase that Wake hears locally:
+	// until it does, nothing the microphone hears is recorded or sent (the state is Waiting).
+	// After a reply the next question is taken without it for FollowUp. ListenTimeout does not
+	// apply.
+	Wake Spotter
+	// FollowUp is how long after a reply the loop listens for a question without the wake
+	// phrase; 0 means DefaultFollowUp, below 0 none.
+	FollowUp time.Duration
+	// WakeListen is how long after the wake phrase the question may take to start; 0 means
+	// DefaultWakeListen.
+	WakeListen time.Duration
+	// StopWords, when set, hears the microphone while a reply is spoken: a phrase it hears
+	// ("stop", "cancel") stops the reply, unless the reply itself says it (its echo). With Wake,
+	// the loop then waits for the wake phrase; without, it listens.
+	StopWords Spotter
+
 	// ListenTimeout ends Run with ErrNoSpeech when no speech starts within it, counted from each
 	// time the loop starts listening; 0 listens for ever.
 	ListenTimeout time.Duration
@@ -154,6 +170,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ErrorPause <= 0 {
 		c.ErrorPause = DefaultErrorPause
+	}
+	if c.FollowUp == 0 {
+		c.FollowUp = DefaultFollowUp
+	}
+	if c.WakeListen <= 0 {
+		c.WakeListen = DefaultWakeListen
 	}
 	if c.SpokenNotice == nil {
 		c.SpokenNotice = EnglishNotice

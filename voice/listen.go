@@ -82,6 +82,7 @@ func (r *run) listen(next bool) error {
 // already under way.
 func (r *run) listenFrom(next bool, floor float64) error {
 	next = next || r.Turn == 0
+	r.waking.waiting, r.waking.deadline = false, 0
 	r.dropSpeculation()
 	if next {
 		r.listening.speculations = 0
@@ -101,12 +102,16 @@ func (r *run) listenFrom(next bool, floor float64) error {
 	return nil
 }
 
-// ready shows the loop listening (or muted) once the microphone is used.
+// ready shows the loop listening, waiting for the wake phrase, or muted, once the microphone
+// is used.
 func (r *run) ready() {
-	if r.Muted {
+	switch {
+	case r.Muted:
 		r.listening.tb = nil
 		r.set(Muted)
-	} else {
+	case r.waking.waiting:
+		r.set(Waiting)
+	default:
 		r.set(Listening)
 	}
 }
@@ -118,7 +123,8 @@ func (r *run) frame(m frameMsg) (bool, error) {
 	if lvl, ok := ls.level.add(db); ok && r.cfg.OnLevel != nil {
 		r.cfg.OnLevel(lvl)
 	}
-	if ls.silent(db, r.State == Listening || r.State == HearingSpeech) {
+	r.waking.heard(m, db)
+	if ls.silent(db, r.State == Listening || r.State == HearingSpeech || r.State == Waiting) {
 		r.Notice = NoticeSilentMic
 		r.show()
 	}
@@ -129,6 +135,14 @@ func (r *run) frame(m frameMsg) (bool, error) {
 			r.ready()
 		}
 		return false, nil
+	}
+	if r.waking.waiting {
+		return r.waitFrame(m)
+	}
+	if r.State == Speaking && r.cfg.StopWords != nil && !r.waking.stopFailed && !r.Muted {
+		if stopped, end, err := r.stopFrame(m); stopped {
+			return end, err
+		}
 	}
 	if r.State == Speaking && r.cfg.BargeIn && !r.Muted {
 		return r.overReply(m, db)
@@ -157,7 +171,10 @@ func (r *run) feed(m frameMsg) (bool, error) {
 		}
 	} else {
 		ls.listenedFor += audio.FrameDuration
-		if r.cfg.ListenTimeout > 0 && ls.listenedFor >= r.cfg.ListenTimeout {
+		if r.pastDeadline() {
+			return false, r.waitForWake()
+		}
+		if r.cfg.ListenTimeout > 0 && !r.wakeMode() && ls.listenedFor >= r.cfg.ListenTimeout {
 			return true, ErrNoSpeech
 		}
 	}

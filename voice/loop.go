@@ -84,6 +84,7 @@ type run struct {
 	listening listening
 	speaking  speaking
 	spoken    spokenNotice
+	waking    waking
 }
 
 // Run runs the loop until Stop, ctx ends (both return nil), Config.Turns turns are done (nil),
@@ -150,7 +151,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		l.backlog.Store(0)
 	}()
 
-	if err := r.listen(true); err != nil {
+	if err := r.listenNext(); err != nil {
 		return err
 	}
 	for {
@@ -167,7 +168,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				r.spoken.waiting = true // listen once the notice has been heard
 				continue
 			}
-			if err := r.listen(true); err != nil {
+			if err := r.listenNext(); err != nil {
 				return r.finish(err)
 			}
 			continue
@@ -287,6 +288,9 @@ func (r *run) set(s State) {
 	if s == HearingSpeech || s == Idle {
 		r.Failed = nil // the next turn has begun, or the loop has ended
 	}
+	if s != Listening {
+		r.FollowUp = false
+	}
 	r.State = s
 	r.show()
 	r.Notice = NoNotice
@@ -298,9 +302,14 @@ func (r *run) setMuted(m bool) {
 	}
 	r.Muted = m
 	switch {
-	case m && (r.State == Listening || r.State == HearingSpeech):
+	case m && (r.State == Listening || r.State == HearingSpeech || r.State == Waiting):
 		r.listening.tb = nil // a question being recorded is dropped
 		r.set(Muted)
+	case !m && r.State == Muted && r.waking.waiting:
+		if err := r.cfg.Wake.Reset(); err != nil {
+			r.Err = err
+		}
+		r.ready()
 	case !m && r.State == Muted:
 		if err := r.listen(false); err != nil {
 			r.Err = err
@@ -335,6 +344,9 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 		return r.fail(&StepError{"transcribe", m.err})
 	}
 	q := strings.TrimSpace(m.text)
+	if r.waking.woke {
+		q = withoutWakeWords(q, r.waking.phrase)
+	}
 	if IsNoise(q) {
 		// Never sent: an empty transcript, or only noise.
 		if err := r.listen(false); err != nil {
@@ -369,6 +381,9 @@ func (r *run) turnDone() (bool, error) {
 		return true, nil
 	}
 	r.listening.ignoreEcho(r.cfg)
+	if r.wakeMode() {
+		return false, r.followUp()
+	}
 	return false, r.listen(true)
 }
 

@@ -116,6 +116,7 @@ func (r *run) gotReply(m replied) (bool, error) {
 		return false, nil
 	}
 	r.set(Speaking)
+	r.startStopWords(m.reply)
 	r.speaking.barge.start()
 	r.speaking.preroll = nil
 	turn, ctx, sp := r.Turn, r.turnCtx, r.speaking.speaker

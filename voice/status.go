@@ -15,9 +15,10 @@ const (
 	Speaking                   // the reply is being spoken
 	Muted                      // the microphone is muted; nothing heard is used
 	Error                      // a step failed; the loop listens again after a pause
+	Waiting                    // waiting for the wake phrase: nothing heard leaves the machine
 )
 
-var stateNames = [...]string{"idle", "listening", "hearing speech", "transcribing", "thinking", "speaking", "muted", "error"}
+var stateNames = [...]string{"idle", "listening", "hearing speech", "transcribing", "thinking", "speaking", "muted", "error", "waiting for the wake phrase"}
 
 // String names the state as people read it.
 func (s State) String() string {
@@ -35,6 +36,9 @@ type Status struct {
 	// Muted is set while the microphone is muted, whatever the state (a reply may be spoken
 	// while muted).
 	Muted bool
+	// FollowUp is set while the loop listens for a question after a reply without the wake
+	// phrase (Config.Wake), until speech starts or it waits for the wake phrase again.
+	FollowUp bool
 	// Stopping is set after Stop while a chat call already sent finishes, so it is stored.
 	Stopping bool
 	// Err is what failed, in the Error state.

@@ -21,6 +21,10 @@ const (
 	TracePlaybackEnd    TraceKind = "playback_end"
 	// TraceBargeIn: the person spoke over the reply and its playback was stopped.
 	TraceBargeIn TraceKind = "barge_in"
+	// TraceWake: the wake phrase was heard and the turn began (Config.Wake).
+	TraceWake TraceKind = "wake"
+	// TraceStopWord: "stop" was heard over the reply, and its playback stopped (Config.StopWords).
+	TraceStopWord TraceKind = "stop_word"
 
 	// TraceSpecSent: the take so far was sent for transcription in a pause, before the hold
 	// ended (Config.Speculate). These three come before speech_start and speech_end, which are

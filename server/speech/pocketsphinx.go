@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"parley/internal/sphinx"
 	"parley/media"
 )
 
@@ -30,9 +31,6 @@ type PocketSphinxOptions struct {
 
 // pocketSphinxPackages are the Debian packages that provide the recogniser and its model.
 const pocketSphinxPackages = "pocketsphinx pocketsphinx-en-us"
-
-// pocketSphinxModel is where pocketsphinx-en-us puts the model the program uses by default.
-const pocketSphinxModel = "/usr/share/pocketsphinx/model/en-us/en-us"
 
 // maxHypothesis bounds the recogniser's stdout.
 const maxHypothesis = 1 << 20
@@ -66,7 +64,7 @@ func CheckPocketSphinx(o PocketSphinxOptions) error {
 		return o.missing()
 	}
 	if filepath.Base(o.Binary) == "pocketsphinx_continuous" {
-		if _, err := os.Stat(pocketSphinxModel); err != nil {
+		if _, err := os.Stat(sphinx.Model); err != nil {
 			return &EngineMissingError{Engine: "the pocketsphinx English model", Package: "pocketsphinx-en-us", Purpose: "speech recognition"}
 		}
 	}

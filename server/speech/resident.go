@@ -2,7 +2,7 @@ package speech
 
 import (
 	"context"
-	"errors"
+	"parley/internal/sphinx"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,24 +17,14 @@ type recogniser interface {
 	free()
 }
 
-// errNoLibrary reports that libpocketsphinx cannot be loaded in this process (not installed, or
-// a build without cgo): the program is run instead.
-var errNoLibrary = errors.New("libpocketsphinx is not available")
-
 // programChunk is how many samples pocketsphinx_continuous -infile reads and decodes at a time
 // (128 ms). The library's voice activity detector is checked after each chunk, so the resident
 // recogniser decodes in the same chunks to split the same utterances and hear the same words.
 const programChunk = 2048
 
-// Files of the model that pocketsphinx_continuous uses by default (its log lists them).
-const (
-	pocketSphinxLM   = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin"
-	pocketSphinxDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
-)
-
 // programArgs are the options that give the library's decoder the program's default model
 // (the library has no default model of its own); with them alone it hears what the program hears.
-var programArgs = []string{"-hmm", pocketSphinxModel, "-lm", pocketSphinxLM, "-dict", pocketSphinxDict}
+var programArgs = []string{"-hmm", sphinx.Model, "-lm", sphinx.LM, "-dict", sphinx.Dict}
 
 // residentArgs are the resident decoder's options: the program's model, tuned for speed. At most
 // 5,000 active HMMs a frame (the program allows 30,000), no flat-lexicon second pass, and a

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/sphinx"
 	"parley/internal/testenv"
 	"parley/media"
 )
@@ -21,7 +22,7 @@ func requireLibrary(t testing.TB) {
 	t.Helper()
 	err := loadLibrary()
 	if err == nil {
-		_, err = os.Stat(pocketSphinxModel)
+		_, err = os.Stat(sphinx.Model)
 	}
 	if err == nil {
 		return

@@ -1,10 +1,10 @@
 //go:build linux && cgo
 
-package speech
+package sphinx
 
 /*
 #cgo LDFLAGS: -ldl
-#cgo CFLAGS: -I${SRCDIR}/../../internal/dlshim
+#cgo CFLAGS: -I${SRCDIR}/../dlshim
 #include <dlfcn.h>
 #include "dlsym.h"
 #include <stdint.h>
@@ -154,33 +154,33 @@ static const char *parley_ps_hyp(void *ps) { return parley_fn.ps_get_hyp(ps, NUL
 import "C"
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"unsafe"
 )
 
-// loadLibrary opens libpocketsphinx once per process; later calls return the first answer.
-var loadLibrary = sync.OnceValue(func() error {
+// Load opens libpocketsphinx once per process; later calls return the first answer, nil or
+// an error wrapping ErrNoLibrary with the loader's words.
+var Load = sync.OnceValue(func() error {
 	var msg [C.PARLEY_ERRLEN]C.char
 	if C.parley_ps_load(&msg[0]) == 0 {
-		return fmt.Errorf("%w: %s", errNoLibrary, C.GoString(&msg[0]))
+		return fmt.Errorf("%w: %s", ErrNoLibrary, C.GoString(&msg[0]))
 	}
 	return nil
 })
 
-// libDecoder is one pocketsphinx decoder of libpocketsphinx, with its model loaded.
-type libDecoder struct {
+// Decoder is one pocketsphinx decoder of libpocketsphinx, with its model loaded. It is used by
+// one goroutine at a time.
+type Decoder struct {
 	d  *C.parley_decoder
 	ps unsafe.Pointer // d.ps
 }
 
-// newLibDecoder loads the library (once) and makes a decoder with args, the program's
-// command-line options.
-func newLibDecoder(args []string) (recogniser, error) {
-	if err := loadLibrary(); err != nil {
+// New loads the library (once) and makes a decoder with args, pocketsphinx_continuous's
+// command-line options (-hmm, -dict, -lm or -kws, ...).
+func New(args []string) (*Decoder, error) {
+	if err := Load(); err != nil {
 		return nil, err
 	}
 	argv := make([]*C.char, len(args)+1)
@@ -199,76 +199,66 @@ func newLibDecoder(args []string) (recogniser, error) {
 	if d == nil {
 		return nil, errors.New("pocketsphinx could not load its model")
 	}
-	return &libDecoder{d: d, ps: d.ps}, nil
+	return &Decoder{d: d, ps: d.ps}, nil
 }
 
-// recognise decodes 16 kHz mono samples as pocketsphinx_continuous -infile does, from the state
-// the decoder was made in: in chunks of programChunk samples, ending an utterance (and keeping
-// its hypothesis) where the library's voice activity detector hears speech end. It returns one
-// hypothesis a line, as the program prints them. It checks ctx between chunks.
-func (d *libDecoder) recognise(ctx context.Context, samples []int16) (string, error) {
+// Reset puts the decoder's state back as New left it: the noise estimate and the cepstral mean.
+func (d *Decoder) Reset() error {
 	if d.ps == nil {
-		return "", errors.New("pocketsphinx decoder already freed")
+		return errFreed
 	}
 	if C.parley_ps_reset(d.d) < 0 {
-		return "", errors.New("pocketsphinx failed to reset its decoder")
+		return errors.New("pocketsphinx failed to reset its decoder")
 	}
-	if err := d.start(); err != nil {
-		return "", err
-	}
-	var hyps []string
-	inUtt := false
-	for off := 0; off < len(samples); off += programChunk {
-		if err := ctx.Err(); err != nil {
-			if err := d.end(); err != nil {
-				return "", err
-			}
-			return "", err
-		}
-		chunk := samples[off:min(off+programChunk, len(samples))]
-		if C.parley_ps_process(d.ps, (*C.int16_t)(unsafe.Pointer(&chunk[0])), C.size_t(len(chunk))) < 0 {
-			return "", errors.New("pocketsphinx failed to process audio")
-		}
-		speech := C.parley_ps_in_speech(d.ps) != 0
-		if speech && !inUtt {
-			inUtt = true
-		}
-		if !speech && inUtt {
-			if err := d.end(); err != nil {
-				return "", err
-			}
-			hyps = append(hyps, d.hyp())
-			if err := d.start(); err != nil {
-				return "", err
-			}
-			inUtt = false
-		}
-	}
-	if err := d.end(); err != nil {
-		return "", err
-	}
-	if inUtt {
-		hyps = append(hyps, d.hyp())
-	}
-	return strings.Join(hyps, "\n"), nil
+	return nil
 }
 
-func (d *libDecoder) start() error {
+// Start begins an utterance.
+func (d *Decoder) Start() error {
+	if d.ps == nil {
+		return errFreed
+	}
 	if C.parley_ps_start(d.ps) < 0 {
 		return errors.New("pocketsphinx failed to start an utterance")
 	}
 	return nil
 }
 
-func (d *libDecoder) end() error {
+// End ends the utterance; Hyp then has its final hypothesis.
+func (d *Decoder) End() error {
+	if d.ps == nil {
+		return errFreed
+	}
 	if C.parley_ps_end(d.ps) < 0 {
 		return errors.New("pocketsphinx failed to end an utterance")
 	}
 	return nil
 }
 
-// hyp returns the hypothesis of the utterance just ended ("" for none).
-func (d *libDecoder) hyp() string {
+// Process decodes 16 kHz mono samples of the utterance under way.
+func (d *Decoder) Process(samples []int16) error {
+	if d.ps == nil {
+		return errFreed
+	}
+	if len(samples) == 0 {
+		return nil
+	}
+	if C.parley_ps_process(d.ps, (*C.int16_t)(unsafe.Pointer(&samples[0])), C.size_t(len(samples))) < 0 {
+		return errors.New("pocketsphinx failed to process audio")
+	}
+	return nil
+}
+
+// InSpeech reports whether the library's voice activity detector hears speech in the audio
+// processed last.
+func (d *Decoder) InSpeech() bool { return d.ps != nil && C.parley_ps_in_speech(d.ps) != 0 }
+
+// Hyp returns the current hypothesis ("" for none): in keyword search, the phrases detected
+// since the utterance started.
+func (d *Decoder) Hyp() string {
+	if d.ps == nil {
+		return ""
+	}
 	h := C.parley_ps_hyp(d.ps)
 	if h == nil {
 		return ""
@@ -276,8 +266,10 @@ func (d *libDecoder) hyp() string {
 	return C.GoString(h)
 }
 
-// free releases the decoder and its model; the decoder is not used again.
-func (d *libDecoder) free() {
-	C.parley_ps_free(d.d)
+// Free releases the decoder and its model; it is not used again.
+func (d *Decoder) Free() {
+	if d.d != nil {
+		C.parley_ps_free(d.d)
+	}
 	d.d, d.ps = nil, nil
 }
