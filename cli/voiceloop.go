@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"parley/audio/echo"
 	"parley/audio/playback"
 	"parley/audio/vad"
+	"parley/audio/wake"
 	"parley/client"
 	"parley/voice"
 )
@@ -40,6 +42,9 @@ type voiceOptions struct {
 	speechName string
 	listen     time.Duration
 	speakErrs  bool
+	wake       bool
+	wakePhrase string
+	followUp   time.Duration
 	set        modelFlags
 	// convSet, turnsSet and listenSet say whether --conversation, --turns and --listen-timeout
 	// were given.
@@ -74,6 +79,12 @@ The states (listening, hearing speech, transcribing, thinking, speaking) go to s
 what you said and the replies to standard output. Without --conversation a new conversation is
 started, with the settings given (--persona ...) and its ID is printed at the end.
 
+With --wake, Parley waits for a wake phrase ("hey parley", or another of --wake-phrase's)
+before each question, and hears it on this machine: until it does, nothing the microphone hears
+is recorded or sent anywhere. After a reply the next question needs no wake phrase for
+--follow-up (6 s; 0 for none), and saying "stop" or "cancel" while a reply is spoken stops it.
+This needs PocketSphinx (libpocketsphinx3 and pocketsphinx-en-us).
+
 On a terminal, Enter mutes and unmutes the microphone.
 
 --once does one turn and exits 0, or exits 1 if no speech starts within --listen-timeout (30 s);
@@ -83,6 +94,7 @@ chat, each sentence's speech request, playback, transcriptions made while the ho
 time in ms since the start.`,
 		Example: `  parley voice
   parley voice -c 42 --barge-in
+  parley voice --wake --wake-phrase "hey computer"
   parley voice --once --trace turn.jsonl`,
 		Args: g.noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -113,6 +125,9 @@ time in ms since the start.`,
 	f.StringVar(&o.speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
 	f.DurationVar(&o.listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
 	f.BoolVar(&o.speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
+	f.BoolVar(&o.wake, "wake", false, "wait for the wake phrase, heard on this machine, before each question")
+	f.StringVar(&o.wakePhrase, "wake-phrase", wake.DefaultWakePhrase, "the wake phrase: "+wakePhraseList())
+	f.DurationVar(&o.followUp, "follow-up", voice.DefaultFollowUp, "with --wake, how long after a reply a question needs no wake phrase (0 for none)")
 	o.set.register(cmd)
 	return cmd
 }
@@ -141,7 +156,38 @@ func (o *voiceOptions) validate() error {
 	if !o.listenSet && o.turns > 0 {
 		o.listen = onceListen
 	}
+	if _, ok := wake.LookupWake(o.wakePhrase); !ok {
+		return usageErrorf("--wake-phrase %q is not one Parley listens for: use %s", o.wakePhrase, wakePhraseList())
+	}
+	if o.followUp < 0 || o.followUp > time.Minute {
+		return usageErrorf("--follow-up must be between 0 and 1m, not %v", o.followUp)
+	}
 	return nil
+}
+
+// wakePhraseList lists the wake phrases offered, quoted.
+func wakePhraseList() string {
+	var q []string
+	for _, p := range wake.WakePhrases {
+		q = append(q, strconv.Quote(p.Text))
+	}
+	return strings.Join(q, ", ")
+}
+
+// openSpotters makes the wake phrase's spotter and the stop words', for --wake.
+func openSpotters(o *voiceOptions) (wakeSp, stopSp *wake.Spotter, err error) {
+	if !o.wake {
+		return nil, nil, nil
+	}
+	p, _ := wake.LookupWake(o.wakePhrase)
+	if wakeSp, err = wake.New([]wake.Phrase{p}); err != nil {
+		return nil, nil, phrased(err, "The wake phrase cannot be listened for here (%v). Leave out --wake, or install PocketSphinx: sudo apt install libpocketsphinx3 pocketsphinx-en-us", err)
+	}
+	if stopSp, err = wake.New(wake.StopPhrases); err != nil {
+		wakeSp.Close()
+		return nil, nil, err
+	}
+	return wakeSp, stopSp, nil
 }
 
 // runVoice runs the voice loop as o says, in conversation o.conv (a new one, with the settings
@@ -182,14 +228,19 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 		}
 	}
 
+	wakeSp, stopSp, err := openSpotters(o)
+	if err != nil {
+		return err
+	}
+
 	runCtx, endRun := context.WithCancel(ctx)
 	defer endRun()
 	chat := &cliChatter{c: c, id: convID, cfg: cfg, end: endRun}
 	var loop *voice.Loop
 	player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
 	defer player.Close()
-	out := &voicePrinter{g: g}
-	loop = voice.New(voice.Config{
+	out := &voicePrinter{g: g, phrase: o.wakePhrase}
+	vc := voice.Config{
 		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,
 		Voice: o.speechName, Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
 		Speculate: o.speculate, AdaptiveHold: o.adaptive,
@@ -203,7 +254,16 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 			}
 		},
 		Turns: o.turns,
-	})
+	}
+	if o.wake {
+		defer wakeSp.Close()
+		defer stopSp.Close()
+		vc.Wake, vc.StopWords, vc.FollowUp = wakeSp, stopSp, o.followUp
+		if o.followUp == 0 {
+			vc.FollowUp = -1
+		}
+	}
+	loop = voice.New(vc)
 	muteOnEnter(g, loop)
 	runErr := loop.Run(runCtx)
 	if trace != nil {
@@ -358,8 +418,9 @@ var noticeLine = map[voice.NoticeKind]string{
 
 // voicePrinter shows the loop's states on standard error, one line per change.
 type voicePrinter struct {
-	g    *globals
-	last string
+	g      *globals
+	phrase string // the wake phrase
+	last   string
 }
 
 func (p *voicePrinter) status(s voice.Status) {
@@ -371,8 +432,12 @@ func (p *voicePrinter) status(s voice.Status) {
 		line = "error: " + p.failed(s.Err) + " Listening again in a moment."
 	case s.State == voice.Listening && s.Failed != nil:
 		line = "listening again (Ctrl-C stops); the last turn failed: " + p.failed(s.Failed)
+	case s.State == voice.Listening && s.FollowUp:
+		line = "listening for a follow-up (no wake phrase needed)"
 	case s.State == voice.Listening:
 		line = "listening (Ctrl-C stops)"
+	case s.State == voice.Waiting:
+		line = fmt.Sprintf("waiting for %q; nothing is sent before it (Ctrl-C stops)", p.phrase)
 	case s.Muted && s.State != voice.Muted:
 		line += " (microphone muted)"
 	}

@@ -1,0 +1,261 @@
+// Package wake spots a few spoken phrases in the microphone's stream, locally: a wake phrase
+// ("hey parley") that starts a turn, and the words that stop a reply ("stop", "cancel"). It
+// decodes with PocketSphinx's keyword search (libpocketsphinx through internal/sphinx, the
+// library the built-in service's recogniser loads), with the en-us model's acoustic model and
+// the pronunciations of CMU's dictionary; nothing leaves the machine.
+//
+// The keyword search alone takes phrases out of the middle of other speech ("…they parley…",
+// "hey, Charlie"): a phrase counts only when it starts after a pause and is short, as a person
+// calling an assistant says it. The speech it is part of is followed with the frames' levels:
+// it must have begun at most Phrase.Longest before the library reports the phrase, after at
+// least pauseBefore of frames clearly quieter than its loudest.
+package wake
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"parley/audio"
+	"parley/audio/vad"
+	"parley/internal/sphinx"
+)
+
+// Phrase is a phrase to spot, with the keyword search's threshold for it (lower hears it more
+// often, and other speech too) and how long it may take to say.
+type Phrase struct {
+	Text      string
+	Threshold float64
+	Longest   time.Duration // from the speech's start to the library's report
+}
+
+// WakePhrases are the wake phrases a person can choose from; the first is the default. Their
+// thresholds were chosen on the corpus of BenchmarkSpotter (README: "Wake word").
+var WakePhrases = []Phrase{
+	{"hey parley", 1e-30, 1400 * time.Millisecond},
+	{"okay parley", 1e-30, 1400 * time.Millisecond},
+	{"hey computer", 1e-30, 1400 * time.Millisecond},
+}
+
+// StopPhrases stop a reply while it is spoken.
+var StopPhrases = []Phrase{
+	{"stop", 1e-20, 1200 * time.Millisecond},
+	{"cancel", 1e-20, 1200 * time.Millisecond},
+}
+
+// DefaultWakePhrase is the wake phrase when none is chosen.
+const DefaultWakePhrase = "hey parley"
+
+// LookupWake returns the wake phrase named text (any case, spaces trimmed), and whether it is
+// one of WakePhrases.
+func LookupWake(text string) (Phrase, bool) {
+	text = strings.Join(strings.Fields(strings.ToLower(text)), " ")
+	for _, p := range WakePhrases {
+		if p.Text == text {
+			return p, true
+		}
+	}
+	return Phrase{}, false
+}
+
+const (
+	// pauseBefore is the quiet a phrase must follow.
+	pauseBefore = int(300 * time.Millisecond / audio.FrameDuration)
+	// quietBelowPeak: a frame is quiet when this far below the loudest of the phrase's speech
+	// (or under the noise floor's margin, in a quiet room).
+	quietBelowPeak = 18.0
+	floorMargin    = 8.0
+	// floorRise is how fast the noise floor follows a louder room, dB a frame.
+	floorRise = 0.01
+	// history is how many frames of levels are kept: the longest phrase and the pause before it.
+	history = int(3 * time.Second / audio.FrameDuration)
+)
+
+// ErrNoModel reports that the en-us model or its dictionary is missing.
+var ErrNoModel = errors.New("the PocketSphinx English model is not installed")
+
+// Available reports why phrases cannot be spotted here (the library or the model missing), or nil.
+func Available() error {
+	if err := sphinx.Load(); err != nil {
+		return fmt.Errorf("%w (install the libpocketsphinx3 package)", err)
+	}
+	for _, f := range []string{sphinx.Model, sphinx.Dict} {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("%w (install the pocketsphinx-en-us package): %s", ErrNoModel, f)
+		}
+	}
+	return nil
+}
+
+// Spotter hears the phrases it was made with in 20 ms frames of 16 kHz mono audio. It is used by
+// one goroutine at a time.
+type Spotter struct {
+	d       *sphinx.Decoder
+	phrases []Phrase
+	levels  [history]float64
+	n       int // frames fed since the last Reset
+	floor   float64
+}
+
+// New makes a spotter of phrases. It loads the acoustic model (about 0.2 s).
+func New(phrases []Phrase) (*Spotter, error) {
+	if len(phrases) == 0 {
+		return nil, errors.New("no phrase to listen for")
+	}
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "parley-wake-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	kws, dict := filepath.Join(dir, "phrases"), filepath.Join(dir, "dict")
+	var list strings.Builder
+	words := map[string]bool{}
+	for _, p := range phrases {
+		fmt.Fprintf(&list, "%s /%g/\n", p.Text, p.Threshold)
+		for _, w := range strings.Fields(p.Text) {
+			words[w] = true
+		}
+	}
+	if err := os.WriteFile(kws, []byte(list.String()), 0o600); err != nil {
+		return nil, err
+	}
+	if err := writeDict(dict, words); err != nil {
+		return nil, err
+	}
+	d, err := sphinx.New([]string{"-hmm", sphinx.Model, "-dict", dict, "-kws", kws})
+	if err != nil {
+		return nil, err
+	}
+	s := &Spotter{d: d, phrases: phrases}
+	if err := s.restart(); err != nil {
+		d.Free()
+		return nil, err
+	}
+	return s, nil
+}
+
+// writeDict writes the pronunciations of words, taken from the model's dictionary, to path: the
+// decoder then loads a few lines instead of 134,000. A word the dictionary lacks is an error.
+func writeDict(path string, words map[string]bool) error {
+	f, err := os.Open(sphinx.Dict)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoModel, err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	found := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		w, _, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		base, _, _ := strings.Cut(w, "(")
+		if words[base] {
+			out.WriteString(line + "\n")
+			found[base] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	for w := range words {
+		if !found[w] {
+			return fmt.Errorf("the word %q is not in the PocketSphinx dictionary", w)
+		}
+	}
+	return os.WriteFile(path, []byte(out.String()), 0o600)
+}
+
+// restart starts a new utterance, which forgets the phrases heard in the last.
+func (s *Spotter) restart() error {
+	_ = s.d.End() // none is under way after New or a failure
+	return s.d.Start()
+}
+
+// Reset forgets what was heard: the next phrase is one said from now on.
+func (s *Spotter) Reset() error {
+	s.n = 0
+	return s.restart()
+}
+
+// Feed decodes one frame, and returns the phrase heard with it ("" for none).
+func (s *Spotter) Feed(frame []int16) (string, error) {
+	db := vad.FrameDBFS(frame)
+	s.levels[s.n%history] = db
+	s.n++
+	if s.n == 1 || db < s.floor {
+		s.floor = db
+	} else {
+		s.floor += floorRise
+	}
+	if err := s.d.Process(frame); err != nil {
+		return "", err
+	}
+	hyp := strings.TrimSpace(s.d.Hyp())
+	if hyp == "" {
+		return "", nil
+	}
+	if err := s.restart(); err != nil {
+		return "", err
+	}
+	p := s.phrase(hyp)
+	if p == nil || !s.afterPause(p.Longest) {
+		return "", nil
+	}
+	return p.Text, nil
+}
+
+// phrase is the phrase of a hypothesis: the last phrase the library reports.
+func (s *Spotter) phrase(hyp string) *Phrase {
+	best, at := -1, -1
+	for i, p := range s.phrases {
+		if j := strings.LastIndex(hyp, p.Text); j > at || (j == at && j >= 0 && len(p.Text) > len(s.phrases[best].Text)) {
+			best, at = i, j
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return &s.phrases[best]
+}
+
+// afterPause reports whether the speech that ends with the frame just fed began at most longest
+// ago, after a pause.
+func (s *Spotter) afterPause(longest time.Duration) bool {
+	span := int(longest / audio.FrameDuration)
+	avail := min(s.n, history)
+	peak := math.Inf(-1)
+	for i := 1; i <= min(span, avail); i++ {
+		peak = max(peak, s.levels[(s.n-i)%history])
+	}
+	quiet := max(s.floor+floorMargin, peak-quietBelowPeak)
+	run := 0
+	for i := 1; i <= avail; i++ {
+		if s.levels[(s.n-i)%history] < quiet {
+			run++
+			if run >= pauseBefore {
+				return i-run <= span
+			}
+			continue
+		}
+		run = 0
+		if i > span {
+			return false // still speech before the longest the phrase takes
+		}
+	}
+	// The history starts inside the phrase or its pause: what came before was not heard.
+	return avail-run <= span
+}
+
+// Close frees the decoder; the spotter is not used again.
+func (s *Spotter) Close() { s.d.Free() }

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/testenv"
+)
+
+// startWakeVoice runs `parley voice --wake` in the simulated room (replies come back into the
+// microphone, 12 dB down), like startRoomVoice without barge-in.
+func startWakeVoice(t *testing.T, turns int) (*roomVoice, *service) {
+	t.Helper()
+	testenv.RequireCommands(t, "flite", "paplay", "parec", "pacat", "sox", "pocketsphinx_continuous", "lame")
+	s := startService(t)
+	key := s.newKey(t, 20)
+	p := testenv.StartPulse(t)
+	p.StartRoom(t, -12)
+	v := &roomVoice{p: p, dir: t.TempDir(), lines: make(chan string, 256), exited: make(chan error, 1)}
+	quietRoom(t, p, v.dir)
+	v.trace = filepath.Join(v.dir, "trace.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	v.cmd = exec.CommandContext(ctx, bin, "voice", "--wake", "--turns", fmt.Sprint(turns), "--device", p.Monitor,
+		"--persona", longPersona, "--follow-up", "3s", "--trace", v.trace)
+	v.cmd.Env = s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	v.cmd.Stdout = &v.stdout
+	stderr, err := v.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			fmt.Fprintln(&v.seen, sc.Text())
+			select {
+			case v.lines <- sc.Text():
+			default:
+			}
+		}
+		v.exited <- v.cmd.Wait()
+	}()
+	return v, s
+}
+
+// uploads counts the service's transcription and chat requests so far, from its log.
+func uploads(s *service) (transcribe, chat int) {
+	for _, l := range strings.Split(s.logs.String(), "\n") {
+		switch {
+		case strings.Contains(l, "path=/v1/chat/transcribe"):
+			transcribe++
+		case strings.Contains(l, "path=/v1/chat/messages"):
+			chat++
+		}
+	}
+	return transcribe, chat
+}
+
+// A question said without the wake phrase is heard by no one; the wake phrase starts a turn;
+// "stop" said over the reply stops it; and the next question needs the wake phrase again.
+func TestVoice_WakePhraseStopAndNothingSentBefore(t *testing.T) {
+	v, s := startWakeVoice(t, 2)
+	plain := say(t, v.dir, "plain", theQuestion)
+	woken := say(t, v.dir, "woken", "hey parley, "+theQuestion)
+	stop := say(t, v.dir, "stop", "stop.")
+	const secondText = "what time is it in new york"
+	second := say(t, v.dir, "second", "hey parley, "+secondText)
+
+	v.await(t, "[waiting for")
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	playInto(t, v.p, plain)
+	time.Sleep(3 * time.Second)
+	if tr, chat := uploads(s); tr != 0 || chat != 0 {
+		t.Fatalf("%d transcriptions and %d chat calls reached the service before the wake phrase:\n%s", tr, chat, s.logs.String())
+	}
+
+	playInto(t, v.p, woken)
+	v.await(t, "[speaking")
+	time.Sleep(3 * time.Second) // the canceller learns the room
+	playInto(t, v.p, stop)
+	v.await(t, "[waiting for")
+	time.Sleep(2500 * time.Millisecond) // what was played of the reply drains, then a pause
+	playInto(t, v.p, second)
+	v.wait(t)
+
+	var woke, stopped int
+	for _, e := range traceEvents(t, v.trace) {
+		switch e.Event {
+		case "wake":
+			woke++
+		case "stop_word":
+			stopped++
+		}
+	}
+	if woke != 2 || stopped < 1 {
+		t.Errorf("%d wake and %d stop_word events, want 2 and at least 1:\n%s", woke, stopped, v.seen.String())
+	}
+	var heard []string
+	for _, l := range strings.Split(v.stdout.String(), "\n") {
+		if q, ok := strings.CutPrefix(l, "You: "); ok {
+			heard = append(heard, q)
+		}
+	}
+	if len(heard) != 2 {
+		t.Fatalf("heard %d questions, want 2:\n%s", len(heard), v.stdout.String())
+	}
+	for i, want := range []string{theQuestion, secondText} {
+		if o := wordOverlap(heard[i], want); o < minOverlap {
+			t.Errorf("question %d heard as %q: %.0f%% of %q, want %.0f%%", i+1, heard[i], 100*o, want, 100*minOverlap)
+		}
+		if strings.Contains(strings.ToLower(heard[i]), "parley") {
+			t.Errorf("question %d %q still holds the wake phrase", i+1, heard[i])
+		}
+	}
+	if tr, chat := uploads(s); chat != 2 || tr > 8 {
+		t.Errorf("%d transcriptions and %d chat calls, want 2 chat calls", tr, chat)
+	}
+}
