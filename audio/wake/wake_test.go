@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 func newSpotter(t testing.TB, phrases []Phrase) *Spotter {
@@ -169,4 +168,3 @@ func TestAvailable_ReportsWhatToInstall(t *testing.T) {
 		t.Errorf("Available: %v", err)
 	}
 }
-
