@@ -19,6 +19,7 @@ import (
 	"parley/audio"
 	"parley/audio/echo"
 	"parley/audio/playback"
+	"parley/audio/wake"
 	"parley/cli"
 	"parley/client"
 	"parley/desktop/autostart"
@@ -112,6 +113,7 @@ Without one, run the reference service and talk to it with the command-line clie
 			return mic, nil
 		},
 		EchoCancel:   echo.Available,
+		WakeWord:     wake.Available,
 		InputDevices: backend.Inputs,
 		NewPlayer:    func(onEvent func(playback.Event)) app.Player { return playback.New(onEvent) },
 		Getenv:       os.Getenv,

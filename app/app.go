@@ -90,6 +90,9 @@ type Deps struct {
 	// OpenMic opens a microphone that runs until closed, for hands-free voice mode ("" is the
 	// default input; nil: no microphone).
 	OpenMic func(device string) (Mic, error)
+	// WakeWord reports why a wake phrase cannot be listened for here (wake.Available), or nil;
+	// nil means it never can.
+	WakeWord func() error
 	// EchoCancel reports whether the microphone's frames have the echo of what Parley plays
 	// removed: nil, or why not (nil function: never).
 	EchoCancel func() error

@@ -20,6 +20,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/vad"
+	"parley/audio/wake"
 	"parley/desktop/hotkey"
 	"parley/engine"
 )
@@ -59,6 +60,9 @@ type preferencesDialog struct {
 	bargeIn      *check
 	adaptiveHold *check
 	speakErrors  *check
+	wakeWord     *check
+	wakePhrase   *selector
+	followUp     *selector
 	talkKey      *talkKeyRow
 	keepInTray   *check
 	atLogin      *check
@@ -89,6 +93,7 @@ func (p *preferencesDialog) build() fyne.CanvasObject {
 		widget.NewFormItem("Replies", p.buildAutoSpeak()),
 		widget.NewFormItem("Default voice", p.buildVoice()),
 		widget.NewFormItem("Voice mode", p.buildVoiceMode()),
+		widget.NewFormItem("Wake phrase", p.buildWake()),
 		widget.NewFormItem("New conversations use", p.buildPreset()),
 		widget.NewFormItem("Talk from anywhere", p.buildTalkKey()),
 		widget.NewFormItem("In the background", p.buildBackground()),
@@ -359,6 +364,66 @@ func (u *UI) echoNote() string {
 		"Parley's voice under it. To interrupt a reply, speak clearly louder than it."
 }
 
+// followUpChoices are the follow-up windows offered, as shown and in seconds.
+var followUpChoices = []struct {
+	text string
+	secs int
+}{{"No follow-up: always the wake phrase", 0}, {"3 s after a reply without it", 3}, {"6 s after a reply without it", 6},
+	{"10 s after a reply without it", 10}, {"20 s after a reply without it", 20}}
+
+// buildWake makes the wake phrase's row: whether voice mode waits for one, which, and for how
+// long after a reply a question needs none; or why it cannot.
+func (p *preferencesDialog) buildWake() fyne.CanvasObject {
+	prefs := p.u.prefs
+	p.wakeWord = newCheck(p.keys, "Wait for a wake phrase before each question", nil)
+	p.wakeWord.SetChecked(prefs.wakeWord())
+	var phrases []string
+	for _, w := range wake.WakePhrases {
+		phrases = append(phrases, wakeTitle(w.Text))
+	}
+	p.wakePhrase = newSelector(p.keys, phrases, nil)
+	p.wakePhrase.SetSelected(wakeTitle(prefs.wakePhrase()))
+	var windows []string
+	shown := followUpChoices[0].text
+	for _, c := range followUpChoices {
+		windows = append(windows, c.text)
+		if time.Duration(c.secs)*time.Second <= prefs.followUp() {
+			shown = c.text
+		}
+	}
+	p.followUp = newSelector(p.keys, windows, nil)
+	p.followUp.SetSelected(shown)
+	note := widget.NewLabel("Parley listens for it on this computer: nothing you say is recorded or sent " +
+		"before it hears the phrase. Saying \"stop\" or \"cancel\" stops a reply.")
+	if err := p.u.wakeAvailable(); err != nil {
+		note.SetText("Not available here: " + err.Error() + ".")
+		p.wakeWord.SetChecked(false)
+		p.wakeWord.Disable()
+		p.wakePhrase.Disable()
+		p.followUp.Disable()
+	}
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
+	return container.NewVBox(p.wakeWord, container.NewGridWithColumns(2, p.wakePhrase, p.followUp), note)
+}
+
+// wakeTitle is a wake phrase as shown: "Hey Parley".
+func wakeTitle(text string) string {
+	words := strings.Fields(text)
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+// wakeAvailable reports why the wake phrase cannot be listened for here, or nil.
+func (u *UI) wakeAvailable() error {
+	if u.deps.WakeWord == nil {
+		return errors.New("this build of Parley has no wake-phrase spotter")
+	}
+	return u.deps.WakeWord()
+}
+
 func (p *preferencesDialog) buildTalkKey() fyne.CanvasObject {
 	p.talkKey = p.u.talkKeyRow(p.keys)
 	return p.talkKey.box
@@ -409,6 +474,15 @@ func (p *preferencesDialog) save() {
 	prefs.setBargeIn(p.bargeIn.Checked)
 	prefs.setAdaptiveHold(p.adaptiveHold.Checked)
 	prefs.setSpeakErrors(p.speakErrors.Checked)
+	if !p.wakeWord.Disabled() {
+		prefs.setWakeWord(p.wakeWord.Checked)
+		prefs.setWakePhrase(strings.ToLower(p.wakePhrase.Selected))
+		for _, c := range followUpChoices {
+			if c.text == p.followUp.Selected {
+				prefs.setFollowUp(time.Duration(c.secs) * time.Second)
+			}
+		}
+	}
 	u.talk.SetVolume(p.volume.Value)
 	p.talkKey.save()
 	prefs.setKeepInTray(p.keepInTray.Checked)

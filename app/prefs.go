@@ -8,7 +8,9 @@ import (
 	"fyne.io/fyne/v2"
 
 	"parley/audio/vad"
+	"parley/audio/wake"
 	"parley/engine"
+	"parley/voice"
 )
 
 // The keys of the app's preferences. They are what earlier versions saved, so they never
@@ -28,6 +30,9 @@ const (
 	prefBargeIn       = "barge_in"
 	prefAdaptiveHold  = "adaptive_hold"
 	prefSpeakErrors   = "speak_errors"
+	prefWakeWord      = "wake_word"   // voice mode waits for the wake phrase
+	prefWakePhrase    = "wake_phrase" // which (one of wake.WakePhrases)
+	prefFollowUp      = "follow_up_s" // seconds after a reply a question needs no wake phrase
 	prefDefaultPreset = "default_preset"
 	prefDefaultVoice  = "default_voice"
 	prefPresets       = "presets" // the person's own presets, as JSON
@@ -236,6 +241,31 @@ func (p prefs) setSendSpoken(on bool) { p.p.SetBool(prefSendSpoken, on) }
 func (p prefs) bargeIn() bool { return p.p.BoolWithFallback(prefBargeIn, false) }
 
 func (p prefs) setBargeIn(on bool) { p.p.SetBool(prefBargeIn, on) }
+
+// wakeWord reports whether voice mode waits for the wake phrase before each question.
+func (p prefs) wakeWord() bool { return p.p.BoolWithFallback(prefWakeWord, false) }
+
+func (p prefs) setWakeWord(on bool) { p.p.SetBool(prefWakeWord, on) }
+
+// wakePhrase is the wake phrase chosen: one of wake.WakePhrases, the first when none (or one
+// no longer offered) is kept.
+func (p prefs) wakePhrase() string {
+	if w, ok := wake.LookupWake(p.p.String(prefWakePhrase)); ok {
+		return w.Text
+	}
+	return wake.DefaultWakePhrase
+}
+
+func (p prefs) setWakePhrase(text string) { p.p.SetString(prefWakePhrase, text) }
+
+// followUp is how long after a reply voice mode takes a question without the wake phrase: 0 to
+// 30 s, voice.DefaultFollowUp when not set.
+func (p prefs) followUp() time.Duration {
+	s := p.p.IntWithFallback(prefFollowUp, int(voice.DefaultFollowUp/time.Second))
+	return time.Duration(max(0, min(s, 30))) * time.Second
+}
+
+func (p prefs) setFollowUp(d time.Duration) { p.p.SetInt(prefFollowUp, int(d/time.Second)) }
 
 // adaptiveHold reports whether voice mode ends a question by what its transcript says (sooner
 // when it reads as complete, later after "and" or "the") rather than after the fixed hold.

@@ -55,15 +55,24 @@ func (h talkHost) SendHeld(text string) (*conversation.Thread, int64) {
 // talkPrefs are the preferences as the talk controller reads them.
 type talkPrefs struct{ p prefs }
 
-func (p talkPrefs) InputDevice() string  { return p.p.inputDevice() }
-func (p talkPrefs) Hold() time.Duration  { return p.p.hold() }
-func (p talkPrefs) AdaptiveHold() bool   { return p.p.adaptiveHold() }
-func (p talkPrefs) Volume() float64      { return p.p.volume() }
-func (p talkPrefs) AutoSpeak() bool      { return p.p.autoSpeak() }
-func (p talkPrefs) SendSpoken() bool     { return p.p.sendSpoken() }
-func (p talkPrefs) DefaultVoice() string { return p.p.defaultVoice() }
-func (p talkPrefs) BargeIn() bool        { return p.p.bargeIn() }
-func (p talkPrefs) SpeakErrors() bool    { return p.p.speakErrors() }
+func (p talkPrefs) InputDevice() string     { return p.p.inputDevice() }
+func (p talkPrefs) Hold() time.Duration     { return p.p.hold() }
+func (p talkPrefs) AdaptiveHold() bool      { return p.p.adaptiveHold() }
+func (p talkPrefs) Volume() float64         { return p.p.volume() }
+func (p talkPrefs) AutoSpeak() bool         { return p.p.autoSpeak() }
+func (p talkPrefs) SendSpoken() bool        { return p.p.sendSpoken() }
+func (p talkPrefs) DefaultVoice() string    { return p.p.defaultVoice() }
+func (p talkPrefs) BargeIn() bool           { return p.p.bargeIn() }
+func (p talkPrefs) SpeakErrors() bool       { return p.p.speakErrors() }
+func (p talkPrefs) FollowUp() time.Duration { return p.p.followUp() }
+
+// WakePhrase is the wake phrase when Preferences asks voice mode to wait for it.
+func (p talkPrefs) WakePhrase() string {
+	if !p.p.wakeWord() {
+		return ""
+	}
+	return p.p.wakePhrase()
+}
 
 // talkAway follows the controller for as long as the app runs: the tray's icon shows what the
 // microphone and the speakers do, and a person away from the window (hidden in the tray) is

@@ -194,7 +194,13 @@ func (u *UI) voiceState() trayState {
 		return trayMuted
 	case st.Speaking, st.Mode != talk.Off && st.Loop == voice.Speaking:
 		return traySpeaking
-	case st.Recording, st.Mode != talk.Off:
+	case st.Recording:
+		return trayListening
+	case st.Mode != talk.Off && st.Loop == voice.Waiting:
+		// The microphone is open, and heard on this computer alone: the badge shows once a
+		// question is listened for.
+		return trayIdle
+	case st.Mode != talk.Off:
 		return trayListening
 	}
 	return trayIdle

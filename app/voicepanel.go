@@ -108,6 +108,7 @@ var stateText = map[voice.State]string{
 	voice.Speaking:      "Speaking…",
 	voice.Muted:         "Muted",
 	voice.Error:         "Something went wrong",
+	voice.Waiting:       "Waiting for the wake phrase",
 }
 
 // noticeText is what the panel says for the loop's notices.
@@ -116,10 +117,15 @@ var noticeText = map[voice.NoticeKind]string{
 	voice.NoticeDidNotCatch: "Didn't catch that.",
 }
 
-// statusText is the panel's heading for the loop's status.
-func statusText(s voice.Status) string {
-	if s.Stopping {
+// statusText is the panel's heading for the loop's status; wake is the wake phrase, if any.
+func statusText(s voice.Status, wake string) string {
+	switch {
+	case s.Stopping:
 		return "Stopping…"
+	case s.State == voice.Waiting && wake != "":
+		return "Say “" + wakeTitle(wake) + "”"
+	case s.State == voice.Listening && s.FollowUp:
+		return "Listening for a follow-up…"
 	}
 	return stateText[s.State]
 }
@@ -137,8 +143,16 @@ func (p *voicePanel) status(s voice.Status, st talk.State) {
 		detail = failedText(s.Err) + " Listening again in a moment."
 	case s.State == voice.Listening && s.Failed != nil:
 		detail = failedText(s.Failed) + " Listening again: speak when you are ready."
+	case s.State == voice.Listening && s.FollowUp:
+		detail = "Ask on without the wake phrase, or wait and Parley waits for it again."
 	case s.State == voice.Listening:
 		detail = "Speak when you are ready. Parley answers when you pause."
+	case s.State == voice.Waiting && !s.Muted:
+		detail = "Nothing is recorded or sent until Parley hears it, on this computer."
+	case s.State == voice.Speaking && !s.Muted && st.Wake != "" && st.BargeIn:
+		detail = "Speak to interrupt, or say “stop”."
+	case s.State == voice.Speaking && !s.Muted && st.Wake != "":
+		detail = "Say “stop” to stop it."
 	case s.State == voice.Speaking && !s.Muted && st.BargeIn:
 		detail = "Speak to interrupt."
 	case s.State == voice.Speaking && !s.Muted:
@@ -151,7 +165,7 @@ func (p *voicePanel) status(s voice.Status, st talk.State) {
 		// "Muted".
 		detail = n
 	}
-	p.setState(statusText(s), s.State == voice.Error)
+	p.setState(statusText(s, st.Wake), s.State == voice.Error)
 	p.detail.SetText(detail)
 }
 

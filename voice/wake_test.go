@@ -1,6 +1,7 @@
 package voice_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -208,4 +209,19 @@ func TestLoop_WakeMuteWhileWaiting(t *testing.T) {
 	if _, chats, _ := w.svc.count(); chats != 0 {
 		t.Errorf("%d chat calls", chats)
 	}
+}
+
+// The transcript comes from the service: whatever it holds, the wake phrase's words are taken
+// off its start only, and what is left is the rest of it.
+func FuzzWithoutWakeWords(f *testing.F) {
+	for _, s := range []string{"Hey, Parley. What time is it?", "parley", "", "hey hey hey", "Parley, parley... what?", "  \u00a0hey"} {
+		f.Add(s)
+	}
+	phrase := map[string]bool{"hey": true, "parley": true}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := voice.WithoutWakeWords(q, phrase)
+		if !strings.HasSuffix(q, got) {
+			t.Errorf("WithoutWakeWords(%q) = %q, not the end of it", q, got)
+		}
+	})
 }

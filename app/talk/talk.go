@@ -68,6 +68,12 @@ type Prefs interface {
 	BargeIn() bool
 	// SpeakErrors: voice mode says why a turn failed.
 	SpeakErrors() bool
+	// WakePhrase is the phrase voice mode waits for before each question ("" for none: it
+	// listens at once).
+	WakePhrase() string
+	// FollowUp is how long after a reply voice mode takes a question without the wake phrase
+	// (0 for none).
+	FollowUp() time.Duration
 }
 
 // Service is the speech side of the service in use.
@@ -151,6 +157,8 @@ type State struct {
 	Muted bool
 	// BargeIn: speaking over voice mode's reply interrupts it (the setting when it started).
 	BargeIn bool
+	// Wake is the phrase voice mode waits for before each question ("" when it does not).
+	Wake string
 }
 
 // Kind names an event.

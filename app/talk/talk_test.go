@@ -40,15 +40,17 @@ type prefs struct {
 	autoSpeak, sendSpoken, bargeIn bool
 }
 
-func (p *prefs) InputDevice() string  { return "" }
-func (p *prefs) Hold() time.Duration  { return 300 * time.Millisecond }
-func (p *prefs) AdaptiveHold() bool   { return false }
-func (p *prefs) Volume() float64      { return 0.5 }
-func (p *prefs) AutoSpeak() bool      { return p.autoSpeak }
-func (p *prefs) SendSpoken() bool     { return p.sendSpoken }
-func (p *prefs) DefaultVoice() string { return "" }
-func (p *prefs) BargeIn() bool        { return p.bargeIn }
-func (p *prefs) SpeakErrors() bool    { return false }
+func (p *prefs) InputDevice() string     { return "" }
+func (p *prefs) Hold() time.Duration     { return 300 * time.Millisecond }
+func (p *prefs) AdaptiveHold() bool      { return false }
+func (p *prefs) Volume() float64         { return 0.5 }
+func (p *prefs) AutoSpeak() bool         { return p.autoSpeak }
+func (p *prefs) SendSpoken() bool        { return p.sendSpoken }
+func (p *prefs) DefaultVoice() string    { return "" }
+func (p *prefs) BargeIn() bool           { return p.bargeIn }
+func (p *prefs) WakePhrase() string      { return "" }
+func (p *prefs) FollowUp() time.Duration { return 0 }
+func (p *prefs) SpeakErrors() bool       { return false }
 
 // recorder records until stopped or cancelled, and then gives take.
 type recorder struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/audio"
+	"parley/audio/wake"
 	"parley/conversation"
 	"parley/voice"
 )
@@ -87,7 +88,7 @@ func (c *Controller) StartVoiceMode() {
 	}
 	c.st.BargeIn = c.cfg.Prefs.BargeIn()
 	var loop *voice.Loop
-	loop = voice.New(voice.Config{
+	cfg := voice.Config{
 		Source:       mic,
 		Transcriber:  c.svc,
 		Synth:        c.svc,
@@ -101,7 +102,9 @@ func (c *Controller) StartVoiceMode() {
 		SpeakErrors:  c.cfg.Prefs.SpeakErrors(),
 		OnStatus:     func(s voice.Status) { c.cfg.Do(func() { c.loopStatus(loop, s) }) },
 		OnLevel:      c.levelHeard,
-	})
+	}
+	wakeSp, stopSp := c.wakeSpotters(&cfg)
+	loop = voice.New(cfg)
 	loop.SetMuted(c.st.Muted)
 	c.out.loop.Store(loop)
 	v := &c.voice
@@ -114,8 +117,30 @@ func (c *Controller) StartVoiceMode() {
 	go func() {
 		err := loop.Run(c.cfg.Ctx)
 		mic.Close()
+		if wakeSp != nil {
+			wakeSp.Close()
+			stopSp.Close()
+		}
 		c.cfg.Do(func() { c.voiceEnded(loop, err) })
 	}()
+}
+
+// wakeSpotters sets cfg to wait for the wake phrase that Preferences names, if any, and to stop
+// a reply on "stop": it returns the spotters, made on the loop's goroutine at their first use
+// (nil, nil without a wake phrase). Run ends with their error when they cannot be made.
+func (c *Controller) wakeSpotters(cfg *voice.Config) (wakeSp, stopSp *wake.Lazy) {
+	c.st.Wake = ""
+	p, ok := wake.LookupWake(c.cfg.Prefs.WakePhrase())
+	if !ok {
+		return nil, nil
+	}
+	wakeSp, stopSp = wake.NewLazy([]wake.Phrase{p}), wake.NewLazy(wake.StopPhrases)
+	cfg.Wake, cfg.StopWords, cfg.FollowUp = wakeSp, stopSp, c.cfg.Prefs.FollowUp()
+	if cfg.FollowUp <= 0 {
+		cfg.FollowUp = -1
+	}
+	c.st.Wake = p.Text
+	return wakeSp, stopSp
 }
 
 // EndVoiceMode stops the loop; a question already sent is answered and stored first.

@@ -259,3 +259,46 @@ func (s *Spotter) afterPause(longest time.Duration) bool {
 
 // Close frees the decoder; the spotter is not used again.
 func (s *Spotter) Close() { s.d.Free() }
+
+// Lazy is a Spotter made at its first use, on the goroutine that uses it: making one loads the
+// acoustic model (about 0.2 s), which a window's goroutine must not wait for. A failure to make
+// it is returned by that first call, and by every call after.
+type Lazy struct {
+	phrases []Phrase
+	s       *Spotter
+	err     error
+}
+
+// NewLazy returns a spotter of phrases made at its first Feed or Reset.
+func NewLazy(phrases []Phrase) *Lazy { return &Lazy{phrases: phrases} }
+
+func (l *Lazy) open() error {
+	if l.s == nil && l.err == nil {
+		l.s, l.err = New(l.phrases)
+	}
+	return l.err
+}
+
+// Feed is Spotter.Feed, after making the spotter.
+func (l *Lazy) Feed(frame []int16) (string, error) {
+	if err := l.open(); err != nil {
+		return "", err
+	}
+	return l.s.Feed(frame)
+}
+
+// Reset is Spotter.Reset, after making the spotter.
+func (l *Lazy) Reset() error {
+	if err := l.open(); err != nil {
+		return err
+	}
+	return l.s.Reset()
+}
+
+// Close frees the spotter if it was made. Call it once its user has returned.
+func (l *Lazy) Close() {
+	if l.s != nil {
+		l.s.Close()
+		l.s = nil
+	}
+}
