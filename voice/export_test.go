@@ -6,4 +6,5 @@ func (l *Loop) Backlog() int64 { return l.backlog.Load() }
 
 // SpeculateAfter is how long a pause must last before the take so far is sent to transcribe.
 const SpeculateAfter = speculateAfter
+
 var WithoutWakeWords = withoutWakeWords
