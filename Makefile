@@ -188,13 +188,16 @@ PACKAGE_GOFLAGS := $(GOFLAGS) -ldflags=-X=parley/internal/version.Version=$(VERS
 # fyne package passes its own -tags (release, migrated_fynedo), which replace GOFLAGS' -tags.
 PACKAGE_FLAGS := --release --tags nolibopusfile --app-version $(APP_VERSION) --app-build $(APP_BUILD)
 
-# libopus for Windows: Debian's source of the libopus it ships, checked against the .dsc (whose own
-# checksum is pinned here), built static for mingw-w64 once and kept under build/.
+# libopus and SpeexDSP for Windows: Debian's sources of the versions it ships, checked against their
+# .dsc (whose own checksum is pinned here), built static for mingw-w64 once and kept under build/.
 OPUS_VERSION := 1.3.1
 OPUS_DSC := opus_$(OPUS_VERSION)-3.dsc
 OPUS_DSC_SHA256 := c373ac82a1afb824819618c12e279ee47b6ac2fa18083b9ef2bb9e8e9e588419
-OPUS_ORIG := opus_$(OPUS_VERSION).orig.tar.gz
 OPUS_WIN := $(CURDIR)/build/opus-$(OPUS_VERSION)-mingw64
+SPEEX_VERSION := 1.2.1
+SPEEX_DSC := speexdsp_$(SPEEX_VERSION)-1.dsc
+SPEEX_DSC_SHA256 := f3c258d56638cd30a7c1d158355df407a906f3069d70e10e9a6ad9b2c8806b06
+SPEEX_WIN := $(CURDIR)/build/speexdsp-$(SPEEX_VERSION)-mingw64
 # The Debian archive this machine's apt uses (the pool holds the sources of what it installs).
 DEBIAN_MIRROR ?= $(shell { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $$2}'; \
 	grep -hs '^deb ' /etc/apt/sources.list | awk '{print $$2}'; } | grep -E '/debian/?$$' | sed 's,/$$,,' | head -n1)
@@ -204,10 +207,12 @@ MINGW := x86_64-w64-mingw32
 # Go's build cache keys a cgo package on CGO_LDFLAGS but not on what pkg-config printed, so the
 # -L of this checkout's Opus is named here too: a build from another checkout (another OPUS_WIN)
 # must not be reused, or the link looks for libopus.a in a directory that may no longer exist.
+# SpeexDSP's headers and library are named the same way (audio/echo links it statically on Windows).
 WINDOWS_ENV := GOOS=windows GOARCH=amd64 CC=$(MINGW)-gcc CXX=$(MINGW)-g++ \
-	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_LDFLAGS="-l:libssp.a -L$(OPUS_WIN)/lib"
+	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_CFLAGS="-g -O2 -I$(SPEEX_WIN)/include" \
+	CGO_LDFLAGS="-l:libssp.a -L$(OPUS_WIN)/lib -L$(SPEEX_WIN)/lib"
 
-.PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows
+.PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows speexdsp-windows
 
 fyne-cli: check-go
 	@v=$$("$(FYNE)" version 2>/dev/null || true); \
@@ -231,31 +236,41 @@ package: deps-package fyne-cli stage
 	@tar -C build/linux --owner=0 --group=0 --numeric-owner -cJf $(LINUX_ARCHIVE) parley && rm -rf build/linux
 	@echo "$(LINUX_ARCHIVE): $$(du -h $(LINUX_ARCHIVE) | cut -f1)"
 
-opus-windows: $(OPUS_WIN)/lib/libopus.a
-
-$(OPUS_WIN)/lib/libopus.a:
+# mingw_static builds Debian's source package $(1) (its .dsc $(2), whose SHA-256 is $(3)) static for
+# mingw-w64 into $(4), with configure's options $(5); its log is build/$(1)-build.log.
+define mingw_static
 	@$(call apt_install,$(PACKAGE_PACKAGES))
 	@[ -n "$(DEBIAN_MIRROR)" ] || { echo "No Debian archive in apt's sources: set DEBIAN_MIRROR"; exit 1; }
 	mkdir -p build/download
-	curl -fsSL -o build/download/$(OPUS_DSC) "$(DEBIAN_MIRROR)/pool/main/o/opus/$(OPUS_DSC)"
-	echo "$(OPUS_DSC_SHA256)  build/download/$(OPUS_DSC)" | sha256sum --quiet -c
-	curl -fsSL -o build/download/$(OPUS_ORIG) "$(DEBIAN_MIRROR)/pool/main/o/opus/$(OPUS_ORIG)"
-	want=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 == "$(OPUS_ORIG)" {print $$1}' \
-	  build/download/$(OPUS_DSC)); \
-	[ -n "$$want" ] || { echo "$(OPUS_DSC) lists no SHA-256 for $(OPUS_ORIG)"; exit 1; }; \
-	echo "$$want  build/download/$(OPUS_ORIG)" | sha256sum --quiet -c
-	rm -rf build/opus-src $(OPUS_WIN) && mkdir -p build/opus-src
-	tar -xzf build/download/$(OPUS_ORIG) -C build/opus-src --strip-components=1
-	cd build/opus-src && { ./configure --host=$(MINGW) --prefix=$(OPUS_WIN) --disable-shared --enable-static \
-	  --disable-doc --disable-extra-programs && $(MAKE) -j2 && $(MAKE) install; } >$(CURDIR)/build/opus-build.log 2>&1 || \
-	  { tail -n 40 $(CURDIR)/build/opus-build.log; exit 1; }
-	rm -rf build/opus-src
+	curl -fsSL -o build/download/$(2) "$(DEBIAN_MIRROR)/pool/main/$(shell printf %.1s $(1))/$(1)/$(2)"
+	echo "$(3)  build/download/$(2)" | sha256sum --quiet -c
+	orig=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 ~ /\.orig\.tar\.(gz|xz)$$/ {print $$3}' build/download/$(2)); \
+	want=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 ~ /\.orig\.tar\.(gz|xz)$$/ {print $$1}' build/download/$(2)); \
+	[ -n "$$want" ] || { echo "$(2) lists no SHA-256 for its .orig tarball"; exit 1; }; \
+	curl -fsSL -o build/download/$$orig "$(DEBIAN_MIRROR)/pool/main/$(shell printf %.1s $(1))/$(1)/$$orig" && \
+	echo "$$want  build/download/$$orig" | sha256sum --quiet -c && \
+	rm -rf build/$(1)-src $(4) && mkdir -p build/$(1)-src && \
+	tar -xaf build/download/$$orig -C build/$(1)-src --strip-components=1
+	cd build/$(1)-src && { ./configure --host=$(MINGW) --prefix=$(4) --disable-shared --enable-static \
+	  $(5) && $(MAKE) -j2 && $(MAKE) install; } >$(CURDIR)/build/$(1)-build.log 2>&1 || \
+	  { tail -n 40 $(CURDIR)/build/$(1)-build.log; exit 1; }
+	rm -rf build/$(1)-src
+endef
+
+opus-windows: $(OPUS_WIN)/lib/libopus.a
+speexdsp-windows: $(SPEEX_WIN)/lib/libspeexdsp.a
+
+$(OPUS_WIN)/lib/libopus.a:
+	$(call mingw_static,opus,$(OPUS_DSC),$(OPUS_DSC_SHA256),$(OPUS_WIN),--disable-doc --disable-extra-programs)
+
+$(SPEEX_WIN)/lib/libspeexdsp.a:
+	$(call mingw_static,speexdsp,$(SPEEX_DSC),$(SPEEX_DSC_SHA256),$(SPEEX_WIN),--disable-examples)
 
 # fyne package -os windows builds twice, the second time with the icon and version resources, and that
 # second build has lost the -ldflags it took from GOFLAGS (its parley.exe says "parley dev"). Handed an
 # empty placeholder as --exe, it skips the first build, so the one build it makes carries the version.
 # It names the result after Name (Parley.exe); the zip holds it as parley.exe.
-package-windows: deps-package fyne-cli stage opus-windows
+package-windows: deps-package fyne-cli stage opus-windows speexdsp-windows
 	cd $(STAGE) && : > parley.exe && $(WINDOWS_ENV) GOFLAGS="$(PACKAGE_GOFLAGS)" \
 	  "$(FYNE)" package -os windows --exe parley.exe $(PACKAGE_FLAGS)
 	@rm -rf build/windows && mkdir -p build/windows $(DIST) && mv $(STAGE)/Parley.exe build/windows/parley.exe

@@ -19,6 +19,7 @@ func commands(g *globals) []*cobra.Command {
 		newPlayCmd(g),
 		newDevicesCmd(g),
 		newRecordCmd(g),
+		newCancelEchoCmd(g),
 		newVoiceCmd(g),
 		newServeCmd(g),
 		newAdminCmd(g),

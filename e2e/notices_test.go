@@ -35,7 +35,7 @@ func checkLicenceFiles(t *testing.T, licence, notices, binary string) {
 			t.Errorf("the third-party notices have no section for %s %s, which %s links", d.Path, d.Version, binary)
 		}
 	}
-	for _, must := range []string{"The Go standard library", "libopus 1.3.1"} {
+	for _, must := range []string{"The Go standard library", "libopus 1.3.1", "SpeexDSP 1.2.1"} {
 		if !bytes.Contains(text, []byte(must)) {
 			t.Errorf("the third-party notices do not cover %s", must)
 		}

@@ -355,6 +355,44 @@ func TestPackageWindows_UnderWine(t *testing.T) {
 	}
 }
 
+// TestPackageWindows_EchoCancellerUnderWine has parley.exe, with the SpeexDSP it carries, clean a
+// recording of a reply heard in a reverberant room.
+func TestPackageWindows_EchoCancellerUnderWine(t *testing.T) {
+	archive := packageInput(t, windowsArchiveVar)
+	testenv.RequireCommands(t, "flite", "sox")
+	exe := unzipWindowsArchive(t, archive)
+	dir := t.TempDir()
+	played, heard := filepath.Join(dir, "played.wav"), filepath.Join(dir, "heard.wav")
+	wet, floor := filepath.Join(dir, "wet.wav"), filepath.Join(dir, "floor.wav")
+	for _, c := range [][]string{
+		{"flite", "-voice", "slt", "-t", "As a patient guide who explains every step slowly and thoroughly, with an example " +
+			"for each point, here is the answer to your question about the weather in Paris today.", "-o", played},
+		{"sox", played, "-r", "16000", "-c", "1", wet, "pad", "0.12", "0", "reverb", "50", "50", "80", "gain", "-6"},
+		{"sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", floor, "synth", "15", "whitenoise", "vol", "0.001"},
+		{"sox", "-m", wet, floor, "-b", "16", heard, "trim", "0", "10"},
+	} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v: %s", c, err, out)
+		}
+	}
+	w := newWinePrefix(t, "")
+	r := w.run(t, 2*time.Minute, exe, "cancel-echo", "--json", played, heard)
+	var got struct {
+		ERLE    float64 `json:"erle_db"`
+		DelayMS *int64  `json:"delay_ms"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &got) != nil {
+		t.Fatalf("parley.exe cancel-echo: %s", r)
+	}
+	if got.DelayMS == nil {
+		t.Fatalf("parley.exe cancel-echo found no delay: %s", r)
+	}
+	t.Logf("under Wine the echo came out %.1f dB quieter, %d ms late", got.ERLE, *got.DelayMS)
+	if got.ERLE < 15 || *got.DelayMS < 100 || *got.DelayMS > 160 {
+		t.Errorf("parley.exe cancel-echo: %.1f dB, delay %d ms; want at least 15 dB, about 120 ms", got.ERLE, *got.DelayMS)
+	}
+}
+
 // TestPackageWindows_GUIUnderWine opens parley.exe's window under Wine on Xvfb, where Wine draws
 // with the host's OpenGL (Mesa's software renderer), and uses it against the Linux service.
 func TestPackageWindows_GUIUnderWine(t *testing.T) {

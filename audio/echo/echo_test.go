@@ -147,27 +147,9 @@ func needSpeex(t *testing.T) {
 	}
 }
 
-// feedRoom runs c over far played and mic heard, as an output and a microphone would: the
-// output takes 100 ms ahead of what it plays, the microphone delivers 20 ms frames. It returns
-// what came out, and the canceller's stats at the end.
+// feedRoom runs c over far played and mic heard, as an output and a microphone would (Process).
 func feedRoom(c *Canceller, far, mic []int16, rate, channels int) []int16 {
-	clock := time.Unix(1000, 0)
-	c.now = func() time.Time { return clock }
-	up := upsample(far, rate, channels)
-	per := rate * channels * 2 / 50 // bytes of output a frame
-	ahead := 5
-	c.Played(up[:min(len(up), ahead*per)], rate, channels, time.Time{})
-	out := make([]int16, 0, len(mic))
-	for k := 0; (k+1)*FrameSamples <= len(mic); k++ {
-		clock = time.Unix(1000, 0).Add(time.Duration(k) * 20 * time.Millisecond)
-		if from := (k + ahead) * per; from+per <= len(up) {
-			c.Played(up[from:from+per], rate, channels, time.Time{})
-		}
-		f := append([]int16(nil), mic[k*FrameSamples:(k+1)*FrameSamples]...)
-		c.Cancel(f, clock.Add(20*time.Millisecond))
-		out = append(out, f...)
-	}
-	return out
+	return c.Process(upsample(far, rate, channels), rate, channels, mic)
 }
 
 // upsample repeats each 16 kHz sample to make PCM at rate (a multiple of 16 kHz) with channels.
@@ -182,20 +164,8 @@ func upsample(s []int16, rate, channels int) []byte {
 	return bytesOf(out)
 }
 
-// erle is the echo return loss enhancement from mic to out over [from, to) samples, counting
-// the frames in which the echo is audible.
-func erle(mic, out []int16, from, to int) float64 {
-	var in, left float64
-	for i := from; i+FrameSamples <= to; i += FrameSamples {
-		m := meanSquare(mic[i : i+FrameSamples])
-		if powerDB(m) < farActiveDBFS+10 {
-			continue
-		}
-		in += m
-		left += meanSquare(out[i : i+FrameSamples])
-	}
-	return 10 * math.Log10(in/max(left, 1e-12))
-}
+// erle is ERLE.
+func erle(mic, out []int16, from, to int) float64 { return ERLE(mic, out, from, to) }
 
 func TestCanceller_RemovesTheEcho(t *testing.T) {
 	needSpeex(t)
