@@ -72,7 +72,9 @@ func TestVoice_WakePhraseStopAndNothingSentBefore(t *testing.T) {
 	plain := say(t, v.dir, "plain", theQuestion)
 	woken := say(t, v.dir, "woken", "hey parley, "+theQuestion)
 	stop := say(t, v.dir, "stop", "stop.")
-	const secondText = "what time is it in new york"
+	// The second question is the first again: pocketsphinx hears flite say it almost word for
+	// word, where "what time is it in new york" came out as "what time is it any america".
+	const secondText = theQuestion
 	second := say(t, v.dir, "second", "hey parley, "+secondText)
 
 	v.await(t, "[waiting for")

@@ -146,10 +146,42 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 	return false
 }
 
+// Pauser is a Queue that can hold its playback and go on with it (*playback.Player is one).
+// With one, barge-in pauses the reply as soon as the person is heard over it, and goes on with
+// it when what they said ends within ackLongest ("uh-huh", "okay", a cough, a clap); longer,
+// it is a question, and the reply stops.
+type Pauser interface {
+	Pause()
+	Resume()
+}
+
+const (
+	// ackLongest is the longest speech over a reply that is taken for an acknowledgement.
+	ackLongest = 600 * time.Millisecond
+	// ackEnd is the silence that ends it.
+	ackEnd = 300 * time.Millisecond
+	// ackSpeechDB: while the reply is paused, a frame is speech when this far over the room's
+	// noise floor.
+	ackSpeechDB = 10.0
+)
+
+// holding is what the loop keeps while a reply is paused for what the person says over it.
+type holding struct {
+	on     bool
+	frames []frameMsg // what was heard from the start of their speech
+	speech time.Duration
+	quiet  time.Duration // silence in a row
+}
+
 // overReply handles a frame heard while the reply is spoken with barge-in on: when the person
-// talks over the reply, its playback stops and what they say is the next turn's question.
+// talks over the reply, its playback pauses (or stops, with a player that cannot pause); speech
+// that goes on is the next turn's question, and the reply stops; speech that ends soon is an
+// acknowledgement, and the reply goes on.
 func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	s := &r.speaking
+	if s.hold.on {
+		return r.heldFrame(m, db)
+	}
 	s.preroll = append(s.preroll, m)
 	if len(s.preroll) > 30 {
 		s.preroll = s.preroll[1:]
@@ -161,17 +193,67 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 		return false, nil
 	}
 	r.trace(r.Turn, TraceBargeIn, -1, m.at)
-	s.speaker.Stop()
 	// The new question starts with the frames that made the barge-in (and two before them);
-	// what came earlier is the reply's echo. Its floor is the room's, without it.
+	// what came earlier is the reply's echo.
 	pre := s.preroll[max(0, len(s.preroll)-s.barge.run-s.barge.miss-2):]
 	s.preroll = nil
+	if p, ok := r.cfg.Player.(Pauser); ok {
+		p.Pause()
+		s.hold = holding{on: true, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration}
+		return false, nil
+	}
+	return r.bargeIn(pre)
+}
+
+// heldFrame follows what the person says while the reply is paused.
+func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
+	s := &r.speaking
+	h := &s.hold
+	h.frames = append(h.frames, m)
+	if db > s.barge.floor+ackSpeechDB {
+		h.speech += audio.FrameDuration
+		h.quiet = 0
+	} else {
+		h.quiet += audio.FrameDuration
+	}
+	switch {
+	case h.speech >= ackLongest:
+		frames := h.frames
+		s.speaker.Stop()
+		s.release(r.cfg.Player)
+		return r.bargeIn(frames)
+	case h.quiet >= ackEnd:
+		// An acknowledgement, a cough: the reply goes on from where it paused.
+		s.release(r.cfg.Player)
+		s.barge.run, s.barge.miss = 0, 0
+		r.trace(r.Turn, TraceBargeInResumed, -1, m.at)
+	}
+	return false, nil
+}
+
+// release lets a reply paused for barge-in go on (or a player whose reply was stopped play the
+// next); it does nothing when none is paused.
+func (s *speaking) release(q Queue) {
+	if !s.hold.on {
+		return
+	}
+	s.hold = holding{}
+	if p, ok := q.(Pauser); ok {
+		p.Resume()
+	}
+}
+
+// bargeIn stops the reply and starts the next turn with the frames heard over it: its question.
+// Its noise floor is the room's, without the reply.
+func (r *run) bargeIn(frames []frameMsg) (bool, error) {
+	s := &r.speaking
+	s.speaker.Stop()
 	r.done++
 	r.failures = 0
 	if err := r.listenFrom(true, min(s.barge.floor, -1)); err != nil {
 		return true, err
 	}
-	for _, p := range pre {
+	for _, p := range frames {
 		if end, err := r.feed(p); end || err != nil {
 			return end, err
 		}

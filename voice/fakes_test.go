@@ -226,6 +226,43 @@ type fakeSink struct {
 	failNext error
 	waiters  []sinkWaiter
 	room     *room // when set, the microphone hears the clips through it
+	paused   bool  // pausingSink's Pause: the clip playing holds, silent
+	pausedAt time.Time
+	pauses   []time.Time
+	resumes  []time.Time
+}
+
+// pausingSink is a fakeSink that can pause (voice.Pauser), as *playback.Player does.
+type pausingSink struct{ *fakeSink }
+
+func (s pausingSink) Pause() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.paused {
+		s.paused, s.pausedAt = true, s.clock.Now()
+		s.pauses = append(s.pauses, s.pausedAt)
+	}
+}
+
+func (s pausingSink) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.paused {
+		return
+	}
+	now := s.clock.Now()
+	if c := s.playing; c != nil {
+		c.start = c.start.Add(now.Sub(s.pausedAt)) // it goes on from where it paused
+	}
+	s.paused = false
+	s.resumes = append(s.resumes, now)
+}
+
+// pauseTimes returns when the sink paused and resumed.
+func (s *fakeSink) pauseTimes() (pauses, resumes []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.pauses...), append([]time.Time(nil), s.resumes...)
 }
 
 // sinkWaiter is a channel closed once n clips have started.
@@ -309,6 +346,9 @@ func (s *fakeSink) startNext(now time.Time) {
 func (s *fakeSink) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.paused {
+		return
+	}
 	if c := s.playing; c != nil && now.Sub(c.start) >= time.Duration(len(c.pcm))*time.Second/audio.SampleRate {
 		s.playing = nil
 		s.played = append(s.played, c.id)
@@ -325,7 +365,7 @@ func (s *fakeSink) frameAt(now time.Time, n int) []int16 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.playing
-	if c == nil {
+	if c == nil || s.paused {
 		return nil
 	}
 	off := int(now.Sub(c.start) * audio.SampleRate / time.Second)
@@ -468,6 +508,7 @@ var corpus struct {
 	dir      string
 	question media.PCM // "What is the capital of France?"
 	second   media.PCM // "And how far away is it?"
+	ack      media.PCM // "Okay.", an acknowledgement
 	mp3      []byte    // a spoken sentence, as the speech service sends it
 }
 
@@ -482,6 +523,7 @@ func speech(t testing.TB) {
 		corpus.dir = dir
 		corpus.question = vadtest.Read(t, vadtest.Say(t, dir, "q1", "What is the capital of France?"))
 		corpus.second = vadtest.Read(t, vadtest.Say(t, dir, "q2", "And how far away is it?"))
+		corpus.ack = vadtest.Read(t, vadtest.Say(t, dir, "ack", "Okay."))
 		corpus.mp3, err = os.ReadFile(filepath.Join("..", "audio", "playback", "testdata", "speech-22k-mono.mp3"))
 		if err != nil {
 			t.Fatal(err)

@@ -196,6 +196,7 @@ func (l *Loop) Run(ctx context.Context) error {
 // calls it cancelled to return.
 func (r *run) finish(err error) error {
 	r.speaking.speaker.Stop()
+	r.speaking.release(r.cfg.Player)
 	if r.turnCancel != nil {
 		r.turnCancel()
 	}
@@ -301,6 +302,9 @@ func (r *run) setMuted(m bool) {
 		return
 	}
 	r.Muted = m
+	if m && r.speaking.hold.on {
+		r.speaking.release(r.cfg.Player) // muted: nothing said over the reply is heard now
+	}
 	switch {
 	case m && (r.State == Listening || r.State == HearingSpeech || r.State == Waiting):
 		r.listening.tb = nil // a question being recorded is dropped
@@ -375,6 +379,7 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 
 // turnDone ends a turn that worked, and listens again (or ends Run after Config.Turns).
 func (r *run) turnDone() (bool, error) {
+	r.speaking.release(r.cfg.Player)
 	r.done++
 	r.failures = 0
 	if r.cfg.Turns > 0 && r.done >= r.cfg.Turns {
@@ -396,6 +401,7 @@ func (r *run) fail(err error) (bool, error) {
 	r.listening.tb = nil
 	if r.State == Speaking {
 		r.speaking.speaker.Stop()
+		r.speaking.release(r.cfg.Player)
 	}
 	r.Err, r.Failed = err, err
 	r.set(Error)

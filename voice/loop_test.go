@@ -11,6 +11,7 @@ import (
 
 	"parley/audio"
 	"parley/client"
+	"parley/media"
 	"parley/voice"
 )
 
@@ -307,6 +308,18 @@ func leadIn(s []int16) time.Duration {
 		}
 	}
 	return 0
+}
+
+// audibleFor is how long speech is audible in s (above -40 dBFS), from its first such sample to
+// its last.
+func audibleFor(s []int16) time.Duration {
+	last := 0
+	for i, v := range s {
+		if v > 328 || v < -328 {
+			last = i
+		}
+	}
+	return time.Duration(last)*time.Second/audio.SampleRate - leadIn(s)
 }
 
 func TestLoop_StopInEachState(t *testing.T) {
@@ -720,4 +733,81 @@ func TestLoop_StopWithAFrameQueuedWhileThinking(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoop_BargeInPausesThenDecides: with a player that can pause, speech over the reply pauses
+// it at once; an acknowledgement lets it go on from where it paused, a question stops it.
+func TestLoop_BargeInPausesThenDecides(t *testing.T) {
+	long := "Paris is the capital of France. It lies on the Seine. It has many bridges. It has museums. It has parks."
+	if d := audibleFor(corpus.ack.Samples); d > 550*time.Millisecond {
+		t.Fatalf("the acknowledgement lasts %v: too long for the test", d)
+	}
+	talkOver := func(w *world, pcm media.PCM) {
+		w.onStatus = func(s voice.Status) {
+			switch {
+			case s.Turn == 1 && s.State == voice.Listening:
+				go w.mic.say(corpus.question, 1)
+			case s.Turn == 1 && s.State == voice.Speaking:
+				go func() {
+					<-w.sink.clipsStarted(1)
+					first := w.sink.startedTimes()[0]
+					<-w.clock.After(first.Add(1500 * time.Millisecond).Sub(w.clock.Now()))
+					w.mic.say(pcm, 2)
+				}()
+			}
+		}
+	}
+	t.Run("an acknowledgement", func(t *testing.T) {
+		w := newWorld(t, func(c *voice.Config) { c.Turns = 1; c.BargeIn = true; c.Player = pausingSink{c.Player.(*fakeSink)} })
+		w.mic.echoGain = 0.1
+		w.svc.replies = []string{long}
+		talkOver(w, corpus.ack)
+		if err := w.wait(w.run()); err != nil {
+			t.Fatal(err)
+		}
+		pauses, resumes := w.sink.pauseTimes()
+		if len(pauses) != 1 || len(resumes) != 1 {
+			t.Fatalf("%d pauses and %d resumes, want one of each; states %s", len(pauses), len(resumes), w.states())
+		}
+		if stops := w.sink.stopTimes(); len(stops) != 0 {
+			t.Errorf("the acknowledgement stopped the reply")
+		}
+		if n := len(w.sink.startedTimes()); n != 5 {
+			t.Errorf("%d of the reply's 5 clips played", n)
+		}
+		if _, ok := w.event(1, voice.TraceBargeInResumed, -1); !ok {
+			t.Error("no barge_in_resumed in the trace")
+		}
+		if len(w.svc.questions) != 1 {
+			t.Errorf("questions %q: the acknowledgement became one", w.svc.questions)
+		}
+		t.Logf("paused %v, for %v", pauses[0].Sub(w.sink.startedTimes()[0]), resumes[0].Sub(pauses[0]))
+	})
+	t.Run("a question", func(t *testing.T) {
+		w := newWorld(t, func(c *voice.Config) { c.Turns = 2; c.BargeIn = true; c.Player = pausingSink{c.Player.(*fakeSink)} })
+		w.mic.echoGain = 0.1
+		w.svc.replies = []string{long, "About a thousand kilometres."}
+		w.svc.transcripts = []string{"What is the capital of France?", "And how far away is it?"}
+		talkOver(w, corpus.second)
+		if err := w.wait(w.run()); err != nil {
+			t.Fatal(err)
+		}
+		pauses, resumes := w.sink.pauseTimes()
+		stops := w.sink.stopTimes()
+		if len(pauses) != 1 || len(stops) == 0 {
+			t.Fatalf("%d pauses, %d stops; states %s", len(pauses), len(stops), w.states())
+		}
+		w.mic.mu.Lock()
+		onset := w.mic.spoken[1].Add(leadIn(corpus.second.Samples))
+		w.mic.mu.Unlock()
+		if lag := pauses[0].Sub(onset); lag < 0 || lag > 100*time.Millisecond {
+			t.Errorf("the reply paused %v after the person started talking, want within 100 ms", lag)
+		}
+		if len(resumes) != 1 || resumes[0].Before(stops[0]) {
+			t.Errorf("the player was resumed at %v, stopped at %v: want resumed once, after the stop", resumes, stops)
+		}
+		if len(w.svc.questions) != 2 || w.svc.questions[1] != "And how far away is it?" {
+			t.Errorf("questions %q", w.svc.questions)
+		}
+	})
 }

@@ -24,6 +24,7 @@ type speaking struct {
 	envelope map[playback.ClipID][]float64        // each clip's level over time, for barge-in
 	barge    bargeIn
 	preroll  []frameMsg // the last frames heard over the reply, for a question that barges in
+	hold     holding    // the reply is paused while the person says something over it
 }
 
 // clip is one clip given to the player, as the player reported it.

@@ -19,8 +19,12 @@ const (
 	TraceTTSDone        TraceKind = "tts_done"
 	TracePlaybackStart  TraceKind = "playback_start"
 	TracePlaybackEnd    TraceKind = "playback_end"
-	// TraceBargeIn: the person spoke over the reply and its playback was stopped.
+	// TraceBargeIn: the person spoke over the reply and its playback was paused (or stopped, with
+	// a player that cannot pause); it stops once they have spoken for 0.6 s.
 	TraceBargeIn TraceKind = "barge_in"
+	// TraceBargeInResumed: what was said over the reply ended soon (an acknowledgement, a
+	// cough), and the reply, paused at barge_in, went on.
+	TraceBargeInResumed TraceKind = "barge_in_resumed"
 	// TraceWake: the wake phrase was heard and the turn began (Config.Wake).
 	TraceWake TraceKind = "wake"
 	// TraceStopWord: "stop" was heard over the reply, and its playback stopped (Config.StopWords).

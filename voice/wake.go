@@ -157,6 +157,7 @@ func (r *run) stopFrame(m frameMsg) (stopped, end bool, err error) {
 	}
 	r.trace(r.Turn, TraceStopWord, -1, m.at)
 	r.speaking.speaker.Stop()
+	r.speaking.release(r.cfg.Player)
 	r.speaking.preroll = nil
 	r.done++
 	r.failures = 0

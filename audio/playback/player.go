@@ -86,9 +86,11 @@ type Player struct {
 	closed  bool
 	volume  float64
 	lastID  ClipID
+	paused  atomic.Bool // Pause: the clips hand the output silence
 }
 
 type clip struct {
+	paused  *atomic.Bool // the player's
 	id      ClipID
 	stream  *Stream
 	stop    chan struct{} // closed when the clip is stopped
@@ -125,7 +127,7 @@ func (p *Player) Enqueue(r io.Reader) (ClipID, error) {
 		return 0, ErrClosed
 	}
 	p.lastID++
-	c := &clip{id: p.lastID, stream: NewStream(p.ctx, r, OutputFormat), stop: make(chan struct{})}
+	c := &clip{id: p.lastID, stream: NewStream(p.ctx, r, OutputFormat), stop: make(chan struct{}), paused: &p.paused}
 	p.pending = append(p.pending, c)
 	if !p.running {
 		p.running = true
@@ -163,6 +165,15 @@ func (p *Player) Volume() float64 {
 	defer p.mu.Unlock()
 	return p.volume
 }
+
+// Pause holds the playback where it is: from now, the output plays silence (after the little it
+// has buffered, the device's latency) instead of the clip, whose audio is kept, until Resume goes
+// on from where it paused. Barge-in pauses a reply while it tells a question from "uh-huh". Clips
+// enqueued meanwhile wait too; Stop still stops them.
+func (p *Player) Pause() { p.paused.Store(true) }
+
+// Resume goes on playing after Pause.
+func (p *Player) Resume() { p.paused.Store(false) }
 
 // Stop silences the clip playing at once (the output pauses it and drops what it buffered), and
 // drops the clips waiting. Each ends with ErrStopped, then QueueDrained follows. Clips enqueued
@@ -328,6 +339,14 @@ type clipReader struct {
 func (r *clipReader) Read(b []byte) (int, error) {
 	var n int
 	var err error
+	if r.c.paused.Load() {
+		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only).
+		clear(b)
+		if tap := theTap.Load(); tap != nil && !outputTaps {
+			(*tap)(b, OutputFormat, time.Time{})
+		}
+		return len(b), nil
+	}
 	if len(r.pending) > 0 {
 		n = copy(b, r.pending)
 		r.pending = r.pending[n:]

@@ -598,3 +598,50 @@ func TestPlayer_TapSeesWhatIsPlayed(t *testing.T) {
 		t.Errorf("the tap got %d bytes, want the clip's %d", tapped.Len(), len(want))
 	}
 }
+
+func TestPlayer_PauseHoldsTheClipAndResumeGoesOn(t *testing.T) {
+	out := &fakeOutput{gate: make(chan struct{})}
+	p, rec := newTestPlayer(t, out, nil)
+	tone := fixture(t, "tone440-24k-mono.mp3")
+	if _, err := p.Enqueue(bytes.NewReader(tone)); err != nil {
+		t.Fatal(err)
+	}
+	out.gate <- struct{}{} // one read of the clip
+	checkEvents(t, []Event{rec.next(t)}, []step{{ClipStarted, 1, nil}})
+	p.Pause()
+	const held = 5
+	for range held {
+		out.gate <- struct{}{}
+	}
+	out.gate <- struct{}{} // the read after the last held one has been handed over
+	out.mu.Lock()
+	before := out.played.Len()
+	out.mu.Unlock()
+	p.Resume()
+	close(out.gate)
+	checkEvents(t, rec.until(t, QueueDrained), []step{{ClipEnded, 1, nil}, {QueueDrained, 0, nil}})
+
+	out.mu.Lock()
+	played := bytes.Clone(out.played.Bytes())
+	out.mu.Unlock()
+	want := decoded(t, tone)
+	const read = 4096 // the fake voice's reads
+	if before < (1+held)*read {
+		t.Fatalf("%d bytes played before Resume, want at least %d", before, (1+held)*read)
+	}
+	silence := played[read : (1+held)*read]
+	if !bytes.Equal(silence, make([]byte, len(silence))) {
+		t.Error("the output was handed sound while paused")
+	}
+	// Take the silence out: what is left is the whole clip, in order, nothing skipped.
+	var rest []byte
+	for off := read; off+read <= len(played); off += read {
+		if !bytes.Equal(played[off:off+read], make([]byte, read)) {
+			rest = played[off:]
+			break
+		}
+	}
+	if got := append(bytes.Clone(played[:read]), rest...); !bytes.Equal(got, want) {
+		t.Errorf("after Resume the output played %d bytes of the clip, want its %d, the same", len(got), len(want))
+	}
+}
