@@ -240,3 +240,43 @@ func TestVoice_BargeInInTheRoom(t *testing.T) {
 			heard[1], 100*o, secondText, 100*minOverlap)
 	}
 }
+
+// TestVoice_AcknowledgementsDoNotInterrupt says "okay", "uh-huh" and "yeah" over a reply in the
+// simulated room, as loud as a question that interrupts: each pauses the reply, which goes on, and
+// none becomes a question.
+func TestVoice_AcknowledgementsDoNotInterrupt(t *testing.T) {
+	v := startRoomVoice(t, 1, -12)
+	first := say(t, v.dir, "first", theQuestion)
+	var acks []string
+	for i, w := range []string{"okay.", "uh huh.", "yeah."} {
+		acks = append(acks, say(t, v.dir, fmt.Sprint("ack", i), w))
+	}
+	v.await(t, "[listening")
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	playInto(t, v.p, first)
+	v.await(t, "[speaking")
+	_, loudest := v.micLevel(t, 2*time.Second)
+	time.Sleep(time.Second)
+	for _, a := range acks {
+		playInto(t, v.p, atLevel(t, a, loudest+14))
+		time.Sleep(2 * time.Second)
+	}
+	v.wait(t)
+
+	paused, resumed := 0, 0
+	for _, e := range traceEvents(t, v.trace) {
+		switch e.Event {
+		case "barge_in":
+			paused++
+		case "barge_in_resumed":
+			resumed++
+		}
+	}
+	t.Logf("%d pauses, %d resumed", paused, resumed)
+	if paused < 2 || resumed != paused {
+		t.Errorf("%d pauses and %d resumes: want each acknowledgement to pause the reply and let it go on:\n%s", paused, resumed, v.seen.String())
+	}
+	if n := strings.Count(v.stdout.String(), "You: "); n != 1 {
+		t.Errorf("%d questions, want 1 (no acknowledgement is a question):\n%s", n, v.stdout.String())
+	}
+}

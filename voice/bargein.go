@@ -168,6 +168,7 @@ const (
 // holding is what the loop keeps while a reply is paused for what the person says over it.
 type holding struct {
 	on     bool
+	since  time.Time  // when the reply paused
 	frames []frameMsg // what was heard from the start of their speech
 	speech time.Duration
 	quiet  time.Duration // silence in a row
@@ -199,7 +200,7 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	s.preroll = nil
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()
-		s.hold = holding{on: true, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration}
+		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration}
 		return false, nil
 	}
 	return r.bargeIn(pre)
@@ -223,7 +224,14 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 		s.release(r.cfg.Player)
 		return r.bargeIn(frames)
 	case h.quiet >= ackEnd:
-		// An acknowledgement, a cough: the reply goes on from where it paused.
+		// An acknowledgement, a cough: the reply goes on from where it paused, and its level
+		// over time, which barge-in compares the microphone with, is that much later.
+		paused := m.at.Sub(h.since)
+		for _, c := range s.clips {
+			if c.turn == r.Turn && c.playing {
+				c.started = c.started.Add(paused)
+			}
+		}
 		s.release(r.cfg.Player)
 		s.barge.run, s.barge.miss = 0, 0
 		r.trace(r.Turn, TraceBargeInResumed, -1, m.at)
