@@ -244,14 +244,14 @@ define mingw_static
 	mkdir -p build/download
 	curl -fsSL -o build/download/$(2) "$(DEBIAN_MIRROR)/pool/main/$(shell printf %.1s $(1))/$(1)/$(2)"
 	echo "$(3)  build/download/$(2)" | sha256sum --quiet -c
-	orig=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 ~ /\.orig\.tar\.(gz|xz)$$/ {print $$3}' build/download/$(2)); \
-	want=$$(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $$3 ~ /\.orig\.tar\.(gz|xz)$$/ {print $$1}' build/download/$(2)); \
-	[ -n "$$want" ] || { echo "$(2) lists no SHA-256 for its .orig tarball"; exit 1; }; \
+	read -r want orig < <(awk '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} \
+	  on && $$3 ~ /\.orig\.tar\.(gz|xz)$$/ {print $$1, $$3; exit}' build/download/$(2)); \
+	[ -n "$$want" ] && [ -n "$$orig" ] || { echo "$(2) lists no SHA-256 for its .orig tarball"; exit 1; }; \
 	curl -fsSL -o build/download/$$orig "$(DEBIAN_MIRROR)/pool/main/$(shell printf %.1s $(1))/$(1)/$$orig" && \
 	echo "$$want  build/download/$$orig" | sha256sum --quiet -c && \
 	rm -rf build/$(1)-src $(4) && mkdir -p build/$(1)-src && \
 	tar -xaf build/download/$$orig -C build/$(1)-src --strip-components=1
-	cd build/$(1)-src && { ./configure --host=$(MINGW) --prefix=$(4) --disable-shared --enable-static \
+	+cd build/$(1)-src && { ./configure --host=$(MINGW) --prefix=$(4) --disable-shared --enable-static \
 	  $(5) && $(MAKE) -j2 && $(MAKE) install; } >$(CURDIR)/build/$(1)-build.log 2>&1 || \
 	  { tail -n 40 $(CURDIR)/build/$(1)-build.log; exit 1; }
 	rm -rf build/$(1)-src

@@ -474,7 +474,9 @@ func (p *preferencesDialog) save() {
 	prefs.setBargeIn(p.bargeIn.Checked)
 	prefs.setAdaptiveHold(p.adaptiveHold.Checked)
 	prefs.setSpeakErrors(p.speakErrors.Checked)
-	if !p.wakeWord.Disabled() {
+	if p.wakeWord.Disabled() {
+		prefs.setWakeWord(false) // it cannot be listened for here: voice mode must not wait for it
+	} else {
 		prefs.setWakeWord(p.wakeWord.Checked)
 		prefs.setWakePhrase(strings.ToLower(p.wakePhrase.Selected))
 		for _, c := range followUpChoices {

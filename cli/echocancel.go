@@ -62,7 +62,12 @@ heard.wav -r 16000 -c 1 heard16.wav); PLAYED.wav may be at any rate.`,
 				pcm.WriteByte(byte(uint16(s) >> 8))
 			}
 			cleaned := c.Process(pcm.Bytes(), played.Rate, played.Channels, heard.Samples)
-			erle := echo.ERLE(heard.Samples, cleaned, len(cleaned)/2, len(cleaned))
+			half := len(cleaned) / 2
+			erle := echo.ERLE(heard.Samples, cleaned, half, len(cleaned))
+			if erle == 0 {
+				return phrased(nil, "%s holds no sound in its second half, where the echo is measured: record the microphone while %s plays, from its start.",
+					elastic(displayName(args[1])), elastic(displayName(args[0])))
+			}
 			if out != "" {
 				if err := writeFileAtomic(out, media.EncodeWAV(media.PCM{Rate: audio.SampleRate, Channels: 1, Samples: cleaned}), 0o644); err != nil {
 					return err

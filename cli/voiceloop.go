@@ -83,7 +83,8 @@ With --wake, Parley waits for a wake phrase ("hey parley", or another of --wake-
 before each question, and hears it on this machine: until it does, nothing the microphone hears
 is recorded or sent anywhere. After a reply the next question needs no wake phrase for
 --follow-up (6 s; 0 for none), and saying "stop" or "cancel" while a reply is spoken stops it.
-This needs PocketSphinx (libpocketsphinx3 and pocketsphinx-en-us).
+With --once or --turns, --listen-timeout is how long the wake phrase is waited for. This needs
+PocketSphinx (libpocketsphinx3 and pocketsphinx-en-us).
 
 On a terminal, Enter mutes and unmutes the microphone.
 
@@ -185,7 +186,7 @@ func openSpotters(o *voiceOptions) (wakeSp, stopSp *wake.Spotter, err error) {
 	}
 	if stopSp, err = wake.New(wake.StopPhrases); err != nil {
 		wakeSp.Close()
-		return nil, nil, err
+		return nil, nil, phrased(err, "The stop words cannot be listened for here (%v). Leave out --wake, or reinstall PocketSphinx's English model: sudo apt install --reinstall pocketsphinx-en-us", err)
 	}
 	return wakeSp, stopSp, nil
 }
@@ -274,7 +275,7 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	// Let the end of the last reply be heard before the process exits.
 	time.Sleep(playback.DrainTime)
 	chat.note(g)
-	return voiceOutcome(g, chat, runErr, o.listen)
+	return voiceOutcome(g, chat, runErr, o)
 }
 
 // openTrace opens --trace's file for writing, and returns the writer and what closes the file
@@ -323,12 +324,14 @@ func muteOnEnter(g *globals, loop *voice.Loop) {
 
 // voiceOutcome is how parley voice ends, after the loop returned runErr: a first reply that was
 // lost, no speech within listen, or turns failing in a row, each said so a person can act on it.
-func voiceOutcome(g *globals, chat *cliChatter, runErr error, listen time.Duration) error {
+func voiceOutcome(g *globals, chat *cliChatter, runErr error, o *voiceOptions) error {
 	switch {
 	case chat.lost() != nil:
 		return chat.lost()
+	case errors.Is(runErr, voice.ErrNoSpeech) && o.wake:
+		return phrased(runErr, "%q was not heard in %v: say it clearly, then your question; check the microphone with 'parley record --vad -o test.webm'.", o.wakePhrase, o.listen)
 	case errors.Is(runErr, voice.ErrNoSpeech):
-		return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", listen)
+		return phrased(runErr, "No speech was heard in %v: check the microphone with 'parley record --vad -o test.webm', or pick one with --device (see 'parley devices').", o.listen)
 	case runErr != nil:
 		var fe *voice.FailuresError
 		if errors.As(runErr, &fe) {

@@ -180,6 +180,11 @@ type holding struct {
 // acknowledgement, and the reply goes on.
 func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	s := &r.speaking
+	if db < s.cleanFloor || s.cleanFloor == 0 {
+		s.cleanFloor = db
+	} else {
+		s.cleanFloor += 0.02
+	}
 	if s.hold.on {
 		return r.heldFrame(m, db)
 	}
@@ -211,7 +216,7 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 	s := &r.speaking
 	h := &s.hold
 	h.frames = append(h.frames, m)
-	if db > s.barge.floor+ackSpeechDB {
+	if db > s.cleanFloor+ackSpeechDB {
 		h.speech += audio.FrameDuration
 		h.quiet = 0
 	} else {
@@ -221,29 +226,28 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 	case h.speech >= ackLongest:
 		frames := h.frames
 		s.speaker.Stop()
-		s.release(r.cfg.Player)
+		s.release(r.cfg.Player, m.at)
 		return r.bargeIn(frames)
 	case h.quiet >= ackEnd:
-		// An acknowledgement, a cough: the reply goes on from where it paused, and its level
-		// over time, which barge-in compares the microphone with, is that much later.
-		paused := m.at.Sub(h.since)
-		for _, c := range s.clips {
-			if c.turn == r.Turn && c.playing {
-				c.started = c.started.Add(paused)
-			}
-		}
-		s.release(r.cfg.Player)
+		// An acknowledgement, a cough: the reply goes on from where it paused.
+		s.release(r.cfg.Player, m.at)
 		s.barge.run, s.barge.miss = 0, 0
 		r.trace(r.Turn, TraceBargeInResumed, -1, m.at)
 	}
 	return false, nil
 }
 
-// release lets a reply paused for barge-in go on (or a player whose reply was stopped play the
-// next); it does nothing when none is paused.
-func (s *speaking) release(q Queue) {
+// release lets a reply paused for barge-in go on at now (or a player whose reply was stopped
+// play the next); it does nothing when none is paused. The clips playing are that much later,
+// for the level over time barge-in compares the microphone with.
+func (s *speaking) release(q Queue, now time.Time) {
 	if !s.hold.on {
 		return
+	}
+	for _, c := range s.clips {
+		if c.playing && !c.started.IsZero() {
+			c.started = c.started.Add(now.Sub(s.hold.since))
+		}
 	}
 	s.hold = holding{}
 	if p, ok := q.(Pauser); ok {
@@ -260,6 +264,9 @@ func (r *run) bargeIn(frames []frameMsg) (bool, error) {
 	r.failures = 0
 	if err := r.listenFrom(true, min(s.barge.floor, -1)); err != nil {
 		return true, err
+	}
+	if r.wakeMode() {
+		r.waking.deadline = r.cfg.WakeListen // a take that holds nothing waits for the phrase again
 	}
 	for _, p := range frames {
 		if end, err := r.feed(p); end || err != nil {

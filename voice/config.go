@@ -107,8 +107,8 @@ type Config struct {
 
 	// Wake, when set, makes each question wait for a wake phrase that Wake hears locally:
 	// until it does, nothing the microphone hears is recorded or sent (the state is Waiting).
-	// After a reply the next question is taken without it for FollowUp. ListenTimeout does not
-	// apply.
+	// After a reply the next question is taken without it for FollowUp. ListenTimeout is then
+	// how long the wake phrase is waited for.
 	Wake Spotter
 	// FollowUp is how long after a reply the loop listens for a question without the wake
 	// phrase; 0 means DefaultFollowUp, below 0 none.

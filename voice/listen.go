@@ -82,7 +82,13 @@ func (r *run) listen(next bool) error {
 // already under way.
 func (r *run) listenFrom(next bool, floor float64) error {
 	next = next || r.Turn == 0
-	r.waking.waiting, r.waking.deadline = false, 0
+	r.waking.waiting = false
+	if next {
+		// A new turn's question: the wake phrase's deadline and words are set again by what
+		// starts it (waitFrame, followUp, bargeIn); listening again for the same question keeps
+		// them, so a take that held nothing never listens on without a deadline.
+		r.waking.deadline, r.waking.woke = 0, false
+	}
 	r.dropSpeculation()
 	if next {
 		r.listening.speculations = 0

@@ -196,7 +196,7 @@ func (l *Loop) Run(ctx context.Context) error {
 // calls it cancelled to return.
 func (r *run) finish(err error) error {
 	r.speaking.speaker.Stop()
-	r.speaking.release(r.cfg.Player)
+	r.speaking.release(r.cfg.Player, r.l.clock.Now())
 	if r.turnCancel != nil {
 		r.turnCancel()
 	}
@@ -303,7 +303,7 @@ func (r *run) setMuted(m bool) {
 	}
 	r.Muted = m
 	if m && r.speaking.hold.on {
-		r.speaking.release(r.cfg.Player) // muted: nothing said over the reply is heard now
+		r.speaking.release(r.cfg.Player, r.l.clock.Now()) // muted: nothing said over the reply is heard now
 	}
 	switch {
 	case m && (r.State == Listening || r.State == HearingSpeech || r.State == Waiting):
@@ -379,7 +379,7 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 
 // turnDone ends a turn that worked, and listens again (or ends Run after Config.Turns).
 func (r *run) turnDone() (bool, error) {
-	r.speaking.release(r.cfg.Player)
+	r.speaking.release(r.cfg.Player, r.l.clock.Now())
 	r.done++
 	r.failures = 0
 	if r.cfg.Turns > 0 && r.done >= r.cfg.Turns {
@@ -401,7 +401,7 @@ func (r *run) fail(err error) (bool, error) {
 	r.listening.tb = nil
 	if r.State == Speaking {
 		r.speaking.speaker.Stop()
-		r.speaking.release(r.cfg.Player)
+		r.speaking.release(r.cfg.Player, r.l.clock.Now())
 	}
 	r.Err, r.Failed = err, err
 	r.set(Error)

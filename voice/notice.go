@@ -111,5 +111,5 @@ func (r *run) noticeDone() error {
 	}
 	r.spoken.waiting = false
 	r.listening.ignoreEcho(r.cfg)
-	return r.listen(true)
+	return r.listenNext()
 }

@@ -25,6 +25,9 @@ type speaking struct {
 	barge    bargeIn
 	preroll  []frameMsg // the last frames heard over the reply, for a question that barges in
 	hold     holding    // the reply is paused while the person says something over it
+	// cleanFloor is the noise floor of what the microphone hears after the echo canceller
+	// (dBFS; 0 before the first frame), for telling speech while the reply is paused.
+	cleanFloor float64
 }
 
 // clip is one clip given to the player, as the player reported it.

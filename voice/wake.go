@@ -5,7 +5,11 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"parley/audio"
 )
+
+const frameDuration = audio.FrameDuration
 
 // Spotter hears a few phrases locally, without sending anything anywhere (*wake.Spotter is
 // one). Feed decodes a 20 ms frame of 16 kHz mono and returns the phrase heard with it ("" for
@@ -40,9 +44,11 @@ type waking struct {
 	// woke: the turn's question follows the wake phrase, whose words are taken off its
 	// transcript.
 	woke   bool
-	phrase map[string]bool // the words of the wake phrase heard
-	recent []frameMsg      // the last wakePreroll frames
-	floor  float64         // the microphone's noise floor, dBFS (0 until a frame is heard)
+	phrase []string // the words of the wake phrase heard, in order
+	// waited is how long the loop has waited for the wake phrase, for Config.ListenTimeout.
+	waited time.Duration
+	recent []frameMsg // the last wakePreroll frames
+	floor  float64    // the microphone's noise floor, dBFS (0 until a frame is heard)
 	// replyWords are the words of the reply being spoken: a stop phrase among them is taken for
 	// the reply's echo, not the person.
 	replyWords map[string]bool
@@ -82,7 +88,7 @@ func (r *run) waitForWake() error {
 		r.turnCancel() // nothing of the turn before is sent now
 	}
 	w := &r.waking
-	w.waiting, w.deadline, w.woke, w.recent = true, 0, false, nil
+	w.waiting, w.deadline, w.woke, w.recent, w.waited = true, 0, false, nil, 0
 	r.FollowUp = false
 	if err := r.cfg.Wake.Reset(); err != nil {
 		return fmt.Errorf("the wake phrase cannot be listened for: %w", err)
@@ -115,6 +121,10 @@ func (r *run) waitFrame(m frameMsg) (bool, error) {
 	if r.Muted {
 		return false, nil
 	}
+	w.waited += frameDuration
+	if r.cfg.ListenTimeout > 0 && w.waited >= r.cfg.ListenTimeout {
+		return true, ErrNoSpeech
+	}
 	phrase, err := r.cfg.Wake.Feed(m.samples)
 	if err != nil {
 		return true, fmt.Errorf("the wake phrase cannot be listened for: %w", err)
@@ -127,7 +137,7 @@ func (r *run) waitFrame(m frameMsg) (bool, error) {
 	if err := r.listenFrom(true, min(w.floor, -1)); err != nil {
 		return true, err
 	}
-	w.deadline, w.woke, w.phrase = r.cfg.WakeListen, true, words(phrase)
+	w.deadline, w.woke, w.phrase = r.cfg.WakeListen, true, strings.Fields(strings.ToLower(phrase))
 	r.trace(r.Turn, TraceWake, -1, m.at)
 	for _, p := range pre {
 		if end, err := r.feed(p); end || err != nil {
@@ -157,7 +167,7 @@ func (r *run) stopFrame(m frameMsg) (stopped, end bool, err error) {
 	}
 	r.trace(r.Turn, TraceStopWord, -1, m.at)
 	r.speaking.speaker.Stop()
-	r.speaking.release(r.cfg.Player)
+	r.speaking.release(r.cfg.Player, r.l.clock.Now())
 	r.speaking.preroll = nil
 	r.done++
 	r.failures = 0
@@ -197,15 +207,25 @@ func words(text string) map[string]bool {
 	return ws
 }
 
-// withoutWakeWords takes the wake phrase's words off the start of a transcript: the question
-// may start with what the recogniser heard of it.
-func withoutWakeWords(q string, phrase map[string]bool) string {
+// withoutWakeWords takes the wake phrase's words off the start of a transcript, each at most
+// once and in the phrase's order (the recogniser may have missed some): the question may start
+// with what it heard of the phrase. "Hey computer, computer viruses?" keeps "computer viruses?".
+func withoutWakeWords(q string, phrase []string) string {
+	next := 0
 	for {
 		f, rest, _ := strings.Cut(q, " ")
 		w := strings.ToLower(strings.TrimFunc(f, func(c rune) bool { return !unicode.IsLetter(c) }))
-		if f == "" || !phrase[w] {
+		at := -1
+		for j := next; j < len(phrase) && w != ""; j++ {
+			if phrase[j] == w {
+				at = j
+				break
+			}
+		}
+		if at < 0 {
 			return q
 		}
+		next = at + 1
 		q = strings.TrimLeftFunc(rest, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsPunct(c) })
 	}
 }

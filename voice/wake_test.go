@@ -1,6 +1,7 @@
 package voice_test
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -213,15 +214,63 @@ func TestLoop_WakeMuteWhileWaiting(t *testing.T) {
 
 // The transcript comes from the service: whatever it holds, the wake phrase's words are taken
 // off its start only, and what is left is the rest of it.
+func TestWithoutWakeWords(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{"Hey, Parley. What time is it?", "What time is it?"},
+		{"Parley, what time is it?", "what time is it?"},
+		{"hey what time is it", "what time is it"},
+		{"Parley hey, what?", "hey, what?"}, // in the phrase's order only
+		{"hey parley parley", "parley"},     // each word once
+		{"What time is it?", "What time is it?"},
+	} {
+		if got := voice.WithoutWakeWords(c.q, []string{"hey", "parley"}); got != c.want {
+			t.Errorf("WithoutWakeWords(%q) = %q, want %q", c.q, got, c.want)
+		}
+	}
+	if got := voice.WithoutWakeWords("Hey computer, computer viruses?", []string{"hey", "computer"}); got != "computer viruses?" {
+		t.Errorf("the question's own word was taken off: %q", got)
+	}
+}
+
 func FuzzWithoutWakeWords(f *testing.F) {
 	for _, s := range []string{"Hey, Parley. What time is it?", "parley", "", "hey hey hey", "Parley, parley... what?", "  \u00a0hey"} {
 		f.Add(s)
 	}
-	phrase := map[string]bool{"hey": true, "parley": true}
+	phrase := []string{"hey", "parley"}
 	f.Fuzz(func(t *testing.T, q string) {
 		got := voice.WithoutWakeWords(q, phrase)
 		if !strings.HasSuffix(q, got) {
 			t.Errorf("WithoutWakeWords(%q) = %q, not the end of it", q, got)
 		}
 	})
+}
+
+// A take that held only the wake phrase sends nothing, and the deadline still holds: the loop
+// waits for the phrase again, and what is said then is not sent.
+func TestLoop_WakeOnlyTheWakePhraseWaitsAgain(t *testing.T) {
+	w, spot := wakeWorld(t, nil)
+	w.svc.transcripts = []string{"Hey, Parley."}
+	w.run()
+	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
+	spot.hear("hey parley")
+	w.waitFor(1, voice.Listening)
+	w.mic.say(corpus.second, 1)
+	w.waitState("waiting again", func(s voice.Status) bool { return s.State == voice.Waiting && s.Turn == 1 })
+	w.mic.say(corpus.question, 1)
+	<-w.mic.quiet()
+	start := spot.frames()
+	for spot.frames() < start+100 {
+		time.Sleep(time.Millisecond)
+	}
+	if tr, chats, _ := w.svc.count(); tr != 1 || chats != 0 {
+		t.Errorf("%d transcriptions and %d chat calls, want the one take of the wake phrase and no chat", tr, chats)
+	}
+}
+
+// With a listen timeout, the wake phrase is waited for that long (parley voice --wake --once).
+func TestLoop_WakeListenTimeout(t *testing.T) {
+	w, _ := wakeWorld(t, func(c *voice.Config) { c.ListenTimeout = 2 * time.Second })
+	if err := w.wait(w.run()); !errors.Is(err, voice.ErrNoSpeech) {
+		t.Errorf("Run: %v, want ErrNoSpeech", err)
+	}
 }

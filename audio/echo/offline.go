@@ -18,13 +18,15 @@ func (c *Canceller) Process(played []byte, rate, channels int, heard []int16) []
 	clock := start
 	c.now = func() time.Time { return clock }
 	defer func() { c.now = time.Now }()
-	per := rate * channels * 2 / 50 // bytes of output a frame
-	c.Played(played[:min(len(played), offlineAhead*per)], rate, channels, time.Time{})
+	// at is where frame k of the output starts in played, in bytes: whole samples of every
+	// channel, at any rate (11,025 Hz has no whole number of samples in 20 ms).
+	at := func(k int) int { return min(len(played), k*rate/50*channels*2) }
+	c.Played(played[:at(offlineAhead)], rate, channels, time.Time{})
 	out := make([]int16, 0, len(heard))
 	for k := 0; (k+1)*FrameSamples <= len(heard); k++ {
 		clock = start.Add(time.Duration(k) * 20 * time.Millisecond)
-		if from := (k + offlineAhead) * per; from+per <= len(played) {
-			c.Played(played[from:from+per], rate, channels, time.Time{})
+		if from, to := at(k+offlineAhead), at(k+offlineAhead+1); from < to {
+			c.Played(played[from:to], rate, channels, time.Time{})
 		}
 		f := append([]int16(nil), heard[k*FrameSamples:(k+1)*FrameSamples]...)
 		c.Cancel(f, clock.Add(20*time.Millisecond))
@@ -34,7 +36,8 @@ func (c *Canceller) Process(played []byte, rate, channels int, heard []int16) []
 }
 
 // ERLE is the echo return loss enhancement from heard to out over samples [from, to), in dB,
-// counting the 20 ms frames in which heard has sound (the echo's, when nothing else was said).
+// counting the 20 ms frames in which heard has sound (the echo's, when nothing else was said);
+// 0 when it has none.
 func ERLE(heard, out []int16, from, to int) float64 {
 	var in, left float64
 	for i := from; i+FrameSamples <= min(to, len(heard), len(out)); i += FrameSamples {

@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -82,11 +83,14 @@ var ErrNoModel = errors.New("the PocketSphinx English model is not installed")
 // Available reports why phrases cannot be spotted here (the library or the model missing), or nil.
 func Available() error {
 	if err := sphinx.Load(); err != nil {
-		return fmt.Errorf("%w (install the libpocketsphinx3 package)", err)
+		if runtime.GOOS != "linux" {
+			return fmt.Errorf("%w: this build of Parley has no PocketSphinx", err)
+		}
+		return fmt.Errorf("%w (install the libpocketsphinx3 and pocketsphinx-en-us packages)", err)
 	}
 	for _, f := range []string{sphinx.Model, sphinx.Dict} {
 		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("%w (install the pocketsphinx-en-us package): %s", ErrNoModel, f)
+			return fmt.Errorf("%w (install the pocketsphinx-en-us package): %s is missing", ErrNoModel, f)
 		}
 	}
 	return nil
