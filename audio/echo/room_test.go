@@ -198,6 +198,12 @@ const converged = 250
 // In the simulated room, through PulseAudio, the canceller finds the delay and takes the echo
 // down.
 func TestCanceller_SimulatedRoom(t *testing.T) {
+	if testenv.Race {
+		// The room plays in real time; the race detector makes the canceller about ten times
+		// slower (9 s of work for a 24 s reply on CI's machine), so it falls behind the room and
+		// measures that, not itself. make test runs this test again without it.
+		t.Skip("measured without the race detector (make test's unit-c-locale run)")
+	}
 	res := inRoom(t, startRoom(t, -4), spokenClips(t, "slt", replySentences))
 	e, med := res.erle(converged), res.medianERLE(converged)
 	t.Logf("ERLE after 5 s %.1f dB (median of its half seconds %.1f dB), %+v, canceller %v for %d frames",

@@ -90,7 +90,7 @@ type Player struct {
 }
 
 type clip struct {
-	paused  *atomic.Bool // the player's
+	paused  *atomic.Bool // the player's (nil: never paused)
 	id      ClipID
 	stream  *Stream
 	stop    chan struct{} // closed when the clip is stopped
@@ -339,7 +339,7 @@ type clipReader struct {
 func (r *clipReader) Read(b []byte) (int, error) {
 	var n int
 	var err error
-	if r.c.paused.Load() {
+	if r.c.paused != nil && r.c.paused.Load() {
 		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only).
 		clear(b)
 		if tap := theTap.Load(); tap != nil && !outputTaps {
