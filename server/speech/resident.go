@@ -2,10 +2,11 @@ package speech
 
 import (
 	"context"
-	"parley/internal/sphinx"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"parley/internal/sphinx"
 )
 
 // recogniser is one resident speech decoder with its model loaded, used by one call at a time.
