@@ -160,15 +160,19 @@ const (
 	ackLongest = 600 * time.Millisecond
 	// ackEnd is the silence that ends it.
 	ackEnd = 300 * time.Millisecond
-	// ackSpeechDB: while the reply is paused, a frame is speech when this far over the room's
-	// noise floor.
-	ackSpeechDB = 10.0
+	// While the reply is paused, a frame is speech when it is ackSpeechDB over the room's noise
+	// floor and at most ackBelowPeak under the loudest of what the person said since the pause:
+	// what the canceller leaves of the reply's last echo, and the room's reverberation, are not
+	// (the canceller's output can be far under the room's noise between words).
+	ackSpeechDB  = 10.0
+	ackBelowPeak = 20.0
 )
 
 // holding is what the loop keeps while a reply is paused for what the person says over it.
 type holding struct {
 	on     bool
 	since  time.Time  // when the reply paused
+	peak   float64    // the loudest frame heard since, dBFS
 	frames []frameMsg // what was heard from the start of their speech
 	speech time.Duration
 	quiet  time.Duration // silence in a row
@@ -205,7 +209,11 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	s.preroll = nil
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()
-		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration}
+		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration,
+			peak: math.Inf(-1)}
+		for _, p := range pre {
+			s.hold.peak = max(s.hold.peak, vad.FrameDBFS(p.samples))
+		}
 		return false, nil
 	}
 	return r.bargeIn(pre)
@@ -216,7 +224,8 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 	s := &r.speaking
 	h := &s.hold
 	h.frames = append(h.frames, m)
-	if db > s.cleanFloor+ackSpeechDB {
+	h.peak = max(h.peak, db)
+	if db > max(s.cleanFloor+ackSpeechDB, h.peak-ackBelowPeak) {
 		h.speech += audio.FrameDuration
 		h.quiet = 0
 	} else {
