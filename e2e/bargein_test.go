@@ -39,6 +39,18 @@ type roomVoice struct {
 
 func startRoomVoice(t *testing.T, turns int, gain float64, extra ...string) *roomVoice {
 	t.Helper()
+	v, _ := startInRoom(t, gain, func(trace string) []string {
+		return append([]string{"voice", "--turns", fmt.Sprint(turns), "--barge-in",
+			"--persona", longPersona, "--listen-timeout", "60s", "--trace", trace}, extra...)
+	})
+	return v
+}
+
+// startInRoom starts a service, a PulseAudio server with the simulated room at gain, and parley
+// with the arguments args makes of the trace file's path, listening to the room's microphone;
+// its stderr lines reach the test one by one.
+func startInRoom(t *testing.T, gain float64, args func(trace string) []string) (*roomVoice, *service) {
+	t.Helper()
 	testenv.RequireCommands(t, "flite", "paplay", "parec", "pacat", "sox", "pocketsphinx_continuous", "lame")
 	s := startService(t)
 	key := s.newKey(t, 20)
@@ -47,11 +59,9 @@ func startRoomVoice(t *testing.T, turns int, gain float64, extra ...string) *roo
 	v := &roomVoice{p: p, dir: t.TempDir(), lines: make(chan string, 256), exited: make(chan error, 1)}
 	quietRoom(t, p, v.dir)
 	v.trace = filepath.Join(v.dir, "trace.jsonl")
-	args := append([]string{"voice", "--turns", fmt.Sprint(turns), "--barge-in", "--device", p.Monitor,
-		"--persona", longPersona, "--listen-timeout", "60s", "--trace", v.trace}, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	v.cmd = exec.CommandContext(ctx, bin, args...)
+	v.cmd = exec.CommandContext(ctx, bin, append(args(v.trace), "--device", p.Monitor)...)
 	v.cmd.Env = s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
 	v.cmd.Stdout = &v.stdout
 	stderr, err := v.cmd.StderrPipe()
@@ -72,7 +82,7 @@ func startRoomVoice(t *testing.T, turns int, gain float64, extra ...string) *roo
 		}
 		v.exited <- v.cmd.Wait()
 	}()
-	return v
+	return v, s
 }
 
 // await waits for a stderr line starting with prefix.

@@ -1,55 +1,20 @@
 package e2e
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"parley/internal/testenv"
 )
 
 // startWakeVoice runs `parley voice --wake` in the simulated room (replies come back into the
 // microphone, 12 dB down), like startRoomVoice without barge-in.
 func startWakeVoice(t *testing.T, turns int) (*roomVoice, *service) {
 	t.Helper()
-	testenv.RequireCommands(t, "flite", "paplay", "parec", "pacat", "sox", "pocketsphinx_continuous", "lame")
-	s := startService(t)
-	key := s.newKey(t, 20)
-	p := testenv.StartPulse(t)
-	p.StartRoom(t, -12)
-	v := &roomVoice{p: p, dir: t.TempDir(), lines: make(chan string, 256), exited: make(chan error, 1)}
-	quietRoom(t, p, v.dir)
-	v.trace = filepath.Join(v.dir, "trace.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	v.cmd = exec.CommandContext(ctx, bin, "voice", "--wake", "--turns", fmt.Sprint(turns), "--device", p.Monitor,
-		"--persona", longPersona, "--follow-up", "3s", "--trace", v.trace)
-	v.cmd.Env = s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
-	v.cmd.Stdout = &v.stdout
-	stderr, err := v.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			fmt.Fprintln(&v.seen, sc.Text())
-			select {
-			case v.lines <- sc.Text():
-			default:
-			}
-		}
-		v.exited <- v.cmd.Wait()
-	}()
-	return v, s
+	return startInRoom(t, -12, func(trace string) []string {
+		return []string{"voice", "--wake", "--turns", fmt.Sprint(turns), "--persona", longPersona,
+			"--follow-up", "3s", "--trace", trace}
+	})
 }
 
 // uploads counts the service's transcription and chat requests so far, from its log.

@@ -257,20 +257,7 @@ func TestLoop_BargeIn(t *testing.T) {
 		w.mic.echoGain = 0.1
 		w.svc.replies = []string{long, "About a thousand kilometres."}
 		w.svc.transcripts = []string{"What is the capital of France?", "And how far away is it?"}
-		w.onStatus = func(s voice.Status) {
-			switch {
-			case s.Turn == 1 && s.State == voice.Listening:
-				go w.mic.say(corpus.question, 1)
-			case s.Turn == 1 && s.State == voice.Speaking:
-				go func() {
-					// Talk over the reply once 1.5 s of it has played.
-					<-w.sink.clipsStarted(1)
-					first := w.sink.startedTimes()[0]
-					<-w.clock.After(first.Add(1500 * time.Millisecond).Sub(w.clock.Now()))
-					w.mic.say(corpus.second, 2)
-				}()
-			}
-		}
+		talkOver(w, corpus.second)
 		if err := w.wait(w.run()); err != nil {
 			t.Fatal(err)
 		}
@@ -298,6 +285,24 @@ func TestLoop_BargeIn(t *testing.T) {
 			t.Errorf("states %s", w.states())
 		}
 	})
+}
+
+// talkOver asks the first question when the loop listens, and says pcm at gain 2 over the reply
+// once 1.5 s of it has played.
+func talkOver(w *world, pcm media.PCM) {
+	w.onStatus = func(s voice.Status) {
+		switch {
+		case s.Turn == 1 && s.State == voice.Listening:
+			go w.mic.say(corpus.question, 1)
+		case s.Turn == 1 && s.State == voice.Speaking:
+			go func() {
+				<-w.sink.clipsStarted(1)
+				first := w.sink.startedTimes()[0]
+				<-w.clock.After(first.Add(1500 * time.Millisecond).Sub(w.clock.Now()))
+				w.mic.say(pcm, 2)
+			}()
+		}
+	}
 }
 
 // leadIn is where speech becomes audible in s (above -40 dBFS).
@@ -741,21 +746,6 @@ func TestLoop_BargeInPausesThenDecides(t *testing.T) {
 	long := "Paris is the capital of France. It lies on the Seine. It has many bridges. It has museums. It has parks."
 	if d := audibleFor(corpus.ack.Samples); d > 550*time.Millisecond {
 		t.Fatalf("the acknowledgement lasts %v: too long for the test", d)
-	}
-	talkOver := func(w *world, pcm media.PCM) {
-		w.onStatus = func(s voice.Status) {
-			switch {
-			case s.Turn == 1 && s.State == voice.Listening:
-				go w.mic.say(corpus.question, 1)
-			case s.Turn == 1 && s.State == voice.Speaking:
-				go func() {
-					<-w.sink.clipsStarted(1)
-					first := w.sink.startedTimes()[0]
-					<-w.clock.After(first.Add(1500 * time.Millisecond).Sub(w.clock.Now()))
-					w.mic.say(pcm, 2)
-				}()
-			}
-		}
 	}
 	t.Run("an acknowledgement", func(t *testing.T) {
 		w := newWorld(t, func(c *voice.Config) { c.Turns = 1; c.BargeIn = true; c.Player = pausingSink{c.Player.(*fakeSink)} })

@@ -9,8 +9,6 @@ import (
 	"parley/audio"
 )
 
-const frameDuration = audio.FrameDuration
-
 // Spotter hears a few phrases locally, without sending anything anywhere (*wake.Spotter is
 // one). Feed decodes a 20 ms frame of 16 kHz mono and returns the phrase heard with it ("" for
 // none); Reset forgets what was heard.
@@ -121,7 +119,7 @@ func (r *run) waitFrame(m frameMsg) (bool, error) {
 	if r.Muted {
 		return false, nil
 	}
-	w.waited += frameDuration
+	w.waited += audio.FrameDuration
 	if r.cfg.ListenTimeout > 0 && w.waited >= r.cfg.ListenTimeout {
 		return true, ErrNoSpeech
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/media"
 	"parley/voice"
 )
 
@@ -60,6 +61,16 @@ func wakeWorld(t *testing.T, edit func(*voice.Config)) (*world, *fakeSpotter) {
 	return w, spot
 }
 
+// wakeAndAsk waits for the loop to wait for the wake phrase, has it heard, and says question once
+// the loop listens.
+func wakeAndAsk(w *world, spot *fakeSpotter, question media.PCM) {
+	w.t.Helper()
+	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
+	spot.hear("hey parley")
+	w.waitFor(1, voice.Listening)
+	w.mic.say(question, 1)
+}
+
 func TestLoop_WakeNothingIsSentBeforeTheWakePhrase(t *testing.T) {
 	w, spot := wakeWorld(t, nil)
 	w.run()
@@ -109,10 +120,7 @@ func TestLoop_WakeFollowUpQuestionNeedsNoWakePhrase(t *testing.T) {
 		}
 	}
 	done := w.run()
-	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
-	spot.hear("hey parley")
-	w.waitFor(1, voice.Listening)
-	w.mic.say(corpus.question, 1)
+	wakeAndAsk(w, spot, corpus.question)
 	if err := w.wait(done); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -128,10 +136,7 @@ func TestLoop_WakeWordsAreTakenOffTheQuestion(t *testing.T) {
 	w, spot := wakeWorld(t, func(c *voice.Config) { c.Turns = 1 })
 	w.svc.transcripts = []string{"Hey, Parley. What is the capital of France?"}
 	done := w.run()
-	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
-	spot.hear("hey parley")
-	w.waitFor(1, voice.Listening)
-	w.mic.say(corpus.question, 1)
+	wakeAndAsk(w, spot, corpus.question)
 	if err := w.wait(done); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -152,10 +157,7 @@ func TestLoop_StopWordStopsTheReply(t *testing.T) {
 		}
 	}
 	w.run()
-	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
-	spot.hear("hey parley")
-	w.waitFor(1, voice.Listening)
-	w.mic.say(corpus.question, 1)
+	wakeAndAsk(w, spot, corpus.question)
 	w.waitState("waiting after stop", func(s voice.Status) bool { return s.State == voice.Waiting && s.Turn == 1 })
 	if len(w.sink.stopTimes()) == 0 {
 		t.Error("the player was never stopped")
@@ -179,10 +181,7 @@ func TestLoop_StopWordInTheReplyIsItsEcho(t *testing.T) {
 		}
 	}
 	done := w.run()
-	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
-	spot.hear("hey parley")
-	w.waitFor(1, voice.Listening)
-	w.mic.say(corpus.question, 1)
+	wakeAndAsk(w, spot, corpus.question)
 	if err := w.wait(done); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -251,10 +250,7 @@ func TestLoop_WakeOnlyTheWakePhraseWaitsAgain(t *testing.T) {
 	w, spot := wakeWorld(t, nil)
 	w.svc.transcripts = []string{"Hey, Parley."}
 	w.run()
-	w.waitState("waiting", func(s voice.Status) bool { return s.State == voice.Waiting })
-	spot.hear("hey parley")
-	w.waitFor(1, voice.Listening)
-	w.mic.say(corpus.second, 1)
+	wakeAndAsk(w, spot, corpus.second)
 	w.waitState("waiting again", func(s voice.Status) bool { return s.State == voice.Waiting && s.Turn == 1 })
 	w.mic.say(corpus.question, 1)
 	<-w.mic.quiet()
