@@ -116,9 +116,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		return s.internal(r, "reserve", err)
 	}
 
-	// From here the call is charged: finish it even if the client goes away,
-	// so that the reply it paid for is in the conversation's history.
-	ctx := context.WithoutCancel(r.Context())
 	req := ChatRequest{History: history, UserText: body.Message}
 	var saved store.Config
 	if res.Conversation != nil {
@@ -129,18 +126,57 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		req.Persona = *eff.Persona
 	}
 	req.Temperature, req.TopP, req.MaxTokens = eff.Temperature, eff.TopP, eff.MaxTokens
+	call := &chatCall{acct: acct, res: res, body: body, req: req}
+	if wantsStream(r) {
+		s.streamChat(w, r, call)
+		return nil
+	}
 
+	// From here the call is charged: finish it even if the client goes away,
+	// so that the reply it paid for is in the conversation's history.
+	ctx := context.WithoutCancel(r.Context())
 	reply, err := s.complete(ctx, req)
+	answer, e := s.settle(ctx, r, call, reply, err)
+	if e != nil {
+		return e
+	}
+	writeData(w, answer)
+	return nil
+}
+
+// chatCall is a chat call whose price is reserved.
+type chatCall struct {
+	acct store.Account
+	res  *store.Reservation
+	body chatBody
+	req  ChatRequest
+}
+
+// settle ends a charged call with the model's reply (or its failure): the charge is posted
+// with the turn stored, or refunded. It returns the answer, or the error the client is told.
+func (s *Server) settle(ctx context.Context, r *http.Request, call *chatCall, reply string, err error) (*chatResponse, *apiError) {
+	res, acct := call.res, call.acct
 	if err == nil && reply == "" {
 		err = errors.New("the model returned an empty reply")
 	}
-	if n := encodedLen(reply); err == nil && n > maxReplyEncoded {
+	var tooLong *errReplyTooLong
+	n := 0
+	switch {
+	case errors.As(err, &tooLong):
+		n = tooLong.encoded
+	case err == nil:
+		n = encodedLen(reply)
+	}
+	if n > maxReplyEncoded {
 		// The answer carries the reply twice, escaped: a client that cannot read it would have
 		// paid for a reply it never sees. Bounded here, before anything is charged for good.
 		s.log.Warn("chat reply too long to send", "account", acct.ID, "call", res.CallID, "encoded_bytes", n)
-		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, fmt.Sprintf(
-			"The model's reply was too long to send (%.1f MB, the limit is %d MB); the points for this call were refunded. Ask for a shorter answer, or lower max_tokens.",
-			float64(n)/(1<<20), maxReplyEncoded>>20))
+		size := fmt.Sprintf("%.1f MB, the limit is %d MB", float64(n)/(1<<20), maxReplyEncoded>>20)
+		if tooLong != nil {
+			size = fmt.Sprintf("over the limit of %d MB", maxReplyEncoded>>20) // it was stopped there
+		}
+		return nil, s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream,
+			"The model's reply was too long to send ("+size+"); the points for this call were refunded. Ask for a shorter answer, or lower max_tokens.")
 	}
 	if err != nil {
 		s.log.Warn("chat model failed", "account", acct.ID, "call", res.CallID, "err", err)
@@ -149,12 +185,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		if errors.As(err, &cf) && s.explain {
 			msg = cf.Sentence() + " The points for this call were refunded."
 		}
-		return s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, msg)
+		return nil, s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, msg)
 	}
 
-	p := store.CommitParams{CallID: res.CallID, ConversationID: body.ConversationID, UserText: body.Message, Reply: reply}
+	p := store.CommitParams{CallID: res.CallID, ConversationID: call.body.ConversationID, UserText: call.body.Message, Reply: reply}
 	if res.Conversation == nil {
-		p.Config = toStoreConfig(body.Settings)
+		p.Config = toStoreConfig(call.body.Settings)
 	}
 	out, err := s.commit(ctx, p)
 	switch {
@@ -164,20 +200,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		e := errorf(http.StatusNotFound, codeNotFound,
 			"The conversation was deleted while the model was answering; the points for this call were refunded.")
 		e.Balance = &out.Balance
-		return e
+		return nil, e
 	case errors.Is(err, store.ErrCallSettled):
 		// Settled meanwhile by someone else: refunded as left behind by another
 		// process's crash recovery (a very slow call), or posted.
 		s.log.Warn("chat call settled before commit", "account", acct.ID, "call", res.CallID)
-		return s.settledElsewhere(ctx, r, res.CallID)
+		return nil, s.settledElsewhere(ctx, r, res.CallID)
 	case errors.Is(err, store.ErrClosed):
-		return s.stopping(r, res.CallID, err)
+		return nil, s.stopping(r, res.CallID, err)
 	default:
 		s.log.Error("chat commit failed", "account", acct.ID, "call", res.CallID, "err", err)
-		return s.refund(ctx, r, res.CallID, http.StatusInternalServerError, codeInternal,
+		return nil, s.refund(ctx, r, res.CallID, http.StatusInternalServerError, codeInternal,
 			"The service could not store the reply; the points for this call were refunded.")
 	}
-	writeData(w, chatResponse{
+	return &chatResponse{
 		ConversationID: out.ConversationID,
 		Reply:          reply,
 		Message: messageJSON{ID: out.AssistantMessageID, Role: "assistant", Content: reply,
@@ -186,8 +222,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, acct store.A
 		AssistantMessageID: out.AssistantMessageID,
 		PointsCharged:      out.Charged,
 		Balance:            out.Balance,
-	})
-	return nil
+	}, nil
 }
 
 // Settling a charged call waits out a locked database: the commit is tried
@@ -287,11 +322,14 @@ func (s *Server) complete(ctx context.Context, req ChatRequest) (reply string, e
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the model panicked: %v", p)
+			err = errPanicked(p)
 		}
 	}()
 	return s.llm.Complete(ctx, req)
 }
+
+// errPanicked is the failure of a model that panicked.
+func errPanicked(p any) error { return fmt.Errorf("the model panicked: %v", p) }
 
 func errNoConversation() *apiError {
 	return errorf(http.StatusNotFound, codeNotFound, "There is no such conversation.")
@@ -315,9 +353,10 @@ func (s *Server) handleAccount(w http.ResponseWriter, r *http.Request, acct stor
 		return s.internal(r, "price", err)
 	}
 	writeData(w, struct {
-		Balance    int64  `json:"balance"`
-		Price      int64  `json:"price"`
-		ChatEngine string `json:"chat_engine,omitempty"`
-	}{acct.Balance, price, describeChat(s.llm, s.explain)})
+		Balance    int64    `json:"balance"`
+		Price      int64    `json:"price"`
+		ChatEngine string   `json:"chat_engine,omitempty"`
+		Streams    []string `json:"streams"`
+	}{acct.Balance, price, describeChat(s.llm, s.explain), []string{"chat"}})
 	return nil
 }

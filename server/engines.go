@@ -190,7 +190,14 @@ func runtimeTransport(runtime string, owners engine.OwnerCheck) *http.Transport 
 
 // Complete asks the chat engine of the moment.
 func (e *Engines) Complete(ctx context.Context, req ChatRequest) (string, error) {
-	return e.chat.Load().complete(ctx, req)
+	c := e.chat.Load()
+	return c.call(ctx, func(m ChatModel) (string, error) { return m.Complete(ctx, req) })
+}
+
+// CompleteStream asks the chat engine of the moment for a reply as it is written.
+func (e *Engines) CompleteStream(ctx context.Context, req ChatRequest, onDelta func(string)) (string, error) {
+	c := e.chat.Load()
+	return c.call(ctx, func(m ChatModel) (string, error) { return streamWith(ctx, m, req, onDelta) })
 }
 
 // Transcribe asks the speech recogniser of the moment.
@@ -292,10 +299,13 @@ func (w *runtimeWatch) state() (away bool, why error) {
 	return w.away, w.why
 }
 
-func (c *chatEngine) complete(ctx context.Context, req ChatRequest) (string, error) {
+// call asks c's model through ask, following its runtime's state: a runtime away is asked
+// again whether it is back before the call fails, and one that stops or changes hands during the
+// call is marked away. The text ask returned comes back with its error (a stopped stream's).
+func (c *chatEngine) call(ctx context.Context, ask func(ChatModel) (string, error)) (string, error) {
 	w := c.watch
 	if w == nil {
-		return c.model.Complete(ctx, req)
+		return ask(c.model)
 	}
 	if away, _ := w.state(); away && !w.recheck(ctx, c) {
 		_, why := w.state()
@@ -303,7 +313,7 @@ func (c *chatEngine) complete(ctx context.Context, req ChatRequest) (string, err
 	}
 	// Each call makes a connection, checked as it is made (runtimeTransport): the runtime back,
 	// or its port taken by another user's program, is judged again before anything is sent.
-	reply, err := c.model.Complete(ctx, req)
+	reply, err := ask(c.model)
 	var ue *engine.UntrustedError
 	var cf *ChatFailure
 	switch {

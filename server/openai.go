@@ -281,9 +281,9 @@ func (c *openAIChat) messages(req ChatRequest) []oaMessage {
 	return append(out, oaMessage{Role: "user", Content: req.UserText})
 }
 
-// Complete asks the endpoint once; it never retries (the call is charged). Its errors are
-// *ChatFailure.
-func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, error) {
+// newRequest builds the chat-completions request for req; stream asks for the reply as it is
+// written (server-sent events of chat.completion.chunk).
+func (c *openAIChat) newRequest(ctx context.Context, req ChatRequest, stream bool) (*http.Request, error) {
 	maxTokens := req.MaxTokens
 	if c.known && maxTokens != nil {
 		n := c.replyTokens(req) // the room the prompt left it
@@ -291,19 +291,33 @@ func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, err
 	}
 	body, err := json.Marshal(oaRequest{
 		Model: c.model, Messages: c.messages(req),
-		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: maxTokens,
+		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: maxTokens, Stream: stream,
 	})
 	if err != nil {
-		return "", c.fail("could not be asked", fmt.Errorf("encode request: %w", err))
+		return nil, c.fail("could not be asked", fmt.Errorf("encode request: %w", err))
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return "", c.fail("could not be asked: check the address", err)
+		return nil, c.fail("could not be asked: check the address", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
+	if stream {
+		hreq.Header.Set("Accept", "text/event-stream, application/json")
+	} else {
+		hreq.Header.Set("Accept", "application/json")
+	}
 	if c.key != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return hreq, nil
+}
+
+// Complete asks the endpoint once; it never retries (the call is charged). Its errors are
+// *ChatFailure.
+func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, error) {
+	hreq, err := c.newRequest(ctx, req, false)
+	if err != nil {
+		return "", err
 	}
 	start := time.Now()
 	resp, err := c.hc.Do(hreq)
@@ -321,6 +335,11 @@ func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, err
 	if resp.StatusCode/100 != 2 {
 		return "", c.statusFailure(resp.StatusCode, raw)
 	}
+	return c.wholeReply(raw)
+}
+
+// wholeReply reads a chat-completions answer given whole.
+func (c *openAIChat) wholeReply(raw []byte) (string, error) {
 	var out oaResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return "", c.fail("answered with something that is not a chat reply: is this an OpenAI-compatible address?", fmt.Errorf("malformed response: %w", err))

@@ -70,6 +70,8 @@ type Server struct {
 	sttGate, ttsGate *gate
 	// inFlight counts the requests being handled, for a stopping service.
 	inFlight atomic.Int64
+	// live are the streamed chat calls in progress, for a person's Stop.
+	live liveCalls
 	handler  http.Handler
 }
 
@@ -126,6 +128,7 @@ type endpoint struct {
 func (s *Server) endpoints() []endpoint {
 	return []endpoint{
 		{http.MethodPost, "/v1/chat/messages", s.handleChat},
+		{http.MethodPost, "/v1/chat/calls/{id}/stop", s.handleStop},
 		{http.MethodGet, "/v1/chat/conversations", s.handleList},
 		{http.MethodDelete, "/v1/chat/conversations/{id}", s.handleDelete},
 		{http.MethodGet, "/v1/chat/conversations/{id}/messages", s.handleHistory},
@@ -206,6 +209,7 @@ func (s *Server) serve(h handlerFunc) http.HandlerFunc {
 		if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
 			info.account.Store(acct.ID)
 		}
+		w.Header().Set(StreamHeader, "chat") // chat replies stream to a client that asks
 		// The body is judged after the key, as docs/API.md orders the checks; a longer body than
 		// it announced is stopped by the MaxBytesReader the middleware put on it.
 		if r.ContentLength > s.maxBody {
@@ -273,6 +277,9 @@ type statusWriter struct {
 	limits *Limits
 	start  time.Time // when the answer began
 	sent   int64     // bytes of the body written
+	// streaming: the answer is a stream of events, each given its own deadline as it is
+	// written (the stream lasts as long as the model writes).
+	streaming bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -298,8 +305,11 @@ func (w *statusWriter) setDeadline(n int) {
 	if w.limits == nil {
 		return
 	}
-	if w.start.IsZero() {
+	if w.start.IsZero() || w.streaming {
 		w.start = time.Now()
+		if w.streaming {
+			w.sent = 0
+		}
 	}
 	allow := w.limits.WriteGrace + time.Duration(float64(w.sent+int64(n))/float64(w.limits.MinWriteRate)*float64(time.Second))
 	_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(w.start.Add(allow))
