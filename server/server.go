@@ -71,8 +71,8 @@ type Server struct {
 	// inFlight counts the requests being handled, for a stopping service.
 	inFlight atomic.Int64
 	// live are the streamed chat calls in progress, for a person's Stop.
-	live liveCalls
-	handler  http.Handler
+	live    liveCalls
+	handler http.Handler
 }
 
 // New checks cfg and builds a Server.
