@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,11 +86,15 @@ func (c *Client) decodeAccount(res *response) (*Account, error) {
 		Balance    jsonInt `json:"balance"`
 		Price      jsonInt `json:"price"`
 		ChatEngine any     `json:"chat_engine"`
+		Streams    any     `json:"streams"`
 	}
 	if !res.isJSON || !decodeObject(res.payload, &a) || (!a.Balance.ok && !a.Price.ok) {
 		return nil, c.decodeError(res, "balance")
 	}
 	engine, _ := a.ChatEngine.(string) // anything but text is left out
+	if list, ok := a.Streams.([]any); ok && slices.Contains(list, any("chat")) {
+		c.streams.Store(true)
+	}
 	return &Account{Balance: firstInt(a.Balance), Price: firstInt(a.Price), ChatEngine: printable(engine, 200)}, nil
 }
 

@@ -72,6 +72,7 @@ type Client struct {
 	pace  backoff.Policy
 	sleep func(ctx context.Context, d time.Duration) error
 
+	streams       atomic.Bool   // the service's last successful answer said it streams chat replies
 	idForm        atomic.Uint32 // the idForm of the service's conversation IDs, once one has been seen
 	listedForForm atomic.Bool   // the list was read once to learn idForm
 }
@@ -200,6 +201,8 @@ type request struct {
 	accept string
 	retry  bool // safe to send again: retried on connection errors, 429 and 503
 	chat   bool // charged: never re-sent once it may have reached the service
+	// stream, for a chat call to a service that streams, asks for the reply as it is written.
+	stream *StreamOptions
 }
 
 // jsonBody prepares r to send v as JSON.
@@ -226,6 +229,8 @@ type response struct {
 	// a chat call was charged, so it is kept to explain a reply that cannot be found, not
 	// returned as a refusal that may be sent again.
 	refusal *Error
+	// stopped: a streamed reply a person stopped (it is what the model wrote until then).
+	stopped bool
 }
 
 // decodeError reports a required field missing from this response.
@@ -251,7 +256,11 @@ func (e *connError) Host() string { return e.host }
 
 // do sends r, retrying as its kind allows, and returns the successful answer.
 func (c *Client) do(ctx context.Context, r *request) (*response, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	timeout := c.timeout
+	if r.stream != nil {
+		timeout = max(timeout, streamMax) // a stream is bounded by its silences instead
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		res, reached, err := c.attempt(ctx, r, attempt)
@@ -350,6 +359,17 @@ func (c *Client) attempt(ctx context.Context, r *request, n int) (res *response,
 		hc = c.chatHC
 	}
 
+	var idle *time.Timer
+	if r.stream != nil {
+		// A stream may last minutes; what bounds it is a silence (the service writes a
+		// keep-alive every 10 s).
+		sctx, cancel := context.WithCancelCause(req.Context())
+		defer cancel(nil)
+		idle = time.AfterFunc(streamIdle, func() { cancel(errStreamSilent) })
+		defer idle.Stop()
+		req = req.WithContext(sctx)
+		ctx = sctx
+	}
 	start := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -359,7 +379,14 @@ func (c *Client) attempt(ctx context.Context, r *request, n int) (res *response,
 		return nil, reached, err
 	}
 	defer resp.Body.Close()
-	res, err = c.readResponse(ctx, r, resp)
+	if resp.StatusCode/100 == 2 {
+		c.learnStreams(resp.Header)
+	}
+	if r.stream != nil && resp.StatusCode/100 == 2 && isEventStream(resp) {
+		res, err = c.readStream(ctx, r, resp, idle)
+	} else {
+		res, err = c.readResponse(ctx, r, resp)
+	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, start, err)
 	return res, true, err
 }
@@ -397,9 +424,12 @@ func (c *Client) transportError(ctx context.Context, r *request, err error, reac
 		err = ue.Err // the URL is already named by method and path
 	}
 	if cerr := ctx.Err(); cerr != nil {
-		if errors.Is(cerr, context.DeadlineExceeded) {
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, errStreamSilent):
+			err = cause
+		case errors.Is(cerr, context.DeadlineExceeded):
 			err = fmt.Errorf("no answer in time: %w", cerr)
-		} else {
+		default:
 			err = cerr
 		}
 		if r.chat && reached {

@@ -40,6 +40,9 @@ type SendMessageResult struct {
 	PointsCharged *int64 `json:"points_charged,omitempty"`
 	// Balance is the account's balance after the call, when the service reported it.
 	Balance *int64 `json:"balance,omitempty"`
+	// Stopped is true for a streamed reply a person stopped: the reply is what the model wrote
+	// until then, stored and charged as any reply.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // sendMessageBody is the JSON sent to POST /v1/chat/messages.
@@ -61,6 +64,11 @@ type sendMessageBody struct {
 // when this client has seen no ID from the service yet, SendMessage reads the first page of the
 // conversation list (a free call) to learn which.
 func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*SendMessageResult, error) {
+	return c.sendMessage(ctx, req, nil)
+}
+
+// sendMessage sends one chat turn, asking for a streamed reply when stream is not nil.
+func (c *Client) sendMessage(ctx context.Context, req SendMessageRequest, stream *StreamOptions) (*SendMessageResult, error) {
 	const route = "/v1/chat/messages"
 	if strings.TrimSpace(req.Message) == "" {
 		return nil, errors.New("POST " + route + ": the message is empty")
@@ -80,7 +88,10 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 		}
 		body.ConversationID = &sent
 	}
-	r := &request{method: http.MethodPost, path: route, chat: true}
+	r := &request{method: http.MethodPost, path: route, chat: true, stream: stream}
+	if stream != nil {
+		r.accept = "text/event-stream, application/json;q=0.9"
+	}
 	if err := r.jsonBody(body); err != nil {
 		return nil, err
 	}
@@ -92,6 +103,9 @@ func (c *Client) SendMessage(ctx context.Context, req SendMessageRequest) (*Send
 		return nil, unreadable(r, c.decodeError(res, "reply"))
 	}
 	out, err := c.decodeSendMessage(res, sent)
+	if out != nil {
+		out.Stopped = res.stopped
+	}
 	switch {
 	case err == nil:
 		// A reply found is taken, whatever code the envelope carries ("code": 1 with
