@@ -30,6 +30,14 @@ type Service interface {
 	DeleteConversation(ctx context.Context, id client.ConversationID) error
 }
 
+// StreamingService is a Service that can hand a reply over as it is written (*client.Client
+// has it): Streams reports whether the service said it streams; SendMessageStream is
+// SendMessage with the reply's pieces as they come and a person's Stop.
+type StreamingService interface {
+	Streams() bool
+	SendMessageStream(ctx context.Context, req client.SendMessageRequest, opts client.StreamOptions) (*client.SendMessageResult, error)
+}
+
 // Role says who wrote a message.
 type Role int
 
@@ -104,12 +112,19 @@ type Turn struct {
 	// Answering: the person stopped waiting (Lost, with ErrStopped), but the chat call still
 	// runs, and its reply is added when it comes. It cannot be sent again meanwhile.
 	Answering bool
+	// Partial is the reply as written so far, while a service that streams writes it (Sending).
+	Partial string
+	// Stopping: the person stopped a streamed reply, and the service is asked to end it where
+	// it is (Sending until it has).
+	Stopping bool
 
 	// after is the last message of the conversation known when it was sent, and known how many
 	// messages were (for a service that gives messages no IDs).
 	after    client.MessageID
 	known    int
 	anchored bool // the conversation's history was read when it was sent
+	// stop, while a streamed reply is written, is closed by the person's Stop.
+	stop chan struct{}
 }
 
 // DefaultTitle is what a conversation with no title and no known first message is called.

@@ -25,6 +25,8 @@ type Change struct {
 	// Ended are the turns of Thread that ended with this change, by the key Send returned: a
 	// voice turn waits for its key here, instead of guessing its reply from the messages.
 	Ended []Outcome
+	// Growing: only the partial reply (Turn.Partial) of Thread's turn being answered grew.
+	Growing bool
 }
 
 // Outcome is how a turn ended.
@@ -35,6 +37,8 @@ type Outcome struct {
 	End End
 	// Reply is the reply (End == Replied).
 	Reply Message
+	// Stopped: the reply is a streamed one the person stopped: what the model wrote until then.
+	Stopped bool
 	// Err is why there is no reply (End == NoReply or Stopped). State is then the turn's state:
 	// Lost when the message may have been charged, Failed when not (and for a turn taken back
 	// or whose conversation was deleted).
@@ -402,12 +406,85 @@ func (s *Session) StopWaiting(th *Thread) bool {
 		s.mu.Unlock()
 		return false
 	}
+	if t.stop != nil {
+		// A streamed reply: the service is asked to end it where it is, and what was written is
+		// the reply (charged), or nothing was and it is refunded. Should the service not end it
+		// soon (the stop was lost), the person stops waiting as for any reply.
+		if !t.Stopping {
+			t.Stopping = true
+			close(t.stop)
+			time.AfterFunc(stopGrace, func() { s.stopWaiting(th, t) })
+		}
+		s.mu.Unlock()
+		s.onChange(Change{Thread: th})
+		return true
+	}
+	s.mu.Unlock()
+	return s.stopWaiting(th, t)
+}
+
+// stopGrace is how long a streamed reply the person stopped may take to end before they stop
+// waiting for it instead.
+var stopGrace = 5 * time.Second
+
+// stopWaiting stops waiting for t's reply, if t is still th's turn being answered.
+func (s *Session) stopWaiting(th *Thread, t *Turn) bool {
+	s.mu.Lock()
+	if th.sending != t || t.State != Sending {
+		s.mu.Unlock()
+		return false
+	}
 	t.State, t.Err, t.Answering = Lost, &stoppedError{cause: errStillAnswering}, true
 	ended := Outcome{Key: t.Key, End: Stopped, Err: t.Err, State: Lost}
 	s.mu.Unlock()
 	s.onChange(Change{Thread: th, Ended: []Outcome{ended}})
 	return true
 }
+
+// call makes t's chat call: streamed from a service that streams, with t.Partial growing as the
+// reply is written (Change.Growing, at most every growEvery) and t.stop for the person's Stop.
+func (s *Session) call(th *Thread, t *Turn, req client.SendMessageRequest) (*client.SendMessageResult, error) {
+	ss, ok := s.svc.(StreamingService)
+	if !ok || !ss.Streams() {
+		return s.svc.SendMessage(s.ctx, req)
+	}
+	stop := make(chan struct{})
+	s.mu.Lock()
+	t.stop = stop
+	s.mu.Unlock()
+	var last time.Time
+	pending := false
+	tell := func() {
+		s.mu.Lock()
+		pending = false
+		last = time.Now()
+		s.mu.Unlock()
+		s.onChange(Change{Thread: th, Growing: true})
+	}
+	return ss.SendMessageStream(s.ctx, req, client.StreamOptions{Stop: stop, OnText: func(piece string) {
+		s.mu.Lock()
+		if th.sending != t {
+			s.mu.Unlock()
+			return
+		}
+		t.Partial += piece
+		wait := growEvery - time.Since(last)
+		now := !pending && wait <= 0
+		later := !pending && wait > 0
+		pending = pending || later
+		s.mu.Unlock()
+		switch {
+		case now:
+			tell()
+		case later:
+			time.AfterFunc(wait, tell)
+		}
+	}})
+}
+
+// growEvery is how often, at most, a growing reply is told to the window: often enough to
+// read as it is written, seldom enough that laying it out costs little.
+const growEvery = 50 * time.Millisecond
 
 // Dismiss removes a failed turn and returns its text, for the composer.
 func (s *Session) Dismiss(th *Thread, key int64) string {
@@ -506,10 +583,11 @@ func (s *Session) send(th *Thread, t *Turn) {
 	}
 	s.mu.Unlock()
 
-	res, err := s.svc.SendMessage(s.ctx, req)
+	res, err := s.call(th, t, req)
 
 	s.mu.Lock()
 	th.sending = nil
+	t.stop, t.Partial, t.Stopping = nil, "", false
 	stopped := t.Answering
 	t.Answering = false
 	if stopped && errors.Is(err, client.ErrReplyLost) {
@@ -539,7 +617,7 @@ func (s *Session) send(th *Thread, t *Turn) {
 		reply := Message{ID: res.ReplyMessageID, Role: Assistant, Text: res.Reply, At: now}
 		th.messages = append(th.messages, Message{ID: res.UserMessageID, Role: User, Text: t.Text, At: t.At}, reply)
 		th.removeTurn(t.Key)
-		change.Ended = []Outcome{{Key: t.Key, End: Replied, Reply: reply}}
+		change.Ended = []Outcome{{Key: t.Key, End: Replied, Reply: reply, Stopped: res.Stopped}}
 		s.touch(th, t.Text, now, isNew)
 		if res.PointsCharged != nil || res.Balance != nil {
 			s.charged, s.balance = res.PointsCharged, res.Balance
