@@ -11,47 +11,72 @@ import "strings"
 //   - A table shows once its header and the line under it are written, then row by row.
 //   - A code block shows line by line, as an unclosed fence runs to the end.
 func Settled(partial string) string {
-	whole, line := partial, ""
-	if i := strings.LastIndexByte(partial, '\n'); i >= 0 {
-		whole, line = partial[:i+1], partial[i+1:]
-	} else {
-		whole, line = "", partial
+	sc := scanPartial(partial)
+	if sc.tableStart >= 0 && sc.tableRows < 2 {
+		// A header row alone is a paragraph until the line under it makes it a table.
+		return sc.whole[:sc.tableStart]
 	}
-	inFence := false
+	t := strings.TrimSpace(sc.line)
+	if sc.inFence || sc.line == "" || sc.tableStart >= 0 ||
+		strings.HasPrefix(t, "|") || strings.HasPrefix(t, "`") || strings.HasPrefix(t, "~") {
+		return sc.whole
+	}
+	return sc.whole + openSpansCut(sc.line)
+}
+
+// SettledBlocks is Settled without a table or code block that is not closed yet (by a line
+// after a table, by the closing fence): for what is said of a reply being written, which says a
+// table by its size and a code block as one phrase.
+func SettledBlocks(partial string) string {
+	sc := scanPartial(partial)
+	switch {
+	case sc.inFence:
+		return sc.whole[:sc.fenceStart]
+	case sc.tableStart >= 0:
+		return sc.whole[:sc.tableStart]
+	}
+	return Settled(partial)
+}
+
+// partialScan is what scanPartial finds in a reply being written.
+type partialScan struct {
+	whole, line string // the whole lines (each with its end), and the line being written
+	inFence     bool   // the whole lines end inside a fenced code block, which opens at fenceStart
+	fenceStart  int
+	// tableStart is where the run of table-like lines that ends the whole lines starts (-1
+	// when they do not end with one), and tableRows how many lines it has.
+	tableStart, tableRows int
+}
+
+func scanPartial(partial string) partialScan {
+	sc := partialScan{line: partial, tableStart: -1}
+	if i := strings.LastIndexByte(partial, '\n'); i >= 0 {
+		sc.whole, sc.line = partial[:i+1], partial[i+1:]
+	}
 	fence := ""
-	tableStart, tableRows := -1, 0 // the byte where the last run of table-like lines starts
-	for off := 0; off < len(whole); {
-		end := strings.IndexByte(whole[off:], '\n') + off
-		l := strings.TrimSpace(whole[off:end])
+	for off := 0; off < len(sc.whole); {
+		end := strings.IndexByte(sc.whole[off:], '\n') + off
+		l := strings.TrimSpace(sc.whole[off:end])
 		switch {
-		case inFence:
+		case sc.inFence:
 			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
-				inFence = false
+				sc.inFence = false
 			}
-			tableStart, tableRows = -1, 0
+			sc.tableStart, sc.tableRows = -1, 0
 		case isFence(l):
-			inFence, fence = true, fenceMark(l)
-			tableStart, tableRows = -1, 0
+			sc.inFence, fence, sc.fenceStart = true, fenceMark(l), off
+			sc.tableStart, sc.tableRows = -1, 0
 		case strings.HasPrefix(l, "|"):
-			if tableStart < 0 {
-				tableStart = off
+			if sc.tableStart < 0 {
+				sc.tableStart = off
 			}
-			tableRows++
+			sc.tableRows++
 		default:
-			tableStart, tableRows = -1, 0
+			sc.tableStart, sc.tableRows = -1, 0
 		}
 		off = end + 1
 	}
-	if tableStart >= 0 && tableRows < 2 {
-		// A header row alone is a paragraph until the line under it makes it a table.
-		return whole[:tableStart]
-	}
-	t := strings.TrimSpace(line)
-	if inFence || line == "" || strings.HasPrefix(t, "|") || strings.HasPrefix(t, "`") || strings.HasPrefix(t, "~") ||
-		(tableStart >= 0) {
-		return whole
-	}
-	return whole + openSpansCut(line)
+	return sc
 }
 
 // isFence reports whether a trimmed line opens a fenced code block.

@@ -34,6 +34,21 @@ func TestSettled(t *testing.T) {
 	}
 }
 
+func TestSettledBlocks(t *testing.T) {
+	tests := []struct{ partial, want string }{
+		{"Intro\n| A | B |\n|---|---|\n| 1 | 2 |\n", "Intro\n"},
+		{"Intro\n| A | B |\n|---|---|\n| 1 | 2 |\n\nAfter", "Intro\n| A | B |\n|---|---|\n| 1 | 2 |\n\nAfter"},
+		{"Code:\n```go\nx\n", "Code:\n"},
+		{"Code:\n```go\nx\n```\n", "Code:\n```go\nx\n```\n"},
+		{"Say [this", "Say "},
+	}
+	for _, tt := range tests {
+		if got := SettledBlocks(tt.partial); got != tt.want {
+			t.Errorf("SettledBlocks(%q) = %q, want %q", tt.partial, got, tt.want)
+		}
+	}
+}
+
 // TestSettled_OnlyGrows: for every prefix of replies with tables, code, links and emphasis, what
 // is settled is a prefix of the text and of what is settled once more has come.
 func TestSettled_OnlyGrows(t *testing.T) {
@@ -68,6 +83,9 @@ func FuzzSettled(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got := Settled(s); !strings.HasPrefix(s, got) {
 			t.Fatalf("Settled(%q) = %q", s, got)
+		}
+		if got := SettledBlocks(s); !strings.HasPrefix(s, got) {
+			t.Fatalf("SettledBlocks(%q) = %q", s, got)
 		}
 	})
 }

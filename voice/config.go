@@ -39,6 +39,16 @@ type Chatter interface {
 	Chat(ctx context.Context, question string) (reply string, err error)
 }
 
+// StreamChatter is a Chatter that can hand the reply over as it is written (from a service
+// that streams): onText gets each piece, in order, on any goroutine, before ChatStream returns
+// the whole reply. Closing stop is a person's Stop: the service ends the reply where it is, and
+// ChatStream returns what was written. The loop says a streamed reply's sentences as each is
+// complete.
+type StreamChatter interface {
+	Chatter
+	ChatStream(ctx context.Context, question string, onText func(piece string), stop <-chan struct{}) (reply string, err error)
+}
+
 // Clock tells the time for the loop's trace and timers; nil in Config means the real clock.
 type Clock interface {
 	Now() time.Time

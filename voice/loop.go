@@ -76,6 +76,8 @@ type run struct {
 	turnCtx    context.Context
 	turnCancel context.CancelFunc
 	chatting   bool             // a chat call was sent and has not answered
+	// stream is the turn's streamed reply while it is written (nil for a whole one).
+	stream *streamedReply
 	pause      <-chan time.Time // the Error state's pause
 	// calls are the goroutines of the run's service calls (transcribe, chat, speech): Run
 	// returns only once they have ended, so none outlives it.
@@ -200,6 +202,7 @@ func (r *run) finish(err error) error {
 	if r.turnCancel != nil {
 		r.turnCancel()
 	}
+	r.stopStream() // the reply being written ends where it is
 	if r.chatting {
 		r.Stopping = true
 		r.show()
@@ -262,6 +265,8 @@ func (r *run) handle(m message) (end bool, err error) {
 		}
 	case said:
 		return r.gotSaid(m)
+	case grew:
+		return r.grew(m)
 	case clipQueued:
 		return r.gotClip(m)
 	case envelopeMsg:
@@ -331,6 +336,7 @@ func (r *run) setMuted(m bool) {
 
 // nextTurn starts a turn: the calls of the one before that are not charged yet are cancelled.
 func (r *run) nextTurn() {
+	r.endStream() // a reply still written for the turn before ends where it is
 	r.Turn++
 	if r.turnCancel != nil {
 		r.turnCancel()
@@ -369,6 +375,16 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 	turn := r.Turn
 	// The chat call is charged once sent: Stop does not cancel it.
 	ctx := context.WithoutCancel(r.ctx)
+	if sc, ok := r.cfg.Chat.(StreamChatter); ok {
+		st := &streamedReply{turn: turn, g: NewGrowing(), stop: make(chan struct{})}
+		r.stream = st
+		r.calls.Go(func() {
+			reply, err := sc.ChatStream(ctx, q, func(piece string) { r.l.post(grew{turn, piece}) }, st.stop)
+			r.l.post(traceMsg{turn, TraceChatDone, -1, r.l.clock.Now()})
+			r.l.post(replied{turn, reply, err})
+		})
+		return false, nil
+	}
 	r.calls.Go(func() {
 		reply, err := r.cfg.Chat.Chat(ctx, q)
 		r.l.post(traceMsg{turn, TraceChatDone, -1, r.l.clock.Now()})

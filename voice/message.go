@@ -48,6 +48,11 @@ type (
 		turn int
 		err  error
 	}
+	// grew is the next piece of a streamed reply.
+	grew struct {
+		turn  int
+		piece string
+	}
 	// clipQueued tells which clip the player got for a sentence.
 	clipQueued struct {
 		turn, index int
@@ -77,6 +82,7 @@ func (transcribed) isMessage() {}
 func (specDone) isMessage()    {}
 func (replied) isMessage()     {}
 func (said) isMessage()        {}
+func (grew) isMessage()        {}
 func (clipQueued) isMessage()  {}
 func (envelopeMsg) isMessage() {}
 func (traceMsg) isMessage()    {}

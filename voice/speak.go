@@ -104,8 +104,107 @@ func (s *speaking) playbackLevel(turn int, at time.Time) float64 {
 	return level
 }
 
-// gotReply shows the reply and starts saying it.
+// streamedReply is a reply being written, said as it is.
+type streamedReply struct {
+	turn   int
+	g      *Growing
+	stop   chan struct{} // closed: the person's Stop (once)
+	saying bool          // its sentences are being said
+	ended  bool          // stop was closed
+}
+
+// stopStream asks the service to end the reply being written where it is, if there is one:
+// the loop stops (its call is still waited for, and answers with what was written, stored and
+// charged).
+func (r *run) stopStream() {
+	if st := r.stream; st != nil && !st.ended {
+		st.ended = true
+		close(st.stop)
+	}
+}
+
+// endStream ends the reply being written as the turn moves on (a barge-in, a stop word): the
+// service is asked to end it, and its answer, for a turn that is over, is not waited for but
+// by Run's end.
+func (r *run) endStream() {
+	st := r.stream
+	if st == nil {
+		return
+	}
+	r.stopStream()
+	r.stream = nil
+	st.g.Finish("")
+	if st.turn == r.Turn {
+		r.chatting = false
+	}
+}
+
+// grew takes the next piece of a streamed reply, and starts saying it once its first sentence
+// is complete.
+func (r *run) grew(m grew) (bool, error) {
+	st := r.stream
+	if st == nil || st.turn != m.turn || m.turn != r.Turn || r.Stopping {
+		return false, nil
+	}
+	st.g.Add(m.piece)
+	if st.saying {
+		if r.cfg.StopWords != nil {
+			r.waking.replyWords = words(st.g.Text()) // a stop word the reply says is its echo
+		}
+		return false, nil
+	}
+	if r.State == Thinking && st.g.Ready() {
+		st.saying = true
+		r.startSaying(st.g.Text(), func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error {
+			return sp.sayFrom(ctx, turn, st.g, r.cfg.Voice, onClip)
+		})
+	}
+	return false, nil
+}
+
+// startSaying shows the Speaking state and says a reply (text so far) through say.
+func (r *run) startSaying(text string, say func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error) {
+	r.set(Speaking)
+	r.startStopWords(text)
+	r.speaking.barge.start()
+	r.speaking.preroll = nil
+	turn, ctx, sp := r.Turn, r.turnCtx, r.speaking.speaker
+	r.calls.Go(func() {
+		err := say(ctx, turn, sp, func(index int, id playback.ClipID) {
+			r.l.post(clipQueued{turn, index, id})
+		})
+		r.l.post(said{turn, err})
+	})
+}
+
+// gotReply shows the reply and starts saying it (or, for a streamed reply already being said,
+// ends it with the reply as stored).
 func (r *run) gotReply(m replied) (bool, error) {
+	if st := r.stream; st != nil && st.turn == m.turn {
+		r.stream = nil
+		if m.err != nil {
+			st.g.Finish("")
+		} else {
+			st.g.Finish(m.reply)
+		}
+		if st.saying {
+			if m.err != nil {
+				// What was said so far was refunded with the rest: the turn failed.
+				if r.Stopping {
+					r.stopErr = &StepError{"chat", m.err}
+					return false, nil
+				}
+				return r.fail(&StepError{"chat", m.err})
+			}
+			if r.cfg.OnReply != nil {
+				r.cfg.OnReply(m.turn, m.reply)
+			}
+			if r.cfg.StopWords != nil {
+				r.waking.replyWords = words(m.reply)
+			}
+			return false, nil
+		}
+	}
 	if m.err != nil {
 		if r.Stopping {
 			r.stopErr = &StepError{"chat", m.err}
@@ -119,16 +218,8 @@ func (r *run) gotReply(m replied) (bool, error) {
 	if r.Stopping {
 		return false, nil
 	}
-	r.set(Speaking)
-	r.startStopWords(m.reply)
-	r.speaking.barge.start()
-	r.speaking.preroll = nil
-	turn, ctx, sp := r.Turn, r.turnCtx, r.speaking.speaker
-	r.calls.Go(func() {
-		err := sp.say(ctx, turn, m.reply, r.cfg.Voice, func(index int, id playback.ClipID) {
-			r.l.post(clipQueued{turn, index, id})
-		})
-		r.l.post(said{turn, err})
+	r.startSaying(m.reply, func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error {
+		return sp.say(ctx, turn, m.reply, r.cfg.Voice, onClip)
 	})
 	return false, nil
 }

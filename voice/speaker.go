@@ -121,6 +121,30 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 	if len(sentences) == 0 {
 		return ErrNothingToSay
 	}
+	return s.sayFrom(ctx, turn, fixedSentences(sentences), voice, onClip)
+}
+
+// sentenceSource gives the sentences of a text to say, in order.
+type sentenceSource interface {
+	// sentence returns sentence i, waiting until it is known; false when the text ended
+	// before it, or ctx did.
+	sentence(ctx context.Context, i int) (string, bool)
+}
+
+// fixedSentences are the sentences of a whole text.
+type fixedSentences []string
+
+func (f fixedSentences) sentence(_ context.Context, i int) (string, bool) {
+	if i < len(f) {
+		return f[i], true
+	}
+	return "", false
+}
+
+// sayFrom says the sentences of src, as Say does: the first requested at once and alone, the
+// next ones once it has arrived, at most Lookahead ahead of the sentence playing. A sentence
+// src does not know yet is waited for. It returns ErrNothingToSay when src has none.
+func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voice string, onClip func(index int, id playback.ClipID)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	prog := newProgress()
 	s.mu.Lock()
@@ -149,15 +173,11 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		audio []byte
 		err   error
 	}
-	results := make([]chan result, len(sentences))
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
-	fetch := func(i int) {
+	fetch := func(i int, text string, out chan<- result) {
 		if s.trace != nil {
 			s.trace(turn, i, false)
 		}
-		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: sentences[i], Voice: voice})
+		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
 		if s.trace != nil {
 			s.trace(turn, i, true)
 		}
@@ -168,31 +188,44 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		if err == nil {
 			audio = sp.Audio
 		}
-		results[i] <- result{audio, err}
+		out <- result{audio, err}
 	}
 	// The first sentence is requested alone; each later one once the first has arrived and the
-	// sentences before it, less Lookahead, have played.
+	// sentences before it, less Lookahead, have played. order carries each sentence's result, in
+	// order, and is closed after the last.
+	order := make(chan chan result, Lookahead+2)
 	firstOK := make(chan struct{})
 	calls.Go(func() {
-		fetch(0)
-	})
-	calls.Go(func() {
-		select {
-		case <-firstOK:
-		case <-ctx.Done():
-			return
-		}
-		for i := 1; i < len(sentences); i++ {
-			if !prog.waitFor(ctx, i-Lookahead) {
+		defer close(order)
+		for i := 0; ; i++ {
+			text, ok := src.sentence(ctx, i)
+			if !ok {
 				return
 			}
-			calls.Go(func() { fetch(i) })
+			if i > 0 {
+				select {
+				case <-firstOK:
+				case <-ctx.Done():
+					return
+				}
+				if !prog.waitFor(ctx, i-Lookahead) {
+					return
+				}
+			}
+			out := make(chan result, 1)
+			select {
+			case order <- out:
+			case <-ctx.Done():
+				return
+			}
+			calls.Go(func() { fetch(i, text, out) })
 		}
 	})
-	for i := range sentences {
+	i := 0
+	for out := range order {
 		var r result
 		select {
-		case r = <-results[i]:
+		case r = <-out:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -219,6 +252,13 @@ func (s *Speaker) say(ctx context.Context, turn int, text, voice string, onClip 
 		if onClip != nil {
 			onClip(i, id)
 		}
+		i++
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case i == 0:
+		return ErrNothingToSay
 	}
 	return nil
 }

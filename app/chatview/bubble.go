@@ -39,6 +39,7 @@ type Bubble struct {
 	reply    *replyText       // a message
 	thinking *fyne.Container
 	activity *widget.Activity // runs only while the row shows "Thinking…": it redraws the window
+	doing    *widget.Label    // "Thinking…", "Writing…" or "Stopping…"
 	meta     *widget.Label
 	actions  *fyne.Container
 	copyBtn  *namedButton
@@ -69,11 +70,11 @@ func newBubble(c *View) *Bubble {
 	}
 	b.activity = widget.NewActivity()
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
-	thinking := widget.NewLabel("Thinking…")
-	thinking.Importance = widget.LowImportance
+	b.doing = widget.NewLabel("Thinking…")
+	b.doing.Importance = widget.LowImportance
 	b.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { c.host.StopWaiting() })
 	b.stopBtn.Importance = widget.LowImportance
-	b.thinking = container.NewHBox(b.activity, thinking, b.stopBtn)
+	b.thinking = container.NewHBox(b.activity, b.doing, b.stopBtn)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
@@ -107,7 +108,24 @@ func (b *Bubble) set(r Row) {
 		b.activity.Stop()
 	}
 	b.text.Hidden = r.Kind != RowNotice
-	b.reply.Hidden = r.Kind == RowNotice || r.Kind == RowThinking
+	b.reply.Hidden = r.Kind == RowNotice || r.Kind == RowThinking && r.Text == ""
+	if r.Kind == RowThinking {
+		doing := "Thinking…"
+		switch {
+		case r.Turn.Stopping:
+			doing = "Stopping…"
+		case r.Text != "":
+			doing = "Writing…"
+		}
+		if b.doing.Text != doing {
+			b.doing.SetText(doing)
+		}
+		if r.Turn.Stopping {
+			b.stopBtn.Disable()
+		} else {
+			b.stopBtn.Enable()
+		}
+	}
 	b.bg.setHidden(r.Kind == RowNotice)
 	b.reply.row = b.id
 	switch {
@@ -120,6 +138,8 @@ func (b *Bubble) set(r Row) {
 		// Parsed without laying out: the row's Refresh below lays it out once.
 		b.reply.setMarkdown(b.c.flatOf(r.Text))
 		b.flatGen = b.c.flatGen
+	case r.Kind == RowThinking && r.Text != "":
+		b.reply.setMarkdown(b.c.partialFlat(r.Text))
 	}
 	if meta := b.metaText(); meta != b.meta.Text {
 		b.meta.Text = meta
@@ -222,7 +242,9 @@ type area struct {
 // geometry is where the parts of a row go at a given width.
 type geometry struct {
 	bubble, text, meta area
-	height             float32
+	// status is where "Writing…" and Stop go under a reply being written.
+	status area
+	height float32
 }
 
 // layoutFor computes the row's geometry for a view of the given width (cached until set).
@@ -250,6 +272,12 @@ func (b *Bubble) computeLayout(width float32) geometry {
 	switch b.r.Kind {
 	case RowThinking:
 		content = b.thinking.MinSize()
+		if b.r.Text != "" {
+			rs := b.reply.layoutAt(maxText)
+			b.reply.Refresh()
+			g.status = area{Pos: fyne.NewPos(0, rs.Height), Size: content}
+			content = fyne.NewSize(max(rs.Width, content.Width), rs.Height+content.Height)
+		}
 	case RowNotice:
 		maxText = width - 2*sidePad
 		content = textSize(b.text, maxText, maxText)
@@ -259,7 +287,7 @@ func (b *Bubble) computeLayout(width float32) geometry {
 	}
 	bw := max(content.Width+2*bubblePadH, bubbleMinWidth)
 	padV := messagePadV
-	if b.r.Kind == RowThinking {
+	if b.r.Kind == RowThinking && b.r.Text == "" {
 		padV = bubblePadV
 	}
 	bh := content.Height + 2*padV
@@ -272,6 +300,14 @@ func (b *Bubble) computeLayout(width float32) geometry {
 	}
 	g.bubble = area{Pos: fyne.NewPos(x, rowGap/2), Size: fyne.NewSize(bw, bh)}
 	g.text = area{Pos: fyne.NewPos(x+bubblePadH, rowGap/2+padV), Size: content}
+	if b.r.Kind == RowThinking {
+		if b.r.Text == "" {
+			g.status = g.text
+		} else {
+			g.status.Pos = g.status.Pos.Add(g.text.Pos)
+			g.text.Size.Height = g.status.Pos.Y - g.text.Pos.Y
+		}
+	}
 	metaW := width - 2*sidePad
 	mh := metaHeight(b.c.textMetrics())
 	switch {
@@ -313,8 +349,8 @@ func (r *bubbleRenderer) Layout(size fyne.Size) {
 	b.text.Resize(g.text.Size)
 	b.reply.Move(g.text.Pos)
 	b.reply.Resize(g.text.Size)
-	b.thinking.Move(g.text.Pos)
-	b.thinking.Resize(g.text.Size)
+	b.thinking.Move(g.status.Pos)
+	b.thinking.Resize(g.status.Size)
 	// The meta line: time (and error) on the bubble's side, actions beside it.
 	am := b.actions.MinSize()
 	y := g.meta.Pos.Y - theme.InnerPadding()/2

@@ -85,6 +85,12 @@ type View struct {
 	flats   map[string]markdown.Flat
 	parsing map[string]bool // long replies being parsed in the background
 	flatGen int             // counts the parses done in the background
+	// partial is the reply being written, parsed (partialFlat).
+	partial struct {
+		text string
+		flat markdown.Flat
+		ok   bool
+	}
 	// tops are the rows' tops in the list (made again when heights change).
 	tops      []float32
 	flatOrder []string
@@ -216,7 +222,9 @@ func (c *View) rowsOf(v conversation.ThreadView) []Row {
 			behindFailed: blocked && t.State == conversation.Queued, unsaved: v.ID.IsZero()})
 		blocked = blocked || t.State == conversation.Failed || t.State == conversation.Lost
 		if t.State == conversation.Sending {
-			rows = append(rows, Row{Kind: RowThinking, Role: conversation.Assistant})
+			// The reply as written so far, when the service streams it: what shows without
+			// flicker of it.
+			rows = append(rows, Row{Kind: RowThinking, Role: conversation.Assistant, Text: markdown.Settled(t.Partial), Turn: t})
 		}
 	}
 	switch {
@@ -244,9 +252,15 @@ func (c *View) resetHeights(old []Row) {
 	exact := make([]bool, len(c.rows))
 	changed := 0
 	for i, r := range c.rows {
-		if keep && i < len(old) && i < len(c.exact) && sameRow(old[i], r) {
+		switch {
+		case keep && i < len(old) && i < len(c.exact) && sameRow(old[i], r):
 			heights[i], exact[i] = c.heights[i], c.exact[i]
-		} else {
+		case r.Kind == RowThinking && r.Text != "":
+			// A reply growing as it is written is measured, not estimated: an estimate
+			// corrected at each piece would make it jump.
+			c.measure.set(r)
+			heights[i], exact[i] = c.measure.heightFor(width), true
+		default:
 			heights[i] = c.estimate(r, width)
 		}
 		if i >= len(c.heights) || heights[i] != c.heights[i] {
@@ -275,7 +289,7 @@ func (c *View) resetHeights(old []Row) {
 // again can fail again for another reason without the window drawing it as sent in between.
 func sameRow(a, b Row) bool {
 	return a.Kind == b.Kind && a.Role == b.Role && a.Text == b.Text && a.Turn.State == b.Turn.State && a.behindFailed == b.behindFailed &&
-		a.Turn.Answering == b.Turn.Answering && errText(a.Turn.Err) == errText(b.Turn.Err)
+		a.Turn.Answering == b.Turn.Answering && a.Turn.Stopping == b.Turn.Stopping && errText(a.Turn.Err) == errText(b.Turn.Err)
 }
 
 // errText is err's text, "" for none.
@@ -364,7 +378,10 @@ func (c *View) estimate(r Row, width float32) float32 {
 		lines += max(1, (n+perLine-1)/perLine)
 	}
 	if r.Kind == RowThinking {
-		lines = 1
+		lines++ // "Writing…" under the reply
+		if r.Text == "" {
+			lines = 1
+		}
 	}
 	return float32(lines)*m.lineHeight + 2*messagePadV + metaHeight(m) + rowGap
 }
@@ -436,6 +453,21 @@ func (c *View) flatOf(text string) markdown.Flat {
 	}
 	f := markdown.Flatten(markdown.Parse(text))
 	c.keepFlat(text, f)
+	return f
+}
+
+// partialFlat is a reply being written, parsed: the last one is kept, since the row that shows
+// it and the one that measures it both ask. One longer than parseNowMax is shown plain until it
+// is whole (it changes too often to be parsed away from the window).
+func (c *View) partialFlat(text string) markdown.Flat {
+	if c.partial.text == text && c.partial.ok {
+		return c.partial.flat
+	}
+	f := plainFlat(text)
+	if len(text) <= parseNowMax {
+		f = markdown.Flatten(markdown.Parse(text))
+	}
+	c.partial.text, c.partial.flat, c.partial.ok = text, f, true
 	return f
 }
 
