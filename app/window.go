@@ -168,6 +168,15 @@ func (u *UI) quit() { u.win.Close() }
 // apply renders a change of the session's state.
 func (m *mainWindow) apply(ch conversation.Change) {
 	u := m.u
+	if ch.Growing {
+		// Only a reply being written grew: it is drawn again, and heard by voice.
+		v := m.sess.Snapshot(ch.Thread)
+		if ch.Thread == m.current {
+			m.chat.Render(v)
+		}
+		u.talk.ReplyGrowing(ch.Thread, v)
+		return
+	}
 	if ch.List {
 		m.sidebar.refresh()
 	}

@@ -75,10 +75,10 @@ type run struct {
 	// The turn's calls: those not charged yet are cancelled with turnCtx.
 	turnCtx    context.Context
 	turnCancel context.CancelFunc
-	chatting   bool             // a chat call was sent and has not answered
+	chatting   bool // a chat call was sent and has not answered
 	// stream is the turn's streamed reply while it is written (nil for a whole one).
 	stream *streamedReply
-	pause      <-chan time.Time // the Error state's pause
+	pause  <-chan time.Time // the Error state's pause
 	// calls are the goroutines of the run's service calls (transcribe, chat, speech): Run
 	// returns only once they have ended, so none outlives it.
 	calls sync.WaitGroup
