@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -105,6 +109,10 @@ whose ID is printed on standard error; the settings given on that first call are
 MESSAGE may be '-' to read the message from standard input. Each successful call is charged,
 and a call that fails after it was sent is never sent again by Parley.
 
+On a terminal, a reply from a service that streams (Parley's own) is printed as it is written,
+and Ctrl-C stops it there: what was written is the reply, charged and kept in the conversation
+(nothing written: nothing charged). Piped, or with --json, the whole reply is printed at once.
+
 The reply goes to standard output; the conversation ID, points charged and balance to standard
 error. With --json, standard output holds one object:
   conversation_id   the conversation (new on a first call), as the service gave it
@@ -143,11 +151,15 @@ error. With --json, standard output holds one object:
 			if err != nil {
 				return err
 			}
-			stop := g.waitFor("the reply")
-			res, err := c.SendMessage(cmd.Context(), client.SendMessageRequest{
+			req := client.SendMessageRequest{
 				ConversationID: convID, Message: text,
 				Persona: cfg.Persona, Temperature: cfg.Temperature, TopP: cfg.TopP, MaxTokens: cfg.MaxTokens,
-			})
+			}
+			if !g.json && isTerminal(g.stdout) {
+				return g.chatStreamed(cmd.Context(), c, req)
+			}
+			stop := g.waitFor("the reply")
+			res, err := c.SendMessage(cmd.Context(), req)
 			stop()
 			if err != nil {
 				return err
@@ -165,6 +177,95 @@ error. With --json, standard output holds one object:
 	cmd.Flags().StringVarP(&conv, "conversation", "c", "", "continue this conversation")
 	set.register(cmd)
 	return cmd
+}
+
+// stopAnswerWait bounds how long a stopped streamed reply may take to end before Parley stops
+// waiting for it (the service still ends it, and keeps it).
+const stopAnswerWait = 5 * time.Second
+
+// chatStreamed sends req and prints the reply as it is written, from a service that streams
+// (one that does not answers whole, printed as it comes). Ctrl-C is a person's Stop: the service
+// ends the reply where it is, keeps and charges what was written, and the command ends as
+// interrupted once it has said so.
+func (g *globals) chatStreamed(ctx context.Context, c *client.Client, req client.SendMessageRequest) error {
+	if !c.Streams() {
+		// Whether it streams is told by its answers: the account is a free call (a service
+		// without it answers 404, which changes nothing).
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, _ = c.Account(actx)
+		cancel()
+	}
+	if !c.Streams() {
+		stop := g.waitFor("the reply")
+		res, err := c.SendMessage(ctx, req)
+		stop()
+		if err != nil {
+			return err
+		}
+		g.printer.allow(res.ConversationID.String())
+		fmt.Fprintln(g.stdout, res.Reply)
+		fmt.Fprintln(g.stderr, chargeNote(res.ConversationID, res.PointsCharged, res.Balance))
+		return nil
+	}
+	// The call runs on when the signal comes: the signal stops the reply instead.
+	callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stopReply := make(chan struct{})
+	var interrupted atomic.Bool
+	go func() {
+		select {
+		case <-ctx.Done():
+			interrupted.Store(true)
+			close(stopReply)
+			// A stop that is not heeded is not waited for long.
+			t := time.NewTimer(stopAnswerWait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				cancel()
+			case <-callCtx.Done():
+			}
+		case <-callCtx.Done():
+		}
+	}()
+	spin := g.waitFor("the reply")
+	spinning := true
+	printed := ""
+	res, err := c.SendMessageStream(callCtx, req, client.StreamOptions{Stop: stopReply, OnText: func(piece string) {
+		if spinning {
+			spin()
+			spinning = false
+			piece = strings.TrimLeft(piece, " \t\r\n")
+		}
+		printed += piece
+		fmt.Fprint(g.stdout, piece)
+	}})
+	if spinning {
+		spin()
+	}
+	cancel()
+	if printed != "" && !strings.HasSuffix(printed, "\n") {
+		fmt.Fprintln(g.stdout)
+	}
+	if err != nil {
+		if interrupted.Load() {
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.Code == client.CodeStopped {
+				fmt.Fprintln(g.stderr, "Stopped before the model wrote anything; nothing was charged.")
+				return &codeError{code: exitSignal + int(syscall.SIGINT)}
+			}
+		}
+		return err
+	}
+	g.printer.allow(res.ConversationID.String())
+	if res.Stopped {
+		fmt.Fprintln(g.stderr, "Stopped: the reply is what the model wrote until then; it was charged and is kept in the conversation.")
+	}
+	fmt.Fprintln(g.stderr, chargeNote(res.ConversationID, res.PointsCharged, res.Balance))
+	if interrupted.Load() {
+		return &codeError{code: exitSignal + int(syscall.SIGINT)}
+	}
+	return nil
 }
 
 // chargeNote is what stderr says after charged calls: the conversation, what they cost and the

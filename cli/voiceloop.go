@@ -362,13 +362,25 @@ type cliChatter struct {
 }
 
 func (ch *cliChatter) Chat(ctx context.Context, q string) (string, error) {
+	return ch.ChatStream(ctx, q, nil, nil)
+}
+
+// ChatStream is Chat whose reply, from a service that streams, comes to onText as it is written;
+// closing stop asks the service to end it where it is (a barge-in, Stop).
+func (ch *cliChatter) ChatStream(ctx context.Context, q string, onText func(string), stop <-chan struct{}) (string, error) {
 	ch.mu.Lock()
 	req := client.SendMessageRequest{ConversationID: ch.id, Message: q}
 	if ch.id.IsZero() {
 		req.Persona, req.Temperature, req.TopP, req.MaxTokens = ch.cfg.Persona, ch.cfg.Temperature, ch.cfg.TopP, ch.cfg.MaxTokens
 	}
 	ch.mu.Unlock()
-	res, err := ch.c.SendMessage(ctx, req)
+	var res *client.SendMessageResult
+	var err error
+	if onText != nil {
+		res, err = ch.c.SendMessageStream(ctx, req, client.StreamOptions{OnText: onText, Stop: stop})
+	} else {
+		res, err = ch.c.SendMessage(ctx, req)
+	}
 	if err != nil {
 		if errors.Is(err, client.ErrReplyLost) && req.ConversationID.IsZero() {
 			ch.mu.Lock()

@@ -207,16 +207,16 @@ func toStreamedError(e *apiError) streamedError {
 // then the settled call, as done or error. It runs to the end whether or not the client still
 // reads (the call is charged), unless the person stops it.
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, call *chatCall) {
-	ev := startEvents(w)
 	id := call.res.CallID
-	ev.event("call", struct {
-		CallID string `json:"call_id"`
-	}{id})
 	base := context.WithoutCancel(r.Context())
 	ctx, stop := context.WithCancelCause(base)
 	defer stop(nil)
-	s.live.add(id, call.acct.ID, stop)
+	s.live.add(id, call.acct.ID, stop) // before its ID is told, so that a Stop finds it
 	defer s.live.remove(id)
+	ev := startEvents(w)
+	ev.event("call", struct {
+		CallID string `json:"call_id"`
+	}{id})
 	quiet := make(chan struct{})
 	go ev.keepAlive(quiet)
 

@@ -73,6 +73,14 @@ func (c *Controller) Speak(text string) {
 
 // speakWith says text sentence by sentence.
 func (c *Controller) speakWith(text, voiceName string) {
+	c.speakFrom(func(ctx context.Context, sp *voice.Speaker, voiceName string) error {
+		return sp.Say(ctx, text, voiceName, nil)
+	}, voiceName, func() { c.speakWith(text, voiceName) })
+}
+
+// speakFrom speaks what say says, with voiceName ("" for the default); again, when not nil, is
+// offered when it fails.
+func (c *Controller) speakFrom(say func(ctx context.Context, sp *voice.Speaker, voiceName string) error, voiceName string, again func()) {
 	if !c.openPlayer() {
 		return
 	}
@@ -87,7 +95,7 @@ func (c *Controller) speakWith(text, voiceName string) {
 
 	sp, ctx, gen := o.speaker, c.cfg.Ctx, o.sayGen
 	go func() {
-		err := sp.Say(ctx, text, voiceName, nil)
+		err := say(ctx, sp, voiceName)
 		switch {
 		case errors.Is(err, voice.ErrNothingToSay), err == nil && !sp.Pending():
 			// Nothing was queued, or every clip ended before Say returned (the queue's last
@@ -100,7 +108,7 @@ func (c *Controller) speakWith(text, voiceName string) {
 		case err != nil && !errors.Is(err, context.Canceled):
 			c.cfg.Do(func() {
 				c.spoken()
-				c.problem(NotSpoken, err, func() { c.speakWith(text, voiceName) })
+				c.problem(NotSpoken, err, again)
 			})
 		}
 	}()

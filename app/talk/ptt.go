@@ -10,6 +10,7 @@ import (
 	"parley/audio/vad"
 	"parley/client"
 	"parley/conversation"
+	"parley/voice"
 )
 
 // ptt is push-to-talk's state: the take under way and the replies awaited, to speak them.
@@ -19,6 +20,10 @@ type ptt struct {
 	started   time.Time
 	// waiting are the replies awaited, to speak them, by the key of their turn.
 	waiting map[int64]awaited
+	// growing is the streamed reply being spoken as it is written, and its turn's key.
+	growing    *voice.Growing
+	growingKey int64
+	growingLen int // how much of the turn's partial reply it was given
 }
 
 // awaited is a reply push-to-talk waits for.
@@ -271,12 +276,27 @@ func (c *Controller) TurnEnded(th *conversation.Thread, o conversation.Outcome) 
 		return
 	}
 	held := a.question != ""
+	g := c.ptt.growing
+	if g != nil && c.ptt.growingKey == o.Key {
+		c.ptt.growing = nil
+		if o.End != conversation.Replied && !o.Stopped {
+			c.out.speaker.Stop() // what was said of it was refunded with the rest
+		}
+	} else {
+		g = nil
+	}
 	if o.End == conversation.Replied {
 		delete(c.ptt.waiting, o.Key)
 		switch {
+		case g != nil:
+			// Spoken as it was written: the rest, as stored, follows.
+			if held {
+				c.emit(Event{Kind: Answered, Question: a.question, Text: o.Reply.Text, Thread: th})
+			}
+			g.Finish(o.Reply.Text)
 		case c.st.Mode != Off:
 			// Voice mode speaks its own replies; nothing else may play while it listens.
-		case held || (c.cfg.Prefs.AutoSpeak() && th == c.cfg.Host.OnScreen()):
+		case c.speaksReplyOf(th, a):
 			if held {
 				c.emit(Event{Kind: Answered, Question: a.question, Text: o.Reply.Text, Thread: th})
 			}
@@ -298,6 +318,41 @@ func (c *Controller) TurnEnded(th *conversation.Thread, o conversation.Outcome) 
 		return
 	}
 	c.ptt.waiting[o.Key] = a
+}
+
+// speaksReplyOf reports whether the reply a awaits in th is spoken: a hold-to-talk question's
+// always, a typed message's when Speak replies is on and its conversation is on screen.
+func (c *Controller) speaksReplyOf(th *conversation.Thread, a awaited) bool {
+	return a.question != "" || c.cfg.Prefs.AutoSpeak() && th == c.cfg.Host.OnScreen()
+}
+
+// pttGrowing speaks a reply push-to-talk awaits as it is written (v is its conversation), once
+// its first sentence is complete: a streamed reply's.
+func (c *Controller) pttGrowing(th *conversation.Thread, v conversation.ThreadView) {
+	if c.st.Mode != Off {
+		return
+	}
+	for _, t := range v.Turns {
+		a, ok := c.ptt.waiting[t.Key]
+		if !ok || a.th != th || t.Partial == "" {
+			continue
+		}
+		switch {
+		case c.ptt.growing != nil && c.ptt.growingKey == t.Key:
+		case !c.speaksReplyOf(th, a):
+			continue
+		default:
+			c.ptt.growing, c.ptt.growingKey, c.ptt.growingLen = voice.NewGrowing(), t.Key, 0
+			g := c.ptt.growing
+			c.speakFrom(func(ctx context.Context, sp *voice.Speaker, voiceName string) error {
+				return sp.SayGrowing(ctx, g, voiceName, nil)
+			}, v.Voice, nil)
+		}
+		if len(t.Partial) > c.ptt.growingLen {
+			c.ptt.growing.Add(t.Partial[c.ptt.growingLen:])
+			c.ptt.growingLen = len(t.Partial)
+		}
+	}
 }
 
 // Awaited is how many replies push-to-talk waits for, to speak them.

@@ -88,6 +88,7 @@ type Session interface {
 	Snapshot(th *conversation.Thread) conversation.ThreadView
 	Send(th *conversation.Thread, text string) int64
 	Dismiss(th *conversation.Thread, key int64) string
+	StopWaiting(th *conversation.Thread) bool
 }
 
 // Host is what the controller asks of the app.
@@ -328,6 +329,7 @@ func (c *Controller) Attach(a Attached) {
 	c.out.speaker = nil // it speaks through the service in use
 	c.out.following.Store(nil)
 	clear(c.ptt.waiting)
+	c.ptt.growing = nil
 }
 
 // warmSpeech has the service load its speech recogniser while the person speaks, so that the

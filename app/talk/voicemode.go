@@ -34,6 +34,9 @@ type pending struct {
 	th   *conversation.Thread
 	key  int64 // the question's turn
 	done chan answer
+	// onText, for a reply streamed, gets each piece of it; told is how much of it was given.
+	onText func(piece string)
+	told   int
 }
 
 type answer struct {
@@ -291,6 +294,23 @@ func (v *voiceMode) turnEnded(th *conversation.Thread, o conversation.Outcome) b
 	return true
 }
 
+// ReplyGrowing sees a reply grow as the service writes it (v is its conversation): voice mode's
+// question's reply is handed to its loop piece by piece, and a reply push-to-talk speaks is
+// spoken, as it is written.
+func (c *Controller) ReplyGrowing(th *conversation.Thread, v conversation.ThreadView) {
+	c.pttGrowing(th, v)
+	p := c.voice.pending
+	if p == nil || p.th != th || p.onText == nil {
+		return
+	}
+	for _, t := range v.Turns {
+		if t.Key == p.key && len(t.Partial) > p.told {
+			p.onText(t.Partial[p.told:])
+			p.told = len(t.Partial)
+		}
+	}
+}
+
 // errLeft answers voice mode's question when another service is attached before its reply: the
 // session it went through is closed, and its end is not told to this window any more.
 var errLeft = errors.New("another service is in use now")
@@ -315,6 +335,13 @@ type chatter struct {
 }
 
 func (ch *chatter) Chat(ctx context.Context, q string) (string, error) {
+	return ch.ChatStream(ctx, q, nil, nil)
+}
+
+// ChatStream is Chat whose reply, from a service that streams, comes piece by piece to onText
+// (called on the window's goroutine) as the session's turn grows; closing stop is the person's
+// Stop of the turn (the session asks the service to end the reply where it is).
+func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string), stop <-chan struct{}) (string, error) {
 	c := ch.c
 	done := make(chan answer, 1)
 	c.cfg.Do(func() {
@@ -331,8 +358,23 @@ func (ch *chatter) Chat(ctx context.Context, q string) (string, error) {
 			done <- answer{err: errors.New("nothing was heard to send")}
 			return
 		}
-		c.voice.pending = &pending{sess: ch.sess, th: ch.th, key: key, done: done}
+		c.voice.pending = &pending{sess: ch.sess, th: ch.th, key: key, done: done, onText: onText}
 	})
+	if stop != nil {
+		quit := make(chan struct{})
+		defer close(quit)
+		go func() {
+			select {
+			case <-stop:
+				c.cfg.Do(func() {
+					if p := c.voice.pending; p != nil && p.done == done {
+						p.sess.StopWaiting(p.th)
+					}
+				})
+			case <-quit:
+			}
+		}()
+	}
 	// The session's own timeout ends the call; this only keeps voice mode from waiting for
 	// ever on a reply it cannot see.
 	limit := time.NewTimer(chatWaitLimit)
