@@ -42,6 +42,27 @@ type standInSettings struct {
 	// FloodOn: a chat whose question holds it is answered with ~6 MB of bytes that are not
 	// UTF-8 (each becomes U+FFFD, three bytes, once decoded).
 	FloodOn string `json:"flood_on,omitempty"`
+	// LongOn: a chat whose question holds it is answered with LongTokens words (sentences of
+	// eight), the first after FirstToken, then TokensPerSecond a second, as a model on a laptop
+	// writes: streamed when asked to stream, else whole once all are written. Its last word is
+	// "Done.".
+	LongOn          string        `json:"long_on,omitempty"`
+	LongTokens      int           `json:"long_tokens,omitempty"`
+	FirstToken      time.Duration `json:"first_token,omitempty"`
+	TokensPerSecond float64       `json:"tokens_per_second,omitempty"`
+}
+
+// standInLong is the long reply of n words: sentences of eight words, the last word "Done.".
+func standInLong(n int) []string {
+	words := make([]string, 0, n)
+	for i := 0; i < n-1; i++ {
+		w := fmt.Sprintf("word%d", i+1)
+		if i%8 == 7 {
+			w += "."
+		}
+		words = append(words, w)
+	}
+	return append(words, "Done.")
 }
 
 // standInRequest is one request the stand-in got, as its log keeps it: never the key itself.
@@ -52,6 +73,7 @@ type standInRequest struct {
 	Body   map[string]any   `json:"body,omitempty"`
 	Chat   []map[string]any `json:"messages,omitempty"`
 	Header string           `json:"auth_scheme,omitempty"`
+	Stream bool             `json:"stream,omitempty"` // a chat asked for a streamed reply
 }
 
 // runStandIn serves until killed; it is what the test binary does with standInEnv set.
@@ -94,9 +116,10 @@ func runStandIn() {
 		var body struct {
 			Model    string           `json:"model"`
 			Messages []map[string]any `json:"messages"`
+			Stream   bool             `json:"stream"`
 		}
 		json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body)
-		record(standInRequest{Path: r.URL.Path, KeyOK: keyOK(r), Model: body.Model, Chat: body.Messages})
+		record(standInRequest{Path: r.URL.Path, KeyOK: keyOK(r), Model: body.Model, Chat: body.Messages, Stream: body.Stream})
 		if !keyOK(r) {
 			http.Error(w, `{"error":{"message":"missing or wrong API key"}}`, http.StatusUnauthorized)
 			return
@@ -128,7 +151,44 @@ func runStandIn() {
 			}
 		}
 		reply := fmt.Sprintf("The standin model heard %q after %d earlier questions.", question, earlier)
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}}})
+		pieces := strings.SplitAfter(reply, " ")
+		var first, every time.Duration
+		if s.LongOn != "" && strings.Contains(question, s.LongOn) {
+			pieces = standInLong(s.LongTokens)
+			for i := range pieces[:len(pieces)-1] {
+				pieces[i] += " "
+			}
+			first, every = s.FirstToken, time.Duration(float64(time.Second)/s.TokensPerSecond)
+		}
+		if !body.Stream {
+			// Answered whole, once the model would have written it all.
+			select {
+			case <-time.After(first + every*time.Duration(len(pieces)-1)):
+			case <-r.Context().Done():
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": strings.Join(pieces, "")}}}})
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for i, p := range pieces {
+			wait := every
+			if i == 0 {
+				wait = first
+			}
+			select {
+			case <-time.After(wait):
+			case <-r.Context().Done():
+				record(standInRequest{Path: "stopped", Model: body.Model})
+				return
+			}
+			d, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": p}, "finish_reason": nil}}})
+			fmt.Fprintf(w, "data: %s\n\n", d)
+			rc.Flush()
+		}
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+		record(standInRequest{Path: "finished", Model: body.Model})
 	})
 	http.Serve(ln, mux)
 }
