@@ -148,6 +148,12 @@ func (m *mainWindow) stopWaiting() {
 	if m.current == nil || !m.sess.StopWaiting(m.current) {
 		return
 	}
+	for _, t := range m.sess.Snapshot(m.current).Turns {
+		if t.Stopping {
+			m.flash("Stopped the reply: what it says so far is kept, and charged as a reply (nothing written: nothing charged).")
+			return
+		}
+	}
 	m.flash("Stopped waiting for the reply: the message says what it means for points.")
 }
 

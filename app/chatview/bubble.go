@@ -208,6 +208,8 @@ func (b *Bubble) metaText() string {
 		return "Waits for the message above: send it again or edit it"
 	case r.Kind == RowTurn && r.Turn.State == conversation.Queued:
 		return "Waits for the reply above"
+	case r.Kind == RowTurn && r.Turn.Partial != "":
+		return at // sent: its reply is being written
 	case r.Kind == RowTurn:
 		return "Sending… " + at
 	case r.Kind == RowThinking, r.Kind == RowNotice:

@@ -289,7 +289,7 @@ func (c *View) resetHeights(old []Row) {
 // again can fail again for another reason without the window drawing it as sent in between.
 func sameRow(a, b Row) bool {
 	return a.Kind == b.Kind && a.Role == b.Role && a.Text == b.Text && a.Turn.State == b.Turn.State && a.behindFailed == b.behindFailed &&
-		a.Turn.Answering == b.Turn.Answering && a.Turn.Stopping == b.Turn.Stopping && errText(a.Turn.Err) == errText(b.Turn.Err)
+		a.Turn.Answering == b.Turn.Answering && a.Turn.Stopping == b.Turn.Stopping && (a.Turn.Partial == "") == (b.Turn.Partial == "") && errText(a.Turn.Err) == errText(b.Turn.Err)
 }
 
 // errText is err's text, "" for none.
