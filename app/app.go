@@ -199,6 +199,8 @@ type UI struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	// probe measures the window for the performance table (ProbeEnv), nil when not asked.
+	probe *probe
 }
 
 // New builds the app's main window on a; Show or ShowAndRun displays it.
@@ -214,6 +216,7 @@ func New(a fyne.App, d Deps) *UI {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, ctx: ctx, cancel: cancel}
+	u.probe = newProbe(d.Getenv, u.do)
 	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)
@@ -298,6 +301,7 @@ func (u *UI) shutdown() {
 	if u.main != nil {
 		u.main.close() // what was written and not answered is kept first
 	}
+	u.probe.close()
 	u.savePlacement()
 	u.gkey.stop()
 	u.tray.stop()

@@ -179,6 +179,7 @@ func (m *mainWindow) apply(ch conversation.Change) {
 		v := m.sess.Snapshot(ch.Thread)
 		if ch.Thread == m.current {
 			m.chat.Render(v)
+			u.probe.event("grew")
 		}
 		u.talk.ReplyGrowing(ch.Thread, v)
 		return
@@ -208,6 +209,9 @@ func (m *mainWindow) apply(ch conversation.Change) {
 	}
 	// The turns that ended, on screen or not: voice mode and push-to-talk wait for their keys.
 	for _, o := range ch.Ended {
+		if o.End == conversation.Replied && ch.Thread == m.current {
+			u.probe.event("replied")
+		}
 		u.talk.TurnEnded(ch.Thread, o)
 	}
 	if ch.Usage {
@@ -354,6 +358,7 @@ func (m *mainWindow) send(text string) int64 {
 		return 0
 	}
 	key := m.sess.Send(m.current, text)
+	m.u.probe.event("sent")
 	u.talk.ExpectReply(m.current, key)
 	m.chat.StickToBottom()
 	return key

@@ -1,7 +1,9 @@
 package markdown
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 
@@ -34,7 +36,46 @@ const highlightMax = 16 << 10
 // Highlight splits code into classed tokens with chroma's lexer for lang ("go", "python", "js",
 // "sh"…; a file name such as "main.go" works too). Code in an unknown or empty language is one
 // plain token. The tokens' texts always join to exactly code.
-func Highlight(lang, code string) (out []Token) {
+func Highlight(lang, code string) []Token {
+	key := highlightKey{lang, code}
+	highlighted.mu.Lock()
+	toks, ok := highlighted.m[key]
+	highlighted.mu.Unlock()
+	if ok {
+		return slices.Clone(toks)
+	}
+	toks = highlight(lang, code)
+	highlighted.mu.Lock()
+	defer highlighted.mu.Unlock()
+	if highlighted.m == nil {
+		highlighted.m = map[highlightKey][]Token{}
+	}
+	if _, ok := highlighted.m[key]; !ok {
+		if len(highlighted.order) >= highlightsKept {
+			delete(highlighted.m, highlighted.order[0])
+			highlighted.order = highlighted.order[1:]
+		}
+		highlighted.m[key] = toks
+		highlighted.order = append(highlighted.order, key)
+	}
+	return slices.Clone(toks)
+}
+
+// highlightsKept is how many highlighted pieces of code are kept: a reply being written is laid
+// out again as it grows, and its code blocks that are whole are not highlighted again.
+const highlightsKept = 64
+
+type highlightKey struct{ lang, code string }
+
+// highlighted keeps code highlighted lately.
+var highlighted struct {
+	mu    sync.Mutex
+	m     map[highlightKey][]Token
+	order []highlightKey
+}
+
+// highlight is Highlight without the cache.
+func highlight(lang, code string) (out []Token) {
 	plain := []Token{{Text: code}}
 	lang = strings.TrimSpace(lang)
 	if code == "" || lang == "" || len(code) > highlightMax {

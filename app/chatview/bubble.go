@@ -102,10 +102,14 @@ func (b *Bubble) set(r Row) {
 	b.geomWidth = 0
 	user := r.Role == conversation.User
 	b.thinking.Hidden = r.Kind != RowThinking
-	if r.Kind == RowThinking {
+	// The spinner only while nothing is written: a reply growing shows that it is under way,
+	// and the spinner would have the window drawn again 60 times a second meanwhile.
+	if r.Kind == RowThinking && r.Text == "" {
 		b.activity.Start()
+		b.activity.Show()
 	} else {
 		b.activity.Stop()
+		b.activity.Hide()
 	}
 	b.text.Hidden = r.Kind != RowNotice
 	b.reply.Hidden = r.Kind == RowNotice || r.Kind == RowThinking && r.Text == ""

@@ -76,6 +76,8 @@ type View struct {
 	empty    *fyne.Container
 	box      *fyne.Container
 	measure  *Bubble // a row used only to measure
+	// bubbles are the rows the list made (it shows some of them).
+	bubbles []*Bubble
 	metrics  textMetrics
 	// sel is the selected text: a range of one row's plain text; owner is the widget that
 	// shows it.
@@ -167,8 +169,13 @@ func (c *View) Object() fyne.CanvasObject { return c.box }
 // newList makes the virtualized list of rows.
 func (c *View) newList() *messageList {
 	l := &messageList{c: c}
+	c.bubbles = nil // the rows of the list before are not shown any more
 	l.Length = func() int { return len(c.rows) }
-	l.CreateItem = func() fyne.CanvasObject { return newBubble(c) }
+	l.CreateItem = func() fyne.CanvasObject {
+		b := newBubble(c)
+		c.bubbles = append(c.bubbles, b)
+		return b
+	}
 	l.UpdateItem = func(id widget.ListItemID, o fyne.CanvasObject) { c.update(id, o.(*Bubble)) }
 	l.HideSeparators = true
 	l.OnSelected = func(widget.ListItemID) { l.UnselectAll() }
@@ -257,9 +264,14 @@ func (c *View) resetHeights(old []Row) {
 			heights[i], exact[i] = c.heights[i], c.exact[i]
 		case r.Kind == RowThinking && r.Text != "":
 			// A reply growing as it is written is measured, not estimated: an estimate
-			// corrected at each piece would make it jump.
-			c.measure.set(r)
-			heights[i], exact[i] = c.measure.heightFor(width), true
+			// corrected at each piece would make it jump. The row that shows it measures it,
+			// so that it is laid out once.
+			b := c.bubbleOf(i)
+			if b == nil {
+				b = c.measure
+			}
+			b.set(r)
+			heights[i], exact[i] = b.heightFor(width), true
 		default:
 			heights[i] = c.estimate(r, width)
 		}
@@ -283,6 +295,16 @@ func (c *View) resetHeights(old []Row) {
 			c.list.SetItemHeight(i, h)
 		}
 	}
+}
+
+// bubbleOf is the list's row that shows row id now, nil when none does.
+func (c *View) bubbleOf(id int) *Bubble {
+	for _, b := range c.bubbles {
+		if b.id == id && b.filled && b.Visible() && b.r.Kind == RowThinking {
+			return b
+		}
+	}
+	return nil
 }
 
 // sameRow reports whether a row's look is unchanged: a turn's reason too, since a message sent
