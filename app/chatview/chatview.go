@@ -78,7 +78,7 @@ type View struct {
 	measure  *Bubble // a row used only to measure
 	// bubbles are the rows the list made (it shows some of them).
 	bubbles []*Bubble
-	metrics  textMetrics
+	metrics textMetrics
 	// sel is the selected text: a range of one row's plain text; owner is the widget that
 	// shows it.
 	sel   selection
