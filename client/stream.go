@@ -78,9 +78,9 @@ type streamEvent struct {
 }
 
 // readStreamEvents reads server-sent events from r, calling each with every event that has data
-// (named "message" when it gave no name); comments and id/retry fields are skipped. It stops at
-// each's first error, the reader's error, or the end of r. An event over maxStreamEvent bytes is
-// an error.
+// (named "message" when it gave no name); comments and id/retry fields are skipped. It returns
+// each's first error, the reader's error, or io.EOF at the end of r (never nil). An event over
+// maxStreamEvent bytes is an error.
 func readStreamEvents(r io.Reader, each func(streamEvent) error) error {
 	br := bufio.NewReaderSize(r, 32<<10)
 	var ev streamEvent
@@ -212,7 +212,7 @@ func (c *Client) readStream(ctx context.Context, r *request, resp *http.Response
 		return nil
 	})
 	if last == nil {
-		if err == nil || errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) { // the stream ended before its last event
 			err = io.ErrUnexpectedEOF
 		}
 		if ctx.Err() != nil && !errors.Is(context.Cause(ctx), errStreamSilent) {

@@ -180,7 +180,9 @@ func launch(b *testing.B, d *testenv.Display, bin, title string, env []string, a
 // starting `parley` to its window on screen, and its resident memory after 20 typed turns, each
 // beside the same for a bare Fyne window started in the same run; and (rich-rss) the memory
 // after 20 turns whose replies are 10,000 characters of Markdown with code blocks and a table
-// of 50 rows, from a model the service calls. Run it with -benchtime 1x.
+// of 50 rows, from a model the service calls, answering whole (rich) and streaming them at 2,000
+// tokens a second (streamed, read 3 s after the last reply and again 70 s after:
+// streamed-rss-settled-MB). Run it with -benchtime 1x.
 //
 // The yardstick (bare-rss-MB, rss-ratio) is the bare window on Fyne as published. The app is
 // built with third_party/fyne, whose patch saves about 15 MB a window and 8 MB more for each
@@ -200,6 +202,8 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 	env := s.env("PARLEY_API_KEY=" + key)
 	rs := startService(b, "--llm-url", newMarkdownModel(b, testenv.RichReply()), "--llm-model", "m")
 	richEnv := rs.env("PARLEY_API_KEY=" + rs.newKey(b, 1000))
+	ss := startService(b, "--llm-url", newStreamingModel(b, testenv.RichReply(), 100*time.Millisecond, 2000), "--llm-model", "m")
+	streamEnv := ss.env("PARLEY_API_KEY=" + ss.newKey(b, 1000))
 	stock := stockBareWindow(b)
 	bare := bareWindow(b)
 	for i := 0; i < b.N; i++ {
@@ -237,6 +241,23 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		time.Sleep(3 * time.Second)
 		richKB := residentKB(b, rich.Process.Pid)
 		stop(rich)
+		// The same replies streamed, 2,000 tokens a second.
+		streamed, _ := launch(b, d, bin, "Parley", streamEnv)
+		d.WaitForText(b, "What's on your mind?", 30*time.Second)
+		for turn := 1; turn <= 20; turn++ {
+			d.Type(b, "Streamed turn "+strconv.Itoa(turn))
+			d.Key(b, "Return")
+			waitMessages(b, streamEnv, 2*turn)
+		}
+		time.Sleep(3 * time.Second)
+		streamedKB := residentKB(b, streamed.Process.Pid)
+		// Fyne keeps the textures of text drawn for a minute: a reply drawn as it grew leaves
+		// those of its lines' earlier states until then.
+		time.Sleep(70 * time.Second)
+		b.ReportMetric(float64(residentKB(b, streamed.Process.Pid))/1024, "streamed-rss-settled-MB")
+		stop(streamed)
+		b.ReportMetric(float64(streamedKB)/1024, "streamed-rss-MB")
+		b.ReportMetric(float64(streamedKB)/float64(bareKB), "streamed-rss-ratio")
 		b.ReportMetric(float64(richKB)/1024, "rich-rss-MB")
 		b.ReportMetric(float64(richKB)/float64(bareKB), "rich-rss-ratio")
 		b.ReportMetric(float64(appStart.Milliseconds()), "start-ms")

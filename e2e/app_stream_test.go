@@ -53,7 +53,7 @@ func TestApp_StreamedReplyShowsAndIsSpokenWhileWritten(t *testing.T) {
 		finished, _ := si.ended(t) // asked first: what is seen after it was there before the end
 		if !shownEarly {
 			screen := strings.Join(strings.Fields(d.Read(t)), " ")
-			if strings.Contains(screen, "word1 word2") {
+			if strings.Contains(screen, "Word1 word2") {
 				shownEarly = finished == 0
 				d.Screenshot(t, filepath.Join(shots, "stream-growing.png"))
 				if !shownEarly {
@@ -108,7 +108,7 @@ func TestApp_StreamedReplyShowsAndIsSpokenWhileWritten(t *testing.T) {
 	time.Sleep(8 * time.Second) // the model would have finished by now
 	screen := strings.Join(strings.Fields(d.Read(t)), " ")
 	d.Screenshot(t, filepath.Join(shots, "stream-stopped.png"))
-	if strings.Contains(screen, "Done.") || strings.Contains(screen, "Writing") || strings.Contains(screen, "Stopping") || !strings.Contains(screen, "word1") {
+	if strings.Contains(screen, "Done.") || strings.Contains(screen, "Writing") || strings.Contains(screen, "Stopping") || !strings.Contains(screen, "Word1") {
 		t.Errorf("after Esc the screen read:\n%s", screen)
 	}
 	if finished, _ := si.ended(t); finished != 1 {

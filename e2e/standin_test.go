@@ -42,7 +42,7 @@ type standInSettings struct {
 	// FloodOn: a chat whose question holds it is answered with ~6 MB of bytes that are not
 	// UTF-8 (each becomes U+FFFD, three bytes, once decoded).
 	FloodOn string `json:"flood_on,omitempty"`
-	// LongOn: a chat whose question holds it is answered with LongTokens words (sentences of
+	// LongOn: a chat whose question holds it ("*": every chat) is answered with LongTokens words (sentences of
 	// eight), the first after FirstToken, then TokensPerSecond a second, as a model on a laptop
 	// writes: streamed when asked to stream, else whole once all are written. Its last word is
 	// "Done.".
@@ -52,11 +52,15 @@ type standInSettings struct {
 	TokensPerSecond float64       `json:"tokens_per_second,omitempty"`
 }
 
-// standInLong is the long reply of n words: sentences of eight words, the last word "Done.".
+// standInLong is the long reply of n words: sentences of eight words ("Word1 word2 … word8."),
+// the last word "Done.".
 func standInLong(n int) []string {
 	words := make([]string, 0, n)
 	for i := 0; i < n-1; i++ {
 		w := fmt.Sprintf("word%d", i+1)
+		if i%8 == 0 {
+			w = "W" + w[1:]
+		}
 		if i%8 == 7 {
 			w += "."
 		}
@@ -153,7 +157,7 @@ func runStandIn() {
 		reply := fmt.Sprintf("The standin model heard %q after %d earlier questions.", question, earlier)
 		pieces := strings.SplitAfter(reply, " ")
 		var first, every time.Duration
-		if s.LongOn != "" && strings.Contains(question, s.LongOn) {
+		if s.LongOn == "*" || s.LongOn != "" && strings.Contains(question, s.LongOn) {
 			pieces = standInLong(s.LongTokens)
 			for i := range pieces[:len(pieces)-1] {
 				pieces[i] += " "
@@ -207,7 +211,7 @@ type standIn struct {
 
 // startStandIn starts a stand-in on Ollama's port when it is free, else on a free port that
 // portsEnv names; it is killed (by its PID) when the test ends.
-func startStandIn(t *testing.T, s standInSettings) *standIn {
+func startStandIn(t testing.TB, s standInSettings) *standIn {
 	t.Helper()
 	si := &standIn{log: filepath.Join(t.TempDir(), "requests.jsonl"), exited: make(chan struct{})}
 	s.Log = si.log

@@ -101,7 +101,7 @@ func TestCLI_StreamedReplyOnATerminal(t *testing.T) {
 	term2.WaitFor(t, "Stopped: the reply is what the model wrote until then")
 	term2.WaitFor(t, "charged 1, balance 8")
 	reply := lastReply(t, s.url, key)
-	if !strings.HasPrefix(reply, "word1 word2") || strings.Contains(reply, "Done.") || !strings.Contains(term2.Shown(), reply) {
+	if !strings.HasPrefix(reply, "Word1 word2") || strings.Contains(reply, "Done.") || !strings.Contains(term2.Shown(), reply) {
 		t.Errorf("the stored reply %q; the terminal showed %q", reply, term2.Shown())
 	}
 	testenv.WaitUntil(t, 10*time.Second, 50*time.Millisecond, "the model to be told to stop", func() bool {

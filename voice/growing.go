@@ -87,11 +87,26 @@ func (g *Growing) sentences() []string {
 	}
 	settled := markdown.SettledBlocks(g.text)
 	all := chunks(settled)
-	if len(all) > 0 && !strings.HasSuffix(settled, "\n") {
+	if len(all) > 0 && !endsSentence(settled) {
 		all = all[:len(all)-1]
 	}
 	g.complete = all
 	return all
+}
+
+// endsSentence reports whether text written so far ends a sentence: its line ended, or a
+// sentence's last mark ('.', '?', '!', '…', and a closing quote or bracket after it) is followed
+// by a space. A mark at the very end may go on ("3." of "3.5").
+func endsSentence(text string) bool {
+	if strings.HasSuffix(text, "\n") {
+		return true
+	}
+	t := strings.TrimRight(text, " \t")
+	if len(t) == len(text) {
+		return false
+	}
+	t = strings.TrimRight(t, "\"')]”’»")
+	return strings.HasSuffix(t, ".") || strings.HasSuffix(t, "?") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "…")
 }
 
 // sentence is sentence i of the reply, waiting until it is complete; false when the reply

@@ -15,7 +15,8 @@ func TestGrowing_SaysOnlyWhatIsComplete(t *testing.T) {
 	}{
 		{"Paris is the capital", 0},
 		{" of France.", 0},
-		{" It lies", 1},
+		{" ", 1}, // the space after the full stop ends the sentence
+		{"It lies", 1},
 		{" on the [Seine](https://en.wiki", 1},
 		{"pedia.org/wiki/Seine).\n", 2},
 		{"| City | River |\n|---|---|\n| Paris | Seine |\n", 2},
@@ -46,5 +47,16 @@ func TestGrowing_SaysOnlyWhatIsComplete(t *testing.T) {
 	}
 	if all[1] != "It lies on the Seine." {
 		t.Errorf("the link is said as %q", all[1])
+	}
+}
+
+func TestEndsSentence(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Paris.": false, "Paris. ": true, "It is 3.": false, "Really?\" ": true, "(Yes!) ": true,
+		"and so ": false, "a line\n": true, "Wait… ": true, "": false,
+	} {
+		if got := endsSentence(text); got != want {
+			t.Errorf("endsSentence(%q) = %v, want %v", text, got, want)
+		}
 	}
 }

@@ -231,6 +231,8 @@ func sentLead(err error) string {
 	switch {
 	case explain.Error(err, explain.Scene{}).Kind == explain.UpstreamFailed:
 		return "" // "The model gave no reply: …", and the service says it refunded
+	case explain.Error(err, explain.Scene{}).Kind == explain.StoppedUnwritten:
+		return "" // it says what happened, and that nothing was charged
 	case !errors.As(err, &ce):
 		return "Not sent. "
 	case ce.StatusCode >= 500:

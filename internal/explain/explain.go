@@ -66,6 +66,7 @@ const (
 	KeyringUnavailable             // the system keyring cannot be used
 	InvalidKey                     // a key that cannot be used or stored (never shown)
 	ReplyUnreadable                // a chat call answered with success (so charged) whose reply the client cannot read
+	StoppedUnwritten               // a streamed reply stopped before the model wrote anything (refunded)
 )
 
 // KeySource says where the API key of a call came from, when the caller knows.
@@ -314,6 +315,9 @@ func Error(err error, s Scene) Fact {
 // status says what a refusal by the service means.
 func status(e *client.Error, s Scene) Fact {
 	c := e.StatusCode
+	if e.Code == client.CodeStopped {
+		return fact(StoppedUnwritten, "You stopped the reply before the model wrote anything; nothing was charged")
+	}
 	switch c {
 	case http.StatusUnauthorized:
 		switch s.Key {

@@ -404,3 +404,12 @@ func TestWords_Clip(t *testing.T) {
 		}
 	}
 }
+
+// TestError_StoppedBeforeAnyText: a streamed reply stopped before the model wrote anything says
+// so, and that nothing was charged, whatever the service's words.
+func TestError_StoppedBeforeAnyText(t *testing.T) {
+	f := explain.Error(&client.Error{StatusCode: 409, Code: client.CodeStopped, Message: "Stopped."}, explain.Scene{})
+	if f.Kind != explain.StoppedUnwritten || f.String() != "You stopped the reply before the model wrote anything; nothing was charged" {
+		t.Errorf("%v: %q", f.Kind, f.String())
+	}
+}
