@@ -1,0 +1,74 @@
+package chatview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parley/conversation"
+	"parley/conversation/conversationtest"
+)
+
+// growingView is a conversation of 30 messages whose last turn's reply is being written: text.
+func growingView(text string) conversation.ThreadView {
+	t0 := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+	var msgs []conversation.Message
+	for i := range 30 {
+		role := conversation.User
+		if i%2 == 1 {
+			role = conversation.Assistant
+		}
+		msgs = append(msgs, conversation.Message{Role: role, Text: "An earlier line of the conversation, long enough to wrap once or twice in the view.", At: t0})
+	}
+	return conversation.ThreadView{ID: conversationtest.ID("c1"), Messages: msgs,
+		Turns: []conversation.Turn{{Key: 1, Text: "Tell me more", At: t0, State: conversation.Sending, Partial: text}}}
+}
+
+// TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp: a reply being written grows in its
+// row, Markdown settled (no half table); the view stays at the end while the person reads there,
+// and stays where they scrolled up to otherwise.
+func TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp(t *testing.T) {
+	h := newViewHarness(t)
+	text := ""
+	for i := range 40 {
+		text += "A sentence of the reply being written, number " + strings.Repeat("x", i%5) + ".\n\n"
+	}
+	h.v.ShowThread(growingView(""))
+	h.drain()
+	if h.shown(RowThinking) != 1 {
+		t.Fatalf("rows %v", h.v.rows)
+	}
+	for end := 100; end <= len(text); end += 400 {
+		h.v.Render(growingView(text[:end]))
+		h.drain()
+		if !h.v.atBottom(h.v.list.GetScrollOffset()) {
+			t.Fatalf("at %d bytes of the reply the view left the end", end)
+		}
+	}
+	last := h.v.rows[len(h.v.rows)-1]
+	if last.Kind != RowThinking || !strings.HasPrefix(text, last.Text) || last.Text == "" {
+		t.Fatalf("the growing row shows %q", last.Text)
+	}
+
+	// Scrolled up to read: growing does not move the view.
+	h.v.list.ScrollToOffset(200)
+	h.drain()
+	off := h.v.list.GetScrollOffset()
+	h.v.Render(growingView(text + "More text is written now, and more.\n\n"))
+	h.drain()
+	if got := h.v.list.GetScrollOffset(); got != off {
+		t.Errorf("scrolled up at %v, the view moved to %v as the reply grew", off, got)
+	}
+
+	// A table shows only once its header is underlined.
+	h.v.Render(growingView(text + "| Port | Tide |\n"))
+	h.drain()
+	if r := h.v.rows[len(h.v.rows)-1]; strings.Contains(r.Text, "| Port") {
+		t.Errorf("a table header alone is shown: %q", r.Text[max(0, len(r.Text)-40):])
+	}
+	h.v.Render(growingView(text + "| Port | Tide |\n|---|---|\n"))
+	h.drain()
+	if r := h.v.rows[len(h.v.rows)-1]; !strings.Contains(r.Text, "| Port") {
+		t.Error("the table is not shown once underlined")
+	}
+}
