@@ -15,18 +15,20 @@ import (
 // are safe for concurrent use.
 type Growing struct {
 	mu      sync.Mutex
-	text    string
+	text    strings.Builder
 	done    bool
 	changed chan struct{} // closed, and replaced, at each change
 
-	// The sentences of text, made again only when it changed.
-	splitLen  int
+	// complete are the sentences handed out as complete, split when the text was splitAt bytes
+	// long (-1: never); only new text with a mark that may end a sentence or a clause is split
+	// again.
+	splitAt   int
 	splitDone bool
 	complete  []string
 }
 
 // NewGrowing returns a reply of which nothing is written yet.
-func NewGrowing() *Growing { return &Growing{changed: make(chan struct{}), splitLen: -1} }
+func NewGrowing() *Growing { return &Growing{changed: make(chan struct{}), splitAt: -1} }
 
 // Add adds the next piece of the reply.
 func (g *Growing) Add(piece string) {
@@ -35,7 +37,7 @@ func (g *Growing) Add(piece string) {
 	if g.done || piece == "" {
 		return
 	}
-	g.text += piece
+	g.text.WriteString(piece)
 	g.notify()
 }
 
@@ -48,7 +50,8 @@ func (g *Growing) Finish(whole string) {
 		return
 	}
 	if whole != "" {
-		g.text = whole
+		g.text.Reset()
+		g.text.WriteString(whole)
 	}
 	g.done = true
 	g.notify()
@@ -63,7 +66,7 @@ func (g *Growing) notify() {
 func (g *Growing) Text() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.text
+	return g.text.String()
 }
 
 // Ready reports whether the reply's first sentence is complete (or the reply ended).
@@ -73,30 +76,67 @@ func (g *Growing) Ready() bool {
 	return g.done || len(g.sentences()) > 0
 }
 
+// Probes appended to what is written so far (its settled Markdown), to see which of its
+// sentences more text cannot change: one that starts a new sentence, and one that goes on with
+// the last (a long first sentence is cut for a fast first sound where a clause ends, which
+// depends on its length).
+const (
+	probeNext = " Zed."
+	probeOn   = " and so the sentence goes on for quite a few more words than this"
+)
+
 // sentences are the sentences that are complete, with g.mu held: every one of a finished
-// reply's; of one still written, those of its settled blocks but the last, which may go on
-// (unless its line has ended).
+// reply's; of one still written, those of its settled blocks (markdown.SettledBlocks) that split
+// the same however it goes on: with a new sentence after it, or with more of its last sentence.
+// The last one is complete only when a sentence mark and a space (or a line's end) follow it.
 func (g *Growing) sentences() []string {
-	if g.splitLen == len(g.text) && g.splitDone == g.done {
+	text := g.text.String()
+	switch {
+	case g.splitAt == len(text) && g.splitDone == g.done:
+		return g.complete
+	case !g.done && g.splitAt >= 0 && !strings.ContainsAny(text[max(0, g.splitAt-4):], ".!?…,;:\n"):
+		// Nothing came that may end a sentence or a clause, nor follows one that did (the
+		// space after a full stop, after its closing quote).
 		return g.complete
 	}
-	g.splitLen, g.splitDone = len(g.text), g.done
+	g.splitAt, g.splitDone = len(text), g.done
+	var now []string
 	if g.done {
-		g.complete = chunks(g.text)
-		return g.complete
+		now = chunks(text)
+	} else {
+		settled := markdown.SettledBlocks(text)
+		base := chunks(settled)
+		n := stablePrefix(base, chunks(settled+probeNext), 1)
+		if n < len(base) {
+			n = min(n, stablePrefix(base, chunks(settled+probeOn), 0))
+		} else if n > 0 && !endsSentence(settled) {
+			n-- // "It is 3." may go on as "3.5"
+		}
+		now = base[:n]
 	}
-	settled := markdown.SettledBlocks(g.text)
-	all := chunks(settled)
-	if len(all) > 0 && !endsSentence(settled) {
-		all = all[:len(all)-1]
+	// What was handed out stays: a reply whose earlier sentences split otherwise now (which the
+	// probes are there to prevent) goes on after them.
+	if k := len(g.complete); len(now) > k {
+		g.complete = append(g.complete, now[k:]...)
 	}
-	g.complete = all
-	return all
+	return g.complete
 }
 
-// endsSentence reports whether text written so far ends a sentence: its line ended, or a
-// sentence's last mark ('.', '?', '!', '…', and a closing quote or bracket after it) is followed
-// by a space. A mark at the very end may go on ("3." of "3.5").
+// stablePrefix is how many of base's first chunks probed has too, the same, not counting
+// probed's last drop chunks (the probe's own).
+func stablePrefix(base, probed []string, drop int) int {
+	probed = probed[:max(0, len(probed)-drop)]
+	n := 0
+	for n < len(base) && n < len(probed) && base[n] == probed[n] {
+		n++
+	}
+	return n
+}
+
+// endsSentence reports whether text written so far ends its last sentence whatever comes next:
+// its line ended, or it ends in '!' or '?' (and a closing quote or bracket) followed by a space.
+// A full stop or an ellipsis ends a sentence only before what does not start with a small letter
+// ("3." may go on as "3.5", "away... and" goes on), so the next word is waited for.
 func endsSentence(text string) bool {
 	if strings.HasSuffix(text, "\n") {
 		return true
@@ -106,7 +146,7 @@ func endsSentence(text string) bool {
 		return false
 	}
 	t = strings.TrimRight(t, "\"')]”’»")
-	return strings.HasSuffix(t, ".") || strings.HasSuffix(t, "?") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "…")
+	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "!")
 }
 
 // sentence is sentence i of the reply, waiting until it is complete; false when the reply
