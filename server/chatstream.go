@@ -47,6 +47,9 @@ const (
 // errStoppedByPerson is the cause of a streamed call a person stopped.
 var errStoppedByPerson = errors.New("stopped by the person")
 
+// errStreamTimeLimit is the cause of a streamed call that reached maxStreamTime.
+var errStreamTimeLimit = errors.New("the streamed reply reached its time limit")
+
 // codeStopped: a streamed call was stopped before the model wrote anything; it was refunded.
 const codeStopped = "stopped"
 
@@ -105,16 +108,27 @@ func (l *liveCalls) stop(id string, account int64) bool {
 	return true
 }
 
-// eventWriter writes server-sent events to one answer; after a failed write (the client went
-// away) it writes nothing more.
+// eventWriter writes server-sent events to one answer from a goroutine of its own, so that a
+// client that reads slowly never slows the model's stream (which would end it as stalled, or at
+// maxStreamTime, and refund a reply the client has read): events wait in a queue bounded by
+// maxQueued bytes, and a client that lets it fill, or whose connection fails, gets nothing more.
 type eventWriter struct {
-	mu   sync.Mutex
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	gone bool
+	w  http.ResponseWriter
+	rc *http.ResponseController
+
+	mu     sync.Mutex
+	queue  [][]byte
+	queued int
+	gone   bool
+	closed bool
+	more   chan struct{} // signalled when an event is queued
+	done   chan struct{} // closed when the writer has ended
 }
 
-// startEvents sends the headers of a streamed answer.
+// maxQueued bounds the bytes of events waiting for a slow client: more than a whole reply.
+const maxQueued = 2*maxReplyEncoded + 64<<10
+
+// startEvents sends the headers of a streamed answer and starts its writer.
 func startEvents(w http.ResponseWriter) *eventWriter {
 	if sw, ok := w.(*statusWriter); ok {
 		sw.streaming = true
@@ -125,12 +139,13 @@ func startEvents(w http.ResponseWriter) *eventWriter {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	e := &eventWriter{w: w, rc: http.NewResponseController(w)}
-	e.flush()
+	e := &eventWriter{w: w, rc: http.NewResponseController(w), more: make(chan struct{}, 1), done: make(chan struct{})}
+	_ = e.rc.Flush()
+	go e.run()
 	return e
 }
 
-// event writes one event whose data is v as JSON (one line: JSON escapes newlines).
+// event queues one event whose data is v as JSON (one line: JSON escapes newlines).
 func (e *eventWriter) event(name string, v any) {
 	var buf bytes.Buffer
 	buf.WriteString("event: " + name + "\ndata: ")
@@ -140,36 +155,76 @@ func (e *eventWriter) event(name string, v any) {
 		return
 	}
 	buf.WriteByte('\n')
-	e.write(buf.Bytes())
+	e.send(buf.Bytes())
 }
 
-func (e *eventWriter) write(b []byte) {
+// send queues b, unless the client is gone or lets the queue fill.
+func (e *eventWriter) send(b []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.gone {
+	if e.gone || e.closed {
 		return
 	}
-	if _, err := e.w.Write(b); err != nil {
-		e.gone = true
+	if e.queued+len(b) > maxQueued {
+		e.gone, e.queue, e.queued = true, nil, 0 // too slow a reader: it reads the history instead
 		return
 	}
-	e.flushLocked()
+	e.queue = append(e.queue, b)
+	e.queued += len(b)
+	select {
+	case e.more <- struct{}{}:
+	default:
+	}
 }
 
-func (e *eventWriter) flush() {
+// run writes what is queued until close, flushing after each batch.
+func (e *eventWriter) run() {
+	defer close(e.done)
+	for {
+		e.mu.Lock()
+		batch, closed := e.queue, e.closed
+		e.queue, e.queued = nil, 0
+		e.mu.Unlock()
+		for _, b := range batch {
+			if _, err := e.w.Write(b); err != nil {
+				e.fail()
+				return
+			}
+		}
+		if len(batch) > 0 && e.rc.Flush() != nil {
+			e.fail()
+			return
+		}
+		if closed {
+			return
+		}
+		<-e.more
+	}
+}
+
+func (e *eventWriter) fail() {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.flushLocked()
+	e.gone, e.queue, e.queued = true, nil, 0
+	e.mu.Unlock()
 }
 
-func (e *eventWriter) flushLocked() {
-	if err := e.rc.Flush(); err != nil {
-		e.gone = true
+// close writes what is queued, then ends the writer, and waits for it: the handler returns only
+// after (a slow client is bounded by the write deadlines).
+func (e *eventWriter) close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	select {
+	case e.more <- struct{}{}:
+	default:
 	}
+	<-e.done
 }
 
-// keepAlive writes a comment every keepAliveEvery until stop is closed.
-func (e *eventWriter) keepAlive(stop <-chan struct{}) {
+// keepAlive queues a comment every keepAliveEvery until stop is closed; done is closed when it
+// has ended.
+func (e *eventWriter) keepAlive(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	t := time.NewTicker(keepAliveEvery)
 	defer t.Stop()
 	for {
@@ -177,7 +232,7 @@ func (e *eventWriter) keepAlive(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			e.write([]byte(": keep-alive\n\n"))
+			e.send([]byte(": keep-alive\n\n"))
 		}
 	}
 }
@@ -209,35 +264,43 @@ func toStreamedError(e *apiError) streamedError {
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, call *chatCall) {
 	id := call.res.CallID
 	base := context.WithoutCancel(r.Context())
-	ctx, stop := context.WithCancelCause(base)
+	// The stream's time limit ends it as a Stop does: what was written is the reply.
+	limited, cancelLimit := context.WithTimeoutCause(base, maxStreamTime, errStreamTimeLimit)
+	defer cancelLimit()
+	ctx, stop := context.WithCancelCause(limited)
 	defer stop(nil)
 	s.live.add(id, call.acct.ID, stop) // before its ID is told, so that a Stop finds it
-	defer s.live.remove(id)
 	ev := startEvents(w)
+	defer ev.close()
 	ev.event("call", struct {
 		CallID string `json:"call_id"`
 	}{id})
-	quiet := make(chan struct{})
-	go ev.keepAlive(quiet)
+	quiet, keptAlive := make(chan struct{}), make(chan struct{})
+	go ev.keepAlive(quiet, keptAlive)
 
 	reply, err := s.completeStream(ctx, call.req, func(d string) {
 		ev.event("delta", struct {
 			Text string `json:"text"`
 		}{d})
 	})
+	s.live.remove(id) // a Stop from now on finds nothing to stop
 	close(quiet)
-	stopped := errors.Is(context.Cause(ctx), errStoppedByPerson)
+	<-keptAlive
+	cause := context.Cause(ctx)
+	stopped := errors.Is(cause, errStoppedByPerson) || errors.Is(cause, errStreamTimeLimit)
 	if stopped {
 		var tooLong *errReplyTooLong
 		switch {
 		case errors.As(err, &tooLong):
 			// Too long is too long, stopped or not.
-		case reply == "":
+		case reply == "" && errors.Is(cause, errStoppedByPerson):
 			s.log.Info("chat call stopped before the model wrote anything", "account", call.acct.ID, "call", id)
 			e := s.refund(base, r, id, http.StatusConflict, codeStopped,
 				"You stopped the reply before the model wrote anything; the points for this call were refunded.")
 			ev.event("error", toStreamedError(e))
 			return
+		case reply == "":
+			stopped = false // nothing written in 10 minutes: the model failed
 		default:
 			err = nil // what was written is the reply
 		}
@@ -250,11 +313,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, call *chatCa
 	ev.event("done", streamedDone{chatResponse: answer, Stopped: stopped})
 }
 
-// completeStream asks the model for a streamed reply under maxStreamTime; a panic in the model
-// is a failure of the call like any other.
+// completeStream asks the model for a streamed reply (ctx carries maxStreamTime); a panic in the
+// model is a failure of the call like any other.
 func (s *Server) completeStream(ctx context.Context, req ChatRequest, onDelta func(string)) (reply string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, maxStreamTime)
-	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			err = errPanicked(p)

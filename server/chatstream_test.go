@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -544,4 +545,44 @@ func FuzzReadEventStream(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+// TestStream_ClientThatDoesNotRead: a client that never reads its stream does not slow the model:
+// the model's 2 MB reply is read at its own pace (the stall time is 1 s here), stored and charged.
+func TestStream_ClientThatDoesNotRead(t *testing.T) {
+	chunk := strings.Repeat("y", 32<<10)
+	up := &testUpstream{}
+	up.srv = fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		d, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"delta": map[string]any{"content": chunk}}}})
+		for range 64 {
+			fmt.Fprintf(w, "data: %s\n\n", d)
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	})
+	e := newEnv(t, 10, func(c *Config) {
+		c.LLM = NewOpenAIChat(up.srv.URL, "m", "", &http.Client{Timeout: time.Second})
+	})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetReadBuffer(4 << 10)
+	}
+	body := `{"message":"hi"}`
+	fmt.Fprintf(conn, "POST /v1/chat/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", e.key, len(body), body)
+	waitFor(t, func() bool {
+		return len(e.do("GET", "/v1/chat/conversations", nil).data()["conversations"].([]any)) == 1
+	}, nil)
+	id := plainConversation(t, e)
+	if e.balance() != 9 {
+		t.Errorf("balance %d, want 9", e.balance())
+	}
+	// A history page holds about 1 MB of text: the 2 MB reply comes alone.
+	if h := e.history(id); len(h) == 0 || len(h[len(h)-1]) != len("assistant: ")+64*len(chunk) {
+		t.Errorf("history of %d messages", len(h))
+	}
+	e.verify()
 }

@@ -114,8 +114,8 @@ func (c *openAIChat) CompleteStream(ctx context.Context, req ChatRequest, onDelt
 			text.WriteString(d)
 			onDelta(d)
 		}
-		if ch.done {
-			return io.EOF
+		if ch.done || ch.finished && text.Len() > 0 {
+			return io.EOF // the reply is whole: what a runtime sends after it is not waited for
 		}
 		return nil
 	})
