@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"parley/client"
+	"parley/internal/loopback"
 	"parley/settings"
 )
 
@@ -188,10 +189,11 @@ const stopAnswerWait = 5 * time.Second
 // ends the reply where it is, keeps and charges what was written, and the command ends as
 // interrupted once it has said so.
 func (g *globals) chatStreamed(ctx context.Context, c *client.Client, req client.SendMessageRequest) error {
-	if !c.Streams() {
-		// Whether it streams is told by its answers: the account is a free call (a service
-		// without it answers 404, which changes nothing).
-		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if !c.Streams() && loopback.URL(c.BaseURL()) {
+		// Whether a service streams is told by its answers. A service on this computer (Parley's
+		// own, most likely) is asked for its account first, a free call; any other service is
+		// sent nothing it was not sent before, and its reply printed whole.
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_, _ = c.Account(actx)
 		cancel()
 	}

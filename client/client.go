@@ -203,6 +203,8 @@ type request struct {
 	chat   bool // charged: never re-sent once it may have reached the service
 	// stream, for a chat call to a service that streams, asks for the reply as it is written.
 	stream *StreamOptions
+	// silent ends a stream that brought nothing for streamIdle.
+	silent func()
 }
 
 // jsonBody prepares r to send v as JSON.
@@ -231,6 +233,8 @@ type response struct {
 	refusal *Error
 	// stopped: a streamed reply a person stopped (it is what the model wrote until then).
 	stopped bool
+	// streamed: the answer came as a stream (its pieces went to StreamOptions.OnText).
+	streamed bool
 }
 
 // decodeError reports a required field missing from this response.
@@ -362,13 +366,15 @@ func (c *Client) attempt(ctx context.Context, r *request, n int) (res *response,
 	var idle *time.Timer
 	if r.stream != nil {
 		// A stream may last minutes; what bounds it is a silence (the service writes a
-		// keep-alive every 10 s).
+		// keep-alive every 10 s), once it has begun. Its answer is waited for as any call's.
 		sctx, cancel := context.WithCancelCause(req.Context())
 		defer cancel(nil)
-		idle = time.AfterFunc(streamIdle, func() { cancel(errStreamSilent) })
+		idle = time.AfterFunc(c.timeout, func() { cancel(errNoAnswer) })
 		defer idle.Stop()
 		req = req.WithContext(sctx)
 		ctx = sctx
+		silent := func() { cancel(errStreamSilent) }
+		r.silent = silent
 	}
 	start := time.Now()
 	resp, err := hc.Do(req)
@@ -382,9 +388,16 @@ func (c *Client) attempt(ctx context.Context, r *request, n int) (res *response,
 	if resp.StatusCode/100 == 2 {
 		c.learnStreams(resp.Header)
 	}
-	if r.stream != nil && resp.StatusCode/100 == 2 && isEventStream(resp) {
+	switch {
+	case r.stream != nil && resp.StatusCode/100 == 2 && isEventStream(resp):
+		idle.Stop()
+		idle = time.AfterFunc(streamIdle, r.silent)
+		defer idle.Stop()
 		res, err = c.readStream(ctx, r, resp, idle)
-	} else {
+	case r.stream != nil:
+		idle.Stop() // a whole answer: read as any call's
+		res, err = c.readResponse(ctx, r, resp)
+	default:
 		res, err = c.readResponse(ctx, r, resp)
 	}
 	c.logAttempt(ctx, r, n, resp.StatusCode, start, err)
@@ -425,7 +438,7 @@ func (c *Client) transportError(ctx context.Context, r *request, err error, reac
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		switch cause := context.Cause(ctx); {
-		case errors.Is(cause, errStreamSilent):
+		case errors.Is(cause, errStreamSilent), errors.Is(cause, errNoAnswer):
 			err = cause
 		case errors.Is(cerr, context.DeadlineExceeded):
 			err = fmt.Errorf("no answer in time: %w", cerr)

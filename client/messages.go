@@ -105,6 +105,9 @@ func (c *Client) sendMessage(ctx context.Context, req SendMessageRequest, stream
 	out, err := c.decodeSendMessage(res, sent)
 	if out != nil {
 		out.Stopped = res.stopped
+		if stream != nil && !res.streamed && stream.OnText != nil && err == nil {
+			stream.OnText(out.Reply) // a service that said it streams answered whole
+		}
 	}
 	switch {
 	case err == nil:

@@ -183,6 +183,7 @@ func (c *Client) readStream(ctx context.Context, r *request, resp *http.Response
 		}()
 	}
 	var last *streamEvent
+	total := 0 // bytes of the reply's pieces
 	err := readStreamEvents(body, func(ev streamEvent) error {
 		switch ev.name {
 		case "call":
@@ -201,6 +202,9 @@ func (c *Client) readStream(ctx context.Context, r *request, resp *http.Response
 			}
 			if err := json.Unmarshal(ev.data, &d); err != nil {
 				return fmt.Errorf("a streamed piece of the reply is not JSON: %w", err)
+			}
+			if total += len(d.Text); total > maxSuccessBody {
+				return &sizeError{what: "the streamed reply", size: -1, limit: maxSuccessBody}
 			}
 			if r.stream.OnText != nil && d.Text != "" {
 				r.stream.OnText(d.Text)
@@ -224,7 +228,7 @@ func (c *Client) readStream(ctx context.Context, r *request, resp *http.Response
 	if last.name == "error" {
 		return nil, c.streamError(r, last.data)
 	}
-	res := &response{status: http.StatusOK, header: resp.Header, body: last.data}
+	res := &response{status: http.StatusOK, header: resp.Header, body: last.data, streamed: true}
 	res.top, res.payload, res.isJSON = parseAnswer(last.data)
 	var d struct {
 		Stopped bool `json:"stopped"`
@@ -291,3 +295,7 @@ var streamIdle = 60 * time.Second
 
 // errStreamSilent is the cause of a stream given up after streamIdle without a byte.
 var errStreamSilent = errors.New("the service sent nothing for a minute")
+
+// errNoAnswer is the cause of a streamed call whose answer did not begin within the client's
+// timeout.
+var errNoAnswer = errors.New("no answer in time")

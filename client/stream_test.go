@@ -238,3 +238,28 @@ func FuzzReadStreamEvents(f *testing.F) {
 		})
 	})
 }
+
+// TestSendMessageStream_WholeAnswerFromAServiceThatStreams: a service that said it streams but
+// answers a chat call whole (an older one behind the same address, a proxy) gives its reply to
+// OnText once, and the answer is not bound by the stream's silence limit.
+func TestSendMessageStream_WholeAnswerFromAServiceThatStreams(t *testing.T) {
+	old := streamIdle
+	streamIdle = 100 * time.Millisecond
+	t.Cleanup(func() { streamIdle = old })
+	c := serveOnce(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Parley-Streams", "chat")
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/chat/messages" {
+			time.Sleep(300 * time.Millisecond) // longer than the silence limit: not a stream yet
+			io.WriteString(w, `{"data":{"conversation_id":"c_1","reply":"Whole."}}`)
+			return
+		}
+		io.WriteString(w, `{"data":{"conversations":[]}}`)
+	})
+	c.ListConversations(t.Context(), ListConversationsRequest{})
+	var pieces []string
+	res, err := c.SendMessageStream(t.Context(), SendMessageRequest{Message: "hi"}, StreamOptions{OnText: func(p string) { pieces = append(pieces, p) }})
+	if err != nil || res.Reply != "Whole." || fmt.Sprint(pieces) != "[Whole.]" {
+		t.Fatalf("result %+v, %v; pieces %q", res, err, pieces)
+	}
+}
