@@ -123,8 +123,10 @@ type Turn struct {
 	after    client.MessageID
 	known    int
 	anchored bool // the conversation's history was read when it was sent
-	// stop, while a streamed reply is written, is closed by the person's Stop.
-	stop chan struct{}
+	// stop, while a streamed reply is written, is closed by the person's Stop; partial holds
+	// the reply so far (Partial is its text).
+	stop    chan struct{}
+	partial *strings.Builder
 }
 
 // DefaultTitle is what a conversation with no title and no known first message is called.

@@ -413,7 +413,15 @@ func (s *Session) StopWaiting(th *Thread) bool {
 		if !t.Stopping {
 			t.Stopping = true
 			close(t.stop)
-			time.AfterFunc(stopGrace, func() { s.stopWaiting(th, t) })
+			stop := t.stop
+			time.AfterFunc(stopGrace, func() {
+				s.mu.Lock()
+				same := t.stop == stop // not ended, nor sent again since
+				s.mu.Unlock()
+				if same {
+					s.stopWaiting(th, t)
+				}
+			})
 		}
 		s.mu.Unlock()
 		s.onChange(Change{Thread: th})
@@ -421,6 +429,18 @@ func (s *Session) StopWaiting(th *Thread) bool {
 	}
 	s.mu.Unlock()
 	return s.stopWaiting(th, t)
+}
+
+// StopTurn is StopWaiting for th's turn key only: nothing is stopped when another turn of th is
+// being answered (voice mode stops its own question's reply, not a typed one before it).
+func (s *Session) StopTurn(th *Thread, key int64) bool {
+	s.mu.Lock()
+	t := th.sending
+	s.mu.Unlock()
+	if t == nil || t.Key != key {
+		return false
+	}
+	return s.StopWaiting(th)
 }
 
 // stopGrace is how long a streamed reply the person stopped may take to end before they stop
@@ -449,8 +469,9 @@ func (s *Session) call(th *Thread, t *Turn, req client.SendMessageRequest) (*cli
 		return s.svc.SendMessage(s.ctx, req)
 	}
 	stop := make(chan struct{})
+	partial := &strings.Builder{} // appended to, not copied, piece by piece
 	s.mu.Lock()
-	t.stop = stop
+	t.stop, t.partial = stop, partial
 	s.mu.Unlock()
 	var last time.Time
 	pending := false
@@ -463,11 +484,12 @@ func (s *Session) call(th *Thread, t *Turn, req client.SendMessageRequest) (*cli
 	}
 	return ss.SendMessageStream(s.ctx, req, client.StreamOptions{Stop: stop, OnText: func(piece string) {
 		s.mu.Lock()
-		if th.sending != t {
+		if th.sending != t || t.partial != partial {
 			s.mu.Unlock()
 			return
 		}
-		t.Partial += piece
+		partial.WriteString(piece)
+		t.Partial = partial.String()
 		wait := growEvery - time.Since(last)
 		now := !pending && wait <= 0
 		later := !pending && wait > 0
@@ -587,7 +609,7 @@ func (s *Session) send(th *Thread, t *Turn) {
 
 	s.mu.Lock()
 	th.sending = nil
-	t.stop, t.Partial, t.Stopping = nil, "", false
+	t.stop, t.Partial, t.partial, t.Stopping = nil, "", nil, false
 	stopped := t.Answering
 	t.Answering = false
 	if stopped && errors.Is(err, client.ErrReplyLost) {

@@ -169,3 +169,56 @@ func TestSession_StopNotHeeded(t *testing.T) {
 		}
 	})
 }
+
+// TestSession_StopThenRetry: a turn stopped before any text, sent again within 5 s, is not taken
+// for stopped by the first Stop's grace running out.
+func TestSession_StopThenRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, f, g := newStreaming(t, false)
+		th := s.NewThread(client.Config{}, "")
+		key := s.Send(th, "north")
+		synctest.Wait()
+		s.StopWaiting(th)
+		until(t, func() bool { return len(g.outcomes()) == 1 && g.outcomes()[0].State == conversation.Failed })
+		time.Sleep(time.Second)
+		s.Retry(th, key)
+		time.Sleep(6 * time.Second) // past the first Stop's grace
+		synctest.Wait()
+		if o := g.outcomes(); len(o) != 1 {
+			t.Fatalf("outcomes %+v: the retried turn ended before its reply", o)
+		}
+		for range 5 {
+			f.next <- struct{}{}
+		}
+		until(t, func() bool { return len(g.outcomes()) == 2 })
+		if o := g.outcomes()[1]; o.End != conversation.Replied || o.Stopped {
+			t.Errorf("the retried turn: %+v", o)
+		}
+	})
+}
+
+// TestSession_StopTurnStopsOnlyItsTurn: StopTurn stops the reply of its own turn, not another's.
+func TestSession_StopTurnStopsOnlyItsTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, f, g := newStreaming(t, false)
+		th := s.NewThread(client.Config{}, "")
+		typed := s.Send(th, "typed")
+		voiced := s.Send(th, "voiced")
+		f.next <- struct{}{}
+		synctest.Wait()
+		if s.StopTurn(th, voiced) {
+			t.Error("StopTurn stopped the typed question's reply for the voiced one")
+		}
+		if !s.StopTurn(th, typed) {
+			t.Error("StopTurn did not stop its own turn's reply")
+		}
+		until(t, func() bool { return len(g.outcomes()) >= 1 })
+		if o := g.outcomes()[0]; o.Key != typed || !o.Stopped {
+			t.Errorf("outcome %+v", o)
+		}
+		for range 5 {
+			f.next <- struct{}{}
+		}
+		until(t, func() bool { return len(g.outcomes()) == 2 })
+	})
+}

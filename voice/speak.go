@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"parley/audio"
@@ -111,6 +112,8 @@ type streamedReply struct {
 	stop   chan struct{} // closed: the person's Stop (once)
 	saying bool          // its sentences are being said
 	ended  bool          // stop was closed
+	// wordsAt is how much of it the stop words' echo filter has read.
+	wordsAt int
 }
 
 // stopStream asks the service to end the reply being written where it is, if there is one:
@@ -148,13 +151,23 @@ func (r *run) grew(m grew) (bool, error) {
 	}
 	st.g.Add(m.piece)
 	if st.saying {
-		if r.cfg.StopWords != nil {
-			r.waking.replyWords = words(st.g.Text()) // a stop word the reply says is its echo
+		if r.cfg.StopWords != nil && strings.ContainsAny(m.piece, " \n\t") {
+			// A stop word the reply says is its echo: the words written since, whole ones.
+			text := st.g.Text()
+			end := strings.LastIndexAny(text, " \n\t")
+			if r.waking.replyWords == nil {
+				r.waking.replyWords = map[string]bool{}
+			}
+			for w := range words(text[min(st.wordsAt, end):end]) {
+				r.waking.replyWords[w] = true
+			}
+			st.wordsAt = end
 		}
 		return false, nil
 	}
 	if r.State == Thinking && st.g.Ready() {
 		st.saying = true
+		st.wordsAt = len(st.g.Text())
 		r.startSaying(st.g.Text(), func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error {
 			return sp.sayFrom(ctx, turn, st.g, r.cfg.Voice, onClip)
 		})

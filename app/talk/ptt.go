@@ -334,11 +334,13 @@ func (c *Controller) pttGrowing(th *conversation.Thread, v conversation.ThreadVi
 	}
 	for _, t := range v.Turns {
 		a, ok := c.ptt.waiting[t.Key]
-		if !ok || a.th != th || t.Partial == "" {
-			continue
+		if !ok || a.th != th || t.Partial == "" || t.State != conversation.Sending || t.Stopping {
+			continue // a reply stopped is not spoken on, nor again from its start
 		}
 		switch {
 		case c.ptt.growing != nil && c.ptt.growingKey == t.Key:
+		case c.ptt.growing != nil:
+			continue // one reply is spoken as it is written at a time; this one when it is whole
 		case !c.speaksReplyOf(th, a):
 			continue
 		default:

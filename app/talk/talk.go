@@ -88,7 +88,7 @@ type Session interface {
 	Snapshot(th *conversation.Thread) conversation.ThreadView
 	Send(th *conversation.Thread, text string) int64
 	Dismiss(th *conversation.Thread, key int64) string
-	StopWaiting(th *conversation.Thread) bool
+	StopTurn(th *conversation.Thread, key int64) bool
 }
 
 // Host is what the controller asks of the app.

@@ -344,6 +344,7 @@ func (ch *chatter) Chat(ctx context.Context, q string) (string, error) {
 func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string), stop <-chan struct{}) (string, error) {
 	c := ch.c
 	done := make(chan answer, 1)
+	grew := make(chan struct{}, 1) // a piece of the reply came: it is still being written
 	c.cfg.Do(func() {
 		if c.sess != ch.sess {
 			done <- answer{err: errLeft} // another service was attached meanwhile
@@ -358,7 +359,17 @@ func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string)
 			done <- answer{err: errors.New("nothing was heard to send")}
 			return
 		}
-		c.voice.pending = &pending{sess: ch.sess, th: ch.th, key: key, done: done, onText: onText}
+		var grow func(string)
+		if onText != nil {
+			grow = func(piece string) {
+				select {
+				case grew <- struct{}{}:
+				default:
+				}
+				onText(piece)
+			}
+		}
+		c.voice.pending = &pending{sess: ch.sess, th: ch.th, key: key, done: done, onText: grow}
 	})
 	if stop != nil {
 		quit := make(chan struct{})
@@ -368,7 +379,7 @@ func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string)
 			case <-stop:
 				c.cfg.Do(func() {
 					if p := c.voice.pending; p != nil && p.done == done {
-						p.sess.StopWaiting(p.th)
+						p.sess.StopTurn(p.th, p.key)
 					}
 				})
 			case <-quit:
@@ -379,20 +390,24 @@ func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string)
 	// ever on a reply it cannot see.
 	limit := time.NewTimer(chatWaitLimit)
 	defer limit.Stop()
-	select {
-	case a := <-done:
-		return a.reply, a.err
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case <-c.cfg.Ctx.Done():
-		return "", c.cfg.Ctx.Err()
-	case <-limit.C:
-		c.cfg.Do(func() {
-			if p := c.voice.pending; p != nil && p.done == done {
-				c.voice.pending = nil
-			}
-		})
-		return "", errors.New("no reply came: look for it in the conversation")
+	for {
+		select {
+		case a := <-done:
+			return a.reply, a.err
+		case <-grew:
+			limit.Reset(chatWaitLimit) // a reply still being written is waited for
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-c.cfg.Ctx.Done():
+			return "", c.cfg.Ctx.Err()
+		case <-limit.C:
+			c.cfg.Do(func() {
+				if p := c.voice.pending; p != nil && p.done == done {
+					c.voice.pending = nil
+				}
+			})
+			return "", errors.New("no reply came: look for it in the conversation")
+		}
 	}
 }
 
