@@ -121,7 +121,7 @@ func TestCLI_PipedReplyIsWhole(t *testing.T) {
 	key := s.newKey(t, 10)
 	h := newCLIHome(t, "PARLEY_BASE_URL="+s.url, "PARLEY_API_KEY="+key)
 	r := h.run(t, "", "chat", "a long one please")
-	if r.Code != 0 || !strings.HasSuffix(strings.TrimSpace(r.Stdout), "Done.") || !strings.HasPrefix(r.Stdout, "word1 ") {
+	if r.Code != 0 || !strings.HasSuffix(strings.TrimSpace(r.Stdout), "Done.") || !strings.HasPrefix(r.Stdout, "Word1 ") {
 		t.Fatalf("%s", r)
 	}
 	for _, c := range si.chats(t) {
