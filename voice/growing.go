@@ -171,6 +171,13 @@ func (g *Growing) sentence(ctx context.Context, i int) (string, bool) {
 	}
 }
 
+// last reports whether sentence i is the finished reply's last.
+func (g *Growing) last(i int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.done && i == len(g.sentences())-1
+}
+
 // SayGrowing says a reply while it is written: each sentence as soon as it is complete, the
 // rest as Say does. It returns when every sentence of the finished reply is queued, when ctx
 // ends, when Stop is called, or at the first failure; ErrNothingToSay when the reply had

@@ -129,6 +129,8 @@ type sentenceSource interface {
 	// sentence returns sentence i, waiting until it is known; false when the text ended
 	// before it, or ctx did.
 	sentence(ctx context.Context, i int) (string, bool)
+	// last reports whether sentence i is known to be the text's last.
+	last(i int) bool
 }
 
 // fixedSentences are the sentences of a whole text.
@@ -140,6 +142,8 @@ func (f fixedSentences) sentence(_ context.Context, i int) (string, bool) {
 	}
 	return "", false
 }
+
+func (f fixedSentences) last(i int) bool { return i == len(f)-1 }
 
 // sayFrom says the sentences of src, as Say does: the first requested at once and alone, the
 // next ones once it has arrived, at most Lookahead ahead of the sentence playing. A sentence
@@ -251,6 +255,9 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 		}
 		if onClip != nil {
 			onClip(i, id)
+		}
+		if src.last(i) {
+			return nil // every sentence is queued: said, as soon as can be
 		}
 		i++
 	}
