@@ -250,12 +250,7 @@ type streamedError struct {
 }
 
 func toStreamedError(e *apiError) streamedError {
-	d := errorDetail{Code: e.Code, Message: e.Message, Balance: e.Balance}
-	if e.Balance != nil {
-		zero := int64(0)
-		d.Charged = &zero
-	}
-	return streamedError{Status: e.Status, Error: d}
+	return streamedError{Status: e.Status, Error: e.detail()}
 }
 
 // streamChat answers a reserved call as a stream: the reply's pieces as the model writes them,

@@ -86,15 +86,22 @@ func writeData(w http.ResponseWriter, v any) {
 
 // writeError writes e as the error body, with the headers its status needs.
 func writeError(w http.ResponseWriter, e *apiError) {
+	d := e.detail()
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
+	}
+	writeJSON(w, e.Status, errorBody{Error: d})
+}
+
+// detail is e as the error object carries it: a refunded chat call's balance, and that it
+// charged nothing.
+func (e *apiError) detail() errorDetail {
 	d := errorDetail{Code: e.Code, Message: e.Message, Balance: e.Balance}
 	if e.Balance != nil {
 		zero := int64(0)
 		d.Charged = &zero
 	}
-	if e.Status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="parley"`)
-	}
-	writeJSON(w, e.Status, errorBody{Error: d})
+	return d
 }
 
 // timestamp formats a time the way the wire carries it: RFC 3339, UTC,
