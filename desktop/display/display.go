@@ -83,28 +83,52 @@ func Check(getenv func(string) string, timeout time.Duration) error {
 // dial, the X connection setup is sent without credentials: any answer of protocol version 11
 // (accepted, refused or "authenticate") shows an X server there. Whether it accepts this
 // user's credentials is left to libX11, which reads them as xgb would.
+//
+// The file is never dialled only to be closed: an X server with no other client (a bare Xvfb)
+// resets when a connection closes, and cuts the next one (xgb's) in the middle of its setup.
 func open(name string, deadline time.Time) error {
 	n, local := localDisplay(name)
-	if local {
-		file := "/tmp/.X11-unix/X" + n
-		c, ferr := net.DialTimeout("unix", file, time.Until(deadline))
-		if ferr != nil {
-			abstract := "@" + file
-			c, aerr := net.DialTimeout("unix", abstract, time.Until(deadline))
-			if aerr != nil {
-				return fmt.Errorf("%s: %w; %s: %w", file, cause(ferr), abstract, cause(aerr))
-			}
-			defer c.Close()
-			c.SetDeadline(deadline)
-			if err := greet(c); err != nil {
-				return fmt.Errorf("%s: %w", abstract, err)
-			}
-			return nil
-		}
-		c.Close() // xgb dials it again, and authenticates
+	if !local {
+		return openXgb(name)
 	}
+	file := "/tmp/.X11-unix/X" + n
+	ferr := openXgb(name)
+	var de *dialError
+	if ferr == nil || !errors.As(ferr, &de) {
+		return ferr
+	}
+	abstract := "@" + file
+	c, aerr := net.DialTimeout("unix", abstract, time.Until(deadline))
+	if aerr != nil {
+		return fmt.Errorf("%s: %w; %s: %w", file, de.err, abstract, cause(aerr))
+	}
+	defer c.Close()
+	c.SetDeadline(deadline)
+	if err := greet(c); err != nil {
+		return fmt.Errorf("%s: %w", abstract, err)
+	}
+	return nil
+}
+
+// dialError is xgb's failure to reach the display at all (no socket file, or nothing listening
+// on it), told apart from a failure of the X connection setup.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return e.err.Error() }
+
+// openXgb opens and authenticates the display name as xgb does, then closes it. xgb says it
+// could not reach the display only in words ("cannot connect to :N: dial unix …"), its one
+// error before any byte is sent; the cause after "connect: " is kept.
+func openXgb(name string) error {
 	c, err := xgb.NewConnDisplay(name)
 	if err != nil {
+		msg := err.Error()
+		if strings.HasPrefix(msg, "cannot connect to ") {
+			if _, why, ok := strings.Cut(msg, "connect: "); ok {
+				return &dialError{errors.New(why)}
+			}
+			return &dialError{err}
+		}
 		return err
 	}
 	c.Close()
