@@ -251,8 +251,9 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		}
 		time.Sleep(3 * time.Second)
 		streamedKB := residentKB(b, streamed.Process.Pid)
-		// Fyne keeps the textures of text drawn for a minute: a reply drawn as it grew leaves
-		// those of its lines' earlier states until then.
+		// Fyne keeps what it drew (the objects, and the texture of each string) for a minute
+		// after it was last drawn; the reply's objects are reused from one piece to the next
+		// (chatview's replyLayout.text), the textures of its lines' earlier states are not.
 		time.Sleep(70 * time.Second)
 		b.ReportMetric(float64(residentKB(b, streamed.Process.Pid))/1024, "streamed-rss-settled-MB")
 		stop(streamed)

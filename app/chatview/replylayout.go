@@ -59,6 +59,7 @@ func (l *layer) objects() []fyne.CanvasObject {
 // replyLayout is a reply laid out for one width.
 type replyLayout struct {
 	usedScrollers, usedButtons int // taken from the text's pools
+	usedTexts, usedRects       int
 	metrics                    map[textStyleKey]styleMetrics
 	inCode                     bool // the text being laid out is a code block's
 	t                          *replyText
@@ -136,14 +137,14 @@ func layoutReply(t *replyText, maxW float32) *replyLayout {
 			y += l.table(p, tableCols[i], x, y, width-x)
 		case markdown.RulePart:
 			h := lineHeight(body, fyne.TextStyle{})
-			rule := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
+			rule := l.rect(theme.Color(theme.ColorNameSeparator))
 			rule.Move(fyne.NewPos(x, y+h/2))
 			rule.Resize(fyne.NewSize(width-x, 1))
 			l.root.back = append(l.root.back, rule)
 			y += h
 		}
 		for q := 0; q < p.Quote; q++ {
-			bar := canvas.NewRectangle(withAlpha(l.fg, 0x40))
+			bar := l.rect(withAlpha(l.fg, 0x40))
 			bar.Move(fyne.NewPos(float32(q)*quoteIndent, top))
 			bar.Resize(fyne.NewSize(3, y-top))
 			l.root.back = append(l.root.back, bar)
@@ -407,13 +408,13 @@ func (l *replyLayout) alignLine(ln *line, used float32, al markdown.Align) {
 func (l *replyLayout) drawPiece(p *piece, st textStyle, inCode bool) {
 	ly := p.layer
 	if p.span.Style&markdown.Code != 0 && !inCode {
-		bg := canvas.NewRectangle(withAlpha(l.fg, 0x1c))
+		bg := l.rect(withAlpha(l.fg, 0x1c))
 		bg.CornerRadius = 3
 		bg.Move(fyne.NewPos(p.x-1, p.y))
 		bg.Resize(fyne.NewSize(p.w+2, p.h))
 		ly.back = append(ly.back, bg)
 	}
-	txt := canvas.NewText(p.text, st.color)
+	txt := l.text(p.text, st.color)
 	txt.TextStyle, txt.TextSize = p.ts, p.size
 	txt.Move(fyne.NewPos(p.x, p.y))
 	txt.Resize(fyne.NewSize(p.w, p.h))
@@ -427,7 +428,7 @@ func (l *replyLayout) drawPiece(p *piece, st textStyle, inCode bool) {
 		if p.span.Style&markdown.Strike != 0 {
 			y = p.y + p.h/2
 		}
-		u := canvas.NewRectangle(st.color)
+		u := l.rect(st.color)
 		u.Move(fyne.NewPos(p.x, y))
 		u.Resize(fyne.NewSize(w, 1))
 		ly.front = append(ly.front, u)
@@ -468,12 +469,12 @@ func (l *replyLayout) code(p *markdown.Part, codeW, x, y, w float32) float32 {
 	copyBtn := l.copyButton(func() { l.t.host.copyText(code) })
 	bs := copyBtn.MinSize()
 	headH := bs.Height
-	bg := newRoundedBox(withAlpha(l.fg, 0x12), 6)
-	head := canvas.NewRectangle(withAlpha(l.fg, 0x10))
+	bg := l.roundedBox(withAlpha(l.fg, 0x12), 6)
+	head := l.rect(withAlpha(l.fg, 0x10))
 	head.CornerRadius = 6
 	l.root.back = append(append(l.root.back, bg.objects()...), head)
 	if p.Lang != "" {
-		label := canvas.NewText(p.Lang, theme.Color(theme.ColorNamePlaceHolder))
+		label := l.text(p.Lang, theme.Color(theme.ColorNamePlaceHolder))
 		label.TextSize = theme.CaptionTextSize()
 		ls := label.MinSize()
 		label.Resize(ls)
@@ -580,13 +581,13 @@ func (l *replyLayout) table(p *markdown.Part, cols []float32, x, y, w float32) f
 		}
 		rh += 2 * cellPad
 		if i == 0 {
-			head := canvas.NewRectangle(withAlpha(l.fg, 0x10))
+			head := l.rect(withAlpha(l.fg, 0x10))
 			head.Move(fyne.NewPos(0, 0))
 			head.Resize(fyne.NewSize(s.contentW, rh))
 			s.ly.back = append(s.ly.back, head)
 		}
 		ry += rh
-		rule := canvas.NewRectangle(line)
+		rule := l.rect(line)
 		rule.Move(fyne.NewPos(0, ry))
 		rule.Resize(fyne.NewSize(s.contentW, 1))
 		s.ly.back = append(s.ly.back, rule)
@@ -595,12 +596,12 @@ func (l *replyLayout) table(p *markdown.Part, cols []float32, x, y, w float32) f
 	cx := float32(0)
 	for _, cw := range append([]float32{0}, cols...) {
 		cx += cw
-		v := canvas.NewRectangle(line)
+		v := l.rect(line)
 		v.Move(fyne.NewPos(min(cx, s.contentW-1), 0))
 		v.Resize(fyne.NewSize(1, ry))
 		s.ly.back = append(s.ly.back, v)
 	}
-	top := canvas.NewRectangle(line)
+	top := l.rect(line)
 	top.Resize(fyne.NewSize(s.contentW, 1))
 	s.ly.back = append(s.ly.back, top)
 	h := ry + 1
@@ -912,30 +913,55 @@ func (l *replyLayout) moveCaret(text string, i int, key fyne.KeyName) int {
 	return i
 }
 
+// fromPool is the next of a text's objects kept from an earlier layout, made when there are
+// not enough: *used counts those this layout took.
+func fromPool[T any](pool *[]T, used *int, newT func() T) T {
+	if *used == len(*pool) {
+		*pool = append(*pool, newT())
+	}
+	v := (*pool)[*used]
+	*used++
+	return v
+}
+
 // scroller is a horizontal scroller for a code block or a table, the text's own from an earlier
 // layout when it has one: a widget made for every layout would stay in Fyne's cache of
 // renderers, with all it draws, for a minute after it was last drawn.
 func (l *replyLayout) scroller() *hscroll {
-	t := l.t
-	if l.usedScrollers == len(t.scrollers) {
-		t.scrollers = append(t.scrollers, newHScroll(t))
-	}
-	s := t.scrollers[l.usedScrollers]
-	l.usedScrollers++
+	s := fromPool(&l.t.scrollers, &l.usedScrollers, func() *hscroll { return newHScroll(l.t) })
 	s.reset()
 	return s
 }
 
+// text is a text to draw, from the text's pool as scroller's scrollers are: a reply shown as it
+// is written is laid out again at every piece, and each object drawn stays in Fyne's cache of
+// canvases for a minute after it was last drawn (with a new object each time, 20 long replies
+// left 15 MB there). Reused, the objects are as many as the largest layout drew.
+func (l *replyLayout) text(s string, c color.Color) *canvas.Text {
+	txt := fromPool(&l.t.texts, &l.usedTexts, func() *canvas.Text { return &canvas.Text{} })
+	*txt = canvas.Text{Text: s, Color: c, TextSize: theme.TextSize()}
+	return txt
+}
+
+// rect is a rectangle filled with c, from the text's pool like text.
+func (l *replyLayout) rect(c color.Color) *canvas.Rectangle {
+	r := fromPool(&l.t.rects, &l.usedRects, func() *canvas.Rectangle { return &canvas.Rectangle{} })
+	*r = canvas.Rectangle{FillColor: c}
+	return r
+}
+
+// roundedBox is newRoundedBox with rectangles from the text's pool.
+func (l *replyLayout) roundedBox(fill color.Color, radius float32) *roundedBox {
+	return initRoundedBox(&roundedBox{radius: radius, top: l.rect(fill), middle: l.rect(fill), bottom: l.rect(fill)})
+}
+
 // copyButton is a code block's Copy button, from the text's pool like scroller.
 func (l *replyLayout) copyButton(tapped func()) *widget.Button {
-	t := l.t
-	if l.usedButtons == len(t.copyButtons) {
+	b := fromPool(&l.t.copyButtons, &l.usedButtons, func() *widget.Button {
 		b := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), nil)
 		b.Importance = widget.LowImportance
-		t.copyButtons = append(t.copyButtons, b)
-	}
-	b := t.copyButtons[l.usedButtons]
-	l.usedButtons++
+		return b
+	})
 	b.OnTapped = tapped
 	return b
 }

@@ -54,9 +54,12 @@ type replyText struct {
 	view *culled      // what lay draws, as much of it as is near the screen
 	// band is the part of the text on screen (in its coordinates), when the chat view knows.
 	band func() (top, bottom float32, ok bool)
-	// scrollers and copyButtons are kept from one layout to the next (see scroller).
+	// scrollers, copyButtons, texts and rects are kept from one layout to the next (see
+	// scroller and text).
 	scrollers   []*hscroll
 	copyButtons []*widget.Button
+	texts       []*canvas.Text
+	rects       []*canvas.Rectangle
 	barDrag     *hscroll // the scroll bar being dragged
 	downAt      int      // where the button went down (byte offset)
 	moved       bool

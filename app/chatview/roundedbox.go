@@ -21,8 +21,12 @@ type roundedBox struct {
 }
 
 func newRoundedBox(fill color.Color, radius float32) *roundedBox {
-	r := &roundedBox{radius: radius, top: canvas.NewRectangle(fill), middle: canvas.NewRectangle(fill), bottom: canvas.NewRectangle(fill)}
-	r.top.CornerRadius = radius
+	return initRoundedBox(&roundedBox{radius: radius, top: canvas.NewRectangle(fill), middle: canvas.NewRectangle(fill), bottom: canvas.NewRectangle(fill)})
+}
+
+// initRoundedBox rounds the corners of r's new rectangles.
+func initRoundedBox(r *roundedBox) *roundedBox {
+	r.top.CornerRadius = r.radius
 	r.bottom.TopLeftCornerRadius, r.bottom.TopRightCornerRadius = 0, 0
 	return r
 }
