@@ -25,6 +25,9 @@ type Growing struct {
 	splitAt   int
 	splitDone bool
 	complete  []string
+	// tentative is the next sentence after complete when only its full stop holds it back
+	// (endsSentence): complete unless the next piece goes on with it ("3." as "3.5").
+	tentative string
 }
 
 // NewGrowing returns a reply of which nothing is written yet.
@@ -69,11 +72,12 @@ func (g *Growing) Text() string {
 	return g.text.String()
 }
 
-// Ready reports whether the reply's first sentence is complete (or the reply ended).
+// Ready reports whether the reply's first sentence is complete, or only its full stop holds it
+// back (its speech is asked for then: see firstSentence), or the reply ended.
 func (g *Growing) Ready() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.done || len(g.sentences()) > 0
+	return g.done || len(g.sentences()) > 0 || g.tentative != ""
 }
 
 // Probes appended to what is written so far (its settled Markdown), to see which of its
@@ -100,6 +104,7 @@ func (g *Growing) sentences() []string {
 		return g.complete
 	}
 	g.splitAt, g.splitDone = len(text), g.done
+	g.tentative = ""
 	var now []string
 	if g.done {
 		now = chunks(text)
@@ -111,6 +116,9 @@ func (g *Growing) sentences() []string {
 			n = min(n, stablePrefix(base, chunks(settled+probeOn), 0))
 		} else if n > 0 && !endsSentence(settled) {
 			n-- // "It is 3." may go on as "3.5"
+			if n == len(g.complete) {
+				g.tentative = base[n]
+			}
 		}
 		now = base[:n]
 	}
@@ -167,6 +175,30 @@ func (g *Growing) sentence(ctx context.Context, i int) (string, bool) {
 		case <-changed:
 		case <-ctx.Done():
 			return "", false
+		}
+	}
+}
+
+// sentenceOrTentative is sentence, returning early (final false) with sentence i as it stands
+// once only its full stop holds it back, and it is not seen.
+func (g *Growing) sentenceOrTentative(ctx context.Context, i int, seen string) (string, bool, bool) {
+	for {
+		g.mu.Lock()
+		all := g.sentences()
+		done, changed, tentative := g.done, g.changed, g.tentative
+		g.mu.Unlock()
+		switch {
+		case i < len(all):
+			return all[i], true, true
+		case done:
+			return "", false, false
+		case i == len(all) && tentative != "" && tentative != seen:
+			return tentative, false, true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return "", false, false
 		}
 	}
 }

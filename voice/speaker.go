@@ -173,11 +173,8 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 		prog.over()
 	}()
 
-	type result struct {
-		audio []byte
-		err   error
-	}
-	fetch := func(i int, text string, out chan<- result) {
+	type result = speechResult
+	fetch := func(ctx context.Context, i int, text string, out chan<- result) {
 		if s.trace != nil {
 			s.trace(turn, i, false)
 		}
@@ -202,7 +199,14 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 	calls.Go(func() {
 		defer close(order)
 		for i := 0; ; i++ {
-			text, ok := src.sentence(ctx, i)
+			var text string
+			var ok bool
+			var early chan result // the first sentence's speech, asked for while it was tentative
+			if ts, can := src.(tentativeSource); can && i == 0 {
+				text, early, ok = firstSentence(ctx, ts, &calls, fetch)
+			} else {
+				text, ok = src.sentence(ctx, i)
+			}
 			if !ok {
 				return
 			}
@@ -216,13 +220,16 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 					return
 				}
 			}
-			out := make(chan result, 1)
+			out := early
+			if out == nil {
+				out = make(chan result, 1)
+				calls.Go(func() { fetch(ctx, i, text, out) })
+			}
 			select {
 			case order <- out:
 			case <-ctx.Done():
 				return
 			}
-			calls.Go(func() { fetch(i, text, out) })
 		}
 	})
 	i := 0
@@ -268,6 +275,59 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 		return ErrNothingToSay
 	}
 	return nil
+}
+
+// speechResult is a sentence's speech, or why there is none.
+type speechResult struct {
+	audio []byte
+	err   error
+}
+
+// tentativeSource is a sentenceSource that can also tell a sentence that is probably complete
+// before it is sure (a reply still written that ends on a full stop: "It is 3." may go on as
+// "3.5").
+type tentativeSource interface {
+	sentenceSource
+	// sentenceOrTentative returns sentence i once it is complete (final), or earlier, as it
+	// stands, once it is tentatively complete and differs from seen; false when the text ended
+	// before it, or ctx did.
+	sentenceOrTentative(ctx context.Context, i int, seen string) (text string, final, ok bool)
+}
+
+// firstSentence waits for the first sentence of src, and asks for its speech as soon as it is
+// tentatively complete: a model writes the word after a full stop 50–100 ms later, and the
+// speech is most often asked for the same sentence. It returns the sentence, and the channel of
+// its speech when that was asked already (nil: ask for it); a tentative sentence's speech that is
+// not the sentence's is cancelled. Speech costs no points.
+func firstSentence(ctx context.Context, src tentativeSource, calls *sync.WaitGroup, fetch func(context.Context, int, string, chan<- speechResult)) (string, chan speechResult, bool) {
+	var early struct {
+		text string
+		out  chan speechResult
+		stop context.CancelFunc
+	}
+	drop := func() {
+		if early.stop != nil {
+			early.stop()
+		}
+	}
+	for {
+		text, final, ok := src.sentenceOrTentative(ctx, 0, early.text)
+		switch {
+		case !ok:
+			drop()
+			return "", nil, false
+		case final && early.out != nil && text == early.text:
+			return text, early.out, true // its speech goes on; sayFrom's end cancels ctx
+		case final:
+			drop()
+			return text, nil, true
+		}
+		drop()
+		tctx, stop := context.WithCancel(ctx)
+		out := make(chan speechResult, 1)
+		early.text, early.out, early.stop = text, out, stop
+		calls.Go(func() { fetch(tctx, 0, text, out) })
+	}
 }
 
 // progress counts the clips of one text that have finished playing. A clip may end before

@@ -283,3 +283,68 @@ func TestSpeaker_LongReplyStoppedAfter5s(t *testing.T) {
 		t.Errorf("%d speech calls for %d sentences heard, want at most %d", calls, started, started+voice.Lookahead)
 	}
 }
+
+// askedWithin waits for s's next speech request, failing the test if none comes.
+func askedWithin(t *testing.T, s *fakeSynth) {
+	t.Helper()
+	select {
+	case <-s.asks:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no speech was asked for; asked so far: %q", s.askedSoFar())
+	}
+}
+
+// A reply written up to a full stop has its first sentence's speech asked for at once, before
+// the next word shows that the sentence ended ("3." may go on as "3.5"): the model writes that
+// word 50–100 ms later, which the speech's time then covers. Once the next word confirms it, that
+// speech is the one played, not asked for again.
+func TestSpeaker_GrowingFirstSentenceAskedAtItsFullStop(t *testing.T) {
+	first := "It is warm today."
+	s := &fakeSynth{release: map[string]chan struct{}{first: make(chan struct{})}, asks: make(chan struct{}, 10)}
+	sp, q := newSpeaker(s)
+	g := voice.NewGrowing()
+	done := make(chan error, 1)
+	go func() { done <- sp.SayGrowing(t.Context(), g, "", nil) }()
+	g.Add("It is warm")
+	g.Add(" today.")
+	askedWithin(t, s)
+	if got := s.askedSoFar(); !slices.Equal(got, []string{first}) {
+		t.Fatalf("asked %q before the next word, want the first sentence", got)
+	}
+	g.Add(" It will rain.")
+	g.Finish("")
+	close(s.release[first])
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Clips(); !slices.Equal(got, []string{first, "It will rain."}) {
+		t.Errorf("clips %q", got)
+	}
+	if got := s.askedSoFar(); !slices.Equal(got, []string{first, "It will rain."}) {
+		t.Errorf("asked %q: the first sentence's speech was asked for twice", got)
+	}
+}
+
+// When the next piece goes on with the sentence, the speech asked for at its full stop is
+// cancelled and never played; the whole sentence is said.
+func TestSpeaker_GrowingTentativeSentenceThatGoesOn(t *testing.T) {
+	s := &fakeSynth{release: map[string]chan struct{}{"It is 3.": make(chan struct{})}, asks: make(chan struct{}, 10)}
+	sp, q := newSpeaker(s)
+	g := voice.NewGrowing()
+	done := make(chan error, 1)
+	go func() { done <- sp.SayGrowing(t.Context(), g, "", nil) }()
+	g.Add("It is 3.")
+	askedWithin(t, s)
+	g.Add("5 degrees outside. Stay warm.")
+	g.Finish("")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	clips := q.Clips()
+	if len(clips) != 2 || !strings.HasPrefix(clips[0], "It is 3.5") || clips[1] != "Stay warm." {
+		t.Errorf("clips %q, want the whole first sentence, then the second", clips)
+	}
+	if got := s.cancelledSoFar(); !slices.Equal(got, []string{"It is 3."}) {
+		t.Errorf("cancelled %q, want the tentative sentence's speech", got)
+	}
+}
