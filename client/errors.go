@@ -18,6 +18,12 @@ var ErrReplyLost = errors.New("the reply was lost after the message was sent; yo
 // again by itself, and a person should be told that it was charged, not offered a free retry.
 var ErrReplyUnreadable = errors.New("the service answered and charged, but its reply could not be read")
 
+// ErrStreamBroken marks a streamed reply whose stream ended before its last event: the
+// connection broke, or the service stopped. It comes with ErrReplyUnreadable. Parley's service
+// reads the model to the end, stores the reply and charges for it when only the connection
+// broke; when the service itself stopped, the call is refunded when it starts again.
+var ErrStreamBroken = errors.New("the streamed reply broke off")
+
 // CodeReplyStored is the error code with which the reference service (parley serve) answers a
 // chat call that failed after its reply was stored and charged: such an answer matches
 // ErrReplyUnreadable, and the reply is in the conversation's history.

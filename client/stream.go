@@ -223,7 +223,7 @@ func (c *Client) readStream(ctx context.Context, r *request, resp *http.Response
 			return nil, c.transportError(ctx, r, err, true) // the caller gave up
 		}
 		// The service answered (and so charged): the reply is stored once it is whole.
-		return nil, unreadable(r, fmt.Errorf("the streamed reply broke off: %w", err))
+		return nil, unreadable(r, fmt.Errorf("%w: %w", ErrStreamBroken, err))
 	}
 	if last.name == "error" {
 		return nil, c.streamError(r, last.data)

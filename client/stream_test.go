@@ -195,7 +195,9 @@ data: {"status":409,"error":{"code":"stopped","message":"You stopped it; refunde
 data: {"status":500,"error":{"code":"reply_stored","message":"Stored."}}
 
 `, false, func(err error) bool { return errors.Is(err, ErrReplyUnreadable) }},
-		{"broken off", "event: delta\ndata: {\"text\":\"Hel\"}\n\n", false, func(err error) bool { return errors.Is(err, ErrReplyUnreadable) }},
+		{"broken off", "event: delta\ndata: {\"text\":\"Hel\"}\n\n", false, func(err error) bool {
+			return errors.Is(err, ErrReplyUnreadable) && errors.Is(err, ErrStreamBroken)
+		}},
 		{"silent", "event: delta\ndata: {\"text\":\"Hel\"}\n\n", true, func(err error) bool {
 			return errors.Is(err, ErrReplyUnreadable) && strings.Contains(err.Error(), "sent nothing")
 		}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -410,6 +411,17 @@ func TestWords_Clip(t *testing.T) {
 func TestError_StoppedBeforeAnyText(t *testing.T) {
 	f := explain.Error(&client.Error{StatusCode: 409, Code: client.CodeStopped, Message: "Stopped."}, explain.Scene{})
 	if f.Kind != explain.StoppedUnwritten || f.String() != "You stopped the reply before the model wrote anything; nothing was charged" {
+		t.Errorf("%v: %q", f.Kind, f.String())
+	}
+}
+
+// TestError_StreamBrokeOff: a streamed reply whose stream ended before its last event is not
+// said to be charged for sure: Parley's service keeps and charges it when only the connection
+// broke, and refunds it when the service itself stopped.
+func TestError_StreamBrokeOff(t *testing.T) {
+	err := fmt.Errorf("%w [POST /v1/chat/messages]: %w", client.ErrReplyUnreadable, fmt.Errorf("%w: %w", client.ErrStreamBroken, io.ErrUnexpectedEOF))
+	f := explain.Error(err, explain.Scene{})
+	if f.Kind != explain.ReplyUnreadable || !strings.Contains(f.String(), "broke off while it was being written") || !strings.Contains(f.String(), "refunded if the service itself stopped") {
 		t.Errorf("%v: %q", f.Kind, f.String())
 	}
 }
