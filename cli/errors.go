@@ -236,21 +236,23 @@ func (g *globals) replyLostAdvice(f explain.Fact) string {
 
 // replyUnreadableAdvice says where the charged reply may be read: the conversation's history.
 func (g *globals) replyUnreadableAdvice(f explain.Fact) string {
-	return g.historyAdvice(f, "it is not sent again; look for the reply with %s")
+	return g.historyAdvice(f, "look for the reply with %s; it is not sent again")
 }
 
 // historyAdvice fills format with where to look: 'parley history ID' when the conversation is
-// known and the line can hold it whole, else the list or the history command without the ID (a
-// command cut short could not be run; the person gave the ID, so it is left out).
+// known and the line can hold it whole, else the list, or the history command without the ID,
+// said in as many words as the line holds (a command cut short could not be run; the person
+// gave the ID, so it is left out).
 func (g *globals) historyAdvice(f explain.Fact, format string) string {
 	if g.conv == "" {
 		return fmt.Sprintf(format, "'parley conversations'")
 	}
-	advice := fmt.Sprintf(format, "'parley history "+g.conv+"'")
-	if utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
-		return advice
+	for _, where := range []string{"'parley history " + g.conv + "'", "'parley history' with the conversation's ID"} {
+		if advice := fmt.Sprintf(format, where); utf8.RuneCountInString(f.String()+": "+advice+".") <= maxLine {
+			return advice
+		}
 	}
-	return fmt.Sprintf(format, "'parley history' with the conversation's ID")
+	return fmt.Sprintf(format, "'parley history'")
 }
 
 // endsInV1 reports whether the base URL ends in /v1, which Parley adds itself.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -132,6 +133,14 @@ var failureMatrix = []struct {
 	{"nothing listening, long base URL", situation{command: "parley conversations", base: longLocal, key: fromKeyring}, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}},
 	{"no key stored, long base URL", situation{command: "parley conversations", base: longRemote}, fmt.Errorf("no API key is stored: %w", keystore.ErrNotFound)},
 	{"reply lost, long conversation ID", situation{command: "parley chat", base: "http://127.0.0.1:8780", conv: longConv, key: fromKeyring}, client.ErrReplyLost},
+	{"streamed reply broke off, new conversation", chat, streamBroken()},
+	{"streamed reply broke off, conversation 7", chatIn7, streamBroken()},
+	{"streamed reply broke off, long conversation ID", situation{command: "parley chat", base: "http://127.0.0.1:8780", conv: longConv, key: fromKeyring}, streamBroken()},
+}
+
+// streamBroken is the error of a streamed reply whose stream ended before its last event.
+func streamBroken() error {
+	return fmt.Errorf("%w [POST /v1/chat/messages]: %w", client.ErrReplyUnreadable, fmt.Errorf("%w: %w", client.ErrStreamBroken, io.ErrUnexpectedEOF))
 }
 
 // Long variable parts, which must not cut off the advice after them.

@@ -179,7 +179,10 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 			s.trace(turn, i, false)
 		}
 		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
-		if s.trace != nil {
+		if s.trace != nil && ctx.Err() == nil {
+			// A request cancelled (a tentative first sentence that went on, or a Stop) has no
+			// answer to trace: its time would count as the speech's. A tentative one dropped is
+			// asked again, and traced again.
 			s.trace(turn, i, true)
 		}
 		if err == nil && len(sp.Audio) == 0 {

@@ -151,6 +151,9 @@ func layoutReply(t *replyText, maxW float32) *replyLayout {
 		}
 	}
 	l.size = fyne.NewSize(width, y)
+	for _, txt := range t.texts[l.usedTexts:] {
+		txt.Text = "" // the texts not drawn keep no piece (and so all) of an earlier reply
+	}
 	return l
 }
 

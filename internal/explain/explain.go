@@ -552,7 +552,7 @@ func unreadableFact(err error) Fact {
 	case errors.Is(err, client.ErrTooLarge):
 		return fact(ReplyUnreadable, "The service charged for the message, but its reply was too large to read")
 	case errors.Is(err, client.ErrStreamBroken):
-		return fact(ReplyUnreadable, "The reply broke off while it was being written: kept and charged, or refunded if the service itself stopped")
+		return fact(ReplyUnreadable, "The streamed reply broke off; it is charged only if the model finished it")
 	case errors.As(err, &ce) && ce.Code == client.CodeReplyStored:
 		return fact(ReplyUnreadable, "The service charged for the message and kept its reply in the conversation's history, but failed to send it")
 	case errors.As(err, &ce):

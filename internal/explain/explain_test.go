@@ -417,11 +417,11 @@ func TestError_StoppedBeforeAnyText(t *testing.T) {
 
 // TestError_StreamBrokeOff: a streamed reply whose stream ended before its last event is not
 // said to be charged for sure: Parley's service keeps and charges it when only the connection
-// broke, and refunds it when the service itself stopped.
+// broke and the model finished, and refunds it when the model failed or the service stopped.
 func TestError_StreamBrokeOff(t *testing.T) {
 	err := fmt.Errorf("%w [POST /v1/chat/messages]: %w", client.ErrReplyUnreadable, fmt.Errorf("%w: %w", client.ErrStreamBroken, io.ErrUnexpectedEOF))
 	f := explain.Error(err, explain.Scene{})
-	if f.Kind != explain.ReplyUnreadable || !strings.Contains(f.String(), "broke off while it was being written") || !strings.Contains(f.String(), "refunded if the service itself stopped") {
+	if f.Kind != explain.ReplyUnreadable || f.String() != "The streamed reply broke off; it is charged only if the model finished it" {
 		t.Errorf("%v: %q", f.Kind, f.String())
 	}
 }
