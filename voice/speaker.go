@@ -175,24 +175,7 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 
 	type result = speechResult
 	fetch := func(ctx context.Context, i int, text string, out chan<- result) {
-		if s.trace != nil {
-			s.trace(turn, i, false)
-		}
-		sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
-		if s.trace != nil && ctx.Err() == nil {
-			// A request cancelled (a tentative first sentence that went on, or a Stop) has no
-			// answer to trace: its time would count as the speech's. A tentative one dropped is
-			// asked again, and traced again.
-			s.trace(turn, i, true)
-		}
-		if err == nil && len(sp.Audio) == 0 {
-			err = errors.New("the service returned no audio")
-		}
-		var audio []byte
-		if err == nil {
-			audio = sp.Audio
-		}
-		out <- result{audio, err}
+		out <- s.speech(ctx, turn, i, text, voice)
 	}
 	// The first sentence is requested alone; each later one once the first has arrived and the
 	// sentences before it, less Lookahead, have played. order carries each sentence's result, in
@@ -278,6 +261,27 @@ func (s *Speaker) sayFrom(ctx context.Context, turn int, src sentenceSource, voi
 		return ErrNothingToSay
 	}
 	return nil
+}
+
+// speech asks for sentence i's speech, tracing the request and its answer.
+func (s *Speaker) speech(ctx context.Context, turn, i int, text, voice string) speechResult {
+	if s.trace != nil {
+		s.trace(turn, i, false)
+	}
+	sp, err := s.synth.Speak(ctx, client.SpeechRequest{Text: text, Voice: voice})
+	if s.trace != nil && ctx.Err() == nil {
+		// A request cancelled (a tentative first sentence that went on, or a Stop) has no
+		// answer to trace: its time would count as the speech's. A tentative one dropped is
+		// asked again, and traced again.
+		s.trace(turn, i, true)
+	}
+	if err == nil && len(sp.Audio) == 0 {
+		err = errors.New("the service returned no audio")
+	}
+	if err != nil {
+		return speechResult{err: err}
+	}
+	return speechResult{audio: sp.Audio}
 }
 
 // speechResult is a sentence's speech, or why there is none.
