@@ -221,11 +221,7 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 
 		app, appStart := launch(b, d, bin, "Parley", env)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		for turn := 1; turn <= 20; turn++ {
-			d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
-			d.Key(b, "Return")
-			waitMessages(b, env, 2*turn)
-		}
+		typeTurns(b, d, env, tidesTurn, 20, nil, 0, nil)
 		time.Sleep(3 * time.Second)
 		appKB := residentKB(b, app.Process.Pid)
 		stop(app)
@@ -233,22 +229,14 @@ func BenchmarkApp_StartAndMemory(b *testing.B) {
 		// The same with replies of 10,000 characters with code and a table of 50 rows.
 		rich, _ := launch(b, d, bin, "Parley", richEnv)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		for turn := 1; turn <= 20; turn++ {
-			d.Type(b, "Rich turn "+strconv.Itoa(turn))
-			d.Key(b, "Return")
-			waitMessages(b, richEnv, 2*turn)
-		}
+		typeTurns(b, d, richEnv, "Rich turn %d", 20, nil, 0, nil)
 		time.Sleep(3 * time.Second)
 		richKB := residentKB(b, rich.Process.Pid)
 		stop(rich)
 		// The same replies streamed, 2,000 tokens a second.
 		streamed, _ := launch(b, d, bin, "Parley", streamEnv)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		for turn := 1; turn <= 20; turn++ {
-			d.Type(b, "Streamed turn "+strconv.Itoa(turn))
-			d.Key(b, "Return")
-			waitMessages(b, streamEnv, 2*turn)
-		}
+		typeTurns(b, d, streamEnv, "Streamed turn %d", 20, nil, 0, nil)
 		time.Sleep(3 * time.Second)
 		streamedKB := residentKB(b, streamed.Process.Pid)
 		// Fyne keeps what it drew (the objects, and the texture of each string) for a minute

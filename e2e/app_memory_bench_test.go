@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -63,7 +64,7 @@ func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bar
 	app, _ := launch(b, d, bin, "Parley", env)
 	d.WaitForText(b, "What's on your mind?", 30*time.Second)
 	at, anon := map[int]int{}, map[int]int{}
-	typeTurns(b, d, env, 200, []int{20, 100, 200}, settle, func(turn int) {
+	typeTurns(b, d, env, tidesTurn, 200, []int{20, 100, 200}, settle, func(turn int) {
 		at[turn] = residentKB(b, app.Process.Pid)
 		anon[turn] = statusKB(b, app.Process.Pid, "RssAnon")
 	})
@@ -85,17 +86,23 @@ func memoryTurns(b *testing.B, d *testenv.Display, bin string, env []string, bar
 	b.ReportMetric(float64(text)/100, prefix+"text-per-turn-B")
 }
 
-// typeTurns types turns 1 to last into the app shown on d, each one's reply waited for in the
-// service's history; after each turn of marks it leaves the app alone for settle, then calls read.
-func typeTurns(b *testing.B, d *testenv.Display, env []string, last int, marks []int, settle time.Duration, read func(turn int)) {
+// tidesTurn is the question typeTurns types at each turn when nothing else is asked for.
+const tidesTurn = "Turn number %d about the tides"
+
+// typeTurns types turns 1 to last into the app shown on d (question, with the turn's number for
+// its %d), each one's reply waited for in the service's history; after each turn of marks it
+// leaves the app alone for settle, then calls read (when not nil).
+func typeTurns(b *testing.B, d *testenv.Display, env []string, question string, last int, marks []int, settle time.Duration, read func(turn int)) {
 	b.Helper()
 	for turn := 1; turn <= last; turn++ {
-		d.Type(b, "Turn number "+strconv.Itoa(turn)+" about the tides")
+		d.Type(b, fmt.Sprintf(question, turn))
 		d.Key(b, "Return")
 		waitMessages(b, env, 2*turn)
 		if slices.Contains(marks, turn) {
 			time.Sleep(settle)
-			read(turn)
+			if read != nil {
+				read(turn)
+			}
 		}
 	}
 }

@@ -42,7 +42,7 @@ func BenchmarkApp_SpokenTurnsMemory(b *testing.B) {
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
 		at := map[int]int{}
 		streams := 0
-		typeTurns(b, d, env, 120, []int{20, 60, 120}, settle, func(turn int) {
+		typeTurns(b, d, env, tidesTurn, 120, []int{20, 60, 120}, settle, func(turn int) {
 			at[turn] = residentKB(b, app.Process.Pid)
 			streams = pulseStreamsOf(b, p, app.Process.Pid)
 		})

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,12 +123,7 @@ func benchStreamedReply(b *testing.B, reply string, first time.Duration, tps flo
 		env := s.env("PARLEY_API_KEY="+key, parleyapp.ProbeEnv+"="+probe)
 		cmd, _ := launch(b, d, bin, "Parley", env)
 		d.WaitForText(b, "What's on your mind?", 30*time.Second)
-		for turn := 1; turn <= 3; turn++ {
-			d.Type(b, "Plan passage "+strconv.Itoa(turn))
-			d.Key(b, "Return")
-			waitMessages(b, env, 2*turn)
-			time.Sleep(time.Second) // the last frame's waits
-		}
+		typeTurns(b, d, env, "Plan passage %d", 3, []int{1, 2, 3}, time.Second, nil) // a second for the last frame's waits
 		stop(cmd)
 		// Each turn: from its "sent" to its first "grew" (or "replied"), and the waits until its
 		// reply was whole.
