@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"parley/archive"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -117,6 +119,7 @@ Without one, run the reference service and talk to it with the command-line clie
 		InputDevices: backend.Inputs,
 		NewPlayer:    func(onEvent func(playback.Event)) app.Player { return playback.New(onEvent) },
 		Getenv:       os.Getenv,
+		ArchivePath:  filepath.Join(server.DefaultDataDir(), archive.FileName),
 		Version:      version.String(),
 		HotkeyAsks:   hotkey.RegisteringAsks(),
 		Hotkey: func(c hotkey.Combo) (app.HotkeyListener, error) {

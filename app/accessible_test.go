@@ -135,7 +135,7 @@ func TestAccessible_EveryButtonOfTheDialogsHasAName(t *testing.T) {
 		{"keyboard shortcuts", h.u.showShortcuts, []string{"Close"}},
 		{"about", h.u.showAbout, []string{"Close"}},
 		{"export", func() { h.u.main.export(exportJSON) }, []string{"Choose folder…", "Export"}},
-		{"delete", func() { h.u.main.confirmDelete(h.u.main.currentEntry()) }, []string{"Cancel", "Delete"}},
+		{"rename", func() { h.u.main.renameConversation(h.u.main.currentEntry()) }, []string{"Cancel", "Rename"}},
 	} {
 		d.open()
 		h.waitFor(func() bool { return h.u.win.Canvas().Overlays().Top() != nil })

@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"parley/app/talk"
+	"parley/archive"
 	"parley/audio"
 	"parley/audio/playback"
 	"parley/client"
@@ -103,6 +105,9 @@ type Deps struct {
 	NewPlayer func(onEvent func(playback.Event)) Player
 	// Getenv reads PARLEY_BASE_URL and PARLEY_API_KEY; nil means no environment.
 	Getenv func(string) string
+	// ArchivePath is the file that keeps the conversations' names, pins and search index on
+	// this computer ("": one in memory, for this run only).
+	ArchivePath string
 	// Version is shown in the About dialog.
 	Version string
 	// Now is the clock (nil: time.Now).
@@ -137,6 +142,9 @@ type Deps struct {
 	run func(func())
 	// openURL, in tests, replaces the app's OpenURL (the system's browser).
 	openURL func(*url.URL) error
+	// fillAfter, in tests, replaces how long after a window shows the search index starts
+	// filling in the background (negative: never).
+	fillAfter time.Duration
 }
 
 // HotkeyListener delivers the hold-to-talk key's presses; *hotkey.Listener is one.
@@ -201,6 +209,12 @@ type UI struct {
 	cancel context.CancelFunc
 	// probe measures the window for the performance table (ProbeEnv), nil when not asked.
 	probe *probe
+	// archive keeps the conversations' names, pins and search index (nil: it could not be
+	// opened, and they are not kept).
+	archive *archive.Archive
+	// deletes are the deletes a person can no longer undo, on their way to the service: the
+	// built-in service is stopped only after them.
+	deletes sync.WaitGroup
 }
 
 // New builds the app's main window on a; Show or ShowAndRun displays it.
@@ -216,6 +230,11 @@ func New(a fyne.App, d Deps) *UI {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, ctx: ctx, cancel: cancel}
+	if arc, err := archive.Open(d.ArchivePath); err == nil {
+		u.archive = arc
+	} else {
+		slog.Warn("the conversations' names, pins and search index cannot be kept", "err", err)
+	}
 	u.probe = newProbe(d.Getenv, u.do)
 	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
@@ -301,6 +320,7 @@ func (u *UI) shutdown() {
 	if u.main != nil {
 		u.main.close() // what was written and not answered is kept first
 	}
+	u.closeArchive()
 	u.probe.close()
 	u.savePlacement()
 	u.gkey.stop()
@@ -314,6 +334,27 @@ func (u *UI) shutdown() {
 	u.stopLocal()
 }
 
+// closeArchive closes the archive once the work that writes it ended: the keeper's, and the
+// deletes on their way (which drop what it kept of their conversations).
+func (u *UI) closeArchive() {
+	if u.archive == nil {
+		return
+	}
+	var k *keeper
+	if u.main != nil {
+		k = u.main.keeper
+	}
+	u.background.Add(1)
+	go func() {
+		defer u.background.Done()
+		u.deletes.Wait()
+		if k != nil {
+			k.wait()
+		}
+		u.archive.Close()
+	}()
+}
+
 // stopLocal stops the built-in service in the background: it lets a call in flight finish for a
 // few seconds (server.LocalStopGrace), which neither the window nor a switch to another
 // service waits for. Wait waits for it before the process ends.
@@ -325,6 +366,7 @@ func (u *UI) stopLocal() {
 	u.background.Add(1)
 	go func() {
 		defer u.background.Done()
+		u.deletes.Wait() // a delete on its way reaches the service before it stops
 		local.Stop()
 	}()
 }

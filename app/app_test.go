@@ -98,6 +98,7 @@ func startWith(t testing.TB, svc *conversationtest.Service, a fyne.App, edit fun
 		Version:     "parley test",
 		Now:         fixedNow,
 		run:         func(fn func()) { h.queue <- fn },
+		fillAfter:   -1, // a test that fills the search index says so
 	}
 	if edit != nil {
 		edit(&deps)
@@ -275,24 +276,49 @@ func TestApp_401OpensAccount(t *testing.T) {
 	}
 }
 
-func TestApp_DeleteAsksAndRemoves(t *testing.T) {
+func TestApp_DeleteWithUndo(t *testing.T) {
 	svc := newFakeService()
 	h := start(t, svc)
 	h.typeAndSend("Plan a trip")
 	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
-	h.u.main.confirmDelete(h.u.main.currentEntry())
-	markup := test.RenderToMarkup(h.u.win.Canvas())
-	if !strings.Contains(markup, "Delete “Plan a trip”?") {
-		t.Fatalf("the confirmation does not name the conversation:\n%s", markup)
+	h.u.main.deleteConversation(h.u.main.currentEntry())
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 0 && h.view().ID.IsZero() })
+	if msg := h.u.main.status.message.Text; msg != "Deleted “Plan a trip”." || !h.u.main.status.action.Visible() || h.u.main.status.action.Text != "Undo" {
+		t.Fatalf("the status bar says %q, Undo shown %v", msg, h.u.main.status.action.Visible())
 	}
 	if _, d, _ := svc.Recorded(); len(d) != 0 {
-		t.Fatal("deleted before confirming")
+		t.Fatal("deleted before Undo ran out")
 	}
-	confirm := findButton(h.u.win.Canvas().Overlays().Top(), "Delete")
-	test.Tap(confirm)
-	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 0 && h.view().ID.IsZero() })
-	if _, d, _ := svc.Recorded(); len(d) != 1 || d[0] != "c1" {
+	test.Tap(h.u.main.status.action)
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && h.view().ID.String() == "c1" })
+	if h.u.main.status.action.Visible() || !strings.Contains(h.u.main.status.message.Text, "is back") {
+		t.Errorf("after Undo the status bar says %q", h.u.main.status.message.Text)
+	}
+
+	// Deleted again, and Undo runs out: the service deletes it.
+	old := undoFor
+	undoFor = 50 * time.Millisecond
+	t.Cleanup(func() { undoFor = old })
+	h.u.main.deleteConversation(h.u.main.currentEntry())
+	h.waitFor(func() bool { _, d, _ := svc.Recorded(); return len(d) == 1 })
+	if _, d, _ := svc.Recorded(); d[0] != "c1" {
 		t.Errorf("deletes %v", d)
+	}
+	h.waitFor(func() bool { return !h.u.main.status.action.Visible() })
+}
+
+func TestApp_QuittingWithinUndoDeletes(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.typeAndSend("Plan a trip")
+	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
+	h.u.main.deleteConversation(h.u.main.currentEntry())
+	h.u.shutdown()
+	if !h.u.Wait(10 * time.Second) {
+		t.Fatal("the delete was not waited for")
+	}
+	if _, d, _ := svc.Recorded(); len(d) != 1 || d[0] != "c1" {
+		t.Errorf("deletes %v; quitting within Undo deletes as asked", d)
 	}
 }
 

@@ -26,7 +26,9 @@ type header struct {
 type headerHost interface {
 	showSettings()
 	export(f exportFormat)
-	confirmDelete(e conversation.Entry)
+	deleteConversation(e conversation.Entry)
+	renameConversation(e conversation.Entry)
+	togglePin(e conversation.Entry)
 	// currentEntry is the entry of the conversation on screen (zero for a new one).
 	currentEntry() conversation.Entry
 	toggleVoiceMode()
@@ -40,12 +42,19 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 	h.persona.Importance = widget.LowImportance
 	var menuBtn *button
 	menuBtn = newIconButton(nil, "Conversation menu", theme.MoreVerticalIcon(), func() {
+		e := u.currentEntry()
+		rename := fyne.NewMenuItem("Rename…", func() { u.renameConversation(e) })
+		pin := fyne.NewMenuItem(pinLabel(e), func() { u.togglePin(e) })
+		del := fyne.NewMenuItem("Delete", func() { u.deleteConversation(e) })
+		rename.Disabled, pin.Disabled, del.Disabled = e.ID.IsZero(), e.ID.IsZero(), e.ID.IsZero()
 		menu := fyne.NewMenu("",
 			fyne.NewMenuItem("Settings…", u.showSettings),
+			rename,
+			pin,
 			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
 			fyne.NewMenuItem("Export as JSON…", func() { u.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
-			fyne.NewMenuItem("Delete…", func() { u.confirmDelete(u.currentEntry()) }),
+			del,
 		)
 		pop := widget.NewPopUpMenu(menu, canvas)
 		h.menu = pop
@@ -102,6 +111,14 @@ func (h *header) refreshFrom(v conversation.ThreadView) {
 	h.title.SetText(title)
 	h.persona.name = "Conversation settings, persona: " + personaChip(v.Config.Persona)
 	h.persona.SetText(personaChip(v.Config.Persona))
+}
+
+// pinLabel is the menu item that pins e, or unpins it.
+func pinLabel(e conversation.Entry) string {
+	if e.Pinned {
+		return "Unpin"
+	}
+	return "Pin to the top"
 }
 
 // personaChip is the persona's first words, or "No persona".

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/archive"
 	"parley/audio"
 	"parley/client"
 	"parley/conversation"
@@ -128,8 +130,8 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 
 	h.typeAndSend("Plan a trip")
 	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
-	h.u.main.confirmDelete(h.u.main.currentEntry())
-	wantOrder(t, c, "the delete confirmation", "button Cancel", "button Delete")
+	h.u.main.renameConversation(h.u.main.currentEntry())
+	wantOrder(t, c, "the rename dialog", "field Name", "button Cancel", "button Rename")
 	h.u.closeDialog()
 	h.u.main.export(exportJSON)
 	wantOrder(t, c, "the export", "field", "button Choose folder…", "button Cancel", "button Export")
@@ -284,7 +286,7 @@ func TestKeyboard_SpaceOnAConfirmationTypesNothing(t *testing.T) {
 	h.typeAndSend("Plan a trip")
 	h.waitFor(func() bool { return len(h.u.main.sidebar.items) == 1 && len(h.view().Messages) == 2 })
 	c := h.u.win.Canvas()
-	h.u.main.confirmDelete(h.u.main.currentEntry())
+	h.u.confirm("Delete preset", "Delete the preset “Pirate”?", "Delete", true, func(bool) {})
 	// Space on the focused Cancel, then the character the same key types, as the driver sends
 	// them.
 	c.Focus(findButtonOf(t, c, "Cancel"))
@@ -360,21 +362,25 @@ func TestKeyboard_ConversationList(t *testing.T) {
 	}
 	c.Focus(l)
 	key(c, fyne.KeyDown)
+	gone := l.s.items[l.cursor]
 	key(c, fyne.KeyDelete)
-	if h.u.topDialog() == nil || !strings.Contains(test.RenderToMarkup(c), "Delete “Trip ") {
-		t.Fatal("Delete did not ask to delete")
+	// It leaves the list at once, with Undo in the status bar; the service deletes it once
+	// Undo is no longer offered.
+	h.waitFor(func() bool {
+		return !slices.ContainsFunc(l.s.items, func(e conversation.Entry) bool { return e.ID == gone.ID })
+	})
+	if !h.u.main.status.action.Visible() || !strings.Contains(h.u.main.status.message.Text, "Deleted “"+gone.DisplayTitle()+"”") {
+		t.Fatalf("Delete did not take %q out of the list with Undo offered", gone.DisplayTitle())
 	}
-	enter(c) // Cancel has the keyboard: nothing is deleted
-	if _, d, _ := svc.Recorded(); len(d) != 0 || h.u.topDialog() != nil {
-		t.Fatalf("Enter on the question deleted %v", d)
+	if _, d, _ := svc.Recorded(); len(d) != 0 {
+		t.Fatalf("deleted at once: %v", d)
 	}
-	key(c, fyne.KeyDelete)
-	c.FocusNext() // Tab to Delete
-	enter(c)
+	h.u.main.commitDeletes() // as when Undo runs out
 	h.waitFor(func() bool { _, d, _ := svc.Recorded(); return len(d) == 1 })
-	if _, d, _ := svc.Recorded(); d[0] != l.s.items[0].ID.String() && d[0] == want.String() {
-		t.Errorf("deleted %s, the one opened", d[0])
+	if _, d, _ := svc.Recorded(); d[0] != gone.ID.String() || d[0] == want.String() {
+		t.Errorf("deleted %s, want %s", d[0], gone.ID)
 	}
+	c.Focus(l)
 	// Typing in the list searches, and the results show from their top; Down goes to them,
 	// Escape back to the message box.
 	c.Focus(l)
@@ -490,11 +496,15 @@ func (f fakeIndex) LoadMore()                                          {}
 // fakeSidebarHost is a window with nothing in it.
 type fakeSidebarHost struct{}
 
-func (fakeSidebarHost) open(client.ConversationID)       {}
-func (fakeSidebarHost) newConversation()                 {}
-func (fakeSidebarHost) confirmDelete(conversation.Entry) {}
-func (fakeSidebarHost) currentEntry() conversation.Entry { return conversation.Entry{} }
-func (fakeSidebarHost) focusComposer()                   {}
+func (fakeSidebarHost) open(client.ConversationID)                 {}
+func (fakeSidebarHost) newConversation()                           {}
+func (fakeSidebarHost) deleteConversation(conversation.Entry)      {}
+func (fakeSidebarHost) renameConversation(conversation.Entry)      {}
+func (fakeSidebarHost) togglePin(conversation.Entry)               {}
+func (fakeSidebarHost) searchMessages(string, func([]archive.Hit)) {}
+func (fakeSidebarHost) openAt(client.ConversationID, int)          {}
+func (fakeSidebarHost) currentEntry() conversation.Entry           { return conversation.Entry{} }
+func (fakeSidebarHost) focusComposer()                             {}
 
 func TestSidebar_TimesReadAgainWhenTheyChange(t *testing.T) {
 	test.NewTempApp(t)

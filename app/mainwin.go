@@ -33,11 +33,16 @@ type mainWindow struct {
 	vpanel   *voicePanel
 	// unfollowTalk ends this window's following of the talk controller.
 	unfollowTalk func()
+	// keeper keeps the service's names, pins and search index (nil without an archive);
+	// pendingDeletes are the conversations deleted that Undo can still bring back, by ID.
+	keeper         *keeper
+	pendingDeletes map[string]*pendingDelete
 }
 
 // newMainWindow builds the main window over the service c: a new session, and the widgets.
 func newMainWindow(u *UI, c *connection) *mainWindow {
-	m := &mainWindow{u: u, conn: c, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{}}
+	m := &mainWindow{u: u, conn: c, drafts: map[*conversation.Thread]string{}, accountOffered: map[int64]bool{},
+		pendingDeletes: map[string]*pendingDelete{}}
 	m.sess = conversation.NewSession(c.svc, func(ch conversation.Change) {
 		u.do(func() {
 			if u.main == m { // a window replaced meanwhile renders nothing more
@@ -46,13 +51,32 @@ func newMainWindow(u *UI, c *connection) *mainWindow {
 		})
 	})
 	m.sess.SetClock(u.deps.Now)
+	if u.archive != nil {
+		m.keeper = newKeeper(u.archive, c.serviceKey(), m.sess, c.svc, func() {
+			u.do(func() {
+				if u.main == m {
+					m.sidebar.indexChanged()
+				}
+			})
+		})
+	}
 	m.build()
+	if m.keeper != nil {
+		if u.deps.fillAfter != 0 {
+			m.keeper.fillAfter = u.deps.fillAfter
+		}
+		m.keeper.start()
+	}
 	return m
 }
 
 // close ends the window's session and its following of the talk controller, as another
 // replaces it or the app quits: what was written and not answered is kept first.
 func (m *mainWindow) close() {
+	m.commitDeletes()
+	if m.keeper != nil {
+		m.keeper.stop()
+	}
 	m.keepUnsentText()
 	m.unfollowTalk()
 	m.sidebar.stop()

@@ -1,8 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/archive"
 	"parley/client"
 	"parley/conversation"
 )
@@ -21,20 +22,27 @@ const loadAhead = 30
 
 // sidebar is the conversation list: a search box, a New button and a virtualized list.
 type sidebar struct {
-	host      sidebarHost
-	index     conversationIndex
-	canvas    fyne.Canvas
-	now       func() time.Time
-	do        func(func())
-	times     *time.Timer // refreshes the rows' times when the soonest of them changes
-	stopped   bool        // the sidebar is no longer shown: its timer is not set again
-	search    *searchField
-	list      *conversationList
-	items     []conversation.Entry // what the list shows: the search's result
+	host    sidebarHost
+	index   conversationIndex
+	canvas  fyne.Canvas
+	now     func() time.Time
+	do      func(func())
+	times   *time.Timer // refreshes the rows' times when the soonest of them changes
+	stopped bool        // the sidebar is no longer shown: its timer is not set again
+	search  *searchField
+	list    *conversationList
+	items   []conversation.Entry // what the list shows: the search's result
+	// hits are the messages the search found in the archive (the query they are for in
+	// hitsFor), by conversation ID; hitsAsked counts the searches asked, to keep the last.
+	hits      map[string]archive.Hit
+	hitsOrder []archive.Hit
+	hitsFor   string
+	hitsAsked int
 	errLine   *widget.Label
 	errBox    *fyne.Container
 	noMatch   *widget.Label
 	selecting bool // a selection made by the code, not the person
+	searching bool // a search of the messages is due (indexChanged)
 	box       fyne.CanvasObject
 }
 
@@ -42,10 +50,17 @@ type sidebar struct {
 type sidebarHost interface {
 	open(id client.ConversationID)
 	newConversation()
-	confirmDelete(e conversation.Entry)
+	deleteConversation(e conversation.Entry)
+	renameConversation(e conversation.Entry)
+	togglePin(e conversation.Entry)
 	// currentEntry is the entry of the conversation on screen (zero for a new one).
 	currentEntry() conversation.Entry
 	focusComposer()
+	// searchMessages finds the messages of every conversation indexed with the words of query,
+	// in the background, and gives them to done on the window's goroutine.
+	searchMessages(query string, done func([]archive.Hit))
+	// openAt shows conversation id at its message number message (0 the first).
+	openAt(id client.ConversationID, message int)
 }
 
 // conversationIndex is the list of conversations as the sidebar reads it; *conversation.Session
@@ -63,12 +78,13 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 	s.search.SetPlaceHolder(searchPlaceholders[0])
 	s.search.OnChanged = func(string) {
 		s.refresh()
+		s.searchMessages()
 		s.list.ScrollToTop() // a new query's results start at their top
 	}
 	s.search.OnSubmitted = func(string) {
 		// Enter in the search opens the first conversation found.
 		if len(s.items) > 0 {
-			host.open(s.items[0].ID)
+			s.openItem(0)
 		}
 	}
 	s.search.ActionItem = newIconButton(nil, "Clear the search", theme.CancelIcon(), func() {
@@ -98,9 +114,27 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 
 func (s *sidebar) object() fyne.CanvasObject { return s.box }
 
-// refresh takes the list and the search result from the session again.
+// refresh takes the list and the search result from the session again, with the messages the
+// archive found for the search.
 func (s *sidebar) refresh() {
 	s.items = s.index.Search(s.search.Text)
+	if strings.TrimSpace(s.search.Text) != "" && s.hitsFor == s.search.Text {
+		have := make(map[string]bool, len(s.items))
+		for _, e := range s.items {
+			have[e.ID.String()] = true
+		}
+		for _, h := range s.hitsOrder {
+			if have[h.Conversation] {
+				continue
+			}
+			id, err := client.ParseConversationID(h.Conversation)
+			if err != nil {
+				continue
+			}
+			have[h.Conversation] = true
+			s.items = append(s.items, conversation.Entry{ID: id, Title: h.Title, UpdatedAt: h.At})
+		}
+	}
 	s.noMatch.Hidden = len(s.items) > 0 || strings.TrimSpace(s.search.Text) == ""
 	s.noMatch.Refresh()
 	if s.index.ListErr() == nil {
@@ -109,6 +143,68 @@ func (s *sidebar) refresh() {
 	s.list.Refresh()
 	s.selectCurrent()
 	s.scheduleTimes()
+}
+
+// maxMessageHits bounds the conversations a search of the messages shows.
+const maxMessageHits = 50
+
+// searchMessages asks the archive for the messages with the search's words; the list shows
+// them when they come, if the search is still the same.
+func (s *sidebar) searchMessages() {
+	q := s.search.Text
+	s.hitsAsked++
+	asked := s.hitsAsked
+	if strings.TrimSpace(q) == "" {
+		s.hits, s.hitsOrder, s.hitsFor = nil, nil, ""
+		return
+	}
+	s.host.searchMessages(q, func(hits []archive.Hit) {
+		if asked != s.hitsAsked || s.stopped {
+			return // a later search was asked meanwhile
+		}
+		s.hitsFor, s.hitsOrder = q, hits
+		s.hits = make(map[string]archive.Hit, len(hits))
+		for _, h := range hits {
+			s.hits[h.Conversation] = h
+		}
+		s.refresh()
+	})
+}
+
+// indexChanged searches the messages again after the archive indexed more of them, while a
+// search shows.
+func (s *sidebar) indexChanged() {
+	if strings.TrimSpace(s.search.Text) != "" && !s.searching {
+		s.searching = true
+		time.AfterFunc(time.Second, func() { // at most once a second while the index fills
+			s.do(func() {
+				s.searching = false
+				s.searchMessages()
+			})
+		})
+	}
+}
+
+// openItem opens the conversation of row i: at the message the search found, when it found one.
+func (s *sidebar) openItem(i int) {
+	if i < 0 || i >= len(s.items) {
+		return
+	}
+	e := s.items[i]
+	if h, ok := s.hit(e); ok {
+		s.host.openAt(e.ID, h.Seq)
+		return
+	}
+	s.host.open(e.ID)
+}
+
+// hit is the message the search found in e's conversation, while a search shows.
+func (s *sidebar) hit(e conversation.Entry) (archive.Hit, bool) {
+	if strings.TrimSpace(s.search.Text) == "" || s.hitsFor != s.search.Text {
+		return archive.Hit{}, false
+	}
+	h, ok := s.hits[e.ID.String()]
+	return h, ok
 }
 
 // scheduleTimes sets a timer for when the soonest of the rows' times ("just now", "5 min ago")
@@ -212,8 +308,8 @@ func (f *searchField) TypedKey(ev *fyne.KeyEvent) {
 
 // conversationList is the virtualized list. From the keyboard: Up, Down, Home, End, Page Up
 // and Page Down move the selection (which shows the keyboard's place while the list has it),
-// Enter or Space opens the conversation selected, Delete asks to delete it, Escape goes back to
-// the message box, and typing searches.
+// Enter or Space opens the conversation selected, F2 renames it, Delete deletes it (with Undo in
+// the status bar), Escape goes back to the message box, and typing searches.
 type conversationList struct {
 	widget.List
 	s       *sidebar
@@ -239,7 +335,7 @@ func newConversationList(s *sidebar) *conversationList {
 		if s.selecting || id >= len(s.items) {
 			return
 		}
-		s.host.open(s.items[id].ID)
+		s.openItem(id)
 	}
 	l.ExtendBaseWidget(l)
 	return l
@@ -283,12 +379,16 @@ func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
 	case fyne.KeyPageDown:
 		l.moveTo(l.cursor + page)
 	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
-		if e, ok := l.entry(); ok {
-			l.s.host.open(e.ID)
+		if _, ok := l.entry(); ok {
+			l.s.openItem(l.cursor)
 		}
 	case fyne.KeyDelete:
 		if e, ok := l.entry(); ok {
-			l.s.host.confirmDelete(e)
+			l.s.host.deleteConversation(e)
+		}
+	case fyne.KeyF2:
+		if e, ok := l.entry(); ok {
+			l.s.host.renameConversation(e)
 		}
 	case fyne.KeyEscape:
 		l.s.host.focusComposer()
@@ -345,7 +445,10 @@ type conversationRow struct {
 	entry conversation.Entry
 	title *widget.Label
 	when  *widget.Label
-	ring  *canvas.Rectangle // shows the keyboard's place while the list has it
+	// snippet shows, in the place of the time, the words a search found in a message.
+	snippet *widget.RichText
+	shown   []archive.Piece   // the snippet's pieces shown
+	ring    *canvas.Rectangle // shows the keyboard's place while the list has it
 }
 
 func newConversationRow(s *sidebar) *conversationRow {
@@ -358,6 +461,9 @@ func newConversationRow(s *sidebar) *conversationRow {
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.title.TextStyle.Bold = true
 	r.when.SizeName = theme.SizeNameCaptionText
+	r.snippet = widget.NewRichText()
+	r.snippet.Truncation = fyne.TextTruncateEllipsis
+	r.snippet.Hide()
 	r.ExtendBaseWidget(r)
 	return r
 }
@@ -375,10 +481,35 @@ func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 	if w := conversation.RelativeTime(e.UpdatedAt, r.s.now()); w != r.when.Text {
 		r.when.SetText(w)
 	}
+	h, found := r.s.hit(e)
+	r.setSnippet(h.Snippet, found)
+}
+
+// setSnippet shows the words found (marked in bold) in the place of the time, or the time.
+func (r *conversationRow) setSnippet(pieces []archive.Piece, show bool) {
+	if show == r.snippet.Visible() && slices.Equal(pieces, r.shown) {
+		return
+	}
+	r.shown = pieces
+	r.when.Hidden = show
+	r.snippet.Hidden = !show
+	segs := make([]widget.RichTextSegment, 0, len(pieces))
+	for _, p := range pieces {
+		style := widget.RichTextStyleInline
+		style.SizeName = theme.SizeNameCaptionText
+		if p.Match {
+			style.TextStyle.Bold = true
+			style.ColorName = theme.ColorNamePrimary
+		}
+		segs = append(segs, &widget.TextSegment{Text: p.Text, Style: style})
+	}
+	r.snippet.Segments = segs
+	r.snippet.Refresh()
+	r.Refresh()
 }
 
 func (r *conversationRow) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewStack(r.ring, container.New(&rowStack{}, r.title, r.when)))
+	return widget.NewSimpleRenderer(container.NewStack(r.ring, container.New(&rowStack{}, r.title, container.NewStack(r.when, r.snippet))))
 }
 
 // Tapped opens the conversation. (A row that takes right clicks must take left clicks too: the
@@ -390,12 +521,19 @@ func (r *conversationRow) Tapped(*fyne.PointEvent) {
 
 // TappedSecondary offers the row's actions.
 func (r *conversationRow) TappedSecondary(ev *fyne.PointEvent) {
-	e := r.entry
+	r.s.showMenu(r.entry, ev.AbsolutePosition)
+}
+
+// showMenu offers e's actions at pos.
+func (s *sidebar) showMenu(e conversation.Entry, pos fyne.Position) {
 	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("Open", func() { r.s.host.open(e.ID) }),
-		fyne.NewMenuItem("Delete…", func() { r.s.host.confirmDelete(e) }),
+		fyne.NewMenuItem("Open", func() { s.host.open(e.ID) }),
+		fyne.NewMenuItem("Rename…", func() { s.host.renameConversation(e) }),
+		fyne.NewMenuItem(pinLabel(e), func() { s.host.togglePin(e) }),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Delete", func() { s.host.deleteConversation(e) }),
 	)
-	widget.ShowPopUpMenuAtPosition(menu, r.s.canvas, ev.AbsolutePosition)
+	widget.ShowPopUpMenuAtPosition(menu, s.canvas, pos)
 }
 
 // rowStack lays out a title over a caption with little space between.
@@ -413,33 +551,4 @@ func (rowStack) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	y := a.Height - 2*theme.Padding()
 	objs[1].Move(fyne.NewPos(0, y))
 	objs[1].Resize(fyne.NewSize(size.Width, size.Height-y))
-}
-
-// confirmDelete asks, naming the conversation, then deletes it.
-func (m *mainWindow) confirmDelete(e conversation.Entry) {
-	u := m.u
-	if e.ID.IsZero() {
-		return
-	}
-	msg := fmt.Sprintf("Delete “%s”? Its messages are deleted from the service and cannot be recovered.", e.DisplayTitle())
-	m.confirm("Delete conversation", msg, "Delete", true, func(ok bool) {
-		if !ok {
-			return
-		}
-		wasCurrent := m.currentEntry().ID == e.ID
-		m.sess.Delete(e.ID, func(err error) {
-			u.do(func() {
-				if u.main != m {
-					return // another service is in use now: this window is gone
-				}
-				if err != nil {
-					m.status.flash("The conversation was not deleted. " + phrase(err).text)
-					return
-				}
-				if wasCurrent {
-					m.newConversation()
-				}
-			})
-		})
-	})
 }

@@ -25,9 +25,12 @@ type statusBar struct {
 	points  *widget.Label
 	voice   *widget.Label
 	message *widget.Label
-	flashID int
-	box     *fyne.Container
-	row     *fyne.Container // the line under the separator
+	// action is the button a message may offer (Undo), shown with it.
+	action   *widget.Button
+	onAction func()
+	flashID  int
+	box      *fyne.Container
+	row      *fyne.Container // the line under the separator
 	// flashText is the message of the last flash until it expires; link is where the link
 	// under the pointer leads (shown instead while it is there).
 	flashText string
@@ -50,7 +53,15 @@ func newStatusBar(conn *connection, usage pointsSource, do func(func())) *status
 	s.service, s.points, s.voice, s.message = caption(), caption(), caption(), caption()
 	s.service.Truncation, s.points.Truncation, s.voice.Truncation = fyne.TextTruncateOff, fyne.TextTruncateOff, fyne.TextTruncateOff
 	s.message.Importance = widget.WarningImportance
-	s.row = border(nil, nil, container.NewHBox(s.service, s.points), s.voice, s.message)
+	s.action = widget.NewButton("Undo", func() {
+		if fn := s.onAction; fn != nil {
+			s.withdraw(s.flashID)
+			fn()
+		}
+	})
+	s.action.Importance = widget.HighImportance
+	s.action.Hide()
+	s.row = border(nil, nil, container.NewHBox(s.service, s.points), container.NewHBox(s.action, s.voice), s.message)
 	s.box = container.NewVBox(widget.NewSeparator(), s.row)
 	return s
 }
@@ -111,16 +122,51 @@ func (s *statusBar) setVoice(state string) {
 }
 
 // flash shows a message for a while.
-func (s *statusBar) flash(msg string) {
+func (s *statusBar) flash(msg string) { s.show(msg, flashFor) }
+
+// offer shows a message with a button that does what it offers (Undo), for d; withdraw takes it
+// back by the number offer returns.
+func (s *statusBar) offer(msg, label string, do func(), d time.Duration) int {
+	s.show(msg, d)
+	s.onAction = do
+	s.action.SetText(label)
+	s.action.Show()
+	s.layout()
+	return s.flashID
+}
+
+// withdraw takes back offer number id (done, or no longer possible), with its message, if it
+// still shows.
+func (s *statusBar) withdraw(id int) {
+	if s.onAction == nil || s.flashID != id {
+		return
+	}
+	s.onAction = nil
+	s.action.Hide()
+	s.flashText = ""
+	s.showMessage()
+	s.layout()
+}
+
+// show shows msg for d; a message shown later replaces it, and what it offered.
+func (s *statusBar) show(msg string, d time.Duration) {
 	s.flashID++
 	id := s.flashID
 	s.flashText = msg
+	if s.onAction != nil {
+		s.onAction = nil
+		s.action.Hide()
+		s.layout()
+	}
 	s.showMessage()
-	time.AfterFunc(flashFor, func() {
+	time.AfterFunc(d, func() {
 		s.do(func() {
 			if s.flashID == id {
 				s.flashText = ""
+				s.onAction = nil
+				s.action.Hide()
 				s.showMessage()
+				s.layout()
 			}
 		})
 	})

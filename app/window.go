@@ -21,6 +21,7 @@ var (
 	scMic      = &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault}
 	scClose    = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
 	scQuit     = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
+	scRename   = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 )
 
 // build puts the main window together: the menu, the sidebar, the conversation (header,
@@ -90,7 +91,9 @@ func (m *mainWindow) mainMenu() *fyne.MainMenu {
 			item("Export as Markdown…", nil, func() { m.export(exportMarkdown) }),
 			item("Export as JSON…", nil, func() { m.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
-			item("Delete…", nil, func() { m.confirmDelete(m.currentEntry()) }),
+			item("Rename…", scRename, func() { m.renameConversation(m.currentEntry()) }),
+			item("Pin or unpin", nil, func() { m.togglePin(m.currentEntry()) }),
+			item("Delete", nil, func() { m.deleteConversation(m.currentEntry()) }),
 		),
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
@@ -187,6 +190,9 @@ func (m *mainWindow) apply(ch conversation.Change) {
 	if ch.List {
 		m.sidebar.refresh()
 	}
+	if ch.Thread != nil && m.keeper != nil {
+		m.keeper.touch(ch.Thread) // its messages are indexed as they are read or arrive
+	}
 	if ch.Err != nil {
 		m.sidebar.showError(ch.Err)
 	}
@@ -236,7 +242,10 @@ func (m *mainWindow) open(id client.ConversationID) {
 }
 
 // show makes th the conversation on screen, keeping the composer's text of each conversation.
-func (m *mainWindow) show(th *conversation.Thread) {
+func (m *mainWindow) show(th *conversation.Thread) { m.showAt(th, -1) }
+
+// showAt is show, at th's message number message (its newest when negative).
+func (m *mainWindow) showAt(th *conversation.Thread, message int) {
 	u := m.u
 	if m.current != nil {
 		m.drafts[m.current] = m.composer.text()
@@ -251,7 +260,7 @@ func (m *mainWindow) show(th *conversation.Thread) {
 	}
 	m.composer.setText(m.drafts[th])
 	v := m.sess.Snapshot(th)
-	m.chat.ShowThread(v)
+	m.chat.ShowThreadAt(v, message)
 	m.header.refreshFrom(v)
 	m.sidebar.selectCurrent()
 	m.focusComposer()

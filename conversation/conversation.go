@@ -139,7 +139,7 @@ const (
 )
 
 // TitleFrom makes a title from a message: its first words, cut at a word boundary, with an
-// ellipsis when cut; "" for a blank message.
+// ellipsis when cut, and its first letter a capital; "" for a blank message.
 func TitleFrom(text string) string {
 	text = markdownMarks.Replace(text)
 	words := strings.FieldsFunc(text, unicode.IsSpace)
@@ -163,6 +163,10 @@ func TitleFrom(text string) string {
 	}
 	if cut {
 		t = strings.TrimRight(t, ",;:.-") + "…"
+	}
+	// A transcript starts in lower case ("what is the weather like"); a title does not.
+	if r, n := utf8.DecodeRuneInString(t); unicode.IsLower(r) {
+		t = string(unicode.ToUpper(r)) + t[n:]
 	}
 	return t
 }

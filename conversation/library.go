@@ -1,6 +1,8 @@
 package conversation
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +15,12 @@ const pageSize = 100
 // maxPages bounds how many pages the list follows, against a service whose cursor never ends.
 const maxPages = 1000
 
-// Entries returns the conversation list, newest first, and whether more pages may follow.
+// Entries returns the conversation list, pinned first then newest first, with the person's
+// names, and whether more pages may follow.
 func (s *Session) Entries() (entries []Entry, more bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Entry(nil), s.entries...), !s.listDone
+	return s.shown(), !s.listDone
 }
 
 // ListErr is why the last page of the list could not be read, or nil.
@@ -27,18 +30,20 @@ func (s *Session) ListErr() error {
 	return s.listErr
 }
 
-// Search returns the conversations whose title, or the text of whose messages already read,
-// contains every word of query (case-insensitive), newest first. A blank query returns all.
+// Search returns the conversations whose title (or name), or the text of whose messages already
+// read, contains every word of query (case-insensitive), in the list's order. A blank query
+// returns all.
 func (s *Session) Search(query string) []Entry {
 	words := strings.Fields(strings.ToLower(query))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	shown := s.shown()
 	if len(words) == 0 {
-		return append([]Entry(nil), s.entries...)
+		return shown
 	}
 	var out []Entry
-	for _, e := range s.entries {
-		hay := strings.ToLower(e.Title)
+	for _, e := range shown {
+		hay := strings.ToLower(e.Title + "\n" + e.Name)
 		if th := s.threads[e.ID.String()]; th != nil {
 			var b strings.Builder
 			b.WriteString(hay)
@@ -127,26 +132,31 @@ func (s *Session) loadPage(cursor string, asked time.Time) {
 		s.pages++
 		s.listDone = page.NextCursor == "" || page.NextCursor == cursor || s.pages >= maxPages
 		s.cursor = page.NextCursor
+		if s.listDone && s.pages < maxPages {
+			// The whole list was read: a pinned conversation it lacks was deleted elsewhere.
+			s.pinned = slices.DeleteFunc(s.pinned, func(p Entry) bool { return !seen[p.ID.String()] })
+		}
 	}
 	s.mu.Unlock()
 	s.onChange(Change{List: true, Err: err})
 }
 
+// deleteTimeout bounds a delete call.
+const deleteTimeout = 15 * time.Second
+
 // Delete deletes conversation id at the service, then drops it from the list; done, when not
-// nil, is called with the outcome.
+// nil, is called with the outcome. A delete asked for goes on after Close (the window closing
+// just after the person deleted a conversation), for deleteTimeout at most.
 func (s *Session) Delete(id client.ConversationID, done func(error)) {
 	go func() {
-		err := s.svc.DeleteConversation(s.ctx, id)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), deleteTimeout)
+		defer cancel()
+		err := s.svc.DeleteConversation(ctx, id)
 		s.mu.Lock()
 		var th *Thread
 		var ended []Outcome
 		if err == nil {
-			for i, e := range s.entries {
-				if e.ID == id {
-					s.entries = append(s.entries[:i], s.entries[i+1:]...)
-					break
-				}
-			}
+			s.drop(id)
 			th = s.threads[id.String()]
 			if th != nil {
 				th.deleted = true
@@ -164,4 +174,12 @@ func (s *Session) Delete(id client.ConversationID, done func(error)) {
 			done(err)
 		}
 	}()
+}
+
+// drop takes conversation id out of the list, its pin and name too. Call with s.mu held.
+func (s *Session) drop(id client.ConversationID) {
+	s.entries = slices.DeleteFunc(s.entries, func(e Entry) bool { return e.ID == id })
+	s.pinned = slices.DeleteFunc(s.pinned, func(e Entry) bool { return e.ID == id })
+	delete(s.labels, id.String())
+	delete(s.hidden, id.String())
 }

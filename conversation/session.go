@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -100,10 +101,16 @@ type Entry struct {
 	Title string
 	// UpdatedAt is when it last changed (else when it was created); zero when unknown.
 	UpdatedAt time.Time
+	// Name is the person's name for it on this computer ("" none); Pinned: they pinned it.
+	Name   string
+	Pinned bool
 }
 
-// DisplayTitle is the title to show: Title, or DefaultTitle.
+// DisplayTitle is the title to show: the person's Name, else Title, else DefaultTitle.
 func (e Entry) DisplayTitle() string {
+	if e.Name != "" {
+		return e.Name
+	}
 	if e.Title != "" {
 		return e.Title
 	}
@@ -157,6 +164,9 @@ type Session struct {
 	listErr  error
 	pages    int                // pages read since the first
 	threads  map[string]*Thread // by conversation ID
+	labels   map[string]Label   // the person's names and pins, by conversation ID
+	pinned   []Entry            // pinned conversations known here, shown first until a complete list lacks them
+	hidden   map[string]bool    // conversations out of the list (a delete not yet done)
 	nextKey  int64
 	charged  *int64
 	balance  *int64
@@ -259,9 +269,20 @@ func (s *Session) load(th *Thread, id client.ConversationID) {
 	var ended []Outcome
 	s.mu.Lock()
 	th.loading = false
-	if err != nil {
+	var ae *client.Error
+	switch {
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound:
+		// Deleted elsewhere (another device, or the service's own clean-up): it leaves the
+		// list, and its window says so.
 		th.loadErr = err
-	} else {
+		if th.sending == nil {
+			th.deleted = true
+			delete(s.threads, id.String())
+			s.drop(id)
+		}
+	case err != nil:
+		th.loadErr = err
+	default:
 		th.loaded = true
 		th.config = h.Config
 		th.messages = th.messages[:0]

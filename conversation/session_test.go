@@ -361,8 +361,11 @@ func TestTitleFrom(t *testing.T) {
 		"Hello there": "Hello there",
 		"  \n ":       "",
 		"What is the weather like in Paris today and tomorrow?": "What is the weather like in Paris today…",
-		strings.Repeat("x", 60):                                 strings.Repeat("x", 48) + "…",
+		strings.Repeat("x", 60):                                 "X" + strings.Repeat("x", 47) + "…",
 		"Plan:\nday one, day two":                               "Plan: day one, day two",
+		"what is the weather like":                              "What is the weather like",
+		"élan vital":                                            "Élan vital",
+		"42 is the answer":                                      "42 is the answer",
 	} {
 		if got := conversation.TitleFrom(in); got != want {
 			t.Errorf("TitleFrom(%q) = %q, want %q", in, got, want)

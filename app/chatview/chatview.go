@@ -73,9 +73,12 @@ type View struct {
 	// (a conversation opened, a message sent); otherwise a render follows the newest message
 	// only when the person has not scrolled up to read.
 	toBottom bool
-	empty    *fyne.Container
-	box      *fyne.Container
-	measure  *Bubble // a row used only to measure
+	// target is the message to show at the top once the conversation has it (a search found
+	// it there), -1 none.
+	target  int
+	empty   *fyne.Container
+	box     *fyne.Container
+	measure *Bubble // a row used only to measure
 	// bubbles are the rows the list made (it shows some of them).
 	bubbles []*Bubble
 	metrics textMetrics
@@ -142,7 +145,7 @@ type Config struct {
 
 // New makes a chat view that shows no conversation yet: a hint to type or speak.
 func New(cfg Config) *View {
-	c := &View{host: cfg.Host, phrase: cfg.Phrase, do: cfg.Do, now: cfg.Now, toBottom: true, sel: selection{row: -1}, flats: map[string]markdown.Flat{}, parsing: map[string]bool{}}
+	c := &View{host: cfg.Host, phrase: cfg.Phrase, do: cfg.Do, now: cfg.Now, toBottom: true, target: -1, sel: selection{row: -1}, flats: map[string]markdown.Flat{}, parsing: map[string]bool{}}
 	if c.phrase == nil {
 		c.phrase = func(err error) string { return err.Error() }
 	}
@@ -188,11 +191,23 @@ func (c *View) newList() *messageList {
 const swapThreshold = 64
 
 // ShowThread shows another conversation, v, at its newest message.
-func (c *View) ShowThread(v conversation.ThreadView) {
-	c.toBottom = true
+func (c *View) ShowThread(v conversation.ThreadView) { c.ShowThreadAt(v, -1) }
+
+// ShowThreadAt shows another conversation, v, with its message number message (0 the first) at
+// the top, once v has it (its history may still be read); a negative message is ShowThread.
+func (c *View) ShowThreadAt(v conversation.ThreadView, message int) {
+	c.toBottom = message < 0
+	c.target = message
 	c.rows = nil
 	c.sel = selection{row: -1}
 	c.Render(v)
+}
+
+// ScrollToMessage shows the conversation on screen with its message number message at the top.
+func (c *View) ScrollToMessage(message int) {
+	if message >= 0 && message < len(c.rows) {
+		c.list.ScrollToOffset(c.rowTop(message))
+	}
 }
 
 // StickToBottom makes the next render show the newest message (after the person sent one).
@@ -210,7 +225,16 @@ func (c *View) Render(v conversation.ThreadView) {
 	c.empty.Hidden = len(c.rows) > 0
 	c.resetHeights(old)
 	c.list.Refresh()
-	if follow {
+	switch {
+	case c.target >= 0 && c.target < len(v.Messages):
+		c.list.ScrollToOffset(c.rowTop(c.target))
+		c.target = -1
+	case c.target >= 0 && v.Loading:
+		// The message is shown once the history is read.
+	case c.target >= 0:
+		c.target = -1 // the conversation no longer has it
+		c.list.ScrollToBottom()
+	case follow:
 		c.list.ScrollToBottom()
 	}
 	c.empty.Refresh()

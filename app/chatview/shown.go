@@ -44,3 +44,14 @@ func (b *Bubble) Stop() *widget.Button {
 	}
 	return b.stopBtn
 }
+
+// InView reports whether row i is in view: whole, or from its top when it is taller than the
+// view.
+func (c *View) InView(i int) bool {
+	if i < 0 || i >= len(c.heights) {
+		return false
+	}
+	off, h := c.list.GetScrollOffset(), c.list.Size().Height
+	top, bottom := c.rowTop(i), c.rowTop(i+1)
+	return top >= off-1 && (bottom <= off+h+1 || top <= off+1)
+}
