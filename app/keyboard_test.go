@@ -502,6 +502,7 @@ func (fakeSidebarHost) deleteConversation(conversation.Entry)      {}
 func (fakeSidebarHost) renameConversation(conversation.Entry)      {}
 func (fakeSidebarHost) togglePin(conversation.Entry)               {}
 func (fakeSidebarHost) searchMessages(string, func([]archive.Hit)) {}
+func (fakeSidebarHost) undoLastDelete()                            {}
 func (fakeSidebarHost) openAt(client.ConversationID, int)          {}
 func (fakeSidebarHost) currentEntry() conversation.Entry           { return conversation.Entry{} }
 func (fakeSidebarHost) focusComposer()                             {}

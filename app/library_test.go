@@ -64,6 +64,13 @@ func TestApp_RenameAndPinAreKeptOnThisComputer(t *testing.T) {
 	m.togglePin(m.sidebar.items[2]) // Sailing
 	h.waitFor(func() bool { return strings.Join(titlesShown(m.sidebar), "|") == "*Sailing|Bread|Train to Lisbon" })
 
+	m.sidebar.list.Refresh()
+	for _, o := range test.LaidOutObjects(m.sidebar.list) {
+		if r, ok := o.(*conversationRow); ok && r.Visible() && r.entry.ID.String() == "c1" && !strings.HasPrefix(r.when.Text, "Pinned · ") {
+			t.Errorf("the pinned row's caption is %q", r.when.Text)
+		}
+	}
+
 	// The names and pins are there at the next start.
 	h.u.shutdown()
 	h.u.Wait(5 * time.Second)

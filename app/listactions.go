@@ -42,6 +42,19 @@ func (m *mainWindow) deleteConversation(e conversation.Entry) {
 	pd.offer = m.status.offer(fmt.Sprintf("Deleted “%s”.", e.DisplayTitle()), "Undo", func() { m.undoDelete(id) }, undoFor)
 }
 
+// undoLastDelete brings back the conversation deleted last, if its Undo still runs.
+func (m *mainWindow) undoLastDelete() {
+	var last *pendingDelete
+	for _, pd := range m.pendingDeletes {
+		if last == nil || pd.offer > last.offer {
+			last = pd
+		}
+	}
+	if last != nil {
+		m.undoDelete(last.entry.ID)
+	}
+}
+
 // undoDelete brings back a conversation deleted less than undoFor ago.
 func (m *mainWindow) undoDelete(id client.ConversationID) {
 	pd := m.pendingDeletes[id.String()]
@@ -49,6 +62,7 @@ func (m *mainWindow) undoDelete(id client.ConversationID) {
 		return
 	}
 	delete(m.pendingDeletes, id.String())
+	m.status.withdraw(pd.offer)
 	m.sess.Unhide(id)
 	m.status.flash(fmt.Sprintf("“%s” is back.", pd.entry.DisplayTitle()))
 	if pd.current && m.current != nil && m.isBlank(m.current) {

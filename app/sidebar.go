@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -61,6 +62,8 @@ type sidebarHost interface {
 	searchMessages(query string, done func([]archive.Hit))
 	// openAt shows conversation id at its message number message (0 the first).
 	openAt(id client.ConversationID, message int)
+	// undoLastDelete brings back the conversation deleted last, while Undo is offered.
+	undoLastDelete()
 }
 
 // conversationIndex is the list of conversations as the sidebar reads it; *conversation.Session
@@ -309,7 +312,7 @@ func (f *searchField) TypedKey(ev *fyne.KeyEvent) {
 // conversationList is the virtualized list. From the keyboard: Up, Down, Home, End, Page Up
 // and Page Down move the selection (which shows the keyboard's place while the list has it),
 // Enter or Space opens the conversation selected, F2 renames it, Delete deletes it (with Undo in
-// the status bar), Escape goes back to the message box, and typing searches.
+// the status bar, and Ctrl+Z), Escape goes back to the message box, and typing searches.
 type conversationList struct {
 	widget.List
 	s       *sidebar
@@ -392,6 +395,14 @@ func (l *conversationList) TypedKey(ev *fyne.KeyEvent) {
 		}
 	case fyne.KeyEscape:
 		l.s.host.focusComposer()
+	}
+}
+
+// TypedShortcut: Ctrl+Z brings back the conversation just deleted (while Undo is offered).
+func (l *conversationList) TypedShortcut(sc fyne.Shortcut) {
+	c, custom := sc.(*desktop.CustomShortcut)
+	if _, undo := sc.(*fyne.ShortcutUndo); undo || custom && c.KeyName == fyne.KeyZ && c.Modifier == fyne.KeyModifierShortcutDefault {
+		l.s.host.undoLastDelete()
 	}
 }
 
@@ -478,7 +489,11 @@ func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 	if t := e.DisplayTitle(); t != r.title.Text {
 		r.title.SetText(t)
 	}
-	if w := conversation.RelativeTime(e.UpdatedAt, r.s.now()); w != r.when.Text {
+	w := conversation.RelativeTime(e.UpdatedAt, r.s.now())
+	if e.Pinned {
+		w = strings.TrimSuffix("Pinned · "+w, " · ")
+	}
+	if w != r.when.Text {
 		r.when.SetText(w)
 	}
 	h, found := r.s.hit(e)

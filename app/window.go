@@ -22,6 +22,7 @@ var (
 	scClose    = &desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault}
 	scQuit     = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	scRename   = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	scPin      = &desktop.CustomShortcut{KeyName: fyne.KeyP, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 )
 
 // build puts the main window together: the menu, the sidebar, the conversation (header,
@@ -92,7 +93,7 @@ func (m *mainWindow) mainMenu() *fyne.MainMenu {
 			item("Export as JSON…", nil, func() { m.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
 			item("Rename…", scRename, func() { m.renameConversation(m.currentEntry()) }),
-			item("Pin or unpin", nil, func() { m.togglePin(m.currentEntry()) }),
+			item("Pin or unpin", scPin, func() { m.togglePin(m.currentEntry()) }),
 			item("Delete", nil, func() { m.deleteConversation(m.currentEntry()) }),
 		),
 		fyne.NewMenu("Voice",
