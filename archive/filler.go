@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"parley/client"
+	"parley/internal/backoff"
 )
 
 // Source is what the filler reads from the service; *client.Client is one.
@@ -33,8 +34,6 @@ type Filler struct {
 	// Changed, when not nil, is called after conversations were indexed or dropped (not on any
 	// particular goroutine).
 	Changed func()
-	// now and sleep are the clock, for tests (nil: the real ones).
-	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // DefaultInterval and DefaultBudget are a run's politeness: four requests a second, and 3,000
@@ -80,17 +79,13 @@ func (f *Filler) Run(ctx context.Context) (Progress, error) {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	sleep := f.sleep
-	if sleep == nil {
-		sleep = sleepCtx
-	}
 	var last time.Time
 	request := func() error { // waits for the request's turn
 		if p.Requests >= budget {
 			return ErrBudget
 		}
 		if !last.IsZero() {
-			if err := sleep(ctx, interval-time.Since(last)); err != nil {
+			if err := backoff.Sleep(ctx, interval-time.Since(last)); err != nil {
 				return err
 			}
 		}
@@ -191,19 +186,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// sleepCtx waits d, or until ctx ends (its error).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
