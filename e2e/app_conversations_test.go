@@ -61,7 +61,7 @@ func TestApp_ConversationTools(t *testing.T) {
 
 	// Kept at the next start.
 	a.stop(t)
-	a = startAppAt(t, d, env, home)
+	startAppAt(t, d, env, home) // stopped when the test ends
 	d.WaitForWindow(t, "Parley", 30*time.Second)
 	d.WaitForText(t, "Lighthouse keeper", 30*time.Second)
 	testenv.WaitUntil(t, 30*time.Second, poll, "the pinned conversation at the top after a restart", pinnedFirst)
