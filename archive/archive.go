@@ -13,13 +13,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"parley/internal/sqlitefile"
 )
 
 // FileName is the archive's file in the data folder.
@@ -55,23 +55,11 @@ type Message struct {
 func Open(path string) (*Archive, error) {
 	name := "file::memory:"
 	if path != "" {
-		abs, err := filepath.Abs(path)
+		abs, err := sqlitefile.Create(path)
 		if err != nil {
 			return nil, fmt.Errorf("archive: %w", err)
 		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-			return nil, fmt.Errorf("archive: %w", err)
-		}
-		f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("archive: %w", err)
-		}
-		f.Close()
-		escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(abs))
-		if !strings.HasPrefix(escaped, "/") {
-			escaped = "/" + escaped // Windows: file:/C:/...
-		}
-		name = "file:" + escaped
+		name = sqlitefile.URI(abs)
 	}
 	db, err := sql.Open("sqlite", name+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {

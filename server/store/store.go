@@ -19,14 +19,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"parley/internal/sqlitefile"
 )
 
 // Errors the callers match with errors.Is.
@@ -95,20 +94,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: empty database path")
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := sqlitefile.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("store: resolve %s: %w", path, err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("store: create directory for %s: %w", abs, err)
-	}
-	// Create the file ourselves so it is private; SQLite gives the -wal and
-	// -shm files the same mode.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("store: create %s: %w", abs, err)
-	}
-	f.Close()
 
 	db, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
@@ -134,11 +123,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // connection gets the pragmas; _txlock=immediate makes BeginTx (when not
 // read-only) issue BEGIN IMMEDIATE.
 func dsn(abs string) string {
-	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(abs))
-	if !strings.HasPrefix(escaped, "/") {
-		escaped = "/" + escaped // Windows: file:/C:/...
-	}
-	return "file:" + escaped +
+	return sqlitefile.URI(abs) +
 		fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)" +
