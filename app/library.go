@@ -43,13 +43,14 @@ type keeper struct {
 
 	mu      sync.Mutex
 	touched map[*conversation.Thread]bool // conversations whose messages changed, to index
+	labels  map[string]archive.Label      // labels to keep, by conversation ID: the last set of each
 	wake    chan struct{}
 }
 
 func newKeeper(a *archive.Archive, service string, sess *conversation.Session, src archive.Source, indexed func()) *keeper {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &keeper{archive: a, service: service, sess: sess, src: src, indexed: indexed, fillAfter: fillAfter, ctx: ctx, cancel: cancel,
-		touched: map[*conversation.Thread]bool{}, wake: make(chan struct{}, 1)}
+		touched: map[*conversation.Thread]bool{}, labels: map[string]archive.Label{}, wake: make(chan struct{}, 1)}
 }
 
 // start gives the session the labels kept, then indexes what changes and fills the index.
@@ -102,26 +103,46 @@ func (k *keeper) touch(th *conversation.Thread) {
 	k.mu.Lock()
 	k.touched[th] = true
 	k.mu.Unlock()
+	k.wakeUp()
+}
+
+func (k *keeper) wakeUp() {
 	select {
 	case k.wake <- struct{}{}:
 	default:
 	}
 }
 
-// indexTouched indexes the conversations touched, until stop.
+// indexTouched keeps the labels set and indexes the conversations touched, one after another,
+// until stop; the labels set before stop are kept then.
 func (k *keeper) indexTouched() {
 	for {
 		select {
 		case <-k.ctx.Done():
+			k.keepLabels()
 			return
 		case <-k.wake:
 		}
+		k.keepLabels()
 		k.mu.Lock()
 		touched := k.touched
 		k.touched = map[*conversation.Thread]bool{}
 		k.mu.Unlock()
 		for th := range touched {
 			k.index(th)
+		}
+	}
+}
+
+// keepLabels writes the labels set since it last ran.
+func (k *keeper) keepLabels() {
+	k.mu.Lock()
+	labels := k.labels
+	k.labels = map[string]archive.Label{}
+	k.mu.Unlock()
+	for id, l := range labels {
+		if err := k.archive.SetLabel(k.service, id, l); err != nil {
+			slog.Warn("archive: a name or pin could not be kept", "err", err)
 		}
 	}
 }
@@ -160,13 +181,14 @@ func (k *keeper) forget(id client.ConversationID) {
 	}
 }
 
-// setLabel keeps conversation id's label, in the background.
+// setLabel keeps conversation id's label, in the background: the labels of one conversation
+// set one after another are kept in that order (the last wins), and one set just before the
+// window closes is kept too.
 func (k *keeper) setLabel(id client.ConversationID, l conversation.Label) {
-	go func() {
-		if err := k.archive.SetLabel(k.service, id.String(), archive.Label{Name: l.Name, Pinned: l.Pinned}); err != nil {
-			slog.Warn("archive: a name or pin could not be kept", "err", err)
-		}
-	}()
+	k.mu.Lock()
+	k.labels[id.String()] = archive.Label{Name: l.Name, Pinned: l.Pinned}
+	k.mu.Unlock()
+	k.wakeUp()
 }
 
 // fill runs the filler fillAfter the start, then every fillEvery, until stop.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,13 @@ func TestApp_RenameAndPinAreKeptOnThisComputer(t *testing.T) {
 			t.Errorf("the pinned row's caption is %q", r.when.Text)
 		}
 	}
+
+	// Set one after another just before quitting: the last of each is kept.
+	bread := m.sidebar.items[1].ID
+	for _, pinned := range []bool{true, false, true, false} {
+		m.setLabel(bread, conversation.Label{Name: "Bread " + fmt.Sprint(pinned), Pinned: pinned})
+	}
+	m.setLabel(bread, conversation.Label{})
 
 	// The names and pins are there at the next start.
 	h.u.shutdown()
