@@ -165,8 +165,10 @@ type Autostart interface {
 type UI struct {
 	app   fyne.App
 	prefs prefs
-	win   fyne.Window
-	deps  Deps
+	// baseTheme is the app's theme as Fyne gave it: the system's variant at Fyne's sizes.
+	baseTheme fyne.Theme
+	win       fyne.Window
+	deps      Deps
 
 	// main is the window over the service in use (nil while the welcome screen shows): built
 	// whole when a service is attached, replaced whole on the next.
@@ -236,6 +238,8 @@ func New(a fyne.App, d Deps) *UI {
 		slog.Warn("the conversations' names, pins and search index cannot be kept", "err", err)
 	}
 	u.probe = newProbe(d.Getenv, u.do)
+	u.baseTheme = a.Settings().Theme()
+	u.applyChosenTheme()
 	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)

@@ -24,3 +24,5 @@ func (h chatHost) Speak(text string)           { h.m.speak(text) }
 func (h chatHost) StopWaiting()                { h.m.stopWaiting() }
 func (h chatHost) Retry(key int64)             { h.m.retry(key) }
 func (h chatHost) EditTurn(key int64)          { h.m.editTurn(key) }
+func (h chatHost) EditMessage(text string)     { h.m.editMessage(text) }
+func (h chatHost) Regenerate(question string)  { h.m.regenerate(question) }

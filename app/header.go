@@ -18,6 +18,7 @@ type header struct {
 	title   *widget.Label
 	persona *button
 	voice   *widget.Button
+	list    *button // shows the conversation list folded away
 	box     *fyne.Container
 	menu    *widget.PopUpMenu // the ⋮ menu opened last
 }
@@ -32,6 +33,7 @@ type headerHost interface {
 	// currentEntry is the entry of the conversation on screen (zero for a new one).
 	currentEntry() conversation.Entry
 	toggleVoiceMode()
+	toggleSidebar()
 }
 
 func newHeader(u headerHost, canvas fyne.Canvas) *header {
@@ -64,8 +66,11 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 	menuBtn.Importance = widget.LowImportance
 	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
 	h.voice.Importance = widget.LowImportance
+	h.list = newIconButton(nil, "Show the conversations (Ctrl+B)", theme.MenuIcon(), u.toggleSidebar)
+	h.list.Importance = widget.LowImportance
+	h.list.Hide()
 	h.box = container.NewVBox(
-		border(nil, nil, nil, container.NewHBox(h.voice, h.persona, menuBtn), h.title),
+		border(nil, nil, h.list, container.NewHBox(h.voice, h.persona, menuBtn), h.title),
 		widget.NewSeparator())
 	return h
 }
@@ -85,6 +90,14 @@ func menuPosition(btn fyne.Position, size, menu, win fyne.Size) fyne.Position {
 		y = btn.Y - menu.Height
 	}
 	return fyne.NewPos(x, y)
+}
+
+// listFolded shows the list button while the conversation list is folded away.
+func (h *header) listFolded(folded bool) {
+	if h.list.Visible() != folded {
+		h.list.Hidden = !folded
+		h.box.Refresh()
+	}
 }
 
 // voiceOn shows whether voice mode runs: its button then ends it.

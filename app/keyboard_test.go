@@ -120,6 +120,7 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 		"check End a question sooner when it sounds complete, later after \"and\"",
 		"check Say aloud when something goes wrong", "select", "key field",
 		"check Keep running in the tray when the window is closed (no tray on this desktop now)",
+		"select", "select",
 		"button Cancel", "button Save")
 	h.u.closeDialog()
 
@@ -552,7 +553,7 @@ func TestSidebar_TimesReadAgainWhenTheyChange(t *testing.T) {
 // clippedPlaceholders lists the placeholders in o that do not fit their entry.
 func clippedPlaceholders(o fyne.CanvasObject) []string {
 	var bad []string
-	for _, obj := range test.LaidOutObjects(o) {
+	for _, obj := range shownObjects(o) {
 		var e *widget.Entry
 		switch w := obj.(type) {
 		case *widget.Entry:
@@ -580,6 +581,25 @@ func clippedPlaceholders(o fyne.CanvasObject) []string {
 	return bad
 }
 
+// shownObjects lists o and the objects in it that show: none under a hidden one.
+func shownObjects(o fyne.CanvasObject) []fyne.CanvasObject {
+	if o == nil || !o.Visible() {
+		return nil
+	}
+	objs := []fyne.CanvasObject{o}
+	var children []fyne.CanvasObject
+	switch w := o.(type) {
+	case *fyne.Container:
+		children = w.Objects
+	case fyne.Widget:
+		children = test.WidgetRenderer(w).Objects()
+	}
+	for _, c := range children {
+		objs = append(objs, shownObjects(c)...)
+	}
+	return objs
+}
+
 func TestPlaceholders_FitANarrowWindow(t *testing.T) {
 	h := start(t, newFakeService())
 	h.u.win.Resize(fyne.NewSize(530, 700))
@@ -587,6 +607,11 @@ func TestPlaceholders_FitANarrowWindow(t *testing.T) {
 	if bad := clippedPlaceholders(c.Content()); len(bad) > 0 {
 		t.Errorf("cut off in the window: %s", strings.Join(bad, ", "))
 	}
+	h.u.main.fold.toggle() // the conversation list, folded away, opened
+	if bad := clippedPlaceholders(c.Content()); len(bad) > 0 {
+		t.Errorf("cut off in the conversation list: %s", strings.Join(bad, ", "))
+	}
+	h.u.main.fold.toggle()
 	for name, open := range map[string]func(){"settings": h.u.main.showSettings, "account": h.u.showAccount,
 		"preferences": h.u.showPreferences,
 		"preset name": func() { h.u.main.showSettings(); h.openSettings().saveAsPreset() }} {

@@ -253,4 +253,5 @@ func (m *mainWindow) openAt(id client.ConversationID, message int) {
 		return
 	}
 	m.showAt(m.sess.Open(id), message)
+	m.fold.chosen()
 }

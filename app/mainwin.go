@@ -31,6 +31,7 @@ type mainWindow struct {
 	status   *statusBar
 	header   *header
 	vpanel   *voicePanel
+	fold     *folding // the conversation list folding away
 	// unfollowTalk ends this window's following of the talk controller.
 	unfollowTalk func()
 	// keeper keeps the service's names, pins and search index (nil without an archive);
@@ -92,6 +93,7 @@ func (m *mainWindow) openLink(link string) { m.u.openLink(link) }
 func (m *mainWindow) selecting()           { m.u.selecting() }
 func (m *mainWindow) escape()              { m.u.escape() }
 func (m *mainWindow) toggleVoiceMode()     { m.u.toggleVoiceMode() }
+func (m *mainWindow) toggleSidebar()       { m.fold.toggle() }
 func (m *mainWindow) flash(msg string)     { m.status.flash(msg) }
 func (m *mainWindow) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 	m.u.confirm(title, msg, yes, danger, done)

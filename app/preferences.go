@@ -66,6 +66,8 @@ type preferencesDialog struct {
 	talkKey      *talkKeyRow
 	keepInTray   *check
 	atLogin      *check
+	theme        *selector
+	textSize     *selector
 	wasAtLogin   bool
 	saveBtn      *button
 }
@@ -97,6 +99,7 @@ func (p *preferencesDialog) build() fyne.CanvasObject {
 		widget.NewFormItem("New conversations use", p.buildPreset()),
 		widget.NewFormItem("Talk from anywhere", p.buildTalkKey()),
 		widget.NewFormItem("In the background", p.buildBackground()),
+		widget.NewFormItem("Appearance", p.buildAppearance()),
 	)
 	if u.deps.Local != nil {
 		summary := widget.NewLabel(u.builtInSummary())
@@ -454,6 +457,59 @@ func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
 	return container.NewVBox(p.keepInTray, p.atLogin)
 }
 
+// buildAppearance makes the theme's and the text size's choices, applied at once to be seen
+// (Cancel takes back the ones kept).
+func (p *preferencesDialog) buildAppearance() fyne.CanvasObject {
+	u := p.u
+	var names, sizes []string
+	for _, t := range themeNames {
+		names = append(names, t.name)
+	}
+	for _, pct := range textSizes {
+		sizes = append(sizes, textSizeName(pct))
+	}
+	preview := func(string) {
+		if p.theme != nil && p.textSize != nil {
+			u.applyTheme(p.chosenTheme(), p.chosenTextSize())
+		}
+	}
+	p.theme = newSelector(p.keys, names, nil)
+	p.textSize = newSelector(p.keys, sizes, nil)
+	for _, t := range themeNames {
+		if t.key == u.prefs.theme() {
+			p.theme.SetSelected(t.name)
+		}
+	}
+	p.textSize.SetSelected(textSizeName(u.prefs.textSize()))
+	if p.textSize.Selected == "" {
+		p.textSize.Options = append(p.textSize.Options, textSizeName(u.prefs.textSize()))
+		p.textSize.SetSelected(textSizeName(u.prefs.textSize()))
+	}
+	p.theme.OnChanged, p.textSize.OnChanged = preview, preview
+	return container.NewGridWithColumns(2, p.theme, p.textSize)
+}
+
+// textSizeName is a text size as Preferences shows it.
+func textSizeName(pct int) string { return "Text " + strconv.Itoa(pct) + "%" }
+
+// chosenTheme and chosenTextSize are what the appearance's choices hold.
+func (p *preferencesDialog) chosenTheme() string {
+	for _, t := range themeNames {
+		if t.name == p.theme.Selected {
+			return t.key
+		}
+	}
+	return themeSystem
+}
+
+func (p *preferencesDialog) chosenTextSize() int {
+	pct, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p.textSize.Selected, "Text "), "%"))
+	if err != nil {
+		return 100
+	}
+	return pct
+}
+
 // save keeps what the dialog holds.
 func (p *preferencesDialog) save() {
 	u, prefs := p.u, p.u.prefs
@@ -488,6 +544,9 @@ func (p *preferencesDialog) save() {
 	u.talk.SetVolume(p.volume.Value)
 	p.talkKey.save()
 	prefs.setKeepInTray(p.keepInTray.Checked)
+	prefs.setTheme(p.chosenTheme())
+	prefs.setTextSize(p.chosenTextSize())
+	u.applyChosenTheme()
 	if u.deps.Autostart != nil && p.atLogin.Checked != p.wasAtLogin {
 		u.setStartAtLogin(p.atLogin.Checked)
 	}
@@ -505,6 +564,7 @@ func (p *preferencesDialog) submit() {
 
 // cancel closes without saving (Cancel, Esc).
 func (p *preferencesDialog) cancel() {
+	p.u.applyChosenTheme() // what was tried is taken back
 	p.stopMicTest()
 	p.talkKey.cancel()
 	p.d.Hide()

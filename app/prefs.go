@@ -38,7 +38,10 @@ const (
 	prefPresets       = "presets" // the person's own presets, as JSON
 	prefHotkey        = "hotkey"  // the hold-to-talk key from anywhere: "" the default, hotkeyOff none
 	prefKeepInTray    = "keep_in_tray"
-	prefUnsent        = "unsent" // what was written and not answered when Parley quit or switched services, as JSON
+	prefTheme         = "theme"          // themeSystem, themeLight or themeDark
+	prefTextSize      = "text_size_pct"  // the text size, in percent
+	prefSidebar       = "sidebar_folded" // the conversation list was folded away by the person
+	prefUnsent        = "unsent"         // what was written and not answered when Parley quit or switched services, as JSON
 
 	// The built-in service's engines (keys are in the system keyring, never here).
 	prefChatEngine  = "engine.chat" // engine.Offline, engine.Detected or engine.Remote; unset until chosen
@@ -324,3 +327,24 @@ func (p prefs) setHotkey(c hotkey.Combo, on bool) {
 func (p prefs) keepInTray() bool { return p.p.Bool(prefKeepInTray) }
 
 func (p prefs) setKeepInTray(on bool) { p.p.SetBool(prefKeepInTray, on) }
+
+func (p prefs) theme() string {
+	switch v := p.p.String(prefTheme); v {
+	case themeLight, themeDark:
+		return v
+	}
+	return themeSystem
+}
+
+func (p prefs) setTheme(v string) { p.p.SetString(prefTheme, v) }
+
+// textSize is the text size in percent (100 until chosen).
+func (p prefs) textSize() int {
+	return max(minTextSize, min(maxTextSize, p.p.IntWithFallback(prefTextSize, 100)))
+}
+
+func (p prefs) setTextSize(pct int) { p.p.SetInt(prefTextSize, pct) }
+
+func (p prefs) sidebarFolded() bool { return p.p.Bool(prefSidebar) }
+
+func (p prefs) setSidebarFolded(on bool) { p.p.SetBool(prefSidebar, on) }

@@ -23,6 +23,12 @@ var (
 	scQuit     = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 	scRename   = &desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 	scPin      = &desktop.CustomShortcut{KeyName: fyne.KeyP, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	scEditLast = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	scRegen    = &desktop.CustomShortcut{KeyName: fyne.KeyG, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	scSidebar  = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}
+	scLatest   = &desktop.CustomShortcut{KeyName: fyne.KeyEnd, Modifier: fyne.KeyModifierShortcutDefault}
+	scLarger   = &desktop.CustomShortcut{KeyName: fyne.KeyEqual, Modifier: fyne.KeyModifierShortcutDefault}
+	scSmaller  = &desktop.CustomShortcut{KeyName: fyne.KeyMinus, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
 // build puts the main window together: the menu, the sidebar, the conversation (header,
@@ -42,11 +48,11 @@ func (m *mainWindow) build() {
 	m.unfollowTalk = u.talk.Subscribe(t.event)
 	t.event(talk.Event{Kind: talk.Changed}) // the window shows what the controller does now
 
-	bottom := container.NewVBox(m.composer.object(), m.vpanel.object())
+	bottom := container.New(columnLayout{m.chat.ColumnWidth}, container.NewVBox(m.composer.object(), m.vpanel.object()))
 	conv := border(m.header.object(), bottom, nil, nil, m.chat.Object())
-	split := container.NewHSplit(m.sidebar.object(), conv)
-	split.SetOffset(0.27)
-	u.win.SetContent(border(nil, m.status.object(), nil, nil, split))
+	var main fyne.CanvasObject
+	m.fold, main = newFolding(m, m.sidebar.object(), conv)
+	u.win.SetContent(border(nil, m.status.object(), nil, nil, main))
 	u.win.SetMainMenu(m.mainMenu())
 	m.status.refresh()
 }
@@ -89,12 +95,22 @@ func (m *mainWindow) mainMenu() *fyne.MainMenu {
 			item("Search conversations", scSearch, func() { m.sidebar.focusSearch() }),
 			item("Settings…", scSettings, m.showSettings),
 			fyne.NewMenuItemSeparator(),
+			item("Edit your last message", scEditLast, m.editLast),
+			item("Regenerate the last reply…", scRegen, m.regenerateLast),
+			fyne.NewMenuItemSeparator(),
 			item("Export as Markdown…", nil, func() { m.export(exportMarkdown) }),
 			item("Export as JSON…", nil, func() { m.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
 			item("Rename…", scRename, func() { m.renameConversation(m.currentEntry()) }),
 			item("Pin or unpin", scPin, func() { m.togglePin(m.currentEntry()) }),
 			item("Delete", nil, func() { m.deleteConversation(m.currentEntry()) }),
+		),
+		fyne.NewMenu("View",
+			item("Show or hide the conversations", scSidebar, m.fold.toggle),
+			item("Jump to latest", scLatest, m.chat.JumpToLatest),
+			fyne.NewMenuItemSeparator(),
+			item("Larger text", scLarger, func() { u.stepTextSize(+1) }),
+			item("Smaller text", scSmaller, func() { u.stepTextSize(-1) }),
 		),
 		fyne.NewMenu("Voice",
 			item("Push to talk", scMic, u.toggleRecording),
@@ -240,6 +256,7 @@ func (m *mainWindow) open(id client.ConversationID) {
 		return
 	}
 	m.show(m.sess.Open(id))
+	m.fold.chosen()
 }
 
 // show makes th the conversation on screen, keeping the composer's text of each conversation.

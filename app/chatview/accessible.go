@@ -30,6 +30,24 @@ func (l *messageList) AccessibilityLabel() string {
 	return fmt.Sprintf("Messages: %d", n)
 }
 
+// CreateRenderer is the list's own, told when it is drawn: the view looks then whether it is
+// at its end (Fyne's list says nothing of its scrolling).
+func (l *messageList) CreateRenderer() fyne.WidgetRenderer {
+	return &watchedRenderer{WidgetRenderer: l.List.CreateRenderer(), drawn: l.c.moved}
+}
+
+// watchedRenderer is a renderer that calls drawn each time its objects are asked for to be
+// drawn.
+type watchedRenderer struct {
+	fyne.WidgetRenderer
+	drawn func()
+}
+
+func (r *watchedRenderer) Objects() []fyne.CanvasObject {
+	r.drawn()
+	return r.WidgetRenderer.Objects()
+}
+
 // AccessibilityRole is text: Fyne has no list role.
 func (l *messageList) AccessibilityRole() fyne.AccessibleRole { return fyne.AccessibleRoleText }
 

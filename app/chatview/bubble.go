@@ -46,7 +46,11 @@ type Bubble struct {
 	speakBtn *namedButton
 	retryBtn *widget.Button
 	editBtn  *widget.Button
-	stopBtn  *widget.Button // in thinking
+	// reviseBtn (a message of the person's) puts it in the composer to edit and send again;
+	// regenBtn (the last reply) sends its question again.
+	reviseBtn *namedButton
+	regenBtn  *namedButton
+	stopBtn   *widget.Button // in thinking
 
 	filled  bool   // set was called: r is what the row shows
 	said    string // what a screen reader says of the row (accessible.go)
@@ -84,7 +88,9 @@ func newBubble(c *View) *Bubble {
 	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.EditTurn(b.r.Turn.Key) })
 	b.retryBtn.Importance = widget.LowImportance
 	b.editBtn.Importance = widget.LowImportance
-	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.retryBtn, b.editBtn)
+	b.reviseBtn = newNamedButton("Edit and send again", theme.DocumentCreateIcon(), func() { c.host.EditMessage(b.r.Text) })
+	b.regenBtn = newNamedButton("Regenerate the reply", theme.ViewRefreshIcon(), func() { c.host.Regenerate(b.r.question) })
+	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.regenBtn, b.reviseBtn, b.retryBtn, b.editBtn)
 	b.ExtendBaseWidget(b)
 	return b
 }
@@ -92,7 +98,8 @@ func newBubble(c *View) *Bubble {
 // shows reports whether the row already shows r, so that a list refresh need not lay it out
 // again (laying out text is the costly part of drawing).
 func (b *Bubble) shows(r Row) bool {
-	return b.filled && sameRow(b.r, r) && b.r.At.Equal(r.At) && b.r.Turn.Key == r.Turn.Key && b.metaText() == b.meta.Text && b.flatGen == b.c.flatGen
+	return b.filled && sameRow(b.r, r) && b.r.At.Equal(r.At) && b.r.Turn.Key == r.Turn.Key && b.r.question == r.question &&
+		b.metaText() == b.meta.Text && b.flatGen == b.c.flatGen
 }
 
 // set shows r.
@@ -155,6 +162,8 @@ func (b *Bubble) set(r Row) {
 	reply := r.Kind == RowMessage && !user
 	failed := r.Kind == RowTurn && (r.Turn.State == conversation.Failed || r.Turn.State == conversation.Lost)
 	b.copyBtn.Hidden, b.speakBtn.Hidden = !reply, !reply
+	b.regenBtn.Hidden = !reply || r.question == ""
+	b.reviseBtn.Hidden = !(r.Kind == RowMessage && user)
 	b.retryBtn.Hidden, b.editBtn.Hidden = !failed, !failed
 	if failed && (r.Turn.Answering || errors.Is(r.Turn.Err, client.ErrReplyUnreadable)) {
 		// Charged already: sending it again would charge again. Edit puts it back in the
@@ -266,6 +275,20 @@ func (b *Bubble) layoutFor(width float32) geometry {
 
 // computeLayout lays the row out at width.
 func (b *Bubble) computeLayout(width float32) geometry {
+	var g geometry
+	// In a wide view, a column in its middle.
+	col := min(width, b.c.columnWidth())
+	g = b.layoutColumn(col)
+	if off := (width - col) / 2; off > 0 {
+		for _, a := range []*area{&g.bubble, &g.text, &g.meta, &g.status} {
+			a.Pos.X += off
+		}
+	}
+	return g
+}
+
+// layoutColumn lays the row out in a column of the given width.
+func (b *Bubble) layoutColumn(width float32) geometry {
 	var g geometry
 	maxText := bubbleWidth(width) - 2*bubblePadH
 	if b.r.Role != conversation.User {

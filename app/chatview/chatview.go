@@ -16,6 +16,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -47,6 +48,9 @@ type Row struct {
 	// unsaved: the conversation does not exist on the service yet (its first reply is awaited).
 	unsaved bool
 	err     error // a RowNotice's
+	// question is, on the conversation's last reply when nothing waits after it, the message
+	// of the person it answers: what Regenerate sends again.
+	question string
 }
 
 // bubble geometry.
@@ -75,7 +79,16 @@ type View struct {
 	toBottom bool
 	// target is the message to show at the top once the conversation has it (a search found
 	// it there), -1 none.
-	target  int
+	target int
+	// fresh: the last row is a reply that began while the conversation was on screen. Taller
+	// than the view, it is shown from its top (followEnd), not from its end. awaiting: the
+	// person sent a message whose reply has not shown yet (it may show in the next render
+	// already, with no render of the message waiting before it).
+	fresh, awaiting bool
+	// jump is "Jump to latest", shown while the view is not at its end; checkAt is set while a
+	// check of that is due (moved).
+	jump    *widget.Button
+	checkAt bool
 	empty   *fyne.Container
 	box     *fyne.Container
 	measure *Bubble // a row used only to measure
@@ -127,6 +140,11 @@ type Host interface {
 	// Retry sends a failed message again; EditTurn takes it back into the composer.
 	Retry(key int64)
 	EditTurn(key int64)
+	// EditMessage puts the text of a message of the person's in the composer, for a new turn
+	// once edited; Regenerate asks the person whether to send question again as a new turn
+	// (each is charged like any message).
+	EditMessage(text string)
+	Regenerate(question string)
 }
 
 // Config makes a View.
@@ -162,7 +180,11 @@ func New(cfg Config) *View {
 	hint := widget.NewLabelWithStyle("Type a message and press Enter, or press Ctrl+M and speak.", fyne.TextAlignCenter, fyne.TextStyle{})
 	hint.SizeName = theme.SizeNameCaptionText
 	c.empty = container.NewCenter(container.NewVBox(title, hint))
-	c.box = container.NewStack(c.list, c.empty)
+	c.jump = widget.NewButtonWithIcon("Jump to latest", theme.MoveDownIcon(), c.JumpToLatest)
+	c.jump.Importance = widget.HighImportance
+	c.jump.Hide()
+	corner := container.NewVBox(layout.NewSpacer(), container.NewHBox(layout.NewSpacer(), c.jump))
+	c.box = container.NewStack(c.list, c.empty, container.NewPadded(corner))
 	return c
 }
 
@@ -198,6 +220,7 @@ func (c *View) ShowThread(v conversation.ThreadView) { c.ShowThreadAt(v, -1) }
 func (c *View) ShowThreadAt(v conversation.ThreadView, message int) {
 	c.toBottom = message < 0
 	c.target = message
+	c.fresh, c.awaiting = false, false
 	c.rows = nil
 	c.sel = selection{row: -1}
 	c.Render(v)
@@ -213,8 +236,48 @@ func (c *View) ScrollToMessage(message int) {
 // StickToBottom makes the next render show the newest message (after the person sent one).
 func (c *View) StickToBottom() {
 	c.toBottom = true
+	c.fresh, c.awaiting = false, true
 	c.list.ScrollToBottom()
+	c.moved()
 }
+
+// JumpToLatest shows the end of the conversation ("Jump to latest", the End key).
+func (c *View) JumpToLatest() {
+	c.list.ScrollToBottom()
+	c.moved()
+}
+
+// followEnd shows the newest: the end of the conversation, or the top of a new reply taller than
+// the view, so that it is read from its start (the person scrolls on, or jumps to the end).
+func (c *View) followEnd() {
+	last := len(c.rows) - 1
+	if c.fresh && last >= 0 && last < len(c.heights) && c.heights[last] > c.list.Size().Height {
+		c.list.ScrollToOffset(c.rowTop(last))
+	} else {
+		c.list.ScrollToBottom()
+	}
+	c.moved()
+}
+
+// moved has "Jump to latest" shown or hidden once the list has moved (a check per event at
+// most: every row of the view is moved as it scrolls).
+func (c *View) moved() {
+	if c.checkAt {
+		return
+	}
+	c.checkAt = true
+	c.do(func() {
+		c.checkAt = false
+		away := len(c.rows) > 0 && !c.atBottom(c.list.GetScrollOffset())
+		if away != c.jump.Visible() {
+			c.jump.Hidden = !away
+			c.jump.Refresh()
+		}
+	})
+}
+
+// Away reports whether "Jump to latest" shows: the view is not at the conversation's end.
+func (c *View) Away() bool { return c.jump.Visible() }
 
 // Render shows v, the conversation on screen, again: after a change of it.
 func (c *View) Render(v conversation.ThreadView) {
@@ -222,6 +285,9 @@ func (c *View) Render(v conversation.ThreadView) {
 	c.toBottom = false
 	old := c.rows
 	c.rows = c.rowsOf(v)
+	if freshReply(old, c.rows) || c.awaiting && endsWithReply(c.rows) {
+		c.fresh, c.awaiting = true, false
+	}
 	c.empty.Hidden = len(c.rows) > 0
 	c.resetHeights(old)
 	c.list.Refresh()
@@ -235,9 +301,45 @@ func (c *View) Render(v conversation.ThreadView) {
 		c.target = -1 // the conversation no longer has it
 		c.list.ScrollToBottom()
 	case follow:
-		c.list.ScrollToBottom()
+		c.followEnd()
 	}
+	c.moved()
 	c.empty.Refresh()
+}
+
+// Restyle lays every row out again after the theme or the text size changed: what was measured
+// in the old sizes is measured again.
+func (c *View) Restyle() {
+	c.metrics = textMetrics{}
+	for _, b := range append(c.bubbles, c.measure) {
+		b.reply.lay, b.geomWidth, b.filled = nil, 0, false
+	}
+	c.partial.ok = false
+	c.width = -1 // every height is an estimate again
+	c.resetHeights(c.rows)
+	c.list.Refresh()
+	if c.atBottom(c.list.GetScrollOffset()) {
+		c.followEnd()
+	}
+}
+
+// freshReply reports whether rows end with a reply begun since old: old ended with the person's
+// message waiting, or with that reply being written.
+func freshReply(old, rows []Row) bool {
+	if len(old) == 0 || len(rows) == 0 {
+		return false
+	}
+	was := old[len(old)-1]
+	return (was.Kind == RowTurn || was.Kind == RowThinking) && endsWithReply(rows)
+}
+
+// endsWithReply reports whether the last row is a reply, written or being written.
+func endsWithReply(rows []Row) bool {
+	if len(rows) == 0 {
+		return false
+	}
+	now := rows[len(rows)-1]
+	return now.Role == conversation.Assistant && (now.Kind == RowMessage || now.Kind == RowThinking && now.Text != "")
 }
 
 // rowsOf lists the rows of a conversation: its messages, its turns, "thinking" after the turn
@@ -246,6 +348,9 @@ func (c *View) rowsOf(v conversation.ThreadView) []Row {
 	rows := make([]Row, 0, len(v.Messages)+len(v.Turns)+1)
 	for _, m := range v.Messages {
 		rows = append(rows, Row{Kind: RowMessage, Role: m.Role, Text: m.Text, At: m.At})
+	}
+	if n := len(rows); n >= 2 && len(v.Turns) == 0 && rows[n-1].Role == conversation.Assistant && rows[n-2].Role == conversation.User {
+		rows[n-1].question = rows[n-2].Text
 	}
 	blocked := false
 	for _, t := range v.Turns {
@@ -389,7 +494,7 @@ func (c *View) correct(id int, h float32) {
 	c.list.SetItemHeight(id, h)
 	switch {
 	case wasBottom:
-		c.list.ScrollToBottom()
+		c.followEnd()
 	case top < off:
 		c.list.ScrollToOffset(off + delta)
 	}
@@ -397,9 +502,9 @@ func (c *View) correct(id int, h float32) {
 
 // atBottom reports whether the list shows its last row, given its scroll offset.
 func (c *View) atBottom(offset float32) bool {
-	var total float32
-	for _, h := range c.heights {
-		total += h
+	total := float32(0)
+	if n := len(c.heights); n > 0 {
+		total = c.rowTop(n) - theme.Padding() // the list puts a padding between rows
 	}
 	return offset+c.list.Size().Height >= total-24
 }
@@ -407,6 +512,7 @@ func (c *View) atBottom(offset float32) bool {
 // estimate guesses a row's height from its text's length, without laying it out.
 func (c *View) estimate(r Row, width float32) float32 {
 	m := c.textMetrics()
+	width = min(width, c.columnWidth())
 	inner := bubbleWidth(width) - 2*bubblePadH
 	if r.Role != conversation.User {
 		inner = min(width-2*sidePad-2*bubblePadH, measureChars*m.charWidth)
@@ -451,6 +557,19 @@ func (c *View) textMetrics() textMetrics {
 	}
 	return c.metrics
 }
+
+// columnWidth is the widest the rows are laid out: in a wider view they are a column in its
+// middle, for reading, with the prose of replies at its reading measure and room beside the
+// person's messages.
+func (c *View) columnWidth() float32 {
+	return measureChars*c.textMetrics().charWidth + 2*(sidePad+bubblePadH) + columnExtra
+}
+
+// ColumnWidth is the width of the reading column, for what goes under it (the composer).
+func (c *View) ColumnWidth() float32 { return c.columnWidth() }
+
+// columnExtra is the room of the reading column beyond a reply's measure.
+const columnExtra = 160
 
 func metaHeight(m textMetrics) float32 { return m.captionHeight + 2*theme.InnerPadding() }
 

@@ -44,6 +44,8 @@ func (nopHost) Selecting()               {}
 func (nopHost) Speak(string)             {}
 func (nopHost) StopWaiting()             {}
 func (nopHost) Retry(int64)              {}
+func (nopHost) EditMessage(string)       {}
+func (nopHost) Regenerate(string)        {}
 func (nopHost) EditTurn(int64)           {}
 
 // waitFor runs the view's queued work, one by one, until cond holds.

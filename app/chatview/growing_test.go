@@ -25,8 +25,9 @@ func growingView(text string) conversation.ThreadView {
 }
 
 // TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp: a reply being written grows in its
-// row, Markdown settled (no half table); the view stays at the end while the person reads there,
-// and stays where they scrolled up to otherwise.
+// row, Markdown settled (no half table); the view stays at the end while the person reads there
+// until the reply is taller than the view, whose top then stays at the view's top, to be read
+// from its start, with "Jump to latest" shown; it stays where they scrolled up to otherwise.
 func TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp(t *testing.T) {
 	h := newViewHarness(t)
 	text := ""
@@ -38,12 +39,32 @@ func TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp(t *testing.T) {
 	if h.shown(RowThinking) != 1 {
 		t.Fatalf("rows %v", h.v.rows)
 	}
+	tall := false
 	for end := 100; end <= len(text); end += 400 {
 		h.v.Render(growingView(text[:end]))
 		h.drain()
-		if !h.v.atBottom(h.v.list.GetScrollOffset()) {
-			t.Fatalf("at %d bytes of the reply the view left the end", end)
+		last := len(h.v.rows) - 1
+		off := h.v.list.GetScrollOffset()
+		if h.v.heights[last] <= h.v.list.Size().Height {
+			if !h.v.atBottom(off) || h.v.Away() {
+				t.Fatalf("at %d bytes of the reply the view left the end (jump shown: %v)", end, h.v.Away())
+			}
+			continue
 		}
+		tall = true
+		// Within the 24 px of slack of "at the end", no jump is offered.
+		away := h.v.heights[last] > h.v.list.Size().Height+24
+		if top := h.v.rowTop(last); abs32(off-top) > 1 || h.v.Away() != away {
+			t.Fatalf("at %d bytes the reply (%v high) is taller than the view (%v): the view is at %v, the reply's top at %v (jump shown: %v)", end, h.v.heights[last], h.v.list.Size().Height, off, top, h.v.Away())
+		}
+	}
+	if !tall {
+		t.Fatal("the reply never grew taller than the view")
+	}
+	h.v.JumpToLatest()
+	h.drain()
+	if !h.v.atBottom(h.v.list.GetScrollOffset()) || h.v.Away() {
+		t.Fatal("Jump to latest did not show the end, or still shows")
 	}
 	last := h.v.rows[len(h.v.rows)-1]
 	if last.Kind != RowThinking || !strings.HasPrefix(text, last.Text) || last.Text == "" {

@@ -37,6 +37,12 @@ func (b *Bubble) Retry() *widget.Button { return b.retryBtn }
 // offers it.
 func (b *Bubble) Edit() *widget.Button { return b.editBtn }
 
+// Revise is the button that puts a message of the person's in the composer to edit and send
+// again; Regenerate the one that sends the last reply's question again (hidden unless the row
+// offers them).
+func (b *Bubble) Revise() *widget.Button     { return &b.reviseBtn.Button }
+func (b *Bubble) Regenerate() *widget.Button { return &b.regenBtn.Button }
+
 // Stop is the Stop of the row that shows "Thinking…" (nil when the bubble shows another row).
 func (b *Bubble) Stop() *widget.Button {
 	if b.thinking.Hidden {

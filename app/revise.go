@@ -1,0 +1,75 @@
+package app
+
+import (
+	"strings"
+
+	"parley/conversation"
+)
+
+// Edit and resend, regenerate: the service has no operation for either, so both are new turns
+// of the conversation, sent only when the person asks, and charged like any message.
+
+// editMessage puts text, a message the person sent earlier, in the message box to be edited and
+// sent as a new message (what was being written stays, above it).
+func (m *mainWindow) editMessage(text string) {
+	if m.current == nil || text == "" {
+		return
+	}
+	if cur := m.composer.text(); cur != "" && cur != text {
+		text = cur + "\n" + text
+	}
+	m.composer.setText(text)
+	m.focusComposer()
+	m.status.flash("Edit the message and press Enter: it is sent as a new message, charged like any.")
+}
+
+// regenerate asks whether to send question, the one the last reply answers, again as a new
+// message, and sends it if so.
+func (m *mainWindow) regenerate(question string) {
+	th := m.current
+	if th == nil || question == "" {
+		return
+	}
+	m.confirm("Regenerate the reply?", "“"+shorten(strings.Join(strings.Fields(question), " "), 80)+"” is sent again as a new message, "+
+		"and its reply is charged like any message. The reply shown now stays above it.", "Regenerate", false, func(ok bool) {
+		if ok && m.u.main == m && m.current == th {
+			m.send(question)
+		}
+	})
+}
+
+// lastQuestion is the conversation's last message of the person's, and whether the last reply
+// answers it with nothing waiting after it (Regenerate may send it again).
+func (m *mainWindow) lastQuestion() (question string, answered bool) {
+	if m.current == nil {
+		return "", false
+	}
+	v := m.sess.Snapshot(m.current)
+	for i := len(v.Messages) - 1; i >= 0; i-- {
+		if v.Messages[i].Role == conversation.User {
+			answered = i == len(v.Messages)-2 && len(v.Turns) == 0
+			return v.Messages[i].Text, answered
+		}
+	}
+	return "", false
+}
+
+// editLast puts the person's last message in the message box (the Conversation menu's "Edit the
+// last message").
+func (m *mainWindow) editLast() {
+	if q, _ := m.lastQuestion(); q != "" {
+		m.editMessage(q)
+		return
+	}
+	m.status.flash("There is no message of yours in this conversation to edit.")
+}
+
+// regenerateLast offers to send the last question again (the Conversation menu's "Regenerate
+// the last reply").
+func (m *mainWindow) regenerateLast() {
+	if q, ok := m.lastQuestion(); ok {
+		m.regenerate(q)
+		return
+	}
+	m.status.flash("There is no reply to regenerate: the conversation must end with a reply.")
+}
