@@ -240,6 +240,7 @@ func New(a fyne.App, d Deps) *UI {
 	u.probe = newProbe(d.Getenv, u.do)
 	u.baseTheme = a.Settings().Theme()
 	u.applyChosenTheme()
+	u.followTheme()
 	u.talk = u.newTalk()
 	u.win = a.NewWindow("Parley")
 	u.win.SetIcon(Icon)

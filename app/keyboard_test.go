@@ -117,10 +117,9 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	wantOrder(t, c, "the preferences", "select", "button Test", "slider", "select", "slider",
 		"check Speak replies aloud", "choice the service's default", "button (icon)",
 		"check Speaking over a reply interrupts it (barge-in)",
-		"check End a question sooner when it sounds complete, later after \"and\"",
-		"check Say aloud when something goes wrong", "select", "key field",
-		"check Keep running in the tray when the window is closed (no tray on this desktop now)",
-		"select", "select",
+		"check End a question when it sounds complete",
+		"check Say aloud when something goes wrong", "select", "select", "select", "key field",
+		"check Keep running in the tray when the window is closed",
 		"button Cancel", "button Save")
 	h.u.closeDialog()
 

@@ -248,10 +248,10 @@ func (m *mainWindow) searchMessages(query string, done func([]archive.Hit)) {
 
 // openAt shows conversation id at its message number message (a search found it there).
 func (m *mainWindow) openAt(id client.ConversationID, message int) {
+	m.fold.chosen()
 	if m.current != nil && m.sess.ID(m.current) == id {
 		m.chat.ScrollToMessage(message)
 		return
 	}
 	m.showAt(m.sess.Open(id), message)
-	m.fold.chosen()
 }

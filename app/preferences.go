@@ -97,9 +97,9 @@ func (p *preferencesDialog) build() fyne.CanvasObject {
 		widget.NewFormItem("Voice mode", p.buildVoiceMode()),
 		widget.NewFormItem("Wake phrase", p.buildWake()),
 		widget.NewFormItem("New conversations use", p.buildPreset()),
+		widget.NewFormItem("Appearance", p.buildAppearance()),
 		widget.NewFormItem("Talk from anywhere", p.buildTalkKey()),
 		widget.NewFormItem("In the background", p.buildBackground()),
-		widget.NewFormItem("Appearance", p.buildAppearance()),
 	)
 	if u.deps.Local != nil {
 		summary := widget.NewLabel(u.builtInSummary())
@@ -338,7 +338,7 @@ func (p *preferencesDialog) buildVoiceMode() fyne.CanvasObject {
 	prefs := p.u.prefs
 	p.bargeIn = newCheck(p.keys, "Speaking over a reply interrupts it (barge-in)", nil)
 	p.bargeIn.SetChecked(prefs.bargeIn())
-	p.adaptiveHold = newCheck(p.keys, "End a question sooner when it sounds complete, later after \"and\"", nil)
+	p.adaptiveHold = newCheck(p.keys, "End a question when it sounds complete", nil)
 	p.adaptiveHold.SetChecked(prefs.adaptiveHold())
 	p.speakErrors = newCheck(p.keys, "Say aloud when something goes wrong", nil)
 	p.speakErrors.SetChecked(prefs.speakErrors())
@@ -437,9 +437,11 @@ func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
 	u := p.u
 	p.keepInTray = newCheck(p.keys, "Keep running in the tray when the window is closed", nil)
 	p.keepInTray.SetChecked(u.prefs.keepInTray())
-	if u.tray == nil || !u.tray.hostPresent() {
-		p.keepInTray.SetText("Keep running in the tray when the window is closed (no tray on this desktop now)")
-	}
+	// Said under the checks, in a line that wraps: a check's own text does not.
+	noTray := widget.NewLabel("There is no tray on this desktop now.")
+	noTray.SizeName = theme.SizeNameCaptionText
+	noTray.Wrapping = fyne.TextWrapWord
+	noTray.Hidden = u.tray != nil && u.tray.hostPresent()
 	p.atLogin = newCheck(p.keys, "Start Parley in the tray when I log in", nil)
 	if u.deps.Autostart != nil {
 		p.wasAtLogin, _ = u.deps.Autostart.Enabled()
@@ -454,7 +456,7 @@ func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
 			p.keepInTray.SetChecked(true)
 		}
 	}
-	return container.NewVBox(p.keepInTray, p.atLogin)
+	return container.NewVBox(p.keepInTray, p.atLogin, noTray)
 }
 
 // buildAppearance makes the theme's and the text size's choices, applied at once to be seen

@@ -63,8 +63,7 @@ func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 	return s
 }
 
-// applyTheme has the window drawn in the theme and text size chosen; the chat view lays its rows
-// out again in the new sizes.
+// applyTheme has the window drawn in the theme and text size chosen.
 func (u *UI) applyTheme(variant string, percent int) {
 	percent = max(minTextSize, min(maxTextSize, percent))
 	var next fyne.Theme = appTheme{variant: variant, scale: float32(percent) / 100}
@@ -74,10 +73,19 @@ func (u *UI) applyTheme(variant string, percent int) {
 	if u.app.Settings().Theme() == next {
 		return
 	}
-	u.app.Settings().SetTheme(next)
-	if u.main != nil {
-		u.main.chat.Restyle()
-	}
+	u.app.Settings().SetTheme(next) // the chat view is told by followTheme
+}
+
+// followTheme has the chat view lay its rows out again whenever the theme changes: chosen here,
+// or the system's light or dark variant changing under "As the system's".
+func (u *UI) followTheme() {
+	u.app.Settings().AddListener(func(fyne.Settings) {
+		u.do(func() {
+			if u.main != nil {
+				u.main.chat.Restyle()
+			}
+		})
+	})
 }
 
 // applyChosenTheme applies the theme and text size of the preferences.

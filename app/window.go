@@ -26,7 +26,7 @@ var (
 	scEditLast = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 	scRegen    = &desktop.CustomShortcut{KeyName: fyne.KeyG, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 	scSidebar  = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}
-	scLatest   = &desktop.CustomShortcut{KeyName: fyne.KeyEnd, Modifier: fyne.KeyModifierShortcutDefault}
+	scLatest   = &desktop.CustomShortcut{KeyName: fyne.KeyJ, Modifier: fyne.KeyModifierShortcutDefault}
 	scLarger   = &desktop.CustomShortcut{KeyName: fyne.KeyEqual, Modifier: fyne.KeyModifierShortcutDefault}
 	scSmaller  = &desktop.CustomShortcut{KeyName: fyne.KeyMinus, Modifier: fyne.KeyModifierShortcutDefault}
 )
@@ -251,12 +251,12 @@ func (m *mainWindow) newConversation() {
 
 // open shows an existing conversation.
 func (m *mainWindow) open(id client.ConversationID) {
+	m.fold.chosen()
 	if m.current != nil && m.sess.ID(m.current) == id {
 		m.focusComposer()
 		return
 	}
 	m.show(m.sess.Open(id))
-	m.fold.chosen()
 }
 
 // show makes th the conversation on screen, keeping the composer's text of each conversation.

@@ -88,6 +88,7 @@ type View struct {
 	// jump is "Jump to latest", shown while the view is not at its end; checkAt is set while a
 	// check of that is due (moved).
 	jump    *widget.Button
+	corner  *fyne.Container // holds jump, at the bottom in the middle
 	checkAt bool
 	empty   *fyne.Container
 	box     *fyne.Container
@@ -183,8 +184,8 @@ func New(cfg Config) *View {
 	c.jump = widget.NewButtonWithIcon("Jump to latest", theme.MoveDownIcon(), c.JumpToLatest)
 	c.jump.Importance = widget.HighImportance
 	c.jump.Hide()
-	corner := container.NewVBox(layout.NewSpacer(), container.NewHBox(layout.NewSpacer(), c.jump))
-	c.box = container.NewStack(c.list, c.empty, container.NewPadded(corner))
+	c.corner = container.NewPadded(container.NewVBox(layout.NewSpacer(), container.NewHBox(layout.NewSpacer(), c.jump, layout.NewSpacer())))
+	c.box = container.NewStack(c.list, c.empty, c.corner)
 	return c
 }
 
@@ -271,7 +272,7 @@ func (c *View) moved() {
 		away := len(c.rows) > 0 && !c.atBottom(c.list.GetScrollOffset())
 		if away != c.jump.Visible() {
 			c.jump.Hidden = !away
-			c.jump.Refresh()
+			c.corner.Refresh() // laid out again with the button, or without
 		}
 	})
 }
@@ -308,19 +309,30 @@ func (c *View) Render(v conversation.ThreadView) {
 }
 
 // Restyle lays every row out again after the theme or the text size changed: what was measured
-// in the old sizes is measured again.
+// in the old sizes is measured again as it shows (the heights of rows off screen stay as
+// estimates until then; the list is not replaced, which would keep the old one's objects in
+// Fyne's caches for a minute).
 func (c *View) Restyle() {
+	end := c.atBottom(c.list.GetScrollOffset())
 	c.metrics = textMetrics{}
 	for _, b := range append(c.bubbles, c.measure) {
 		b.reply.lay, b.geomWidth, b.filled = nil, 0, false
 	}
 	c.partial.ok = false
-	c.width = -1 // every height is an estimate again
-	c.resetHeights(c.rows)
-	c.list.Refresh()
-	if c.atBottom(c.list.GetScrollOffset()) {
-		c.followEnd()
+	for i := range c.exact {
+		c.exact[i] = false
 	}
+	c.list.Refresh()
+	if end {
+		// The rows on screen are measured as the list lays them out, and their heights given
+		// after (c.do): the end is shown after them.
+		c.list.ScrollToBottom()
+		c.do(func() {
+			c.list.ScrollToBottom()
+			c.moved()
+		})
+	}
+	c.moved()
 }
 
 // freshReply reports whether rows end with a reply begun since old: old ended with the person's

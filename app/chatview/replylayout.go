@@ -2,6 +2,7 @@ package chatview
 
 import (
 	"image/color"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -190,7 +191,7 @@ func spanStyle(base textStyle, s markdown.Span) textStyle {
 		st.ts = fyne.TextStyle{Monospace: true}
 	}
 	if s.Style&markdown.Link != 0 {
-		st.color = theme.Color(theme.ColorNameHyperlink)
+		st.color = linkColor()
 	}
 	return st
 }
@@ -515,21 +516,69 @@ func (l *replyLayout) code(p *markdown.Part, codeW, x, y, w float32) float32 {
 	return headH + h
 }
 
-// classColor is the colour of a class of code, from the theme.
+// classColor is the colour of a class of code: the theme's accents (a lighter blue and red) on
+// a dark background; on a light one, darker shades of them, since Fyne's own (a bright green,
+// an orange) are too light to read there (TestClassColor_Contrast).
 func classColor(c markdown.Class, fg color.Color) color.Color {
+	if lightBackground() {
+		if col, ok := lightCode[c]; ok {
+			return col
+		}
+		return fg
+	}
 	switch c {
 	case markdown.Keyword:
-		return theme.Color(theme.ColorNamePrimary)
+		return darkKeyword
+	case markdown.Name:
+		return darkName
 	case markdown.String:
 		return theme.Color(theme.ColorNameSuccess)
 	case markdown.Number:
 		return theme.Color(theme.ColorNameWarning)
 	case markdown.Comment:
 		return theme.Color(theme.ColorNamePlaceHolder)
-	case markdown.Name:
-		return theme.Color(theme.ColorNameError)
 	}
 	return fg
+}
+
+// darkKeyword and darkName are lighter shades of Fyne's blue and red, which are too dark to
+// read on a dark code block.
+var (
+	darkKeyword = color.NRGBA{R: 0x7c, G: 0xac, B: 0xff, A: 0xff}
+	darkName    = color.NRGBA{R: 0xff, G: 0x7b, B: 0x72, A: 0xff}
+)
+
+// linkColor is the colour of a reply's links: the keywords' blue, which reads on the bubble.
+func linkColor() color.Color {
+	if lightBackground() {
+		return lightCode[markdown.Keyword]
+	}
+	return darkKeyword
+}
+
+// lightCode are the colours of code on a light background.
+var lightCode = map[markdown.Class]color.Color{
+	markdown.Keyword: color.NRGBA{R: 0x0b, G: 0x4f, B: 0xc4, A: 0xff}, // blue
+	markdown.String:  color.NRGBA{R: 0x11, G: 0x6a, B: 0x2b, A: 0xff}, // green
+	markdown.Number:  color.NRGBA{R: 0x95, G: 0x48, B: 0x00, A: 0xff}, // brown orange
+	markdown.Comment: color.NRGBA{R: 0x5c, G: 0x63, B: 0x6b, A: 0xff}, // grey
+	markdown.Name:    color.NRGBA{R: 0xb3, G: 0x1d, B: 0x28, A: 0xff}, // red
+}
+
+// lightBackground reports whether the theme's background is light.
+func lightBackground() bool { return luminance(theme.Color(theme.ColorNameBackground)) > 0.5 }
+
+// luminance is a colour's relative luminance (WCAG), 0 black to 1 white.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := color.NRGBAModel.Convert(c).(color.NRGBA).RGBA()
+	lin := func(v uint32) float64 {
+		x := float64(v>>8) / 255
+		if x <= 0.03928 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 }
 
 // columnWidths are a table's column widths, each as wide as its widest cell up to a limit

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -232,6 +235,38 @@ func (d *Display) MoveWindow(t testing.TB, id string, x, y int) {
 	}
 }
 
+// ResizeWindow gives a window a new size, as a person dragging its edge would.
+func (d *Display) ResizeWindow(t testing.TB, id string, width, height int) {
+	t.Helper()
+	if out, err := d.run("xdotool", "windowsize", id, strconv.Itoa(width), strconv.Itoa(height)); err != nil {
+		t.Fatalf("xdotool windowsize: %v: %s", err, out)
+	}
+}
+
+// Lightness is the mean lightness of the screen (0 black, 1 white), read from a screenshot.
+func (d *Display) Lightness(t testing.TB) float64 {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "screen.png")
+	d.Screenshot(t, path)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("reading the screenshot: %v", err)
+	}
+	var sum float64
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			sum += float64(color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y) / 255
+		}
+	}
+	return sum / float64(((b.Dx()+1)/2)*((b.Dy()+1)/2))
+}
+
 // Box is where a word is on the screen.
 type Box struct{ X, Y, W, H int }
 
@@ -245,27 +280,38 @@ func (d *Display) FindWord(t testing.TB, word string, timeout time.Duration) Box
 	t.Helper()
 	var box Box
 	Poll(t, timeout, 200*time.Millisecond, func() error {
-		// level page block par line word left top width height conf text
-		for _, ln := range strings.Split(d.ocr(t, "tsv"), "\n") {
-			f := strings.Split(ln, "\t")
-			// Case aside: tesseract reads a bold "Copy" as "copy" now and then.
-			if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.ToLower(strings.TrimSpace(f[11])), strings.ToLower(word)) {
-				continue
-			}
-			var b Box
-			fmt.Sscan(f[6], &b.X)
-			fmt.Sscan(f[7], &b.Y)
-			fmt.Sscan(f[8], &b.W)
-			fmt.Sscan(f[9], &b.H)
-			// The image was read at twice its size; the word is at the end of what was read.
-			read := strings.TrimSpace(f[11])
-			cut := b.W * (len(read) - len(word)) / max(len(read), 1)
-			box = Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2}
+		if boxes := d.Words(t, word); len(boxes) > 0 {
+			box = boxes[0]
 			return nil
 		}
 		return fmt.Errorf("the screen did not show the word %q", word)
 	})
 	return box
+}
+
+// Words is where tesseract reads word on the screen now, top to bottom (in either case; a word
+// read with an icon's marks glued to its front, "[]Copy", counts).
+func (d *Display) Words(t testing.TB, word string) []Box {
+	t.Helper()
+	var boxes []Box
+	// level page block par line word left top width height conf text
+	for _, ln := range strings.Split(d.ocr(t, "tsv"), "\n") {
+		f := strings.Split(ln, "\t")
+		// Case aside: tesseract reads a bold "Copy" as "copy" now and then.
+		if len(f) < 12 || f[0] != "5" || !strings.HasSuffix(strings.ToLower(strings.TrimSpace(f[11])), strings.ToLower(word)) {
+			continue
+		}
+		var b Box
+		fmt.Sscan(f[6], &b.X)
+		fmt.Sscan(f[7], &b.Y)
+		fmt.Sscan(f[8], &b.W)
+		fmt.Sscan(f[9], &b.H)
+		// The image was read at twice its size; the word is at the end of what was read.
+		read := strings.TrimSpace(f[11])
+		cut := b.W * (len(read) - len(word)) / max(len(read), 1)
+		boxes = append(boxes, Box{(b.X + cut) / 2, b.Y / 2, (b.W - cut) / 2, b.H / 2})
+	}
+	return boxes
 }
 
 // Drag presses the first mouse button at one point, moves to another and releases it there.

@@ -223,21 +223,30 @@ func (it TrayItem) menuPath(t testing.TB) dbus.ObjectPath {
 // Menu reads the icon's menu (its top level), as a panel does to show it.
 func (it TrayItem) Menu(t testing.TB) []TrayMenuItem {
 	t.Helper()
+	items, err := it.menu(it.menuPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// menu reads the items of the tray menu at path.
+func (it TrayItem) menu(path dbus.ObjectPath) ([]TrayMenuItem, error) {
 	var rev uint32
 	var layout struct {
 		ID       int32
 		Props    map[string]dbus.Variant
 		Children []dbus.Variant
 	}
-	call := it.w.conn.Object(it.Service, it.menuPath(t)).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(1), []string{})
+	call := it.w.conn.Object(it.Service, path).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(1), []string{})
 	if err := call.Store(&rev, &layout); err != nil {
-		t.Fatalf("reading the tray menu: %v", err)
+		return nil, fmt.Errorf("reading the tray menu: %w", err)
 	}
 	var items []TrayMenuItem
 	for _, c := range layout.Children {
 		fields, ok := c.Value().([]any)
 		if !ok || len(fields) < 2 {
-			t.Fatalf("a tray menu item is %v", c)
+			return nil, fmt.Errorf("a tray menu item is %v", c)
 		}
 		mi := TrayMenuItem{Enabled: true}
 		mi.ID, _ = fields[0].(int32)
@@ -258,7 +267,7 @@ func (it TrayItem) Menu(t testing.TB) []TrayMenuItem {
 		}
 		items = append(items, mi)
 	}
-	return items
+	return items, nil
 }
 
 // Click clicks the menu item labelled label, as a panel does when the person picks it. A menu
@@ -272,12 +281,16 @@ func (it TrayItem) Click(t testing.TB, label string) {
 	if !ok {
 		t.Fatalf("the tray menu has no %q: %v", label, it.Menu(t))
 	}
-	call := it.w.conn.Object(it.Service, it.menuPath(t)).Call("com.canonical.dbusmenu.Event", 0,
+	path := it.menuPath(t)
+	call := it.w.conn.Object(it.Service, path).Call("com.canonical.dbusmenu.Event", 0,
 		id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
 	if call.Err != nil {
 		t.Fatalf("clicking %q: %v", label, call.Err)
 	}
-	now := it.Menu(t)
+	now, err := it.menu(path)
+	if err != nil {
+		return // the click ended the program (Quit): there is no menu to read any more
+	}
 	gone := !slices.ContainsFunc(now, func(mi TrayMenuItem) bool { return mi.ID == id })
 	if same := slices.ContainsFunc(now, func(mi TrayMenuItem) bool { return mi.Label == label }); gone && same {
 		t.Logf("the tray menu was rebuilt as %q (ID %d) was clicked, and the click may be lost: now %v", label, id, now)
