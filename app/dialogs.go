@@ -209,14 +209,24 @@ var shortcutRows = [][2]string{
 // has the keyboard).
 func (u *UI) showShortcuts() {
 	rows := container.New(layout.NewFormLayout())
+	var says []*widget.Label
 	for _, r := range shortcutRows {
 		rows.Add(widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
-		rows.Add(widget.NewLabel(r[1]))
+		say := widget.NewLabel(r[1])
+		says = append(says, say)
+		rows.Add(say)
 	}
 	padded := container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.ScrollBarSize()), rows) // off the scroll bar
+	// As wide as the longest line, or the window (in large text): then the lines wrap.
+	width := min(padded.MinSize().Width, u.win.Canvas().Size().Width-shortcutsSides)
+	for _, say := range says {
+		say.Wrapping = fyne.TextWrapWord
+		say.Refresh()
+	}
+	padded.Resize(fyne.NewSize(width, padded.MinSize().Height))
 	sc := container.NewVScroll(padded)
 	h := min(padded.MinSize().Height, u.win.Canvas().Size().Height-shortcutsRoom)
-	sc.SetMinSize(fyne.NewSize(padded.MinSize().Width, max(h, 120)))
+	sc.SetMinSize(fyne.NewSize(width, max(h, 120)))
 	var d *dialog.CustomDialog
 	keys := &dialogKeys{}
 	keys.submit = func() { d.Hide() }
@@ -231,6 +241,9 @@ func (u *UI) showShortcuts() {
 // shortcutsRoom is the height of the shortcuts dialog around its list: the title, the Close
 // button and the margins, with the window's edges.
 const shortcutsRoom = 170
+
+// shortcutsSides is the width of the shortcuts dialog's margins, with the window's edges.
+const shortcutsSides = 80
 
 // pagingButton is a dialog's button that also scrolls the dialog's list with the arrows, Page
 // Up, Page Down, Home and End: it has the keyboard while the person reads the list.

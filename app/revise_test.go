@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"parley/app/chatview"
 	"parley/conversation"
@@ -201,6 +202,15 @@ func TestDialogs_FitAtTheLargestText(t *testing.T) {
 			}
 			if w := top.MinSize().Width; w > c.Size().Width {
 				t.Errorf("at %d%% the %s dialog is %.0f px wide, in a window %.0f px wide", scale, name, w, c.Size().Width)
+			}
+			// Every label within the window: a row wider than the dialog is cut at its edge.
+			d := fyne.CurrentApp().Driver()
+			for _, o := range shownObjects(top) {
+				if l, ok := o.(*widget.Label); ok && l.Text != "" {
+					if right := d.AbsolutePositionForObject(l).X + l.Size().Width; right > c.Size().Width+1 {
+						t.Errorf("at %d%% the %s dialog's %q ends at %.0f px, out of the window (%.0f px)", scale, name, l.Text, right, c.Size().Width)
+					}
+				}
 			}
 			for h.u.closeDialog != nil {
 				h.u.closeDialog()
