@@ -15,13 +15,7 @@ import (
 // rowOf draws the chat view's confirmed message with text, apart from the list.
 func (h *harness) rowOf(text string) *chatview.Bubble {
 	h.t.Helper()
-	for i, r := range h.u.main.chat.Rows() {
-		if r.Text == text && r.Kind == chatview.RowMessage {
-			return h.u.main.chat.Draw(i)
-		}
-	}
-	h.t.Fatalf("no message %q in the chat view", text)
-	return nil
+	return h.drawnRow(text, chatview.RowMessage)
 }
 
 // TestApp_EditAndResend: Edit on a message of the person's puts its text in the message box

@@ -88,12 +88,18 @@ func TestApp_StopWaitingForAReply(t *testing.T) {
 // bubbleOf is the chat view's waiting or failed message with text, drawn apart from the list.
 func (h *harness) bubbleOf(text string) *chatview.Bubble {
 	h.t.Helper()
+	return h.drawnRow(text, chatview.RowTurn)
+}
+
+// drawnRow is the chat view's row of kind with text, drawn apart from the list.
+func (h *harness) drawnRow(text string, kind chatview.RowKind) *chatview.Bubble {
+	h.t.Helper()
 	for i, r := range h.u.main.chat.Rows() {
-		if r.Text == text && r.Kind == chatview.RowTurn {
+		if r.Text == text && r.Kind == kind {
 			return h.u.main.chat.Draw(i)
 		}
 	}
-	h.t.Fatalf("no waiting or failed message %q in the chat view", text)
+	h.t.Fatalf("no row %q (kind %d) in the chat view", text, kind)
 	return nil
 }
 
