@@ -78,6 +78,24 @@ func (u *UI) showAccountFor(err error) {
 	u.showAccountWith(phraseIn(err, s, inAccount).text)
 }
 
+// serviceInUse says which service Parley uses and where its key is, never the key ("" on the
+// welcome screen).
+func (u *UI) serviceInUse() string {
+	c := u.conn()
+	switch {
+	case c == nil:
+		return ""
+	case c.local:
+		return "In use: the built-in service on this computer. Its account is its own and unlimited, " +
+			"with a key made anew at each start: no key is stored."
+	case c.fromEnv && strings.TrimSpace(u.deps.Getenv("PARLEY_API_KEY")) != "":
+		return "In use: " + c.baseURL + ", with the key in PARLEY_API_KEY."
+	case c.sessionKey:
+		return "In use: " + c.baseURL + ", with a key kept for this session only (there is no keyring)."
+	}
+	return "In use: " + c.baseURL + ", with a key stored in the system keyring."
+}
+
 // showAccountWith opens the account dialog with a message at its top.
 func (u *UI) showAccountWith(message string) *accountDialog {
 	a := &accountDialog{host: u, ctx: u.ctx, deps: &u.deps, do: u.do}
@@ -121,7 +139,10 @@ func (u *UI) showAccountWith(message string) *accountDialog {
 		}))
 	}
 	form := newForm(widget.NewFormItem("Address", a.base), widget.NewFormItem("API key", a.key))
-	content := container.NewVBox(form, envNote, a.result,
+	inUse := widget.NewLabel(u.serviceInUse())
+	inUse.Wrapping = fyne.TextWrapWord
+	inUse.Hidden = inUse.Text == ""
+	content := container.NewVBox(inUse, form, envNote, a.result,
 		border(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
 	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)
 	a.d.Resize(fyne.NewSize(560, 0))

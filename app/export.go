@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -85,7 +87,7 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 			return
 		}
 		d.Hide()
-		u.flash("Exported to " + target + ".")
+		u.offerFolder(target)
 	}
 	keys.submit = func() {
 		target := exportTarget(name.Text, filepath.Dir(path))
@@ -188,4 +190,25 @@ func fileNameFor(title string) string {
 		name = "conversation"
 	}
 	return name
+}
+
+// exportedFor is how long the status bar offers to open an export's folder.
+const exportedFor = 10 * time.Second
+
+// offerFolder says where an export was saved, with Open folder, which opens the folder in the
+// system's file manager (a file:// address, opened as a link is).
+func (u *UI) offerFolder(target string) {
+	if u.main == nil {
+		return
+	}
+	dir := filepath.Dir(target)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	folder := &url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+	u.main.status.offer("Exported to "+target+".", "Open folder", func() {
+		if err := u.deps.openURL(folder); err != nil {
+			u.flash("The folder could not be opened: " + err.Error() + ". It is " + dir + ".")
+		}
+	}, exportedFor)
 }

@@ -34,6 +34,8 @@ type headerHost interface {
 	currentEntry() conversation.Entry
 	toggleVoiceMode()
 	toggleSidebar()
+	// presetOf is the name of the preset whose persona persona is ("" when none is).
+	presetOf(persona string) string
 }
 
 func newHeader(u headerHost, canvas fyne.Canvas) *header {
@@ -122,8 +124,14 @@ func (h *header) refreshFrom(v conversation.ThreadView) {
 		}
 	}
 	h.title.SetText(title)
-	h.persona.name = "Conversation settings, persona: " + personaChip(v.Config.Persona)
-	h.persona.SetText(personaChip(v.Config.Persona))
+	chip, said := personaChip(v.Config.Persona), personaChip(v.Config.Persona)
+	if p := v.Config.Persona; p != nil && strings.TrimSpace(*p) != "" {
+		if name := h.host.presetOf(*p); name != "" {
+			chip, said = name, "preset "+name
+		}
+	}
+	h.persona.name = "Conversation settings, persona: " + said
+	h.persona.SetText(chip)
 }
 
 // pinLabel is the menu item that pins e, or unpins it.

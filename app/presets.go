@@ -146,3 +146,15 @@ func (b presetBook) store(ps []Preset) error {
 	b.prefs.setPresets(string(data))
 	return nil
 }
+
+// presetOf is the name of the preset, built in or the person's, whose persona is persona ("" when
+// none is): the header's persona chip shows it.
+func (m *mainWindow) presetOf(persona string) string {
+	persona = strings.TrimSpace(persona)
+	for _, p := range (presetBook{m.u.prefs}).all() {
+		if persona != "" && strings.TrimSpace(p.Persona) == persona {
+			return p.Name
+		}
+	}
+	return ""
+}

@@ -92,7 +92,9 @@ func (s *statusBar) refresh() {
 		where += " · key for this session only"
 	}
 	text := ""
-	if s.usage != nil {
+	// The built-in service's account is its own and unlimited (a million points, made anew at
+	// each start): its points would say nothing.
+	if s.usage != nil && !c.local {
 		charged, balance := s.usage.Usage()
 		if charged != nil {
 			text = "Last message: " + points(*charged)
