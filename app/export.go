@@ -206,6 +206,9 @@ func (u *UI) offerFolder(target string) {
 		dir = abs
 	}
 	folder := &url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+	if !strings.HasPrefix(folder.Path, "/") {
+		folder.Path = "/" + folder.Path // C:/Users/… is file:///C:/Users/…, not a host "C:"
+	}
 	u.main.status.offer("Exported to "+target+".", "Open folder", func() {
 		if err := u.deps.openURL(folder); err != nil {
 			u.flash("The folder could not be opened: " + err.Error() + ". It is " + dir + ".")

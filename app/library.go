@@ -248,8 +248,8 @@ func (m *mainWindow) searchMessages(query string, done func([]archive.Hit)) {
 
 // openAt shows conversation id at its message number message (a search found it there).
 func (m *mainWindow) openAt(id client.ConversationID, message int) {
-	m.fold.chosen()
 	if m.current != nil && m.sess.ID(m.current) == id {
+		m.fold.chosen()
 		m.chat.ScrollToMessage(message)
 		return
 	}

@@ -32,7 +32,9 @@ func (m *mainWindow) regenerate(question string) {
 	}
 	m.confirm("Regenerate the reply?", "“"+shorten(strings.Join(strings.Fields(question), " "), 80)+"” is sent again as a new message, "+
 		"and its reply is charged like any message. The reply shown now stays above it.", "Regenerate", false, func(ok bool) {
-		if ok && m.u.main == m && m.current == th {
+		// Sent only if it is still the question of the conversation's last reply: another
+		// message may have been sent meanwhile (voice mode, a queued one).
+		if q, last := m.lastQuestion(); ok && m.u.main == m && m.current == th && last && q == question {
 			m.send(question)
 		}
 	})

@@ -85,6 +85,16 @@ func TestApp_Regenerate(t *testing.T) {
 	if v := h.view(); v.Messages[2].Role != conversation.User || v.Messages[2].Text != "Name a lighthouse" {
 		t.Errorf("the new turn is %+v", v.Messages[2])
 	}
+	// Asked, and meanwhile another message was sent: the old question is not sent after it.
+	h.u.main.regenerateLast()
+	h.typeAndSend("And a lightship?")
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 6 })
+	h.u.topDialog().keys.submit()
+	h.drain()
+	if n := len(svc.ChatRequests()); n != 3 {
+		t.Fatalf("%d chat calls: Regenerate answered after another message was sent sent the old question", n)
+	}
+
 	// Only the new reply offers Regenerate.
 	rows := h.u.main.chat.Rows()
 	for i := range rows {
@@ -117,6 +127,11 @@ func TestApp_ListFoldsInANarrowWindow(t *testing.T) {
 	m.open(m.sidebar.items[0].ID)
 	if list.Visible() || !conv.Visible() {
 		t.Fatal("choosing a conversation did not fold the list again")
+	}
+	m.fold.toggle()
+	m.newConversation() // the list's button, Ctrl+N
+	if list.Visible() || !conv.Visible() {
+		t.Fatal("a new conversation did not fold the list")
 	}
 	h.u.win.Resize(fyne.NewSize(1000, 700))
 	if !list.Visible() {

@@ -92,9 +92,12 @@ func TestExport_OffersToOpenTheFolder(t *testing.T) {
 	h.u.deps.openURL = func(u *url.URL) error { opened = append(opened, u.String()); return nil }
 	h.typeAndSend("Plan a trip")
 	h.waitFor(func() bool { return len(h.view().Messages) == 2 })
+	dir := filepath.Join(home, "a b#%")
+	os.Mkdir(dir, 0o755)
 	h.u.main.export(exportMarkdown)
+	path := filepath.Join(dir, "plan-a-trip.md")
+	h.u.win.Canvas().Focused().(*field).SetText(path)
 	enter(h.u.win.Canvas())
-	path := filepath.Join(home, "plan-a-trip.md")
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestExport_OffersToOpenTheFolder(t *testing.T) {
 		t.Fatalf("the status bar says %q, its button %q (shown %v)", st.message.Text, st.action.Text, st.action.Visible())
 	}
 	test.Tap(st.action)
-	if want := (&url.URL{Scheme: "file", Path: home}).String(); len(opened) != 1 || opened[0] != want {
+	if want := "file://" + strings.ReplaceAll(home, " ", "%20") + "/a%20b%23%25"; len(opened) != 1 || opened[0] != want {
 		t.Errorf("opened %q, want %q", opened, want)
 	}
 }

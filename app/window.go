@@ -52,6 +52,7 @@ func (m *mainWindow) build() {
 	conv := border(m.header.object(), bottom, nil, nil, m.chat.Object())
 	var main fyne.CanvasObject
 	m.fold, main = newFolding(m, m.sidebar.object(), conv)
+	m.fold.resized(u.win.Canvas().Size().Width) // folded before it is shown, in a narrow window
 	u.win.SetContent(border(nil, m.status.object(), nil, nil, main))
 	u.win.SetMainMenu(m.mainMenu())
 	m.status.refresh()
@@ -251,8 +252,8 @@ func (m *mainWindow) newConversation() {
 
 // open shows an existing conversation.
 func (m *mainWindow) open(id client.ConversationID) {
-	m.fold.chosen()
 	if m.current != nil && m.sess.ID(m.current) == id {
+		m.fold.chosen()
 		m.focusComposer()
 		return
 	}
@@ -265,6 +266,9 @@ func (m *mainWindow) show(th *conversation.Thread) { m.showAt(th, -1) }
 // showAt is show, at th's message number message (its newest when negative).
 func (m *mainWindow) showAt(th *conversation.Thread, message int) {
 	u := m.u
+	if m.fold != nil {
+		m.fold.chosen() // a narrow window shows the conversation, not the list
+	}
 	if m.current != nil {
 		m.drafts[m.current] = m.composer.text()
 		m.keepUnsent(m.current, th)

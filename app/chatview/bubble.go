@@ -184,14 +184,47 @@ func (b *Bubble) set(r Row) {
 
 // paint takes the bubble's colour from the theme (again, when the theme changes).
 func (b *Bubble) paint() {
-	fill := theme.Color(theme.ColorNameInputBackground)
-	if b.r.Role == conversation.User {
-		fill = theme.Color(theme.ColorNamePrimary)
+	b.bg.setFill(bubbleFill(b.r.Role == conversation.User, b.r.Kind == RowTurn &&
+		(b.r.Turn.State == conversation.Failed || b.r.Turn.State == conversation.Lost)))
+}
+
+// bubbleFill is a bubble's colour: the person's in the theme's accent, darkened as much as its
+// text needs to read at 4.5:1 (Fyne's blue is a little light for white text); a failed
+// message's faded towards the background, and darkened again for its text.
+func bubbleFill(user, failed bool) color.Color {
+	if !user {
+		return theme.Color(theme.ColorNameInputBackground)
 	}
-	if b.r.Kind == RowTurn && (b.r.Turn.State == conversation.Failed || b.r.Turn.State == conversation.Lost) {
-		fill = withAlpha(fill, 0x99)
+	text, bg := theme.Color(theme.ColorNameForegroundOnPrimary), theme.Color(theme.ColorNameBackground)
+	base := theme.Color(theme.ColorNamePrimary)
+	alpha := uint8(0xff)
+	if failed {
+		alpha = 0x99
 	}
-	b.bg.setFill(fill)
+	fill := over(withAlpha(base, alpha), bg)
+	for range 24 {
+		if contrastRatio(text, fill) >= 4.5 {
+			break
+		}
+		base = darker(base)
+		fill = over(withAlpha(base, alpha), bg)
+	}
+	return fill
+}
+
+// over is c drawn over bg, opaque.
+func over(c, bg color.Color) color.Color {
+	f := color.NRGBAModel.Convert(c).(color.NRGBA)
+	b := color.NRGBAModel.Convert(bg).(color.NRGBA)
+	a := float64(f.A) / 255
+	mix := func(x, y uint8) uint8 { return uint8(float64(x)*a + float64(y)*(1-a) + 0.5) }
+	return color.NRGBA{R: mix(f.R, b.R), G: mix(f.G, b.G), B: mix(f.B, b.B), A: 0xff}
+}
+
+// darker is c a little darker.
+func darker(c color.Color) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	return color.NRGBA{R: uint8(float64(n.R) * 0.9), G: uint8(float64(n.G) * 0.9), B: uint8(float64(n.B) * 0.9), A: n.A}
 }
 
 // metaText is the line under a bubble: the time, and for a failed message what went wrong.

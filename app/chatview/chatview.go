@@ -244,6 +244,7 @@ func (c *View) StickToBottom() {
 
 // JumpToLatest shows the end of the conversation ("Jump to latest", the End key).
 func (c *View) JumpToLatest() {
+	c.fresh = false
 	c.list.ScrollToBottom()
 	c.moved()
 }
@@ -254,6 +255,7 @@ func (c *View) followEnd() {
 	last := len(c.rows) - 1
 	if c.fresh && last >= 0 && last < len(c.heights) && c.heights[last] > c.list.Size().Height {
 		c.list.ScrollToOffset(c.rowTop(last))
+		c.fresh = false // shown from its top once: the person reads on, or jumps to the end
 	} else {
 		c.list.ScrollToBottom()
 	}
@@ -315,9 +317,10 @@ func (c *View) Render(v conversation.ThreadView) {
 func (c *View) Restyle() {
 	end := c.atBottom(c.list.GetScrollOffset())
 	c.metrics = textMetrics{}
-	for _, b := range append(c.bubbles, c.measure) {
+	for _, b := range c.bubbles {
 		b.reply.lay, b.geomWidth, b.filled = nil, 0, false
 	}
+	c.measure.reply.lay, c.measure.geomWidth, c.measure.filled = nil, 0, false
 	c.partial.ok = false
 	for i := range c.exact {
 		c.exact[i] = false
@@ -336,13 +339,13 @@ func (c *View) Restyle() {
 }
 
 // freshReply reports whether rows end with a reply begun since old: old ended with the person's
-// message waiting, or with that reply being written.
+// message waiting, or with its reply not written yet.
 func freshReply(old, rows []Row) bool {
 	if len(old) == 0 || len(rows) == 0 {
 		return false
 	}
 	was := old[len(old)-1]
-	return (was.Kind == RowTurn || was.Kind == RowThinking) && endsWithReply(rows)
+	return (was.Kind == RowTurn || was.Kind == RowThinking && was.Text == "") && endsWithReply(rows)
 }
 
 // endsWithReply reports whether the last row is a reply, written or being written.
@@ -553,19 +556,21 @@ func (c *View) estimate(r Row, width float32) float32 {
 // textMetrics are measured once: the average character width and the line height of messages.
 type textMetrics struct {
 	charWidth, lineHeight, captionHeight float32
+	size                                 float32 // the text size they were measured at
 }
 
 func (c *View) textMetrics() textMetrics {
-	if c.metrics.lineHeight > 0 {
-		return c.metrics
+	size := theme.TextSize()
+	if c.metrics.lineHeight > 0 && c.metrics.size == size {
+		return c.metrics // measured again when the text size changes, whoever asks first
 	}
 	sample := "The quick brown fox jumps over the lazy dog, then asks: what is 42? "
-	size := theme.TextSize()
 	s := fyne.MeasureText(sample, size, fyne.TextStyle{})
 	c.metrics = textMetrics{
 		charWidth:     s.Width / float32(len(sample)),
 		lineHeight:    lineHeight(size, fyne.TextStyle{}) + lineGap,
 		captionHeight: fyne.MeasureText("9:41", theme.CaptionTextSize(), fyne.TextStyle{}).Height,
+		size:          size,
 	}
 	return c.metrics
 }

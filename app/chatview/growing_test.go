@@ -66,6 +66,23 @@ func TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp(t *testing.T) {
 	if !h.v.atBottom(h.v.list.GetScrollOffset()) || h.v.Away() {
 		t.Fatal("Jump to latest did not show the end, or still shows")
 	}
+	// At the end, the view follows the reply as it grows, and as it is done: never back to its
+	// top.
+	h.v.Render(growingView(text + "And one more sentence.\n\n"))
+	h.drain()
+	done := growingView("")
+	done.Messages = append(done.Messages, conversation.Message{Role: conversation.User, Text: "Tell me more"},
+		conversation.Message{Role: conversation.Assistant, Text: text + "And one more sentence."})
+	done.Turns = nil
+	h.v.Render(done)
+	h.drain()
+	h.v.Render(done)
+	h.drain()
+	if !h.v.atBottom(h.v.list.GetScrollOffset()) || h.v.Away() {
+		t.Fatal("after Jump to latest, the view left the end as the reply grew or ended")
+	}
+	h.v.Render(growingView(text)) // written again, for what follows
+	h.drain()
 	last := h.v.rows[len(h.v.rows)-1]
 	if last.Kind != RowThinking || !strings.HasPrefix(text, last.Text) || last.Text == "" {
 		t.Fatalf("the growing row shows %q", last.Text)

@@ -568,6 +568,12 @@ var lightCode = map[markdown.Class]color.Color{
 // lightBackground reports whether the theme's background is light.
 func lightBackground() bool { return luminance(theme.Color(theme.ColorNameBackground)) > 0.5 }
 
+// contrastRatio is the WCAG contrast ratio of two opaque colours (1 to 21).
+func contrastRatio(a, b color.Color) float64 {
+	la, lb := luminance(a), luminance(b)
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
+
 // luminance is a colour's relative luminance (WCAG), 0 black to 1 white.
 func luminance(c color.Color) float64 {
 	r, g, b, _ := color.NRGBAModel.Convert(c).(color.NRGBA).RGBA()

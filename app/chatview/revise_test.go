@@ -1,7 +1,6 @@
 package chatview
 
 import (
-	"fyne.io/fyne/v2/theme"
 	"image/color"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"parley/conversation"
 	"parley/conversation/conversationtest"
