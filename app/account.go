@@ -86,8 +86,8 @@ func (u *UI) serviceInUse() string {
 	case c == nil:
 		return ""
 	case c.local:
-		return "In use: the built-in service on this computer. Its account is its own and unlimited, " +
-			"with a key made anew at each start: no key is stored."
+		return "In use: the built-in service on this computer. Its account is its own, with a million " +
+			"points and a key made anew at each start: no key is stored, and nothing is paid."
 	case c.fromEnv && strings.TrimSpace(u.deps.Getenv("PARLEY_API_KEY")) != "":
 		return "In use: " + c.baseURL + ", with the key in PARLEY_API_KEY."
 	case c.sessionKey:
