@@ -2,7 +2,6 @@ package app
 
 import (
 	"image/color"
-	"math"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -12,27 +11,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/app/chatview"
 	"parley/desktop/hotkey"
 )
-
-// luminance is a colour's relative luminance (WCAG 2).
-func luminance(c color.Color) float64 {
-	r, g, b, _ := c.RGBA()
-	lin := func(v uint32) float64 {
-		s := float64(v) / 0xffff
-		if s <= 0.04045 {
-			return s / 12.92
-		}
-		return math.Pow((s+0.055)/1.055, 2.4)
-	}
-	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
-}
-
-// contrast is the contrast ratio of two opaque colours (WCAG 2).
-func contrast(a, b color.Color) float64 {
-	la, lb := luminance(a), luminance(b)
-	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
-}
 
 // ring is the visible rectangle of o drawn as an outline at least 2 px wide whose colour stands
 // out 3:1 from both bg (the window's background) and fill (the widget's own colour, nil for
@@ -46,7 +27,7 @@ func ring(o fyne.CanvasObject, bg, fill color.Color) *canvas.Rectangle {
 		if _, _, _, a := r.StrokeColor.RGBA(); a < 0xffff {
 			continue
 		}
-		if contrast(r.StrokeColor, bg) >= 3 && (fill == nil || contrast(r.StrokeColor, fill) >= 3) {
+		if chatview.ContrastRatio(r.StrokeColor, bg) >= 3 && (fill == nil || chatview.ContrastRatio(r.StrokeColor, fill) >= 3) {
 			return r
 		}
 	}

@@ -203,7 +203,7 @@ func bubbleFill(user, failed bool) color.Color {
 	}
 	fill := over(withAlpha(base, alpha), bg)
 	for range 24 {
-		if contrastRatio(text, fill) >= 4.5 {
+		if ContrastRatio(text, fill) >= 4.5 {
 			break
 		}
 		base = darker(base)

@@ -47,7 +47,7 @@ func TestClassColor_Contrast(t *testing.T) {
 			{"your message", theme.Color(theme.ColorNameForegroundOnPrimary), bubbleFill(true, false)},
 			{"your failed message", theme.Color(theme.ColorNameForegroundOnPrimary), bubbleFill(true, true)},
 		} {
-			if r := contrastRatio(c.col, c.on); r < 4.5 {
+			if r := ContrastRatio(c.col, c.on); r < 4.5 {
 				t.Errorf("%s theme: %s at %.1f:1", name, c.what, r)
 			}
 		}

@@ -568,18 +568,20 @@ var lightCode = map[markdown.Class]color.Color{
 // lightBackground reports whether the theme's background is light.
 func lightBackground() bool { return luminance(theme.Color(theme.ColorNameBackground)) > 0.5 }
 
-// contrastRatio is the WCAG contrast ratio of two opaque colours (1 to 21).
-func contrastRatio(a, b color.Color) float64 {
+// ContrastRatio is the WCAG 2 contrast ratio of two opaque colours (1 to 21): the chat view's
+// colours are chosen by it, and the window's tests check others (the focus ring) with it.
+func ContrastRatio(a, b color.Color) float64 {
 	la, lb := luminance(a), luminance(b)
 	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }
 
-// luminance is a colour's relative luminance (WCAG), 0 black to 1 white.
+// luminance is a colour's relative luminance (WCAG 2), 0 black to 1 white.
 func luminance(c color.Color) float64 {
-	r, g, b, _ := color.NRGBAModel.Convert(c).(color.NRGBA).RGBA()
+	n := color.NRGBA64Model.Convert(c).(color.NRGBA64)
+	r, g, b := uint32(n.R), uint32(n.G), uint32(n.B)
 	lin := func(v uint32) float64 {
-		x := float64(v>>8) / 255
-		if x <= 0.03928 {
+		x := float64(v) / 0xffff
+		if x <= 0.04045 {
 			return x / 12.92
 		}
 		return math.Pow((x+0.055)/1.055, 2.4)
