@@ -451,7 +451,7 @@ func TestApp_RecordingPutsTranscriptInComposer(t *testing.T) {
 	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
 	h.u.toggleRecording()
 	<-h.rec.calls
-	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
+	h.waitFor(func() bool { return h.u.main.composer.text() == "What is the weather like?" })
 	if len(svc.ChatRequests()) != 0 {
 		t.Error("the transcript was sent without review")
 	}

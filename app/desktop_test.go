@@ -228,7 +228,7 @@ func TestGlobalKey_HeldTakeIsSentAndItsReplySpokenWithoutRaising(t *testing.T) {
 	h.keys.press(t, hotkey.Default, false)
 	h.waitFor(func() bool {
 		v := h.view()
-		return len(v.Messages) == 2 && v.Messages[0].Text == "what is the weather like"
+		return len(v.Messages) == 2 && v.Messages[0].Text == "What is the weather like?"
 	})
 	h.waitFor(func() bool { return len(h.player.Added) > 0 })
 	if n := h.notes.all(); len(n) != 0 {
@@ -249,7 +249,7 @@ func TestGlobalKey_HiddenWindowGetsANotificationThatOpensTheConversation(t *test
 	}
 	n := h.askHeldUntilTold(t)
 	reply := h.view().Messages[1].Text
-	if n.title != "what is the weather like" || !strings.HasPrefix(reply, n.body[:10]) || n.click == nil {
+	if n.title != "What is the weather like?" || !strings.HasPrefix(reply, n.body[:10]) || n.click == nil {
 		t.Errorf("notification %q / %q (click %v); reply %q", n.title, n.body, n.click != nil, reply)
 	}
 	h.u.main.newConversation() // the person moved on meanwhile
@@ -640,7 +640,7 @@ func TestGlobalKey_AStuckKeySendsNothing(t *testing.T) {
 	h.keys.press(t, hotkey.Default, true)
 	h.waitFor(func() bool { return len(h.rec.calls) == 1 })
 	h.u.talk.FinishRecording() // as the recorder does at the limit
-	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
+	h.waitFor(func() bool { return h.u.main.composer.text() == "What is the weather like?" })
 	if n := len(h.view().Messages); n != 0 {
 		t.Errorf("%d messages sent after a stuck key", n)
 	}

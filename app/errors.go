@@ -154,6 +154,8 @@ func next(f explain.Fact, where place) (string, action) {
 		return "Check the conversation's settings.", actionNone
 	case explain.VoiceRefused:
 		return "Pick another voice.", actionNone
+	case explain.NarrowbandAudio:
+		return "Choose another microphone in Preferences: a headset's hands-free mode sends this.", actionNone
 	}
 	return "", actionNone
 }

@@ -23,6 +23,7 @@ import (
 	"parley/audio/wake"
 	"parley/desktop/hotkey"
 	"parley/engine"
+	"parley/media"
 )
 
 // defaultDevice is how the preferences name the system's default input.
@@ -609,9 +610,12 @@ func (u *UI) testMicrophone(device string, level func(float32, string), done fun
 	}()
 	go func() {
 		// Through silence: a muted microphone may be unmuted during the test.
-		_, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV, ThroughSilence: true})
+		take, err := rec.Record(ctx, audio.TakeOptions{Device: device, Levels: levels, Encoding: audio.EncodingWAV, ThroughSilence: true})
 		ended := ctx.Err() != nil
 		cancel() // no reading after this one's message
+		if take != nil {
+			heard.narrowband(take.PCM)
+		}
 		u.do(func() {
 			if err != nil && !ended {
 				level(0, phrase(err).text)
@@ -633,7 +637,19 @@ type micTest struct {
 	sound    bool        // anything but digital silence
 	works    bool        // a voice's level, not cut off
 	clipped  bool        // a reading cut off at full scale
+	narrow   bool        // what it heard had nothing above 4 kHz: an 8 kHz microphone
 }
+
+// narrowband notes whether the test's recording sounds like an 8 kHz microphone's.
+func (t *micTest) narrowband(p media.PCM) {
+	narrow := media.Narrowband(p)
+	t.mu.Lock()
+	t.narrow = narrow
+	t.mu.Unlock()
+}
+
+// narrowNote is what the microphone test adds when the microphone sends telephone-quality sound.
+const narrowNote = " It sends telephone-quality sound (nothing above 4 kHz, as a headset's hands-free mode does), of which the built-in service's recogniser hears next to nothing: choose another microphone, or run a Whisper server (see the README)."
 
 // add counts a reading and says what the test has found so far.
 func (t *micTest) add(l audio.Level) string {
@@ -661,6 +677,8 @@ func (t *micTest) summary() string {
 	switch {
 	case t.readings == 0:
 		return ""
+	case t.works && t.narrow:
+		return fmt.Sprintf("The microphone works (the loudest sound was %.0f dB).", t.loudest.RMS) + narrowNote
 	case t.works && t.clipped:
 		return fmt.Sprintf("The microphone works, but some sound was so loud that it was cut off (up to %.0f dB): lower the input volume.", t.loudest.RMS)
 	case t.works:

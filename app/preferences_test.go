@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"parley/audio"
 	"parley/client"
 	"parley/desktop/hotkey"
+	"parley/media"
 )
 
 // prefsDialog is the Preferences dialog on screen: its scroll and the objects laid out in it.
@@ -181,6 +183,7 @@ func TestLevelMeter_StaysInItsRow(t *testing.T) {
 type levelRecorder struct {
 	levels []audio.Level
 	sent   chan struct{}
+	pcm    media.PCM // what the take held, when it is stopped
 }
 
 func (r *levelRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*audio.Take, error) {
@@ -193,7 +196,20 @@ func (r *levelRecorder) Record(ctx context.Context, opts audio.TakeOptions) (*au
 	}
 	close(r.sent)
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return &audio.Take{PCM: r.pcm, Reason: audio.StopCancelled}, nil
+}
+
+// voiced is a second of 16 kHz sound with harmonics up to top Hz, as a voice has.
+func voiced(top float64) media.PCM {
+	s := make([]int16, 16000)
+	for i := range s {
+		x := 0.0
+		for f := 200.0; f <= top; f += 200 {
+			x += 800 * math.Sin(2*math.Pi*f*float64(i)/16000) * 400 / f
+		}
+		s[i] = int16(x)
+	}
+	return media.PCM{Rate: 16000, Channels: 1, Samples: s}
 }
 
 func (r *levelRecorder) Stop() {}
@@ -207,16 +223,19 @@ func TestMicrophoneTest_JudgesTheWholeTest(t *testing.T) {
 		name   string
 		levels []audio.Level
 		want   string
+		pcm    media.PCM
 	}{
 		{"a voice, then silence", append([]audio.Level{silence, speech, speech}, repeat(silence, 40)...),
-			"The microphone works: the loudest sound was -22 dB."},
-		{"only silence", repeat(silence, 40), "The microphone delivered only silence: check that it is on and not muted."},
+			"The microphone works: the loudest sound was -22 dB.", voiced(7800)},
+		{"a voice through a headset's hands-free mode", append([]audio.Level{silence, speech, speech}, repeat(silence, 40)...),
+			"The microphone works (the loudest sound was -22 dB)." + narrowNote, voiced(3400)},
+		{"only silence", repeat(silence, 40), "The microphone delivered only silence: check that it is on and not muted.", media.PCM{}},
 		{"a voice cut off", append([]audio.Level{speech, {RMS: -3, Peak: 0}}, repeat(silence, 40)...),
-			"The microphone works, but some sound was so loud that it was cut off (up to -3 dB): lower the input volume."},
+			"The microphone works, but some sound was so loud that it was cut off (up to -3 dB): lower the input volume.", voiced(7800)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := start(t, newFakeService())
-			rec := &levelRecorder{levels: tc.levels, sent: make(chan struct{})}
+			rec := &levelRecorder{levels: tc.levels, sent: make(chan struct{}), pcm: tc.pcm}
 			h.u.deps.NewRecorder = func() Recorder { return rec }
 			var msg string
 			ended := false

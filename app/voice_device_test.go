@@ -135,7 +135,7 @@ func TestApp_FailedTranscriptionKeepsTheTakeForTryAgain(t *testing.T) {
 		t.Fatalf("notice button %q", h.u.main.composer.noticeAction.Text)
 	}
 	test.Tap(h.u.main.composer.noticeAction)
-	h.waitFor(func() bool { return h.u.main.composer.text() == "what is the weather like" })
+	h.waitFor(func() bool { return h.u.main.composer.text() == "What is the weather like?" })
 	if len(h.rec.calls) != 0 {
 		t.Error("Try again recorded a new take instead of sending the one kept")
 	}

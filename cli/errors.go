@@ -196,6 +196,7 @@ var kindAdvice = map[explain.Kind]string{
 	explain.AudioTooLarge:      "send a shorter recording",
 	explain.TooLarge:           "send a shorter text or recording",
 	explain.UnreadableAudio:    "try another format, such as WAV",
+	explain.NarrowbandAudio:    "record it at 16 kHz or more",
 	explain.VoiceRefused:       "list its voices with 'parley voices'",
 	explain.BadRequest:         "check the values you gave",
 	explain.UpstreamFailed:     "try again",

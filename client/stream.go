@@ -47,6 +47,10 @@ type StreamOptions struct {
 // CodeStopped is the code of a streamed call stopped before the model wrote anything (refunded).
 const CodeStopped = "stopped"
 
+// CodeNarrowband is the code of a transcription refused because the audio has nothing above
+// 4 kHz (an 8 kHz microphone's), which the reference service's built-in recogniser cannot hear.
+const CodeNarrowband = "narrowband_audio"
+
 // Streams reports whether the service said it streams chat replies.
 func (c *Client) Streams() bool { return c.streams.Load() }
 

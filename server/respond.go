@@ -36,6 +36,7 @@ const (
 	codeAudioTooLarge    = "audio_too_large"
 	codeMediaType        = "unsupported_media_type"
 	codeUnsupportedAudio = "unsupported_audio"
+	codeNarrowband       = "narrowband_audio"
 	codeOutOfRange       = "out_of_range"
 	codeUnknownVoice     = "unknown_voice"
 	codeUpstream         = "upstream_failed"

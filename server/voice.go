@@ -210,6 +210,10 @@ func (s *Server) speechError(r *http.Request, op string, err error) *apiError {
 	case errors.Is(err, speech.ErrNotAudio):
 		return errorf(http.StatusUnsupportedMediaType, codeUnsupportedAudio,
 			"The audio could not be read; send WebM/Opus, Ogg/Opus, WAV, MP3 or FLAC.")
+	case errors.Is(err, speech.ErrNarrowband):
+		return errorf(http.StatusUnprocessableEntity, codeNarrowband,
+			"The audio has nothing above 4 kHz, as a telephone or a Bluetooth headset's microphone sends it; "+
+				"this service's recogniser needs a microphone that records at 16 kHz or more.")
 	case errors.Is(err, speech.ErrEmptyText), errors.Is(err, speech.ErrTextTooLong):
 		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The text cannot be spoken: %v.", err)
 	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):

@@ -98,6 +98,11 @@ func TestTranscribe_Rejections(t *testing.T) {
 	if r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": "aGVsbG8gd29ybGQ="}); r.Status != 415 || r.code() != codeUnsupportedAudio {
 		t.Errorf("engine says not audio: %d %s", r.Status, r.Raw)
 	}
+	stt.err = speech.ErrNarrowband
+	if r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": "aGVsbG8gd29ybGQ="}); r.Status != 422 || r.code() != codeNarrowband ||
+		!strings.Contains(string(r.Raw), "16 kHz") {
+		t.Errorf("narrowband audio: %d %s", r.Status, r.Raw)
+	}
 	stt.err = &speech.EngineMissingError{Engine: "pocketsphinx_continuous", Package: "pocketsphinx pocketsphinx-en-us"}
 	r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": "aGVsbG8gd29ybGQ="})
 	if r.Status != 503 || !strings.Contains(string(r.Raw), "pocketsphinx-en-us") {

@@ -366,6 +366,7 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 		r.show()
 		return false, nil
 	}
+	q = AsSentence(q)
 	if r.cfg.OnHeard != nil {
 		r.cfg.OnHeard(r.Turn, q)
 	}

@@ -213,8 +213,8 @@ func (c *Controller) transcribe(th *conversation.Thread, take *audio.Take) {
 	c.transcribeThen(take, func(tr *client.Transcript, err error) { c.transcribed(th, take, tr, err) })
 }
 
-// transcribeThen sends a take to the service and hands what it answered to done, on the
-// host's goroutine.
+// transcribeThen sends a take to the service and hands what it answered (its text as a
+// sentence: see voice.AsSentence) to done, on the host's goroutine.
 func (c *Controller) transcribeThen(take *audio.Take, done func(*client.Transcript, error)) {
 	c.st.Transcribing = true
 	c.changed()
@@ -223,6 +223,10 @@ func (c *Controller) transcribeThen(take *audio.Take, done func(*client.Transcri
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
+		if err == nil && tr != nil {
+			// Bare words ("what time is it") read as a sentence in the box and the bubble.
+			tr.Text = voice.AsSentence(tr.Text)
+		}
 		c.cfg.Do(func() {
 			c.st.Transcribing = false
 			c.changed()

@@ -214,7 +214,8 @@ func TestController_PushToTalk(t *testing.T) {
 	}
 	r.c.Toggle() // the second press finishes the take
 	r.waitFor("the transcript", func() bool { return r.has(Transcript) })
-	if ev, _ := r.last(Transcript); ev.Text != "what is the weather like" {
+	// The recogniser's bare words read as a sentence.
+	if ev, _ := r.last(Transcript); ev.Text != "What is the weather like?" {
 		t.Errorf("transcript %q", ev.Text)
 	}
 	if st := r.c.State(); st.Recording || st.Transcribing {
@@ -229,7 +230,7 @@ func TestController_PushToTalk(t *testing.T) {
 	r.waitFor("the recorder", r.rec.recording)
 	r.c.FinishRecording()
 	r.waitFor("the reply spoken", func() bool { return len(r.player.Clips()) > 0 })
-	if len(r.sent) != 1 || r.sent[0] != "what is the weather like" {
+	if len(r.sent) != 1 || r.sent[0] != "What is the weather like?" {
 		t.Errorf("sent %q", r.sent)
 	}
 	r.waitFor("the end of speech", func() bool { return !r.c.State().Speaking })
@@ -280,7 +281,7 @@ func TestController_HoldToTalk(t *testing.T) {
 	r.c.HoldEnd()
 	r.waitFor("the answer", func() bool { return r.has(Answered) })
 	ev, _ := r.last(Answered)
-	if ev.Question != "what is the weather like" || !strings.HasPrefix(ev.Text, "Re: what is the weather like") || ev.Thread != r.th {
+	if ev.Question != "What is the weather like?" || !strings.HasPrefix(ev.Text, "Re: What is the weather like?") || ev.Thread != r.th {
 		t.Errorf("answered %+v", ev)
 	}
 	r.waitFor("the reply spoken", func() bool { return len(r.player.Clips()) > 0 })
@@ -295,7 +296,7 @@ func TestController_HoldToTalk(t *testing.T) {
 	r.waitFor("the recorder", r.rec.recording)
 	r.c.HoldEnd()
 	r.waitFor("no reply", func() bool { return r.has(Unanswered) })
-	if ev, _ := r.last(Unanswered); ev.Question != "what is the weather like" || ev.Err == nil {
+	if ev, _ := r.last(Unanswered); ev.Question != "What is the weather like?" || ev.Err == nil {
 		t.Errorf("unanswered %+v", ev)
 	}
 }

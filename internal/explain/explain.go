@@ -67,6 +67,7 @@ const (
 	InvalidKey                     // a key that cannot be used or stored (never shown)
 	ReplyUnreadable                // a chat call answered with success (so charged) whose reply the client cannot read
 	StoppedUnwritten               // a streamed reply stopped before the model wrote anything (refunded)
+	NarrowbandAudio                // 422: the recogniser cannot hear telephone-quality audio
 )
 
 // KeySource says where the API key of a call came from, when the caller knows.
@@ -344,6 +345,9 @@ func status(e *client.Error, s Scene) Fact {
 	case http.StatusUnsupportedMediaType:
 		return coded(UnreadableAudio, c, e, "The service cannot read this audio", "")
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		if e.Code == client.CodeNarrowband {
+			return fact(NarrowbandAudio, "The audio has nothing above 4 kHz (telephone quality), which the service's recogniser cannot hear")
+		}
 		if work(e, s) == WorkSpeech && mentions(e, "voice") {
 			return coded(VoiceRefused, c, e, "The service refused the voice", "")
 		}

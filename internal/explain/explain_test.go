@@ -164,6 +164,10 @@ func TestError_RealClientErrors(t *testing.T) {
 			kind: explain.AudioTooLarge, want: "The audio is larger than the service's limit of 10,000,000 bytes"},
 		{name: "413", base: serve(t, answer(413, "body_too_large", "The request body is too large.")), do: transcribe(1000),
 			kind: explain.TooLarge, want: "Too large for the service (413: The request body is too large)"},
+		{name: "422 telephone-quality audio", base: serve(t, answer(422, client.CodeNarrowband, "The audio has nothing above 4 kHz.")), do: transcribe(1000),
+			kind: explain.NarrowbandAudio, want: "The audio has nothing above 4 kHz (telephone quality), which the service's recogniser cannot hear"},
+		{name: "422 of another kind", base: serve(t, answer(422, "out_of_range", "Too long.")), do: transcribe(1000),
+			kind: explain.BadRequest, want: "The service refused the request (422: Too long)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

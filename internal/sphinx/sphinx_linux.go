@@ -10,6 +10,7 @@ package sphinx
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // The functions of libpocketsphinx.so.3 and libsphinxbase.so.3 (0.8+5prealpha) that Parley
 // calls, looked up with dlsym so that the binary needs neither library, nor their headers, to
@@ -27,8 +28,6 @@ typedef struct {
 	uint8_t (*ps_get_in_speech)(void *ps);
 	int (*ps_start_stream)(void *ps);
 	void *(*ps_get_feat)(void *ps);
-	void (*cmn_live_get)(void *cmn, float *vec);
-	void (*cmn_live_set)(void *cmn, const float *vec);
 	void (*err_set_logfp)(FILE *fp);
 } parley_ps;
 
@@ -56,12 +55,14 @@ typedef struct {
 	int32_t nframe, veclen;
 } parley_cmn_head;
 
-// parley_decoder is a decoder with its configuration, and the initial mean of its live
-// cepstral mean normalisation, which each utterance updates and each call restores.
+// parley_decoder is a decoder with its configuration, and the initial state of its live
+// cepstral mean normalisation (the mean, the running sum and its count of frames), which each
+// utterance updates and each call restores.
 typedef struct {
 	void *ps, *config;
-	void *cmn;
-	float *cmn0;
+	parley_cmn_head *cmn;
+	float *cmn0, *sum0;
+	int32_t nframe0;
 } parley_decoder;
 
 static parley_ps parley_fn;
@@ -86,8 +87,6 @@ static int parley_ps_load(char *err) {
 	    !parley_sym(ps, "ps_get_in_speech", (void **)&parley_fn.ps_get_in_speech, err) ||
 	    !parley_sym(ps, "ps_start_stream", (void **)&parley_fn.ps_start_stream, err) ||
 	    !parley_sym(ps, "ps_get_feat", (void **)&parley_fn.ps_get_feat, err) ||
-	    !parley_sym(base, "cmn_live_get", (void **)&parley_fn.cmn_live_get, err) ||
-	    !parley_sym(base, "cmn_live_set", (void **)&parley_fn.cmn_live_set, err) ||
 	    !parley_sym(base, "err_set_logfp", (void **)&parley_fn.err_set_logfp, err)) {
 		return 0;
 	}
@@ -102,6 +101,7 @@ static void parley_ps_free(parley_decoder *d) {
 	if (d->ps != NULL) parley_fn.ps_free(d->ps);
 	if (d->config != NULL) parley_fn.cmd_ln_free_r(d->config);
 	free(d->cmn0);
+	free(d->sum0);
 	free(d);
 }
 
@@ -125,21 +125,33 @@ static parley_decoder *parley_ps_new(int argc, char **argv) {
 		d->cmn = feat->cmn_struct;
 	}
 	if (d->cmn != NULL) {
-		d->cmn0 = calloc(((parley_cmn_head *)d->cmn)->veclen, sizeof(float));
-		if (d->cmn0 == NULL) {
+		size_t n = (size_t)d->cmn->veclen;
+		d->cmn0 = calloc(n, sizeof(float));
+		d->sum0 = calloc(n, sizeof(float));
+		if (d->cmn0 == NULL || d->sum0 == NULL) {
 			parley_ps_free(d);
 			return NULL;
 		}
-		parley_fn.cmn_live_get(d->cmn, d->cmn0);
+		memcpy(d->cmn0, d->cmn->cmn_mean, n * sizeof(float));
+		memcpy(d->sum0, d->cmn->sum, n * sizeof(float));
+		d->nframe0 = d->cmn->nframe;
 	}
 	return d;
 }
 
 // parley_ps_reset puts the decoder's state back as ps_init left it, as a program started
-// afresh has it: the noise estimate (ps_start_stream) and the cepstral mean.
+// afresh has it: the noise estimate (ps_start_stream) and the live cepstral mean with its
+// running sum and count. (The library's cmn_live_set is not that: it sets the count to 500
+// frames, so that the first utterance's own mean moves the one used far less than in a
+// program started afresh, whose count is 0.)
 static int parley_ps_reset(parley_decoder *d) {
 	if (parley_fn.ps_start_stream(d->ps) < 0) return -1;
-	if (d->cmn != NULL) parley_fn.cmn_live_set(d->cmn, d->cmn0);
+	if (d->cmn != NULL) {
+		size_t n = (size_t)d->cmn->veclen;
+		memcpy(d->cmn->cmn_mean, d->cmn0, n * sizeof(float));
+		memcpy(d->cmn->sum, d->sum0, n * sizeof(float));
+		d->cmn->nframe = d->nframe0;
+	}
 	return 0;
 }
 

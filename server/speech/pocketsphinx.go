@@ -82,7 +82,8 @@ type pocketSphinx struct {
 // NewPocketSphinx returns a Transcriber that recognises the audio, decoded and converted to 16
 // kHz mono first, with pocketsphinx: in this process with the model kept loaded (a pool of at
 // most one decoder per core, shared by all such Transcribers) where libpocketsphinx loads,
-// else by running pocketsphinx_continuous. It recognises US English only: Language is "en".
+// else by running pocketsphinx_continuous. It recognises US English only: Language is "en". Audio with nothing above 4 kHz
+// is refused with ErrNarrowband.
 func NewPocketSphinx(o PocketSphinxOptions) Transcriber {
 	p := &pocketSphinx{o: o.withDefaults(), sem: newSemaphore()}
 	if o.resident() {
@@ -118,6 +119,9 @@ func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string
 	pcm = media.To16kMono(pcm)
 	if len(pcm.Samples) == 0 {
 		return Transcript{Language: "en"}, nil
+	}
+	if media.Narrowband(pcm) {
+		return Transcript{}, ErrNarrowband
 	}
 	if p.pool != nil && loadLibrary() == nil {
 		return p.transcribeResident(ctx, pcm.Samples)

@@ -51,6 +51,11 @@ type Synthesizer interface {
 // package (media.ErrNotAudio, media.ErrUnsupported) are wrapped together with it.
 var ErrNotAudio = errors.New("not audio this service can read")
 
+// ErrNarrowband is returned by the built-in recogniser for audio with nothing above 4 kHz
+// (an 8 kHz microphone's), in which its 16 kHz model hears next to nothing: it is refused
+// rather than given a confident, wrong transcript.
+var ErrNarrowband = errors.New("telephone-quality audio (nothing above 4 kHz), which the built-in recogniser cannot hear")
+
 // ErrUnknownVoice is returned by Synthesize for a voice not in its Voices list.
 var ErrUnknownVoice = errors.New("unknown voice")
 
