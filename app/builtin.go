@@ -66,6 +66,22 @@ type runtimeSearch interface {
 	DetectAll(ctx context.Context) engine.Found
 }
 
+// recogniserSearch is a LocalService that also looks for speech recognition servers on this
+// computer (server.Local is one).
+type recogniserSearch interface {
+	FindRecogniser(ctx context.Context) (engine.Recogniser, bool)
+}
+
+// findRecogniser is the speech recognition server on this computer that the built-in service
+// hears with, looked for now (a few hundred milliseconds at most); ok is false when there is
+// none, or local cannot say.
+func findRecogniser(ctx context.Context, local LocalService) (engine.Recogniser, bool) {
+	if s, ok := local.(recogniserSearch); ok {
+		return s.FindRecogniser(ctx)
+	}
+	return engine.Recogniser{}, false
+}
+
 // detectAll looks for model runtimes on this computer with local, and for the ports it left
 // alone when it can say.
 func detectAll(ctx context.Context, local LocalService) engine.Found {
@@ -155,18 +171,26 @@ func (u *UI) engineChanged(st engine.Status) {
 }
 
 // welcomeEngineHint is what the welcome screen says the local service answers with.
-func welcomeEngineHint(chat *engine.Chat, searching bool) string {
+func welcomeEngineHint(chat *engine.Chat, searching bool, hears *engine.Recogniser) string {
+	heard := ""
+	if hears != nil {
+		r := *hears
+		if m := []rune(r.Model); len(m) > 40 {
+			r.Model = string(m[:39]) + "…"
+		}
+		heard = ", hears with " + r.Short()
+	}
 	switch {
 	case searching:
 		return "Runs a service on this computer, with local voices. No account needed. Looking for a model on this computer…"
 	case chat == nil || chat.Kind == engine.Offline:
-		return "Runs a service on this computer, with an offline responder that cannot think, and local voices. No account needed. " + installHint
+		return "Runs a service on this computer, with an offline responder that cannot think" + heard + ", and local voices. No account needed. " + installHint
 	}
 	c := *chat
 	if r := []rune(c.Model); len(r) > 40 {
 		c.Model = string(r[:39]) + "…" // the screen keeps room for three lines
 	}
-	return "Runs a service on this computer that answers with " + c.Describe() + ", and speaks with local voices. No account needed."
+	return "Runs a service on this computer that answers with " + c.Describe() + heard + ", and speaks with local voices. No account needed."
 }
 
 // builtInSummary says in a line which chat engine the built-in service answers with.

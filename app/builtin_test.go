@@ -30,6 +30,15 @@ type engineLocal struct {
 	sets    []engine.Set
 	on      func(engine.Status)
 	tried   []engine.Chat
+	// hears is the speech recognition server found on this computer, if any.
+	hears *engine.Recogniser
+}
+
+func (l *engineLocal) FindRecogniser(context.Context) (engine.Recogniser, bool) {
+	if l.hears == nil {
+		return engine.Recogniser{}, false
+	}
+	return *l.hears, true
 }
 
 func (l *engineLocal) Start(context.Context) (string, client.APIKey, error) {
@@ -124,6 +133,44 @@ func TestWelcome_NamesTheModelFoundAndUsesIt(t *testing.T) {
 	}
 	if set, chosen := h.u.prefs.engines(); !chosen || set.Chat.Model != "llama3.2:latest" || set.Chat.Runtime != "Ollama" {
 		t.Errorf("kept %+v (chosen %v); want the model the welcome screen named", set.Chat, chosen)
+	}
+}
+
+// fasterWhisper is speaches (faster-whisper-server) on this computer.
+var fasterWhisper = engine.Recogniser{Name: "faster-whisper", BaseURL: "http://127.0.0.1:8000/v1", API: engine.OpenAITranscriptions,
+	Model: "Systran/faster-whisper-small"}
+
+// A Whisper server on this computer is named on the first-run screen and in the Built-in
+// service dialog, which says what hears when there is none.
+func TestWelcome_NamesTheRecogniserFound(t *testing.T) {
+	local := &engineLocal{found: []engine.Runtime{ollama}, hears: &fasterWhisper}
+	h := startLocal(t, local, &memSecrets{keys: map[string]string{}})
+	h.waitFor(func() bool {
+		return labelWith(h.u.win.Content(), "answers with llama3.2, from Ollama on this computer, hears with whisper-small from faster-whisper, and speaks") != nil
+	})
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	h.waitFor(func() bool { return h.u.main != nil && strings.Contains(h.u.main.status.service.Text, "llama3.2") })
+	for _, c := range []struct {
+		hears *engine.Recogniser
+		want  string
+	}{
+		{&fasterWhisper, "Hears with whisper-small, from faster-whisper on this computer; with PocketSphinx while it does not answer."},
+		{nil, "Hears with PocketSphinx, which gets many words wrong"},
+	} {
+		local.hears = c.hears
+		h.u.showEngines()
+		e := openDialogOf[*enginesDialog](t, h.u)
+		h.waitFor(func() bool { return strings.HasPrefix(e.stt.result.Text, c.want) })
+		// Another choice says nothing of it; back on this computer, it is said again.
+		e.stt.choice.SetSelected(optRemote)
+		if e.stt.result.Text != "" {
+			t.Errorf("with a service of the person's chosen: %q", e.stt.result.Text)
+		}
+		e.stt.choice.SetSelected(optPocket)
+		if !strings.HasPrefix(e.stt.result.Text, c.want) {
+			t.Errorf("chosen again: %q", e.stt.result.Text)
+		}
+		e.close()
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 const (
 	optOffline     = "Offline responder (cannot think)"
 	optRemote      = "An OpenAI-compatible service (address below)"
-	optPocket      = "PocketSphinx, on this computer"
+	optPocket      = "On this computer: a Whisper server when one runs, else PocketSphinx"
 	optLocalVoices = "Local voices (flite or espeak-ng), on this computer"
 )
 
@@ -114,6 +114,7 @@ type enginesDialog struct {
 	stt      *enginePane
 	tts      *enginePane
 	detected map[string]engine.Chat // chat options that are models found on this computer
+	hears    string                 // what local speech recognition hears with, once looked for
 	d        *dialog.CustomDialog
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -175,6 +176,7 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 			e.fillSpeechFromChat(p)
 			p.enableFields()
 			p.say("", false)
+			e.sayHearing()
 		}
 	}
 	e.chat.test.OnTapped = e.testChat
@@ -182,6 +184,7 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	e.tts.test.OnTapped = e.testTTS
 	e.lookForStoredKeys()
 	e.detect(set, chosen)
+	e.findRecogniser()
 
 	intro := widget.NewLabel("The service inside Parley answers with these engines. A change takes effect at once.")
 	intro.Wrapping = fyne.TextWrapWord
@@ -275,6 +278,32 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 			}
 		})
 	}()
+}
+
+// findRecogniser looks for a Whisper server on this computer and says, under local speech
+// recognition, what it hears with.
+func (e *enginesDialog) findRecogniser() {
+	local := e.u.deps.Local
+	go func() {
+		r, ok := findRecogniser(e.ctx, local)
+		e.u.do(func() {
+			if e.ctx.Err() != nil {
+				return
+			}
+			e.hears = "Hears with PocketSphinx, which gets many words wrong: a Whisper server on this computer hears far better, and is used once it runs (the README says how to start one)."
+			if ok {
+				e.hears = "Hears with " + r.Describe() + "; with PocketSphinx while it does not answer."
+			}
+			e.sayHearing()
+		})
+	}()
+}
+
+// sayHearing says under local speech recognition what it hears with, when it is chosen.
+func (e *enginesDialog) sayHearing() {
+	if e.hears != "" && e.stt.choice.Selected == optPocket && e.stt.result.Text == "" {
+		e.stt.say(e.hears, false)
+	}
 }
 
 // fillSpeechFromChat starts a speech pane switched to a service of the person's with the chat's

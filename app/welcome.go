@@ -1,6 +1,9 @@
 package app
 
 import (
+	"strings"
+	"sync"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -8,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"parley/assets"
+	"parley/engine"
 )
 
 // Icon is Parley's app icon.
@@ -61,7 +65,8 @@ func (u *UI) showWelcomeAfter(err error) {
 	// search for a model ends) without moving the buttons.
 	// Wrapped texts are measured at the width they get.
 	shown := localHint.Text
-	localHint.Text = welcomeEngineHint(nil, false)
+	longest := engine.Recogniser{Name: "faster-whisper", Model: strings.Repeat("w", 40)}
+	localHint.Text = welcomeEngineHint(nil, false, &longest)
 	box.Resize(fyne.NewSize(460, box.MinSize().Height))
 	height := box.MinSize().Height
 	localHint.Text = shown
@@ -118,20 +123,37 @@ func (u *UI) leaveConnecting() {
 // before, else the first model found on this computer (looked for in the background: the screen
 // never waits), else the offline responder and how to get a real model.
 func (u *UI) describeLocal(hint *widget.Label) {
-	if set, chosen := u.prefs.engines(); chosen {
-		hint.SetText(welcomeEngineHint(&set.Chat, false))
-		return
+	set, chosen := u.prefs.engines()
+	if chosen {
+		hint.SetText(welcomeEngineHint(&set.Chat, false, nil))
+	} else {
+		hint.SetText(welcomeEngineHint(nil, true, nil))
 	}
-	hint.SetText(welcomeEngineHint(nil, true))
 	local := u.deps.Local
 	go func() {
-		found := local.Detect(u.ctx)
+		var found []engine.Runtime
+		var hears *engine.Recogniser
+		var wg sync.WaitGroup
+		if !chosen {
+			wg.Go(func() { found = local.Detect(u.ctx) })
+		}
+		if !set.STT.Remote {
+			wg.Go(func() {
+				if r, ok := findRecogniser(u.ctx, local); ok {
+					hears = &r
+				}
+			})
+		}
+		wg.Wait()
 		u.do(func() {
-			if len(found) == 0 {
-				hint.SetText(welcomeEngineHint(nil, false))
-			} else {
+			switch {
+			case chosen:
+				hint.SetText(welcomeEngineHint(&set.Chat, false, hears))
+			case len(found) == 0:
+				hint.SetText(welcomeEngineHint(nil, false, hears))
+			default:
 				c := found[0].Chat(found[0].Models[0])
-				hint.SetText(welcomeEngineHint(&c, false))
+				hint.SetText(welcomeEngineHint(&c, false, hears))
 			}
 		})
 	}()

@@ -51,6 +51,7 @@ are refunded: the offline responder does not answer in its place.`,
 	f.StringVar(&o.LLMURL, "llm-url", "", "base `URL` of an OpenAI-compatible chat API (without it, the offline responder answers)")
 	f.StringVar(&o.LLMModel, "llm-model", "", "chat model `name` (required with --llm-url; with --llm auto, the model to look for)")
 	f.StringVar(&o.LLMKeyEnv, "llm-key-env", "", "environment `variable` holding the chat API key")
+	f.StringVar(&o.STT, "stt", "", "`auto`: hear with a Whisper server found on this computer (speaches, LocalAI, vLLM, whisper.cpp) while one answers, else local pocketsphinx")
 	f.StringVar(&o.STTURL, "stt-url", "", "base `URL` of an OpenAI-compatible /audio/transcriptions API (default: local pocketsphinx)")
 	f.StringVar(&o.STTModel, "stt-model", o.STTModel, "speech-to-text model `name`")
 	f.StringVar(&o.STTKeyEnv, "stt-key-env", "", "environment `variable` holding the speech-to-text API key")

@@ -8,18 +8,19 @@ type Band struct {
 	// loudest 32 ms), in seconds.
 	Speech float64
 	// HighDB is the share of that sound's energy above 5 kHz, in dB (0 dB: all of it).
-	// Speech recorded at 16 kHz or more has -8 to -45 dB there (the hiss of "s" and "f");
+	// Speech recorded at 16 kHz or more has -8 to -51 dB there (the hiss of "s" and "f");
 	// a telephone or Bluetooth headset's 8 kHz sound next to nothing (see narrowbandDB).
 	HighDB float64
 }
 
 // narrowbandDB is the share of energy above 5 kHz under which a recording is taken for
-// narrowband. Measured through Opus at 16 kbit/s as the app uploads (2026-11-28): speech
-// recorded at 16 kHz has -8 to -33 dB there (flite's awb voice -43 dB, the least), the same
-// recordings taken down to 8 kHz and back -41 to -60 dB, real 8 kHz recordings (Asterisk's
-// prompts) -82 dB. A wideband voice must never be refused, so the line is drawn under all of
-// them: a noisy 8 kHz take may pass unnoticed.
-const narrowbandDB = -50
+// narrowband. Measured through Opus at 16 kbit/s as the app uploads (2026-11-28, 130 takes):
+// people recorded at 16 kHz (pocketsphinx-testdata) -8 to -33 dB, flite's and espeak-ng's
+// voices -18 to -40 dB, but flite's awb voice down to -51 dB; the same takes taken to 8 kHz and
+// back by sox -57 to -61 dB (Opus's own noise; three noisy card recordings -39 to -47 dB), real
+// 8 kHz recordings (Asterisk's prompts) without Opus -82 dB. A wideband voice must never be
+// refused, so the line is drawn 4 dB under the dullest one: a noisy 8 kHz take may pass unnoticed.
+const narrowbandDB = -55
 
 // minJudged is how much loud sound Narrowband needs before it judges, in seconds: a word or two.
 const minJudged = 0.4

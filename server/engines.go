@@ -32,6 +32,8 @@ type Engines struct {
 		stt  speech.Transcriber
 		tts  speech.Synthesizer
 	}
+	// hear is the local recognition: a Whisper server found on this computer, else PocketSphinx.
+	hear *hearing
 	// onStatus hears of the chat engine changing by itself (a runtime that went away or came
 	// back); it may be nil.
 	onStatus atomic.Pointer[func(engine.Status)]
@@ -56,7 +58,7 @@ func NewEngines(chatTimeout time.Duration) *Engines {
 	if chatTimeout <= 0 {
 		chatTimeout = DefaultChatTimeout
 	}
-	e := &Engines{chatTimeout: chatTimeout, choose: chooseInApp, recheckEvery: defaultRecheckEvery}
+	e := &Engines{chatTimeout: chatTimeout, choose: chooseInApp, recheckEvery: defaultRecheckEvery, hear: newHearing()}
 	e.chat.Store(&chatEngine{spec: engine.Chat{Kind: engine.Offline}, model: NewOfflineResponder()})
 	e.stt.Store(&transcriber{lazyTranscriber{e}})
 	e.tts.Store(&synthesizer{lazySynthesizer{e}})
@@ -73,12 +75,21 @@ func (e *Engines) localSpeech() (speech.Transcriber, speech.Synthesizer) {
 	return e.local.stt, e.local.tts
 }
 
-// lazyTranscriber is the local recogniser, made at its first use.
+// lazyTranscriber is the local recognition: a Whisper server found on this computer, else
+// PocketSphinx, made at its first use.
 type lazyTranscriber struct{ e *Engines }
 
 func (l lazyTranscriber) Transcribe(ctx context.Context, audio []byte, mime string) (speech.Transcript, error) {
 	t, _ := l.e.localSpeech()
-	return t.Transcribe(ctx, audio, mime)
+	return l.e.hear.Transcribe(ctx, audio, mime, t)
+}
+
+// FindRecogniser looks for a speech recognition server on this computer now (bounded by
+// engine.DetectTimeout) and returns the one local recognition uses from now on; ok is false
+// when none answers, and PocketSphinx hears. A search also runs, in the background, at a
+// transcription a minute or more after the last.
+func (e *Engines) FindRecogniser(ctx context.Context) (engine.Recogniser, bool) {
+	return e.hear.Search(ctx)
 }
 
 // lazySynthesizer is the local voices, made at their first use.

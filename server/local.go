@@ -152,6 +152,7 @@ func (l *Local) WarmSpeech() {
 	l.mu.Unlock()
 	if local {
 		speech.WarmPocketSphinx(speech.PocketSphinxOptions{})
+		l.eng().hear.current() // looks for a Whisper server, in the background, when it last looked a minute ago
 	}
 }
 
@@ -167,6 +168,16 @@ func (l *Local) DetectAll(ctx context.Context) engine.Found {
 		return engine.Found{}
 	}
 	return engine.DetectAll(ctx, ports, engine.DetectTimeout)
+}
+
+// FindRecogniser looks for a speech recognition server on this computer (see
+// Engines.FindRecogniser), at engine.DefaultRecogniserPorts or where the test-only
+// engine.RecogniserPortsEnv says; ok is false when none answers.
+func (l *Local) FindRecogniser(ctx context.Context) (engine.Recogniser, bool) {
+	l.mu.Lock()
+	eng := l.eng()
+	l.mu.Unlock()
+	return eng.FindRecogniser(ctx)
 }
 
 // SetEngines makes s the engines of the service's next calls, before or while it runs; the

@@ -58,6 +58,7 @@ type ServeOptions struct {
 	LLMModel  string // --llm-model: chat model name, required with LLMURL
 	LLMKeyEnv string // --llm-key-env: environment variable holding the chat API key
 
+	STT       string // --stt: "auto" hears with a Whisper server found on this computer while one answers, else pocketsphinx; "" pocketsphinx (unless STTURL)
 	STTURL    string // --stt-url: base URL of an OpenAI-compatible transcription API; "" uses pocketsphinx
 	STTModel  string // --stt-model: speech-to-text model name
 	STTKeyEnv string // --stt-key-env: environment variable holding the speech-to-text API key
@@ -115,6 +116,14 @@ func (o *ServeOptions) Check() error {
 	case "", "offline", "auto":
 	default:
 		return optionErrorf("--llm", "--llm is auto or offline, not %q (give --llm-url for a chat API elsewhere)", o.LLM)
+	}
+	switch o.STT {
+	case "", "auto":
+	default:
+		return optionErrorf("--stt", "--stt is auto, not %q (give --stt-url for a transcription API elsewhere)", o.STT)
+	}
+	if o.STT != "" && o.STTURL != "" {
+		return optionErrorf("--stt", "--stt %s and --stt-url choose the recogniser twice: give one of them", o.STT)
 	}
 	if o.LLM != "" && o.LLMURL != "" {
 		return optionErrorf("--llm", "--llm %s and --llm-url choose the chat model twice: give one of them", o.LLM)
@@ -331,6 +340,9 @@ func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber
 		}
 		stt = speech.NewPocketSphinx(so)
 		speech.WarmPocketSphinx(so) // the first question finds the model loaded
+		if o.STT == "auto" {
+			stt = autoHearing(stt, stderr)
+		}
 	}
 	var tts speech.Synthesizer
 	if o.TTSURL != "" {
@@ -345,6 +357,30 @@ func providers(o *ServeOptions, stderr io.Writer) (ChatModel, speech.Transcriber
 		tts = speech.NewBuiltIn(context.Background(), bo)
 	}
 	return llm, stt, tts
+}
+
+// autoHearing is the recogniser of --stt auto: a Whisper server found on this computer while
+// one answers (looked for again a minute after the last search), else local; stderr says which.
+func autoHearing(local speech.Transcriber, stderr io.Writer) speech.Transcriber {
+	h := newHearing()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*engine.DetectTimeout)
+	defer cancel()
+	if r, ok := h.Search(ctx); ok {
+		fmt.Fprintf(stderr, "Speech recognition: %s (pocketsphinx while it does not answer).\n", r.Describe())
+	} else {
+		fmt.Fprintln(stderr, "Speech recognition: --stt auto found no Whisper server on this computer (ports 8000 and 8080): pocketsphinx hears, and the service looks again every minute.")
+	}
+	return hearingTranscriber{h, local}
+}
+
+// hearingTranscriber is a hearing as a speech.Transcriber, with local as its fallback.
+type hearingTranscriber struct {
+	h     *hearing
+	local speech.Transcriber
+}
+
+func (t hearingTranscriber) Transcribe(ctx context.Context, audio []byte, mime string) (speech.Transcript, error) {
+	return t.h.Transcribe(ctx, audio, mime, t.local)
 }
 
 // envKey reads an upstream API key from the named environment variable.
