@@ -42,7 +42,7 @@ func TestWhisperCpp_SendsWAVAndReadsTheText(t *testing.T) {
 func TestParseWhisperCpp(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"text":" Hello there.\n","language":"en"}`: "Hello there.|en",
-		`{"text":""}`:                                "|",
+		`{"text":""}`: "|",
 	} {
 		tr, err := parseWhisperCpp([]byte(body))
 		if err != nil || tr.Text+"|"+tr.Language != want {
