@@ -157,8 +157,8 @@ static int parley_ps_reset(parley_decoder *d) {
 
 static int parley_ps_start(void *ps) { return parley_fn.ps_start_utt(ps); }
 static int parley_ps_end(void *ps) { return parley_fn.ps_end_utt(ps); }
-static int parley_ps_process(void *ps, const int16_t *data, size_t n) {
-	return parley_fn.ps_process_raw(ps, data, n, 0, 0);
+static int parley_ps_process(void *ps, const int16_t *data, size_t n, int full) {
+	return parley_fn.ps_process_raw(ps, data, n, 0, full);
 }
 static int parley_ps_in_speech(void *ps) { return parley_fn.ps_get_in_speech(ps); }
 static const char *parley_ps_hyp(void *ps) { return parley_fn.ps_get_hyp(ps, NULL); }
@@ -248,14 +248,25 @@ func (d *Decoder) End() error {
 }
 
 // Process decodes 16 kHz mono samples of the utterance under way.
-func (d *Decoder) Process(samples []int16) error {
+func (d *Decoder) Process(samples []int16) error { return d.process(samples, false) }
+
+// ProcessWhole decodes samples as a whole utterance, in one call: the library then normalises
+// the cepstrum by the utterance's own mean (-cmn current), where a stream must make do with the
+// mean of what came before.
+func (d *Decoder) ProcessWhole(samples []int16) error { return d.process(samples, true) }
+
+func (d *Decoder) process(samples []int16, whole bool) error {
 	if d.ps == nil {
 		return errFreed
 	}
 	if len(samples) == 0 {
 		return nil
 	}
-	if C.parley_ps_process(d.ps, (*C.int16_t)(unsafe.Pointer(&samples[0])), C.size_t(len(samples))) < 0 {
+	full := C.int(0)
+	if whole {
+		full = 1
+	}
+	if C.parley_ps_process(d.ps, (*C.int16_t)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), full) < 0 {
 		return errors.New("pocketsphinx failed to process audio")
 	}
 	return nil

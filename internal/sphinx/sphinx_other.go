@@ -12,10 +12,11 @@ func Load() error { return ErrNoLibrary }
 func New([]string) (*Decoder, error) { return nil, ErrNoLibrary }
 
 // Reset and the other methods are never reached: New returns no decoder.
-func (*Decoder) Reset() error          { return errFreed }
-func (*Decoder) Start() error          { return errFreed }
-func (*Decoder) End() error            { return errFreed }
-func (*Decoder) Process([]int16) error { return errFreed }
-func (*Decoder) InSpeech() bool        { return false }
-func (*Decoder) Hyp() string           { return "" }
-func (*Decoder) Free()                 {}
+func (*Decoder) Reset() error               { return errFreed }
+func (*Decoder) Start() error               { return errFreed }
+func (*Decoder) End() error                 { return errFreed }
+func (*Decoder) Process([]int16) error      { return errFreed }
+func (*Decoder) ProcessWhole([]int16) error { return errFreed }
+func (*Decoder) InSpeech() bool             { return false }
+func (*Decoder) Hyp() string                { return "" }
+func (*Decoder) Free()                      {}

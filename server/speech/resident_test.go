@@ -65,10 +65,11 @@ func programWords(ctx context.Context, tk take) (string, error) {
 	return tr.Text, err
 }
 
-// libraryWords is what a decoder of the library, made with args, hears in each take, in turn.
-func libraryWords(t *testing.T, args []string, takes []take) []string {
+// libraryWords is what a decoder of the library, made by newDecoder with args, hears in each take,
+// in turn.
+func libraryWords(t *testing.T, newDecoder func([]string) (recogniser, error), args []string, takes []take) []string {
 	t.Helper()
-	r, err := newLibDecoder(args)
+	r, err := newDecoder(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +110,8 @@ func TestResident_SameWordsAsProgram(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	same := libraryWords(t, programArgs, takes)
-	tuned := libraryWords(t, residentArgs, takes)
+	same := libraryWords(t, newStreamDecoder, programArgs, takes)
+	tuned := libraryWords(t, newLibDecoder, residentArgs, takes)
 	for i, tk := range takes {
 		if same[i] != program[i] {
 			t.Errorf("%s said %q: the program heard %q, the library with its options %q", tk.voice, tk.text, program[i], same[i])
@@ -401,4 +402,38 @@ func BenchmarkResidentMemory(b *testing.B) {
 	}
 	b.ReportMetric(float64(grew[0])/(1<<20), "MiB-1-decoder")
 	b.ReportMetric(float64(grew[1])/(1<<20), "MiB-2-decoders")
+}
+
+// TestPieces: a take over 30 s is cut at its quietest 100 ms after 15 s, and every sample is
+// kept, in order.
+func TestPieces(t *testing.T) {
+	loud := func(n int) []int16 {
+		s := make([]int16, n)
+		for i := range s {
+			s[i] = int16(8000 * (1 - 2*(i/8%2)))
+		}
+		return s
+	}
+	short := loud(20 * 16000)
+	if p := pieces(short); len(p) != 1 || len(p[0]) != len(short) {
+		t.Errorf("a 20 s take in %d pieces", len(p))
+	}
+	// 70 s: loud, with silences at 22 s and at 50 s.
+	take := loud(70 * 16000)
+	for _, at := range []int{22, 50} {
+		clear(take[at*16000 : at*16000+3200])
+	}
+	p := pieces(take)
+	var n int
+	var cuts []float64
+	for _, x := range p {
+		if len(x) > maxPiece {
+			t.Errorf("a piece of %d samples", len(x))
+		}
+		n += len(x)
+		cuts = append(cuts, float64(n)/16000)
+	}
+	if n != len(take) || len(p) != 3 || cuts[0] < 22 || cuts[0] > 22.2 || cuts[1] < 50 || cuts[1] > 50.2 {
+		t.Errorf("cut at %v s (%d samples of %d); want at the silences of 22 and 50 s", cuts, n, len(take))
+	}
 }
