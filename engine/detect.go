@@ -285,12 +285,8 @@ func ParseModels(body []byte) (models []Model, owner string, err error) {
 			Model string `json:"model"`
 		} `json:"models"`
 	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return nil, "", errors.New("not a model list")
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, "", fmt.Errorf("not a model list: %w", err)
+	if err := unmarshalList(body, &list); err != nil {
+		return nil, "", err
 	}
 	if list.Data == nil && list.Models == nil {
 		return nil, "", errors.New("not a model list: no data or models")
@@ -326,6 +322,18 @@ func ParseModels(body []byte) (models []Model, owner string, err error) {
 		}
 	}
 	return models, owner, nil
+}
+
+// unmarshalList reads a JSON object (a model list) into v; anything else is an error.
+func unmarshalList(body []byte, v any) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return errors.New("not a model list")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("not a model list: %w", err)
+	}
+	return nil
 }
 
 // usableName reports whether a model name can be shown and sent: printable text, 1 to 200 bytes.

@@ -60,16 +60,7 @@ func silentPort(t testing.TB) int {
 }
 
 // closedPort is a port where nothing listens.
-func closedPort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return p
-}
+func closedPort(t testing.TB) int { return testenv.ClosedPort(t) }
 
 func TestDetect_FindsRuntimesInPortOrder(t *testing.T) {
 	ollama, _ := runtimeServer(t, `{"object":"list","data":[{"id":"nomic-embed-text:latest","owned_by":"library"},{"id":"llama3.2:latest","object":"model","owned_by":"library"}]}`)

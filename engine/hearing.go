@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -208,12 +207,8 @@ func ParseRecognisers(body []byte) (models []string, owner string, err error) {
 			OwnedBy string `json:"owned_by"`
 		} `json:"data"`
 	}
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return nil, "", errors.New("not a model list")
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, "", fmt.Errorf("not a model list: %w", err)
+	if err := unmarshalList(body, &list); err != nil {
+		return nil, "", err
 	}
 	if list.Data == nil {
 		return nil, "", errors.New("not a model list: no data")

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -29,18 +28,6 @@ func hearingAt(ports ...engine.Port) *hearing {
 		return engine.FindRecognisers(ctx, ports, engine.DetectTimeout)
 	}
 	return h
-}
-
-// closedPort is a port of 127.0.0.1 where nothing listens.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return p
 }
 
 // aTake is a second of a take as the app uploads it.
@@ -88,7 +75,7 @@ func TestHearing_FallsBackWhenItStops(t *testing.T) {
 	// The server at that port is gone: a closed port.
 	h.mu.Lock()
 	gone := r
-	gone.BaseURL = "http://127.0.0.1:" + strconv.Itoa(closedPort(t)) + "/v1"
+	gone.BaseURL = "http://127.0.0.1:" + strconv.Itoa(testenv.ClosedPort(t)) + "/v1"
 	h.found = &foundRecogniser{r: gone, t: transcriberOf(gone)}
 	h.searched = time.Now()
 	h.mu.Unlock()
@@ -112,7 +99,7 @@ func TestHearing_FallsBackWhenItStops(t *testing.T) {
 // ends within its bound even beside a server that never answers.
 func TestHearing_NothingFound(t *testing.T) {
 	hung := testenv.StartWhisper(t, testenv.WhisperHung, "")
-	h := hearingAt(engine.Port{Number: hung.Port, Runtime: "faster-whisper"}, engine.Port{Number: closedPort(t), Runtime: "whisper.cpp"})
+	h := hearingAt(engine.Port{Number: hung.Port, Runtime: "faster-whisper"}, engine.Port{Number: testenv.ClosedPort(t), Runtime: "whisper.cpp"})
 	start := time.Now()
 	if r, ok := h.Search(context.Background()); ok {
 		t.Errorf("found %+v", r)

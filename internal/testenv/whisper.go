@@ -112,3 +112,15 @@ func uploaded(r *http.Request) []byte {
 	b, _ := io.ReadAll(f)
 	return b
 }
+
+// ClosedPort is a port of 127.0.0.1 where nothing listens (one just let go).
+func ClosedPort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}

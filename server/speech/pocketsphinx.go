@@ -105,16 +105,9 @@ func WarmPocketSphinx(o PocketSphinxOptions) {
 }
 
 func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
-	pcm, err := media.Decode(audio)
+	pcm, err := decodeAudio(audio)
 	if err != nil {
-		if errors.Is(err, media.ErrTooLong) {
-			return Transcript{}, err
-		}
-		// ErrNotAudio, ErrUnsupported, and damaged files alike: the input is not audio we read.
-		return Transcript{}, notAudio(err)
-	}
-	if pcm.Rate <= 0 || pcm.Channels <= 0 {
-		return Transcript{}, notAudio(fmt.Errorf("audio with %d channels at %d Hz", pcm.Channels, pcm.Rate))
+		return Transcript{}, err
 	}
 	pcm = media.To16kMono(pcm)
 	if len(pcm.Samples) == 0 {
@@ -127,6 +120,22 @@ func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string
 		return p.transcribeResident(ctx, pcm.Samples)
 	}
 	return p.transcribeProgram(ctx, pcm)
+}
+
+// decodeAudio decodes an upload for a recogniser: media.ErrTooLong, or ErrNotAudio for
+// anything it cannot read (media.ErrNotAudio, ErrUnsupported and damaged files alike).
+func decodeAudio(audio []byte) (media.PCM, error) {
+	pcm, err := media.Decode(audio)
+	if err != nil {
+		if errors.Is(err, media.ErrTooLong) {
+			return media.PCM{}, err
+		}
+		return media.PCM{}, notAudio(err)
+	}
+	if pcm.Rate <= 0 || pcm.Channels <= 0 {
+		return media.PCM{}, notAudio(fmt.Errorf("audio with %d channels at %d Hz", pcm.Channels, pcm.Rate))
+	}
+	return pcm, nil
 }
 
 // transcribeResident recognises 16 kHz mono samples with a decoder of the pool.

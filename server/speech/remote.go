@@ -148,16 +148,31 @@ func (t *remoteTranscriber) Transcribe(ctx context.Context, audio []byte, mime s
 			mime = "audio/mp4"
 		}
 	}
+	return t.upload(ctx, "/audio/transcriptions", upload{name: name, mime: mime, audio: audio,
+		fields: [][2]string{{"model", t.model}, {"response_format", "verbose_json"}}}, parseTranscription)
+}
+
+// upload is an audio file to transcribe, posted as multipart form data: the file as "file",
+// with fields.
+type upload struct {
+	name, mime string
+	audio      []byte
+	fields     [][2]string
+}
+
+// upload posts u to path and reads the answer with parse; a failure of the service or of its
+// answer is an *UpstreamError.
+func (r remote) upload(ctx context.Context, path string, u upload, parse func([]byte) (Transcript, error)) (Transcript, error) {
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	h.Set("Content-Type", mime)
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, u.name))
+	h.Set("Content-Type", u.mime)
 	part, err := w.CreatePart(h)
 	if err == nil {
-		_, err = part.Write(audio)
+		_, err = part.Write(u.audio)
 	}
-	for _, f := range [][2]string{{"model", t.model}, {"response_format", "verbose_json"}} {
+	for _, f := range u.fields {
 		if err == nil {
 			err = w.WriteField(f[0], f[1])
 		}
@@ -168,7 +183,7 @@ func (t *remoteTranscriber) Transcribe(ctx context.Context, audio []byte, mime s
 	if err != nil {
 		return Transcript{}, err
 	}
-	resp, err := t.post(ctx, "transcribe", "/audio/transcriptions", w.FormDataContentType(), body.Bytes())
+	resp, err := r.post(ctx, "transcribe", path, w.FormDataContentType(), body.Bytes())
 	if err != nil {
 		return Transcript{}, err
 	}
@@ -180,7 +195,7 @@ func (t *remoteTranscriber) Transcribe(ctx context.Context, audio []byte, mime s
 	if len(b) > maxTranscriptionResponse {
 		return Transcript{}, &UpstreamError{Op: "transcribe", Status: resp.StatusCode, Err: fmt.Errorf("response longer than %d bytes", maxTranscriptionResponse)}
 	}
-	tr, err := parseTranscription(b)
+	tr, err := parse(b)
 	if err != nil {
 		return Transcript{}, &UpstreamError{Op: "transcribe", Status: resp.StatusCode, Err: err}
 	}
