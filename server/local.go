@@ -145,14 +145,15 @@ func (l *Local) eng() *Engines {
 // WarmSpeech loads the speech recogniser's model in the background, when it is not loaded yet
 // and is the one in use, so that a question about to be spoken does not wait for it. The service
 // does not load it as it starts: the model takes about 100 MB, which typed conversations never
-// need.
+// need. It also has a Whisper server on this computer looked for, in the background, when the
+// last search is a minute old.
 func (l *Local) WarmSpeech() {
 	l.mu.Lock()
-	local := l.eng().LocalSpeech()
+	eng := l.eng()
 	l.mu.Unlock()
-	if local {
+	if eng.LocalSpeech() {
 		speech.WarmPocketSphinx(speech.PocketSphinxOptions{})
-		l.eng().hear.current() // looks for a Whisper server, in the background, when it last looked a minute ago
+		eng.hear.current() // looks for a Whisper server, in the background, when it last looked a minute ago
 	}
 }
 
