@@ -75,8 +75,6 @@ func TrySpeechRecognition(ctx context.Context, spec engine.Speech) (string, erro
 	if err := spec.Check(); err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(ctx, tryTimeout)
-	defer cancel()
 	var stt speech.Transcriber
 	where := "Speech recognition"
 	if spec.Remote {
@@ -88,11 +86,19 @@ func TrySpeechRecognition(ctx context.Context, spec engine.Speech) (string, erro
 		}
 		stt = speech.NewPocketSphinx(speech.PocketSphinxOptions{})
 	}
+	return tryTranscriber(ctx, stt, where, spec.Key)
+}
+
+// tryTranscriber has stt (where names it in a failure) transcribe the spoken test phrase, within
+// tryTimeout, and says in one line what it heard.
+func tryTranscriber(ctx context.Context, stt speech.Transcriber, where, key string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, tryTimeout)
+	defer cancel()
 	audio, spoken := testPhrase(ctx)
 	start := time.Now()
 	tr, err := stt.Transcribe(ctx, audio, "")
 	if err != nil {
-		return "", speechFailure(where, err, spec.Key)
+		return "", speechFailure(where, err, key)
 	}
 	took := seconds(time.Since(start))
 	text := strings.TrimSpace(tr.Text)

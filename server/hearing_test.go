@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,5 +111,18 @@ func TestHearing_NothingFound(t *testing.T) {
 	local := &localSTT{}
 	if tr, err := h.Transcribe(t.Context(), aTake(t), "", local); err != nil || local.calls.Load() != 1 {
 		t.Errorf("heard %+v, %v", tr, err)
+	}
+}
+
+// TestLocal_TrySpeechRecognitionUsesTheWhisperServer: the Built-in service dialog's Test of
+// recognition on this computer tries what a question would use, the Whisper server found, and
+// names it.
+func TestLocal_TrySpeechRecognitionUsesTheWhisperServer(t *testing.T) {
+	w := testenv.StartWhisper(t, testenv.WhisperOpenAI, "Testing one two three.")
+	t.Setenv(engine.RecogniserPortsEnv, strconv.Itoa(w.Port))
+	l := &Local{}
+	said, err := l.TrySpeechRecognition(t.Context(), engine.Speech{})
+	if err != nil || !strings.HasPrefix(said, "whisper-small, from faster-whisper on this computer: ") || w.Heard.Load() != 1 {
+		t.Errorf("said %q, %v; the server heard %d", said, err, w.Heard.Load())
 	}
 }

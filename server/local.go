@@ -204,8 +204,22 @@ func (l *Local) TryChat(ctx context.Context, spec engine.Chat) (string, error) {
 	return TryChat(ctx, spec)
 }
 
-// TrySpeechRecognition has spec transcribe a spoken test phrase and says in one line what it heard.
+// TrySpeechRecognition has spec transcribe a spoken test phrase and says in one line what it
+// heard: on this computer, the Whisper server found there when one answers (named), else
+// PocketSphinx, as a question would be.
 func (l *Local) TrySpeechRecognition(ctx context.Context, spec engine.Speech) (string, error) {
+	if !spec.Remote {
+		l.mu.Lock()
+		eng := l.eng()
+		l.mu.Unlock()
+		if r, ok := eng.FindRecogniser(ctx); ok {
+			said, err := tryTranscriber(ctx, transcriberOf(r), r.Describe(), "")
+			if err != nil {
+				return "", err
+			}
+			return r.Describe() + ": " + said, nil
+		}
+	}
 	return TrySpeechRecognition(ctx, spec)
 }
 
