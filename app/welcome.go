@@ -126,6 +126,9 @@ func (u *UI) describeLocal(hint *widget.Label) {
 	set, chosen := u.prefs.engines()
 	if chosen {
 		hint.SetText(welcomeEngineHint(&set.Chat, false, nil))
+		if set.STT.Remote {
+			return // nothing to look for
+		}
 	} else {
 		hint.SetText(welcomeEngineHint(nil, true, nil))
 	}

@@ -71,13 +71,20 @@ func (r Runtime) Chat(m Model) Chat {
 // Ports reads PortsEnv through getenv (nil: none set): DefaultPorts when it is unset, none for
 // "none". An entry that is not a port is an error.
 func Ports(getenv func(string) string) ([]Port, error) {
+	return portsFrom(getenv, PortsEnv, DefaultPorts, "a model server")
+}
+
+// portsFrom reads the setting env through getenv (nil: none set) as Ports does: defaults when it
+// is unset, none for "none", else its ports, each named as given, else as in defaults, else
+// unnamed.
+func portsFrom(getenv func(string) string, env string, defaults []Port, unnamed string) ([]Port, error) {
 	v := ""
 	if getenv != nil {
-		v = strings.TrimSpace(getenv(PortsEnv))
+		v = strings.TrimSpace(getenv(env))
 	}
 	switch v {
 	case "":
-		return DefaultPorts, nil
+		return defaults, nil
 	case "none":
 		return nil, nil
 	}
@@ -86,11 +93,11 @@ func Ports(getenv func(string) string) ([]Port, error) {
 		num, name, _ := strings.Cut(strings.TrimSpace(f), "=")
 		n, err := strconv.Atoi(num)
 		if err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("%s: %q is not a port", PortsEnv, num)
+			return nil, fmt.Errorf("%s: %q is not a port", env, num)
 		}
 		if name == "" {
-			name = "a model server"
-			for _, p := range DefaultPorts {
+			name = unnamed
+			for _, p := range defaults {
 				if p.Number == n {
 					name = p.Runtime
 				}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -78,23 +77,7 @@ const RecogniserPortsEnv = "PARLEY_TEST_RECOGNISER_PORTS"
 
 // RecogniserPorts reads RecogniserPortsEnv through getenv (nil: none set), as Ports reads PortsEnv.
 func RecogniserPorts(getenv func(string) string) ([]Port, error) {
-	v := ""
-	if getenv != nil {
-		v = getenv(RecogniserPortsEnv)
-	}
-	ports, err := Ports(func(string) string { return v })
-	if err != nil {
-		return nil, fmt.Errorf("%s%s", RecogniserPortsEnv, strings.TrimPrefix(err.Error(), PortsEnv))
-	}
-	if strings.TrimSpace(v) == "" {
-		return DefaultRecogniserPorts, nil
-	}
-	for i, p := range ports {
-		if p.Runtime == "a model server" {
-			ports[i].Runtime = "a speech server"
-		}
-	}
-	return ports, nil
+	return portsFrom(getenv, RecogniserPortsEnv, DefaultRecogniserPorts, "a speech server")
 }
 
 // maxIndexBody caps what is read of a server's front page.

@@ -54,18 +54,23 @@ func newHearing() *hearing {
 // engine.DetectTimeout, and returns the one used from now on; ok is false when none answers.
 func (h *hearing) Search(ctx context.Context) (engine.Recogniser, bool) {
 	h.mu.Lock()
-	done := h.searching
-	if done == nil {
-		done = make(chan struct{})
-		h.searching = done
-		go h.search(done)
-	}
+	done := h.startSearch()
 	h.mu.Unlock()
 	select {
 	case <-done:
 	case <-ctx.Done():
 	}
 	return h.Found()
+}
+
+// startSearch starts a search unless one runs, and returns the channel closed when the one
+// under way ends. h.mu is held.
+func (h *hearing) startSearch() chan struct{} {
+	if h.searching == nil {
+		h.searching = make(chan struct{})
+		go h.search(h.searching)
+	}
+	return h.searching
 }
 
 // search runs one search and keeps what it found; it closes done at its end.
@@ -108,9 +113,8 @@ func (h *hearing) Found() (engine.Recogniser, bool) {
 func (h *hearing) current() *foundRecogniser {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.searching == nil && time.Since(h.searched) > researchAfter {
-		h.searching = make(chan struct{})
-		go h.search(h.searching)
+	if time.Since(h.searched) > researchAfter {
+		h.startSearch()
 	}
 	return h.found
 }
