@@ -36,8 +36,9 @@ LDFLAGS := -X parley/internal/version.Version=$(VERSION) -X parley/internal/vers
 BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg-dev libwayland-dev libxkbcommon-dev xz-utils
 # The reference service's speech engines (flite speaks most clearly; espeak-ng has more languages;
 # the service loads libpocketsphinx itself to keep its model in memory; the app removes the echo of
-# its replies from the microphone with SpeexDSP, loaded the same way).
-SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 libspeexdsp1
+# its replies from the microphone with SpeexDSP, and plays them faster or slower with libsonic, both
+# loaded the same way).
+SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 libspeexdsp1 libsonic0
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
 	pocketsphinx-testdata xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng openbox xclip \
@@ -198,6 +199,10 @@ SPEEX_VERSION := 1.2.1
 SPEEX_DSC := speexdsp_$(SPEEX_VERSION)-1.dsc
 SPEEX_DSC_SHA256 := f3c258d56638cd30a7c1d158355df407a906f3069d70e10e9a6ad9b2c8806b06
 SPEEX_WIN := $(CURDIR)/build/speexdsp-$(SPEEX_VERSION)-mingw64
+SONIC_VERSION := 0.2.0
+SONIC_DSC := sonic_$(SONIC_VERSION)-12.dsc
+SONIC_DSC_SHA256 := 159af2d0de15eb027c627b9084ccfcdf1842ed93ad7e5914cead684f663598f3
+SONIC_WIN := $(CURDIR)/build/sonic-$(SONIC_VERSION)-mingw64
 # The Debian archive this machine's apt uses (the pool holds the sources of what it installs).
 DEBIAN_MIRROR ?= $(shell { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $$2}'; \
 	grep -hs '^deb ' /etc/apt/sources.list | awk '{print $$2}'; } | grep -E '/debian/?$$' | sed 's,/$$,,' | head -n1)
@@ -209,10 +214,10 @@ MINGW := x86_64-w64-mingw32
 # must not be reused, or the link looks for libopus.a in a directory that may no longer exist.
 # SpeexDSP's headers and library are named the same way (audio/echo links it statically on Windows).
 WINDOWS_ENV := GOOS=windows GOARCH=amd64 CC=$(MINGW)-gcc CXX=$(MINGW)-g++ \
-	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_CFLAGS="-g -O2 -I$(SPEEX_WIN)/include" \
-	CGO_LDFLAGS="-l:libssp.a -L$(OPUS_WIN)/lib -L$(SPEEX_WIN)/lib"
+	PKG_CONFIG_LIBDIR=$(OPUS_WIN)/lib/pkgconfig PKG_CONFIG_PATH= CGO_CFLAGS="-g -O2 -I$(SPEEX_WIN)/include -I$(SONIC_WIN)/include" \
+	CGO_LDFLAGS="-l:libssp.a -L$(OPUS_WIN)/lib -L$(SPEEX_WIN)/lib -L$(SONIC_WIN)/lib"
 
-.PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows speexdsp-windows
+.PHONY: package package-windows package-test deps-package deps-package-test fyne-cli stage opus-windows speexdsp-windows sonic-windows
 
 fyne-cli: check-go
 	@v=$$("$(FYNE)" version 2>/dev/null || true); \
@@ -236,9 +241,9 @@ package: deps-package fyne-cli stage
 	@tar -C build/linux --owner=0 --group=0 --numeric-owner -cJf $(LINUX_ARCHIVE) parley && rm -rf build/linux
 	@echo "$(LINUX_ARCHIVE): $$(du -h $(LINUX_ARCHIVE) | cut -f1)"
 
-# mingw_static builds Debian's source package $(1) (its .dsc $(2), whose SHA-256 is $(3)) static for
-# mingw-w64 into $(4), with configure's options $(5); its log is build/$(1)-build.log.
-define mingw_static
+# debian_source fetches Debian's source package $(1) (its .dsc $(2), whose SHA-256 is $(3)) and
+# unpacks its upstream tarball, checked against the .dsc's SHA-256, into build/$(1)-src.
+define debian_source
 	@$(call apt_install,$(PACKAGE_PACKAGES))
 	@[ -n "$(DEBIAN_MIRROR)" ] || { echo "No Debian archive in apt's sources: set DEBIAN_MIRROR"; exit 1; }
 	mkdir -p build/download
@@ -249,8 +254,15 @@ define mingw_static
 	[ -n "$$want" ] && [ -n "$$orig" ] || { echo "$(2) lists no SHA-256 for its .orig tarball"; exit 1; }; \
 	curl -fsSL -o build/download/$$orig "$(DEBIAN_MIRROR)/pool/main/$(shell printf %.1s $(1))/$(1)/$$orig" && \
 	echo "$$want  build/download/$$orig" | sha256sum --quiet -c && \
-	rm -rf build/$(1)-src $(4) && mkdir -p build/$(1)-src && \
+	rm -rf build/$(1)-src && mkdir -p build/$(1)-src && \
 	tar -xaf build/download/$$orig -C build/$(1)-src --strip-components=1
+endef
+
+# mingw_static builds Debian's source package $(1) (its .dsc $(2), whose SHA-256 is $(3)) static for
+# mingw-w64 into $(4), with configure's options $(5); its log is build/$(1)-build.log.
+define mingw_static
+	$(call debian_source,$(1),$(2),$(3))
+	rm -rf $(4)
 	+cd build/$(1)-src && { ./configure --host=$(MINGW) --prefix=$(4) --disable-shared --enable-static \
 	  $(5) && $(MAKE) -j2 && $(MAKE) install; } >$(CURDIR)/build/$(1)-build.log 2>&1 || \
 	  { tail -n 40 $(CURDIR)/build/$(1)-build.log; exit 1; }
@@ -266,11 +278,23 @@ $(OPUS_WIN)/lib/libopus.a:
 $(SPEEX_WIN)/lib/libspeexdsp.a:
 	$(call mingw_static,speexdsp,$(SPEEX_DSC),$(SPEEX_DSC_SHA256),$(SPEEX_WIN),--disable-examples)
 
+# Sonic is one C file and a header, with a Makefile for Unix only: compiled here as Debian builds it
+# (-O2), into a static library for parley.exe.
+sonic-windows: $(SONIC_WIN)/lib/libsonic.a
+
+$(SONIC_WIN)/lib/libsonic.a:
+	$(call debian_source,sonic,$(SONIC_DSC),$(SONIC_DSC_SHA256))
+	rm -rf $(SONIC_WIN) && mkdir -p $(SONIC_WIN)/lib $(SONIC_WIN)/include
+	$(MINGW)-gcc -O2 -c build/sonic-src/sonic.c -o build/sonic-src/sonic.o
+	$(MINGW)-ar rcs $@ build/sonic-src/sonic.o
+	cp build/sonic-src/sonic.h $(SONIC_WIN)/include/
+	rm -rf build/sonic-src
+
 # fyne package -os windows builds twice, the second time with the icon and version resources, and that
 # second build has lost the -ldflags it took from GOFLAGS (its parley.exe says "parley dev"). Handed an
 # empty placeholder as --exe, it skips the first build, so the one build it makes carries the version.
 # It names the result after Name (Parley.exe); the zip holds it as parley.exe.
-package-windows: deps-package fyne-cli stage opus-windows speexdsp-windows
+package-windows: deps-package fyne-cli stage opus-windows speexdsp-windows sonic-windows
 	cd $(STAGE) && : > parley.exe && $(WINDOWS_ENV) GOFLAGS="$(PACKAGE_GOFLAGS)" \
 	  "$(FYNE)" package -os windows --exe parley.exe $(PACKAGE_FLAGS)
 	@rm -rf build/windows && mkdir -p build/windows $(DIST) && mv $(STAGE)/Parley.exe build/windows/parley.exe

@@ -16,9 +16,9 @@ import (
 )
 
 func newPlayCmd(g *globals) *cobra.Command {
-	var volume float64
+	var volume, speed float64
 	cmd := &cobra.Command{
-		Use:   "play FILE|- [--volume V]",
+		Use:   "play FILE|- [--volume V] [--speed S]",
 		Short: "Play an MP3 file, or a file holding an MP3 data URI",
 		Long: `Plays an MP3 file, or a file holding a data URI of one ("data:audio/mpeg;base64,...",
 as the speech service returns it), on the default audio output, and returns when it has been
@@ -28,12 +28,15 @@ heard to its end. '-' reads standard input. Ctrl-C stops it.`,
 			if volume < 0 || volume > 1 {
 				return usageErrorf("--volume must be between 0 and 1, not %v", volume)
 			}
+			if err := checkSpeed(speed); err != nil {
+				return err
+			}
 			name := args[0]
 			data, err := g.readInput(name, "an MP3 file")
 			if err != nil {
 				return err
 			}
-			played, err := playClip(cmd.Context(), data, volume)
+			played, err := playClip(cmd.Context(), g, data, volume, speed)
 			switch {
 			case errors.Is(err, playback.ErrMalformed), errors.Is(err, playback.ErrEmpty), errors.Is(err, playback.ErrDataURI):
 				return unplayable(name, data, err)
@@ -53,6 +56,7 @@ heard to its end. '-' reads standard input. Ctrl-C stops it.`,
 		},
 	}
 	cmd.Flags().Float64Var(&volume, "volume", 1, "the volume, from 0 (silent) to 1 (as recorded)")
+	cmd.Flags().Float64Var(&speed, "speed", 1, "how fast, from 0.75 to 2 times as recorded, the pitch kept")
 	return cmd
 }
 
@@ -99,7 +103,7 @@ func isDataURI(data []byte) bool {
 
 // playClip plays an MP3, given as bytes or as a data URI, and returns when it has been heard to
 // its end, or ctx is done. It returns how much audio played.
-func playClip(ctx context.Context, data []byte, volume float64) (time.Duration, error) {
+func playClip(ctx context.Context, g *globals, data []byte, volume, speed float64) (time.Duration, error) {
 	open := func() (io.Reader, error) { return bytes.NewReader(data), nil }
 	if isDataURI(data) {
 		uri := string(data)
@@ -129,6 +133,7 @@ func playClip(ctx context.Context, data []byte, volume float64) (time.Duration, 
 	})
 	defer p.Close()
 	p.SetVolume(volume)
+	setSpeed(g, p, speed)
 	if _, err := p.Enqueue(r); err != nil {
 		return 0, err
 	}
@@ -160,4 +165,24 @@ func checkClip(ctx context.Context, open func() (io.Reader, error)) error {
 	defer s.Close()
 	_, err = s.Read(make([]byte, 1))
 	return err
+}
+
+// checkSpeed refuses a --speed out of range.
+func checkSpeed(speed float64) error {
+	if !(speed >= playback.MinSpeed && speed <= playback.MaxSpeed) {
+		return usageErrorf("--speed must be between %v and %v, not %v", playback.MinSpeed, playback.MaxSpeed, speed)
+	}
+	return nil
+}
+
+// setSpeed gives the player the speed asked for, and says on standard error when it cannot be
+// had, so that a person knows why the speech is not faster.
+func setSpeed(g *globals, p *playback.Player, speed float64) {
+	p.SetSpeed(speed)
+	if speed == 1 {
+		return
+	}
+	if err := playback.SpeedAvailable(); err != nil {
+		fmt.Fprintf(g.stderr, "The speech plays at the speed it was made: %s.\n", strings.TrimPrefix(err.Error(), playback.ErrNoSpeed.Error()+": "))
+	}
 }

@@ -40,6 +40,7 @@ type voiceOptions struct {
 	adaptive   bool
 	traceFile  string
 	speechName string
+	speed      float64
 	listen     time.Duration
 	speakErrs  bool
 	wake       bool
@@ -71,7 +72,8 @@ off.
 
 While --hold runs, what you said so far is already being transcribed (transcription is free; at
 most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;
---speculate=false turns that off. With a transcript in hand before --hold ends, a question
+--speculate=false turns that off. --speed 1.5 speaks the replies one and a half times as fast,
+at the same pitch (libsonic0, installed with espeak-ng). With a transcript in hand before --hold ends, a question
 ends after half a second of silence when it reads as complete, and is waited for up to 1.5 s
 when it ends on a word such as "and" or "the"; --adaptive-hold=false always waits --hold.
 
@@ -124,6 +126,7 @@ time in ms since the start.`,
 	f.BoolVar(&o.adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&o.traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
 	f.StringVar(&o.speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
+	f.Float64Var(&o.speed, "speed", 1, "how fast replies are spoken, from 0.75 to 2 times as made, the pitch kept")
 	f.DurationVar(&o.listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
 	f.BoolVar(&o.speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
 	f.BoolVar(&o.wake, "wake", false, "wait for the wake phrase, heard on this machine, before each question")
@@ -144,6 +147,9 @@ func (o *voiceOptions) validate() error {
 	}
 	if o.listenSet && o.listen < 0 {
 		return usageErrorf("--listen-timeout must not be negative, not %v", o.listen)
+	}
+	if err := checkSpeed(o.speed); err != nil {
+		return err
 	}
 	if o.turns < 0 {
 		return usageErrorf("--turns must not be negative, not %d", o.turns)
@@ -240,6 +246,7 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	var loop *voice.Loop
 	player := playback.New(func(ev playback.Event) { loop.PlaybackEvent(ev) })
 	defer player.Close()
+	setSpeed(g, player, o.speed)
 	out := &voicePrinter{g: g, phrase: o.wakePhrase}
 	vc := voice.Config{
 		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,

@@ -16,6 +16,10 @@ func TestVoice_Usage(t *testing.T) {
 		{"voice", "--turns", "-1"},
 		{"voice", "--once", "--turns", "5"},
 		{"voice", "--temperature", "3"},
+		{"voice", "--speed", "3"},
+		{"voice", "--speed", "0.5"},
+		{"voice", "--speed", "NaN"},
+		{"play", "--speed", "2.5", "x.mp3"},
 		{"voice", "extra"},
 	} {
 		if r := h.run(t, "", args...); r.Code != 2 || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 1 {
@@ -23,7 +27,7 @@ func TestVoice_Usage(t *testing.T) {
 		}
 	}
 	r := h.run(t, "", "voice", "--help")
-	for _, want := range []string{"--once", "--turns", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat", "--adaptive-hold", "--speculate"} {
+	for _, want := range []string{"--once", "--turns", "--barge-in", "--trace", "--device", "--hold", "never sent to the chat", "--adaptive-hold", "--speculate", "--speed"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("voice --help lacks %q", want)
 		}

@@ -69,6 +69,7 @@ const (
 // Stream is one MP3 clip being decoded in its own goroutine into PCM of a Format. Decoding stays
 // at most a bounded amount ahead of the reader. Read it to the end or Close it.
 type Stream struct {
+	speed  float64
 	format Format
 	chunks chan []byte
 	done   chan struct{}
@@ -83,8 +84,15 @@ type Stream struct {
 // cancelled, the stream is closed, the MP3 ends, or an error occurs; a decoder panic is an
 // ErrMalformed error, not a crash.
 func NewStream(ctx context.Context, r io.Reader, f Format) *Stream {
+	return NewStreamAtSpeed(ctx, r, f, 1)
+}
+
+// NewStreamAtSpeed is NewStream with the audio played speed times as fast, its pitch kept
+// (ClampSpeed bounds it). When the speed cannot be changed (SpeedAvailable) it plays as made.
+func NewStreamAtSpeed(ctx context.Context, r io.Reader, f Format, speed float64) *Stream {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{
+		speed:  speed,
 		format: f,
 		chunks: make(chan []byte, pipeChunks),
 		done:   make(chan struct{}),
@@ -189,6 +197,10 @@ func (s *Stream) decode(ctx context.Context, r io.Reader) (err error) {
 		return fmt.Errorf("%w: sample rate %d", ErrMalformed, dec.SampleRate())
 	}
 	conv := newConverter(dec.SampleRate(), s.format)
+	stretch, _ := newStretcher(s.format, s.speed) // nil: as made (SpeedAvailable says why)
+	if stretch != nil {
+		defer stretch.close()
+	}
 	limit := int64(maxDuration) * int64(s.format.BytesPerSecond()) / int64(time.Second)
 	var total int64
 	in := make([]byte, readSize)
@@ -198,6 +210,12 @@ func (s *Stream) decode(ctx context.Context, r io.Reader) (err error) {
 		out := conv.convert(make([]byte, 0, conv.outputSize(n)), in[:n&^3])
 		if rerr != nil {
 			out = conv.flush(out)
+		}
+		if stretch != nil {
+			out = stretch.process(out[:0:0], out)
+			if rerr != nil {
+				out = stretch.finish(out)
+			}
 		}
 		if len(out) > 0 {
 			total += int64(len(out))

@@ -85,6 +85,7 @@ type Player struct {
 	running bool
 	closed  bool
 	volume  float64
+	speed   float64
 	lastID  ClipID
 	paused  atomic.Bool // Pause: the clips hand the output silence
 }
@@ -110,7 +111,7 @@ func New(onEvent func(Event)) *Player {
 
 func newPlayer(dev *device, onEvent func(Event)) *Player {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Player{dev: dev, ctx: ctx, cancel: cancel, volume: 1}
+	p := &Player{dev: dev, ctx: ctx, cancel: cancel, volume: 1, speed: 1}
 	p.events.deliver = onEvent
 	return p
 }
@@ -127,7 +128,7 @@ func (p *Player) Enqueue(r io.Reader) (ClipID, error) {
 		return 0, ErrClosed
 	}
 	p.lastID++
-	c := &clip{id: p.lastID, stream: NewStream(p.ctx, r, OutputFormat), stop: make(chan struct{}), paused: &p.paused}
+	c := &clip{id: p.lastID, stream: NewStreamAtSpeed(p.ctx, r, OutputFormat, p.speed), stop: make(chan struct{}), paused: &p.paused}
 	p.pending = append(p.pending, c)
 	if !p.running {
 		p.running = true
@@ -157,6 +158,15 @@ func (p *Player) SetVolume(v float64) {
 	if p.current != nil && p.current.voice != nil {
 		p.current.voice.SetVolume(v)
 	}
+}
+
+// SetSpeed sets how many times as fast as made the clips enqueued from now play, their pitch
+// kept: from MinSpeed to MaxSpeed (ClampSpeed), 1 by default. Clips already enqueued keep
+// theirs. Where the speed cannot be changed (SpeedAvailable), clips play as made.
+func (p *Player) SetSpeed(s float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.speed = ClampSpeed(s)
 }
 
 // Volume returns the volume set by SetVolume.
