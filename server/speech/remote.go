@@ -16,6 +16,7 @@ import (
 
 	"parley/engine"
 	"parley/internal/keyecho"
+	"parley/internal/langtag"
 	"parley/internal/loopback"
 	"parley/media"
 )
@@ -216,7 +217,7 @@ func parseTranscription(b []byte) (Transcript, error) {
 		return Transcript{}, errors.New("malformed transcription response: no text")
 	}
 	text := strings.Join(strings.Fields(strings.ToValidUTF8(*r.Text, "")), " ")
-	return Transcript{Text: text, Language: normalizeLanguage(r.Language)}, nil
+	return Transcript{Text: text, Language: langtag.Normalize(r.Language)}, nil
 }
 
 // defaultRemoteVoices are OpenAI's voices, offered when NewRemoteSynthesizer is given none.

@@ -234,18 +234,6 @@ func TestRemoteSynthesizer_NotMP3(t *testing.T) {
 	}
 }
 
-func TestNormalizeLanguage(t *testing.T) {
-	cases := map[string]string{
-		"english": "en", "English": "en", " german ": "de", "en": "en", "EN": "en", "en-US": "en-US",
-		"jw": "jv", "cantonese": "yue", "": "", "klingonese": "", "en_US": "", "x": "",
-	}
-	for in, want := range cases {
-		if got := normalizeLanguage(in); got != want {
-			t.Errorf("normalizeLanguage(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A speech service at an address of this computer (127.0.0.1, localhost, ::1) is sent nothing,
 // not the recording nor the text, when another user's program holds the connection, whether the
 // caller gives a client without a transport or none.

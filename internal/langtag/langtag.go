@@ -1,4 +1,7 @@
-package speech
+// Package langtag reads the language a speech-to-text service reports ("english", "en",
+// "en-US") as a BCP 47 tag, for the reference service's remote engines and for the client's
+// choice of a voice.
+package langtag
 
 import (
 	"regexp"
@@ -34,12 +37,15 @@ var languageCodes = map[string]string{
 	"jw": "jv", // Whisper's code for Javanese
 }
 
+// IsTag reports whether s looks like a BCP 47 tag: a 2- or 3-letter language and subtags.
+func IsTag(s string) bool { return languageTag.MatchString(s) }
+
 // languageTag matches what looks like a BCP 47 tag: a 2- or 3-letter language and subtags.
 var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
 
-// normalizeLanguage turns a reported language ("english", "en", "en-US") into a BCP 47 tag, or
-// "" when it is neither a known name nor a tag.
-func normalizeLanguage(s string) string {
+// Normalize turns a reported language ("english", "en", "en-US") into a BCP 47 tag, or "" when
+// it is neither a known name nor a tag.
+func Normalize(s string) string {
 	s = strings.TrimSpace(s)
 	if code, ok := languageCodes[strings.ToLower(s)]; ok {
 		return code

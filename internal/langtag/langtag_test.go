@@ -1,0 +1,15 @@
+package langtag
+
+import "testing"
+
+func TestNormalize(t *testing.T) {
+	cases := map[string]string{
+		"english": "en", "English": "en", " german ": "de", "en": "en", "EN": "en", "en-US": "en-US",
+		"jw": "jv", "cantonese": "yue", "": "", "klingonese": "", "en_US": "", "x": "",
+	}
+	for in, want := range cases {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
