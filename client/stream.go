@@ -51,6 +51,10 @@ const CodeStopped = "stopped"
 // 4 kHz (an 8 kHz microphone's), which the reference service's built-in recogniser cannot hear.
 const CodeNarrowband = "narrowband_audio"
 
+// CodeUnsupportedLanguage is the code of a transcription refused because the recogniser cannot
+// hear the language asked for (Parley's built-in one hears English only).
+const CodeUnsupportedLanguage = "unsupported_language"
+
 // Streams reports whether the service said it streams chat replies.
 func (c *Client) Streams() bool { return c.streams.Load() }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"parley/internal/jsonscan"
+	"parley/internal/langtag"
 )
 
 // TranscribeRequest is audio to turn into text.
@@ -20,6 +21,10 @@ type TranscribeRequest struct {
 	Audio []byte
 	// MIMEType, such as "audio/webm", is sent as a data URI prefix; empty sends plain base64.
 	MIMEType string
+	// Language, a BCP 47 tag such as "de", asks for speech in that language. The Chat and Voice
+	// Service's transcribe takes no language: set it only for a service that does, Parley's own
+	// (docs/API.md); empty sends none.
+	Language string
 }
 
 // Transcript is the text heard in the audio and its language.
@@ -43,8 +48,11 @@ func (c *Client) Transcribe(ctx context.Context, req TranscribeRequest) (*Transc
 	if strings.ContainsAny(req.MIMEType, ", \t\r\n\"\\") || strings.HasSuffix(strings.ToLower(req.MIMEType), ";base64") {
 		return nil, fmt.Errorf("POST %s: invalid audio type %q", route, truncate(req.MIMEType, 40))
 	}
+	if req.Language != "" && !langtag.IsTag(req.Language) {
+		return nil, fmt.Errorf("POST %s: invalid language %q", route, truncate(req.Language, 40))
+	}
 	r := &request{method: http.MethodPost, path: route, retry: true}
-	r.body, r.length = transcribeBody(req.MIMEType, req.Audio)
+	r.body, r.length = transcribeBody(req.MIMEType, req.Language, req.Audio)
 	res, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -143,13 +151,18 @@ func (r *resultWrapper) UnmarshalJSON(b []byte) error {
 
 // transcribeBody returns a factory for the JSON body {"audio":"[data:<mime>;base64,]<base64>"}
 // that encodes the audio as it is read, and the body's exact length.
-func transcribeBody(mimeType string, audio []byte) (func() io.Reader, int64) {
+func transcribeBody(mimeType, language string, audio []byte) (func() io.Reader, int64) {
 	prefix := ""
 	if mimeType != "" {
 		prefix = "data:" + mimeType + ";base64,"
 	}
 	head, _ := json.Marshal(prefix) // escapes anything unusual in the type
-	head = append([]byte(`{"audio":`), head[:len(head)-1]...)
+	open := []byte(`{"audio":`)
+	if language != "" {
+		lang, _ := json.Marshal(language)
+		open = append(append([]byte(`{"language":`), lang...), `,"audio":`...)
+	}
+	head = append(open, head[:len(head)-1]...)
 	tail := []byte(`"}`)
 	n := int64(len(head)) + int64(base64.StdEncoding.EncodedLen(len(audio))) + int64(len(tail))
 	return func() io.Reader {

@@ -53,6 +53,26 @@ func TestTranscribe_Request(t *testing.T) {
 	}
 }
 
+// A language goes only when asked for, beside the audio, and only as a language tag.
+func TestTranscribe_Language(t *testing.T) {
+	audio := []byte("RIFF....WAVEfmt \x00\x01")
+	ts := testenv.NewRecordingServer(t, reply(200, `{"text":"Guten Tag.","language":"de"}`))
+	c := newTestClient(t, ts.URL)
+	if _, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: audio, MIMEType: "audio/webm", Language: "de-AT"}); err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]string
+	if err := json.Unmarshal(ts.Only(t).Body, &body); err != nil || len(body) != 2 || body["language"] != "de-AT" ||
+		body["audio"] != "data:audio/webm;base64,"+base64.StdEncoding.EncodeToString(audio) {
+		t.Errorf("body %v (%v), want the audio and \"language\": \"de-AT\"", body, err)
+	}
+	for _, bad := range []string{`de","x":"y`, "not a tag", strings.Repeat("a", 100)} {
+		if _, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: audio, Language: bad}); err == nil {
+			t.Errorf("language %q sent", bad)
+		}
+	}
+}
+
 func TestTranscribe_TolerantShapes(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -143,7 +163,7 @@ func TestTranscribeBody(t *testing.T) {
 		_, _ = rand.Read(audio)
 		for _, mime := range []string{"", "audio/webm"} {
 			want, _ := json.Marshal(map[string]string{"audio": encodeDataURI(mime, audio)})
-			newBody, length := transcribeBody(mime, audio)
+			newBody, length := transcribeBody(mime, "", audio)
 			if length != int64(len(want)) {
 				t.Errorf("n=%d: length %d, want %d", n, length, len(want))
 			}
@@ -193,7 +213,7 @@ func BenchmarkTranscribeBody(b *testing.B) {
 	b.SetBytes(int64(len(audio)))
 	b.ReportAllocs()
 	for b.Loop() {
-		newBody, n := transcribeBody("audio/webm", audio)
+		newBody, n := transcribeBody("audio/webm", "", audio)
 		// The transport copies through a 4 KiB buffer; io.Copy to a plain writer does the same.
 		written, err := io.CopyBuffer(writerOnly{io.Discard}, newBody(), make([]byte, 4096))
 		if err != nil || written != n {

@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"parley/internal/langtag"
 )
 
 // MaxAudioBytes is the largest decoded audio a transcribe call accepts.
@@ -16,6 +18,9 @@ type audioInput struct {
 	MIME   string // from a data URI; "" for plain base64
 	Base64 string
 	Size   int // the decoded size, as judged from the base64 length
+	// Language is the language the speech is in, as a BCP 47 tag, "" to have it found:
+	// Parley's extension, an optional "language" field (docs/API.md).
+	Language string
 }
 
 // decodeTranscribe reads the audio field, splits off a data-URI prefix and
@@ -63,6 +68,17 @@ func decodeTranscribe(f fields) (audioInput, *apiError) {
 		return in, errorf(http.StatusBadRequest, codeInvalidField, "The audio is empty.")
 	}
 	in.Size = n
+	lang, present, e := f.str("language")
+	if e != nil {
+		return in, e
+	}
+	if present && strings.TrimSpace(lang) != "" {
+		in.Language = langtag.Normalize(lang)
+		if in.Language == "" {
+			return in, errorf(http.StatusBadRequest, codeInvalidField,
+				"The language %q is not a language tag such as \"en\" or \"de-AT\".", truncate(lang, 40))
+		}
+	}
 	return in, nil
 }
 

@@ -17,14 +17,15 @@ type fakeSTT struct {
 	calls int
 	audio []byte
 	mime  string
+	lang  string // the language asked for (speech.LanguageOf)
 	err   error
 }
 
-func (f *fakeSTT) Transcribe(_ context.Context, audio []byte, mime string) (speech.Transcript, error) {
+func (f *fakeSTT) Transcribe(ctx context.Context, audio []byte, mime string) (speech.Transcript, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	f.audio, f.mime = audio, mime
+	f.audio, f.mime, f.lang = audio, mime, speech.LanguageOf(ctx)
 	if f.err != nil {
 		return speech.Transcript{}, f.err
 	}
@@ -68,6 +69,35 @@ func TestTranscribe_Forms(t *testing.T) {
 	}
 	if e.balance() != 10 {
 		t.Errorf("transcription charged points")
+	}
+}
+
+// Parley's extension: an optional "language" reaches the recogniser as a BCP 47 tag; one that is
+// not a language is refused before any recognition; a recogniser that cannot hear the language
+// asked (the built-in one, English only) answers 422 unsupported_language.
+func TestTranscribe_Language(t *testing.T) {
+	stt := &fakeSTT{}
+	e := newEnv(t, 10, func(c *Config) { c.STT = stt })
+	b64 := base64.StdEncoding.EncodeToString([]byte("RIFF....WAVEfmt some audio bytes"))
+	for in, want := range map[any]string{"German": "de", "de-AT": "de-AT", "": "", nil: ""} {
+		r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "language": in})
+		if r.Status != 200 || stt.lang != want {
+			t.Errorf("language %v: %d %s, recogniser asked for %q, want %q", in, r.Status, r.Raw, stt.lang, want)
+		}
+	}
+	calls := stt.calls
+	for _, in := range []any{"not a language!", 42} {
+		if r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "language": in}); r.Status != 400 || r.code() != codeInvalidField {
+			t.Errorf("language %v: %d %s, want 400 invalid_field", in, r.Status, r.Raw)
+		}
+	}
+	if stt.calls != calls {
+		t.Error("a refused language reached the recogniser")
+	}
+	stt.err = speech.ErrLanguage
+	r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "language": "de"})
+	if r.Status != 422 || r.code() != codeUnsupportedLanguage || !strings.Contains(string(r.Raw), "English only") {
+		t.Errorf("%d %s, want 422 unsupported_language saying the recogniser hears English only", r.Status, r.Raw)
 	}
 }
 

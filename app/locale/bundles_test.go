@@ -57,6 +57,9 @@ func collect(t *testing.T) map[string]sentence {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
+		if filepath.Dir(path) == filepath.Join(root, "app", "locale") {
+			return nil // the bridge from i18n to lang, which passes sentences on
+		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err

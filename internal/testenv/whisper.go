@@ -37,6 +37,8 @@ type WhisperStandIn struct {
 	Heard, Bad atomic.Int64
 	// Models counts the model lists and front pages it served.
 	Models atomic.Int64
+	// Language is the language field of the last recognition ("" for none).
+	Language atomic.Value
 }
 
 // StartWhisper starts a stand-in of kind that says it heard text.
@@ -90,6 +92,7 @@ func StartWhisper(t testing.TB, kind WhisperKind, text string) *WhisperStandIn {
 				return
 			}
 			w.Heard.Add(1)
+			w.Language.Store(r.FormValue("language"))
 			answer(rw, map[string]any{"text": " " + w.Text + "\n"})
 		})
 	}

@@ -105,6 +105,9 @@ func WarmPocketSphinx(o PocketSphinxOptions) {
 }
 
 func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
+	if l := LanguageOf(ctx); l != "" && languageBase(l) != "en" {
+		return Transcript{}, ErrLanguage
+	}
 	pcm, err := decodeAudio(audio)
 	if err != nil {
 		return Transcript{}, err

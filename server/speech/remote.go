@@ -149,8 +149,11 @@ func (t *remoteTranscriber) Transcribe(ctx context.Context, audio []byte, mime s
 			mime = "audio/mp4"
 		}
 	}
-	return t.upload(ctx, "/audio/transcriptions", upload{name: name, mime: mime, audio: audio,
-		fields: [][2]string{{"model", t.model}, {"response_format", "verbose_json"}}}, parseTranscription)
+	fields := [][2]string{{"model", t.model}, {"response_format", "verbose_json"}}
+	if l := LanguageOf(ctx); l != "" {
+		fields = append(fields, [2]string{"language", languageBase(l)}) // ISO 639-1, as Whisper takes it
+	}
+	return t.upload(ctx, "/audio/transcriptions", upload{name: name, mime: mime, audio: audio, fields: fields}, parseTranscription)
 }
 
 // upload is an audio file to transcribe, posted as multipart form data: the file as "file",

@@ -73,6 +73,41 @@ func TestRemoteTranscriber_Success(t *testing.T) {
 	}
 }
 
+// The language asked for goes to the service as Whisper takes it (ISO 639-1); none, none.
+func TestRemoteTranscriber_Language(t *testing.T) {
+	var got []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			t.Fatalf("multipart: %v", err)
+		}
+		got = append(got, strings.Join(r.MultipartForm.Value["language"], ","))
+		io.WriteString(w, `{"text":"Guten Tag.","language":"german"}`)
+	})
+	stt := NewRemoteTranscriber(srv.URL, "whisper-1", testKey, srv.Client())
+	for _, ctx := range []context.Context{WithLanguage(t.Context(), "de-AT"), t.Context()} {
+		if tr, err := stt.Transcribe(ctx, wavTake, ""); err != nil || tr.Language != "de" {
+			t.Fatalf("%+v, %v", tr, err)
+		}
+	}
+	if len(got) != 2 || got[0] != "de" || got[1] != "" {
+		t.Errorf("language fields sent: %q, want \"de\" then none", got)
+	}
+}
+
+// The built-in recogniser hears English only: asked for another language it says so, without
+// decoding a word; asked for English (any region) it hears.
+func TestPocketSphinx_EnglishOnly(t *testing.T) {
+	ps := NewPocketSphinx(PocketSphinxOptions{})
+	for _, l := range []string{"de", "fr-FR", "uk"} {
+		if _, err := ps.Transcribe(WithLanguage(t.Context(), l), wavTake, ""); !errors.Is(err, ErrLanguage) {
+			t.Errorf("%s: err = %v, want ErrLanguage", l, err)
+		}
+	}
+	if _, err := ps.Transcribe(WithLanguage(t.Context(), "en-GB"), wavTake, ""); errors.Is(err, ErrLanguage) {
+		t.Error("English refused")
+	}
+}
+
 func TestRemoteTranscriber_NotAudio(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Error("not-audio input reached the service")

@@ -56,6 +56,35 @@ var ErrNotAudio = errors.New("not audio this service can read")
 // rather than given a confident, wrong transcript.
 var ErrNarrowband = errors.New("telephone-quality audio (nothing above 4 kHz), which the built-in recogniser cannot hear")
 
+// ErrLanguage is returned by a recogniser asked to hear a language it cannot: the built-in one
+// hears English only.
+var ErrLanguage = errors.New("the built-in recogniser hears English only")
+
+// languageKey carries the language a transcription is asked for.
+type languageKey struct{}
+
+// WithLanguage asks the recognisers that take one to hear speech in the language tag (BCP 47,
+// "de"); "" leaves them to find it. The Transcriber interface has no such parameter because the
+// Chat and Voice Service's has none: this is Parley's own service's extension.
+func WithLanguage(ctx context.Context, tag string) context.Context {
+	if tag == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, languageKey{}, tag)
+}
+
+// LanguageOf is the language WithLanguage asked for, "" for none.
+func LanguageOf(ctx context.Context) string {
+	s, _ := ctx.Value(languageKey{}).(string)
+	return s
+}
+
+// languageBase is the ISO 639 part of a language tag: "de" of "de-AT".
+func languageBase(tag string) string {
+	base, _, _ := strings.Cut(tag, "-")
+	return strings.ToLower(base)
+}
+
 // ErrUnknownVoice is returned by Synthesize for a voice not in its Voices list.
 var ErrUnknownVoice = errors.New("unknown voice")
 

@@ -26,8 +26,12 @@ func (w *whisperCpp) Transcribe(ctx context.Context, audio []byte, mime string) 
 	if err != nil {
 		return Transcript{}, err
 	}
+	fields := [][2]string{{"response_format", "verbose_json"}, {"temperature", "0.0"}}
+	if l := LanguageOf(ctx); l != "" {
+		fields = append(fields, [2]string{"language", languageBase(l)})
+	}
 	return w.upload(ctx, "/inference", upload{name: "audio.wav", mime: "audio/wav", audio: media.EncodeWAV(media.To16kMono(pcm)),
-		fields: [][2]string{{"response_format", "verbose_json"}, {"temperature", "0.0"}}}, parseWhisperCpp)
+		fields: fields}, parseWhisperCpp)
 }
 
 // parseWhisperCpp reads whisper.cpp's server's answer: {"text", "language"} (verbose_json), or

@@ -37,6 +37,12 @@ func TestWhisperCpp_SendsWAVAndReadsTheText(t *testing.T) {
 	if _, err := stt.Transcribe(t.Context(), []byte("not audio at all"), ""); !errors.Is(err, ErrNotAudio) {
 		t.Errorf("not audio: %v", err)
 	}
+	if l := srv.Language.Load(); l != "" {
+		t.Errorf("language %q sent unasked", l)
+	}
+	if _, err := stt.Transcribe(WithLanguage(t.Context(), "uk-UA"), webm, ""); err != nil || srv.Language.Load() != "uk" {
+		t.Errorf("asked for Ukrainian: %v, the server was sent %q", err, srv.Language.Load())
+	}
 }
 
 func TestParseWhisperCpp(t *testing.T) {
