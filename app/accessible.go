@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -61,7 +62,7 @@ func said(name, value string) string {
 	case value == "":
 		return name
 	}
-	return name + ": " + value
+	return fmt.Sprintf(lang.X("accessible.name-value", "%[1]s: %[2]s"), name, value)
 }
 
 // briefRunes is the most of a field's text its label says.
@@ -77,14 +78,6 @@ func brief(text string) string {
 		line += "…"
 	}
 	return line
-}
-
-// onOff says whether a check box is ticked.
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }
 
 // AccessibilityLabel is the button's name, or its text when it has none (Fyne's own says the
@@ -106,10 +99,10 @@ func (f *field) AccessibilityLabel() string {
 	if name == "" {
 		name = f.PlaceHolder
 	}
-	value := "empty"
+	value := lang.L("empty")
 	switch {
 	case f.Text != "" && f.Password:
-		value = "hidden"
+		value = lang.L("hidden")
 	case strings.TrimSpace(f.Text) != "":
 		value = brief(f.Text)
 	}
@@ -132,7 +125,7 @@ func (c *choiceField) AccessibilityLabel() string {
 		value = c.PlaceHolder
 	}
 	if value == "" {
-		value = "empty"
+		value = lang.L("empty")
 	}
 	return said(c.name, value)
 }
@@ -144,7 +137,7 @@ func (c *choiceField) AccessibilityRole() fyne.AccessibleRole { return fyne.Acce
 func (c *choiceField) nameAs(name string) {
 	c.named.nameAs(name)
 	if b, ok := c.ActionItem.(*button); ok {
-		b.name = c.name + ": choices"
+		b.name = fmt.Sprintf(lang.L("%s: choices"), c.name)
 	}
 }
 
@@ -154,7 +147,10 @@ func (c *check) AccessibilityLabel() string {
 	if name == c.Text {
 		name = ""
 	}
-	return said(name, c.Text) + ", " + onOff(c.Checked)
+	if c.Checked {
+		return fmt.Sprintf(lang.L("%s, on"), said(name, c.Text))
+	}
+	return fmt.Sprintf(lang.L("%s, off"), said(name, c.Text))
 }
 
 // AccessibilityRole is a button: pressing it ticks it (Fyne has no check-box role).
@@ -190,11 +186,11 @@ func (s *selector) AccessibilityRole() fyne.AccessibleRole { return fyne.Accessi
 func (e *composerEntry) AccessibilityLabel() string {
 	switch {
 	case e.Text == "":
-		return "Message box, empty"
+		return lang.L("Message box, empty")
 	case e.c.over:
-		return "Message box, over the service's limit"
+		return lang.L("Message box, over the service's limit")
 	}
-	return "Message box"
+	return lang.L("Message box")
 }
 
 // AccessibilityRole is text.
@@ -202,7 +198,7 @@ func (e *composerEntry) AccessibilityRole() fyne.AccessibleRole { return fyne.Ac
 
 // AccessibilityLabel names the search and says what is searched for.
 func (f *searchField) AccessibilityLabel() string {
-	return said(searchPlaceholders[0], brief(f.Text))
+	return said(f.places[0], brief(f.Text))
 }
 
 // AccessibilityRole is text.
@@ -210,7 +206,7 @@ func (f *searchField) AccessibilityRole() fyne.AccessibleRole { return fyne.Acce
 
 // AccessibilityLabel says how many conversations the list shows.
 func (l *conversationList) AccessibilityLabel() string {
-	return fmt.Sprintf("Conversations: %d", len(l.s.items))
+	return fmt.Sprintf(lang.L("Conversations: %d"), len(l.s.items))
 }
 
 // AccessibilityRole is text: Fyne has no list role.
@@ -221,7 +217,7 @@ func (r *conversationRow) AccessibilityLabel() string {
 	if r.when.Text == "" {
 		return r.title.Text
 	}
-	return r.title.Text + ", " + r.when.Text
+	return fmt.Sprintf(lang.X("accessible.title-when", "%[1]s, %[2]s"), r.title.Text, r.when.Text)
 }
 
 // AccessibilityRole is a button: pressing the row opens the conversation.

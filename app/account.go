@@ -3,12 +3,14 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -57,7 +59,7 @@ func (u *UI) showAccountAfter(err error, base string) {
 	}
 	msg := phraseIn(err, explain.Scene{BaseURL: base, Key: explain.KeyStored}, inAccount).text
 	if errors.Is(err, keystore.ErrNotFound) {
-		msg = "Enter the API key for " + base + "."
+		msg = fmt.Sprintf(lang.L("Enter the API key for %s."), base)
 	}
 	u.showAccountWith(msg).noteKeyring(err)
 }
@@ -86,14 +88,13 @@ func (u *UI) serviceInUse() string {
 	case c == nil:
 		return ""
 	case c.local:
-		return "In use: the built-in service on this computer. Its account is its own, with a million " +
-			"points and a key made anew at each start: no key is stored, and nothing is paid."
+		return lang.L("In use: the built-in service on this computer. Its account is its own, with a million points and a key made anew at each start: no key is stored, and nothing is paid.")
 	case c.fromEnv && strings.TrimSpace(u.deps.Getenv("PARLEY_API_KEY")) != "":
-		return "In use: " + c.baseURL + ", with the key in PARLEY_API_KEY."
+		return fmt.Sprintf(lang.L("In use: %s, with the key in PARLEY_API_KEY."), c.baseURL)
 	case c.sessionKey:
-		return "In use: " + c.baseURL + ", with a key kept for this session only (there is no keyring)."
+		return fmt.Sprintf(lang.L("In use: %s, with a key kept for this session only (there is no keyring)."), c.baseURL)
 	}
-	return "In use: " + c.baseURL + ", with a key stored in the system keyring."
+	return fmt.Sprintf(lang.L("In use: %s, with a key stored in the system keyring."), c.baseURL)
 }
 
 // showAccountWith opens the account dialog with a message at its top.
@@ -117,34 +118,34 @@ func (u *UI) showAccountWith(message string) *accountDialog {
 	}
 	var notes []string
 	if env("PARLEY_BASE_URL") != "" {
-		notes = append(notes, "PARLEY_BASE_URL is set: it overrides the address saved here while it is set.")
+		notes = append(notes, lang.L("PARLEY_BASE_URL is set: it overrides the address saved here while it is set."))
 	}
 	if env("PARLEY_API_KEY") != "" {
-		notes = append(notes, "PARLEY_API_KEY is set: it overrides the key saved here while it is set.")
+		notes = append(notes, lang.L("PARLEY_API_KEY is set: it overrides the key saved here while it is set."))
 	}
 	envNote := widget.NewLabel(strings.Join(notes, "\n"))
 	envNote.Wrapping = fyne.TextWrapWord
 	envNote.SizeName = theme.SizeNameCaptionText
 	envNote.Hidden = len(notes) == 0
 
-	a.testBtn = newButton(a.keys, "Test connection", theme.SearchIcon(), a.test)
-	a.saveBtn = newButton(a.keys, "Connect", theme.ConfirmIcon(), a.save)
+	a.testBtn = newButton(a.keys, lang.L("Test connection"), theme.SearchIcon(), a.test)
+	a.saveBtn = newButton(a.keys, lang.L("Connect"), theme.ConfirmIcon(), a.save)
 	a.saveBtn.Importance = widget.HighImportance
-	cancel := newButton(a.keys, "Cancel", theme.CancelIcon(), a.keys.cancel)
+	cancel := newButton(a.keys, lang.L("Cancel"), theme.CancelIcon(), a.keys.cancel)
 	buttons := []fyne.CanvasObject{a.testBtn}
 	if u.deps.Local != nil && (u.conn() == nil || !u.conn().local) {
-		buttons = append(buttons, newButton(a.keys, "Use the local service", theme.ComputerIcon(), func() {
+		buttons = append(buttons, newButton(a.keys, lang.L("Use the local service"), theme.ComputerIcon(), func() {
 			a.d.Hide()
 			u.useLocal()
 		}))
 	}
-	form := newForm(widget.NewFormItem("Address", a.base), widget.NewFormItem("API key", a.key))
+	form := newForm(widget.NewFormItem(lang.L("Address"), a.base), widget.NewFormItem(lang.L("API key"), a.key))
 	inUse := widget.NewLabel(u.serviceInUse())
 	inUse.Wrapping = fyne.TextWrapWord
 	inUse.Hidden = inUse.Text == ""
 	content := container.NewVBox(inUse, form, envNote, a.result,
 		border(nil, nil, container.NewHBox(buttons...), container.NewHBox(cancel, a.saveBtn)))
-	a.d = dialog.NewCustomWithoutButtons("Account", content, u.win)
+	a.d = dialog.NewCustomWithoutButtons(lang.L("Account"), content, u.win)
 	a.d.Resize(fyne.NewSize(560, 0))
 	first := a.key
 	if a.base.Text == "" {
@@ -160,9 +161,9 @@ func (a *accountDialog) values() (string, string, error) {
 	p, err := url.Parse(base)
 	if base == "" || err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
 		if base != "" && !strings.Contains(base, "://") {
-			return "", "", formError("The address needs its scheme: https://" + base + " (or http:// for this computer).")
+			return "", "", formError(fmt.Sprintf(lang.L("The address needs its scheme: https://%s (or http:// for this computer)."), base))
 		}
-		return "", "", formError("Enter the service's address, such as https://api.example.com.")
+		return "", "", formError(lang.L("Enter the service's address, such as https://api.example.com."))
 	}
 	key := strings.TrimSpace(a.key.Text)
 	if key != "" {
@@ -181,7 +182,7 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 		a.show(err.Error(), true)
 		return
 	}
-	a.show("Connecting…", false)
+	a.show(lang.L("Connecting…"), false)
 	a.saveBtn.Disable()
 	a.testBtn.Disable()
 	go func() {
@@ -204,10 +205,10 @@ func (a *accountDialog) reach(done func(svc Service, key string, msg string, err
 			a.do(func() { done(nil, "", phraseIn(err, scene, inAccount).text, err) })
 			return
 		}
-		msg := "Connected to " + svc.BaseURL() + "."
+		msg := fmt.Sprintf(lang.L("Connected to %s."), svc.BaseURL())
 		ctx, cancel := context.WithTimeout(a.ctx, defaultCallTimeout)
 		if acc, aerr := svc.Account(ctx); aerr == nil && acc.Balance != nil {
-			msg += " Balance: " + points(*acc.Balance) + "."
+			msg = fmt.Sprintf(lang.L("Connected to %s. Balance: %s."), svc.BaseURL(), points(*acc.Balance))
 		}
 		cancel()
 		a.do(func() { done(svc, k, msg, nil) })
@@ -249,9 +250,9 @@ func (a *accountDialog) save() {
 				if serr != nil && keyringMissing(serr) {
 					a.noteKeyring(serr)
 					a.warn(a.keyringSentence())
-					a.host.confirm("Keep the key for this session?",
-						"The key works, but it cannot be stored without the system keyring. Keep it for this session only? You will be asked again next time.",
-						"Keep for this session", false, func(ok bool) {
+					a.host.confirm(lang.L("Keep the key for this session?"),
+						lang.L("The key works, but it cannot be stored without the system keyring. Keep it for this session only? You will be asked again next time."),
+						lang.L("Keep for this session"), false, func(ok bool) {
 							if ok {
 								a.d.Hide()
 								a.host.useRemote(svc, base, true)
@@ -260,7 +261,7 @@ func (a *accountDialog) save() {
 					return
 				}
 				if serr != nil {
-					a.show("The key works but was not stored. "+phraseIn(serr, explain.Scene{BaseURL: base}, inAccount).text, true)
+					a.show(fmt.Sprintf(lang.L("The key works but was not stored. %s"), phraseIn(serr, explain.Scene{BaseURL: base}, inAccount).text), true)
 					return
 				}
 				a.d.Hide()
@@ -300,19 +301,19 @@ func (a *accountDialog) keyringSentence() string {
 // keyring, or this session only when the dialog or the connection found no keyring.
 func (a *accountDialog) keyPlaceholders() []string {
 	if a.keyring != nil || a.host.keyForSessionOnly() {
-		return []string{"API key (kept for this session only, never shown)", "API key (this session only)", "API key"}
+		return []string{lang.L("API key (kept for this session only, never shown)"), lang.L("API key (this session only)"), lang.L("API key")}
 	}
-	return []string{"API key (kept in the system keyring, never shown)", "API key (kept in the keyring)", "API key"}
+	return []string{lang.L("API key (kept in the system keyring, never shown)"), lang.L("API key (kept in the keyring)"), lang.L("API key")}
 }
 
 // enterKey is the sentence for a key that could not be read from the keyring for base.
 func (a *accountDialog) enterKey(err error, base string) string {
 	switch {
 	case errors.Is(err, keystore.ErrNotFound):
-		return "Enter the API key for " + base + "."
+		return fmt.Sprintf(lang.L("Enter the API key for %s."), base)
 	case keyringMissing(err):
 		a.noteKeyring(err)
-		return "Enter the API key. " + a.keyringSentence()
+		return fmt.Sprintf(lang.L("Enter the API key. %s"), a.keyringSentence())
 	}
 	return phraseIn(err, explain.Scene{BaseURL: base}, inAccount).text
 }

@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"parley/app/locale"
 	"parley/app/talk"
 	"parley/archive"
 	"parley/audio"
@@ -232,6 +233,9 @@ func New(a fyne.App, d Deps) *UI {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &UI{app: a, prefs: prefs{a.Preferences()}, deps: d, ctx: ctx, cancel: cancel}
+	if l := u.prefs.language(); l != "" {
+		locale.Use(l) // before any widget is made: each takes its words once
+	}
 	if arc, err := archive.Open(d.ArchivePath); err == nil {
 		u.archive = arc
 	} else {

@@ -494,6 +494,25 @@ func TestApp_AutoSpeakRequestsFirstSentenceFirst(t *testing.T) {
 	}
 }
 
+// A reply in German is spoken by the service's German voice, where the person's voice is
+// English; a conversation's own voice is kept.
+func TestApp_ReplySpokenByAVoiceOfItsLanguage(t *testing.T) {
+	svc := newFakeService()
+	svc.VoiceList = []client.Voice{{Name: "flite-slt", Language: "en-US", Default: true}, {Name: "de", Language: "de"}}
+	svc.Reply = func(string) string { return "Morgen wird es sonnig, mit einer leichten Brise aus Westen." }
+	h := start(t, svc)
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	h.u.prefs.setDefaultVoice("flite-slt")
+	h.waitFor(func() bool { return len(h.u.talk.ServiceVoices()) == 2 }) // read as the service was attached
+	h.typeAndSend("Wie wird das Wetter?")
+	h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.SpeechVoices) > 0 })
+	svc.Mu.Lock()
+	defer svc.Mu.Unlock()
+	if svc.SpeechVoices[0] != "de" {
+		t.Errorf("the German reply was spoken with %q, want the German voice", svc.SpeechVoices)
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/engine"
@@ -15,7 +17,9 @@ import (
 // engines it uses. The choice is kept in the preferences, the keys in the system keyring.
 
 // installHint says how to get a real model, for a person who has none.
-const installHint = "For real answers, install Ollama (ollama.com) and run \u201collama pull llama3.2\u201d, or connect to a service."
+func installHint() string {
+	return lang.L("For real answers, install Ollama (ollama.com) and run “ollama pull llama3.2”, or connect to a service.")
+}
 
 // localEngines works out the engines the built-in service starts with: the chosen ones with
 // their keys. On the first run, whose screen named it, the first model found on this computer
@@ -33,7 +37,7 @@ func (u *UI) localEngines(ctx context.Context, firstRun bool) (set engine.Set, n
 		u.prefs.setEngines(set) // the welcome screen named it: using it chose it
 	case !chosen && len(found.Runtimes) > 0:
 		c := found.Runtimes[0].Chat(found.Runtimes[0].Models[0])
-		notice = "Found " + c.Describe() + ": choose it in Parley → Built-in service to have real answers."
+		notice = fmt.Sprintf(lang.L("Found %s: choose it in Parley → Built-in service to have real answers."), c.Describe())
 	case set.Chat.Kind == engine.Detected:
 		// The runtime may say more about the model now (its context window), and run as
 		// another user than when it was chosen.
@@ -178,31 +182,36 @@ func welcomeEngineHint(chat *engine.Chat, searching bool, hears *engine.Recognis
 		if m := []rune(r.Model); len(m) > 40 {
 			r.Model = string(m[:39]) + "…"
 		}
-		heard = ", hears with " + r.Short()
+		heard = r.Short()
 	}
 	switch {
 	case searching:
-		return "Runs a service on this computer, with local voices. No account needed. Looking for a model on this computer…"
+		return lang.L("Runs a service on this computer, with local voices. No account needed. Looking for a model on this computer…")
+	case (chat == nil || chat.Kind == engine.Offline) && hears != nil:
+		return fmt.Sprintf(lang.L("Runs a service on this computer, with an offline responder that cannot think, hears with %s, and local voices. No account needed."), heard) + " " + installHint()
 	case chat == nil || chat.Kind == engine.Offline:
-		return "Runs a service on this computer, with an offline responder that cannot think" + heard + ", and local voices. No account needed. " + installHint
+		return lang.L("Runs a service on this computer, with an offline responder that cannot think, and local voices. No account needed.") + " " + installHint()
 	}
 	c := *chat
 	if r := []rune(c.Model); len(r) > 40 {
 		c.Model = string(r[:39]) + "…" // the screen keeps room for three lines
 	}
-	return "Runs a service on this computer that answers with " + c.Describe() + heard + ", and speaks with local voices. No account needed."
+	if hears != nil {
+		return fmt.Sprintf(lang.L("Runs a service on this computer that answers with %s, hears with %s, and speaks with local voices. No account needed."), c.Describe(), heard)
+	}
+	return fmt.Sprintf(lang.L("Runs a service on this computer that answers with %s, and speaks with local voices. No account needed."), c.Describe())
 }
 
 // builtInSummary says in a line which chat engine the built-in service answers with.
 func (u *UI) builtInSummary() string {
 	if u.conn() != nil && u.conn().local && u.conn().engine.Away {
-		return "Chosen: " + u.conn().engine.Short + ". Chat calls fail, and cost nothing, until it answers"
+		return fmt.Sprintf(lang.L("Chosen: %s. Chat calls fail, and cost nothing, until it answers"), u.conn().engine.Short)
 	}
 	if u.conn() != nil && u.conn().local && u.conn().engine.Short != "" {
-		return "Answers with " + u.conn().engine.Short
+		return fmt.Sprintf(lang.L("Answers with %s"), u.conn().engine.Short)
 	}
 	set, _ := u.prefs.engines()
-	return "Answers with " + set.Chat.Short()
+	return fmt.Sprintf(lang.L("Answers with %s"), set.Chat.Short())
 }
 
 // offerFoundModel looks for model runtimes on this computer and, when one is found while the
@@ -220,7 +229,7 @@ func (u *UI) offerFoundModel(summary *widget.Label) {
 		}
 		c := found[0].Chat(found[0].Models[0])
 		u.do(func() {
-			summary.SetText(u.builtInSummary() + ". Found " + c.Short() + " on this computer: Change… to use it.")
+			summary.SetText(fmt.Sprintf(lang.L("%s. Found %s on this computer: Change… to use it."), u.builtInSummary(), c.Short()))
 		})
 	}()
 }

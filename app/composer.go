@@ -14,12 +14,14 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
 	"parley/conversation"
 	"parley/internal/explain"
+	"parley/internal/i18n"
 )
 
 // maxComposerRows is how tall the composer grows before it scrolls.
@@ -87,17 +89,17 @@ type takeControl interface {
 func newComposer(host composerHost, ptt takeControl) *composer {
 	c := &composer{host: host}
 	c.entry = newComposerEntry(c)
-	c.send = newIconButton(nil, "Send message", theme.MailSendIcon(), c.submit)
+	c.send = newIconButton(nil, lang.L("Send message"), theme.MailSendIcon(), c.submit)
 	c.send.Importance = widget.HighImportance
-	c.mic = newIconButton(nil, "Push to talk", micIcon, ptt.Toggle)
-	c.stop = newButton(nil, "Stop", theme.MediaStopIcon(), ptt.StopSpeaking)
-	c.stop.name = "Stop speaking"
+	c.mic = newIconButton(nil, lang.L("Push to talk"), micIcon, ptt.Toggle)
+	c.stop = newButton(nil, lang.L("Stop"), theme.MediaStopIcon(), ptt.StopSpeaking)
+	c.stop.name = lang.L("Stop speaking")
 	c.stop.Hide()
 	c.noticeText = widget.NewLabel("")
 	c.noticeText.Wrapping = fyne.TextWrapWord
 	c.noticeText.Importance = widget.WarningImportance
 	c.noticeAction = newButton(nil, "", nil, nil)
-	dismiss := newIconButton(nil, "Dismiss the notice", theme.CancelIcon(), func() { c.hideNotice() })
+	dismiss := newIconButton(nil, lang.L("Dismiss the notice"), theme.CancelIcon(), func() { c.hideNotice() })
 	dismiss.Importance = widget.LowImportance
 	c.notice = border(nil, nil, widget.NewIcon(theme.WarningIcon()),
 		container.NewCenter(container.NewHBox(c.noticeAction, dismiss)), c.noticeText)
@@ -114,10 +116,10 @@ func newComposer(host composerHost, ptt takeControl) *composer {
 	c.level.CornerRadius = 5
 	meter := container.NewStack(c.levelBack, container.New(&levelLayout{c: c}, c.level))
 	c.elapsed = widget.NewLabel("0:00")
-	c.recState = widget.NewLabel("Listening…")
-	done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), ptt.FinishRecording)
+	c.recState = widget.NewLabel(lang.L("Listening…"))
+	done := widget.NewButtonWithIcon(lang.L("Done"), theme.ConfirmIcon(), ptt.FinishRecording)
 	done.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), ptt.CancelRecording)
+	cancel := widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), ptt.CancelRecording)
 	c.recording = border(nil, nil,
 		container.NewHBox(widget.NewIcon(theme.MediaRecordIcon()), c.recState),
 		container.NewHBox(c.elapsed, cancel, done),
@@ -195,7 +197,8 @@ func (c *composer) checkLength() {
 	if c.limit > 0 {
 		if n := messageLength(c.entry.Text); n > c.limit {
 			over = true
-			line := fmt.Sprintf("%s characters: %s over the service's limit of %s",
+			line := fmt.Sprintf(i18n.N("%[1]s character: %[2]s over the service's limit of %[3]s",
+				"%[1]s characters: %[2]s over the service's limit of %[3]s", n),
 				explain.Number(int64(n)), explain.Number(int64(n-c.limit)), explain.Number(int64(c.limit)))
 			if c.length.Text != line {
 				c.length.SetText(line)
@@ -224,8 +227,10 @@ func (c *composer) submit() {
 		return
 	}
 	if c.over {
-		c.showNotice(fmt.Sprintf("Not sent: the message is %s characters over the service's limit. Shorten it, or send it in parts.",
-			explain.Number(int64(messageLength(text)-c.limit))), "", nil)
+		over := messageLength(text) - c.limit
+		c.showNotice(fmt.Sprintf(i18n.N("Not sent: the message is %s character over the service's limit. Shorten it, or send it in parts.",
+			"Not sent: the message is %s characters over the service's limit. Shorten it, or send it in parts.", over),
+			explain.Number(int64(over))), "", nil)
 		return
 	}
 	c.entry.SetText("")
@@ -259,9 +264,9 @@ func (c *composer) showStop(on bool) {
 
 // showRecording switches between writing and recording.
 func (c *composer) showRecording(on bool) {
-	c.mic.name = "Push to talk" // what the microphone's button does now
+	c.mic.name = lang.L("Push to talk") // what the microphone's button does now
 	if on {
-		c.mic.name = "Stop recording"
+		c.mic.name = lang.L("Stop recording")
 	}
 	c.recording.Hidden = !on
 	c.writing.Hidden = on
@@ -303,6 +308,8 @@ func newComposerEntry(c *composer) *composerEntry {
 	e := &composerEntry{c: c}
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapWord
+	composerPlaceholders = placeholders{lang.L("Message Parley…  (Enter sends, Shift+Enter adds a line)"),
+		lang.L("Message Parley…  (Shift+Enter: new line)"), lang.L("Message Parley…"), lang.L("Message…")}
 	e.SetPlaceHolder(composerPlaceholders[0])
 	e.OnChanged = func(string) {
 		c.fit()
@@ -317,9 +324,9 @@ func newComposerEntry(c *composer) *composerEntry {
 // AcceptsTab is false: Tab and Shift+Tab move the focus; Ctrl+Tab types a tab.
 func (e *composerEntry) AcceptsTab() bool { return false }
 
-// composerPlaceholders is what the empty message box says, as the width allows.
-var composerPlaceholders = placeholders{"Message Parley…  (Enter sends, Shift+Enter adds a line)",
-	"Message Parley…  (Shift+Enter: new line)", "Message Parley…", "Message…"}
+// composerPlaceholders is what the empty message box says, as the width allows, in the
+// window's language: newComposerEntry writes it.
+var composerPlaceholders placeholders
 
 // Resize counts the lines again when the width changes, and shows the longest placeholder
 // that fits.
@@ -424,24 +431,35 @@ func (m *mainWindow) restoreRefused(th *conversation.Thread, v conversation.Thre
 	if text == "" {
 		return false
 	}
-	why := "Not sent: the service refused the message as too long"
-	if limit > 0 {
-		why = fmt.Sprintf("Not sent: the message is longer than the service's limit of %s characters", explain.Number(int64(limit)))
-	}
 	if th != m.current {
 		if d := m.drafts[th]; strings.TrimSpace(d) != "" {
 			text += "\n" + d
 		}
 		m.drafts[th] = text
-		m.flash(why + ". It is back in its conversation's message box.")
+		if limit > 0 {
+			m.flash(fmt.Sprintf(i18n.N("Not sent: the message is longer than the service's limit of %s character. It is back in its conversation's message box.",
+				"Not sent: the message is longer than the service's limit of %s characters. It is back in its conversation's message box.", limit),
+				explain.Number(int64(limit))))
+		} else {
+			m.flash(lang.L("Not sent: the service refused the message as too long. It is back in its conversation's message box."))
+		}
 		return true
 	}
 	if limit > 0 {
 		m.composer.setLimit(limit)
 	}
 	m.composer.restore(text)
-	m.composer.showNotice(fmt.Sprintf("%s (%s characters). It is back here: shorten it, or send it in parts.",
-		why, explain.Number(int64(messageLength(text)))), "", nil)
+	n := messageLength(text)
+	notice := fmt.Sprintf(i18n.N("Not sent: the service refused the message as too long (%s character). It is back here: shorten it, or send it in parts.",
+		"Not sent: the service refused the message as too long (%s characters). It is back here: shorten it, or send it in parts.", n),
+		explain.Number(int64(n)))
+	if limit > 0 {
+		// One count chooses the plural: the message's length, the last number read.
+		notice = fmt.Sprintf(i18n.N("Not sent: the message is longer than the service's limit of %[1]s characters (%[2]s character). It is back here: shorten it, or send it in parts.",
+			"Not sent: the message is longer than the service's limit of %[1]s characters (%[2]s characters). It is back here: shorten it, or send it in parts.", n),
+			explain.Number(int64(limit)), explain.Number(int64(n)))
+	}
+	m.composer.showNotice(notice, "", nil)
 	m.focusComposer()
 	return true
 }

@@ -3,8 +3,11 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"parley/app/talk"
 	"parley/client"
@@ -82,9 +85,9 @@ func (u *UI) connectStored() {
 func (u *UI) useLocal() {
 	switching := u.conn() != nil
 	if switching {
-		u.flash("Starting the local service…")
+		u.flash(lang.L("Starting the local service…"))
 	} else {
-		u.showConnecting("the local service")
+		u.showConnectingLocal()
 	}
 	firstRun := u.prefs.service() == ""
 	local := u.deps.Local
@@ -101,7 +104,7 @@ func (u *UI) useLocal() {
 		if err != nil {
 			u.do(func() {
 				if switching && u.conn() != nil {
-					u.flash("The local service did not start. " + phrase(err).text)
+					u.flash(fmt.Sprintf(lang.L("The local service did not start. %s"), phrase(err).text))
 					return
 				}
 				u.showWelcomeAfter(err)

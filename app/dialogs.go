@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -159,7 +160,7 @@ func (m *mainWindow) newFromPreset(p Preset) {
 // copyText puts text on the clipboard.
 func (u *UI) copyText(text string) {
 	u.app.Clipboard().SetContent(text)
-	u.flash("Copied.")
+	u.flash(lang.L("Copied."))
 }
 
 // editTurn takes a failed message back into the composer.
@@ -175,33 +176,36 @@ func (m *mainWindow) editTurn(key int64) {
 	m.focusComposer()
 }
 
-// shortcutRows lists every keyboard shortcut, for the help dialog.
-var shortcutRows = [][2]string{
-	{"Enter", "Send the message"},
-	{"Shift+Enter", "New line in the message"},
-	{"Ctrl+N", "New conversation"},
-	{"Ctrl+F", "Search conversations"},
-	{"Ctrl+,", "Conversation settings"},
-	{"Ctrl+Shift+R, Ctrl+Shift+P", "Rename the conversation; pin it to the top of the list, or unpin it"},
-	{"Ctrl+Shift+E", "Edit your last message, to send it again (charged like any message)"},
-	{"Ctrl+Shift+G", "Regenerate the last reply: its question is sent again (asked first; charged)"},
-	{"Ctrl+B", "Show or hide the conversation list"},
-	{"Ctrl+J", "Jump to the latest message"},
-	{"Ctrl+=, Ctrl+-", "Larger or smaller text (Preferences has the theme too)"},
-	{"Ctrl+M", "Push to talk: start or stop recording"},
-	{"Ctrl+Shift+M", "Voice mode: talk hands-free, or end it"},
-	{"Ctrl+D", "Voice mode: mute or unmute the microphone (muted, it is closed)"},
-	{"Esc", "Stop recording or speech; close a dialog; stop waiting for a reply"},
-	{"Ctrl+C, Ctrl+A", "Copy the text selected in a message; select the whole message"},
-	{"Shift+arrows", "Extend the selection in a message (Shift+Home, Shift+End too)"},
-	{"Tab, Shift+Tab", "Move to the next or previous field or button (Ctrl+Tab types a tab)"},
-	{"Up, Down, Home, End, Page Up, Page Down", "Move in the conversation list (typing there searches)"},
-	{"Enter, F2, Delete", "Open the conversation selected in the list; rename it; delete it (Undo in the status bar)"},
-	{"Ctrl+Z in the list", "Bring back the conversation just deleted"},
-	{"Down in the search", "Go to the conversations found"},
-	{"Enter, Esc", "In a dialog: do what it is for (Shift+Enter: a new line), or cancel"},
-	{"Alt", "Open the menus (the arrows move in them)"},
-	{"Ctrl+W, Ctrl+Q", "Close Parley"},
+// shortcutRows lists every keyboard shortcut, for the help dialog: the keys (their names are
+// not translated) and what they do.
+func shortcutRows() [][2]string {
+	return [][2]string{
+		{"Enter", lang.L("Send the message")},
+		{"Shift+Enter", lang.L("New line in the message")},
+		{"Ctrl+N", lang.L("New conversation")},
+		{"Ctrl+F", lang.L("Search conversations")},
+		{"Ctrl+,", lang.L("Conversation settings")},
+		{"Ctrl+Shift+R, Ctrl+Shift+P", lang.L("Rename the conversation; pin it to the top of the list, or unpin it")},
+		{"Ctrl+Shift+E", lang.L("Edit your last message, to send it again (charged like any message)")},
+		{"Ctrl+Shift+G", lang.L("Regenerate the last reply: its question is sent again (asked first; charged)")},
+		{"Ctrl+B", lang.L("Show or hide the conversation list")},
+		{"Ctrl+J", lang.L("Jump to the latest message")},
+		{"Ctrl+=, Ctrl+-", lang.L("Larger or smaller text (Preferences has the theme too)")},
+		{"Ctrl+M", lang.L("Push to talk: start or stop recording")},
+		{"Ctrl+Shift+M", lang.L("Voice mode: talk hands-free, or end it")},
+		{"Ctrl+D", lang.L("Voice mode: mute or unmute the microphone (muted, it is closed)")},
+		{"Esc", lang.L("Stop recording or speech; close a dialog; stop waiting for a reply")},
+		{"Ctrl+C, Ctrl+A", lang.L("Copy the text selected in a message; select the whole message")},
+		{lang.L("Shift+arrows"), lang.L("Extend the selection in a message (Shift+Home, Shift+End too)")},
+		{"Tab, Shift+Tab", lang.L("Move to the next or previous field or button (Ctrl+Tab types a tab)")},
+		{"Up, Down, Home, End, Page Up, Page Down", lang.L("Move in the conversation list (typing there searches)")},
+		{"Enter, F2, Delete", lang.L("Open the conversation selected in the list; rename it; delete it (Undo in the status bar)")},
+		{lang.L("Ctrl+Z in the list"), lang.L("Bring back the conversation just deleted")},
+		{lang.L("Down in the search"), lang.L("Go to the conversations found")},
+		{"Enter, Esc", lang.L("In a dialog: do what it is for (Shift+Enter: a new line), or cancel")},
+		{"Alt", lang.L("Open the menus (the arrows move in them)")},
+		{"Ctrl+W, Ctrl+Q", lang.L("Close Parley")},
+	}
 }
 
 // showShortcuts lists the keyboard shortcuts. In a window too short for the list, the list
@@ -210,7 +214,7 @@ var shortcutRows = [][2]string{
 func (u *UI) showShortcuts() {
 	rows := container.New(layout.NewFormLayout())
 	var says []*widget.Label
-	for _, r := range shortcutRows {
+	for _, r := range shortcutRows() {
 		rows.Add(widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
 		say := widget.NewLabel(r[1])
 		says = append(says, say)
@@ -232,9 +236,9 @@ func (u *UI) showShortcuts() {
 	keys.submit = func() { d.Hide() }
 	keys.cancel = keys.submit
 	closeBtn := &pagingButton{sc: sc}
-	closeBtn.keys, closeBtn.Text, closeBtn.OnTapped = keys, "Close", keys.submit
+	closeBtn.keys, closeBtn.Text, closeBtn.OnTapped = keys, lang.L("Close"), keys.submit
 	closeBtn.ExtendBaseWidget(closeBtn)
-	d = dialog.NewCustomWithoutButtons("Keyboard shortcuts", container.NewVBox(sc, container.NewCenter(closeBtn)), u.win)
+	d = dialog.NewCustomWithoutButtons(lang.L("Keyboard shortcuts"), container.NewVBox(sc, container.NewCenter(closeBtn)), u.win)
 	u.showDialog(d, keys, closeBtn)
 }
 
@@ -286,11 +290,11 @@ func scrollByKey(sc *container.Scroll, key fyne.KeyName) bool {
 
 // showAbout names the version.
 func (u *UI) showAbout() {
-	text := widget.NewLabel("Parley, a voice assistant for the Chat and Voice Service.\n" + u.deps.Version)
+	text := widget.NewLabel(lang.L("Parley, a voice assistant for the Chat and Voice Service.") + "\n" + u.deps.Version)
 	text.Wrapping = fyne.TextWrapWord
 	icon := widget.NewIcon(Icon)
 	content := border(nil, nil, container.NewGridWrap(fyne.NewSize(64, 64), icon), nil, text)
-	u.showInfo("About Parley", content, 460)
+	u.showInfo(lang.L("About Parley"), content, 460)
 }
 
 // confirm asks a question in a dialog: Enter answers with the button that has the keyboard,
@@ -313,7 +317,7 @@ func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 	keys.submit, keys.cancel = func() { answer(true) }, func() { answer(false) }
 	text := widget.NewLabel(msg)
 	text.Wrapping = fyne.TextWrapWord
-	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	no := newButton(keys, lang.L("Cancel"), theme.CancelIcon(), keys.cancel)
 	ok := newButton(keys, yes, theme.ConfirmIcon(), keys.submit)
 	ok.Importance = widget.HighImportance
 	if danger {
@@ -336,7 +340,7 @@ func (u *UI) confirm(title, msg, yes string, danger bool, done func(ok bool)) {
 func (u *UI) askName(title, yes, initial string, apply func(name string) error) {
 	keys := &dialogKeys{}
 	name, problem := textAndProblem(keys, initial)
-	name.SetPlaceHolder("Name")
+	name.SetPlaceHolder(lang.L("Name"))
 	var d *dialog.CustomDialog
 	keys.submit = func() {
 		if err := apply(name.Text); err != nil {
@@ -347,11 +351,11 @@ func (u *UI) askName(title, yes, initial string, apply func(name string) error) 
 		d.Hide()
 	}
 	keys.cancel = func() { d.Hide() }
-	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
+	no := newButton(keys, lang.L("Cancel"), theme.CancelIcon(), keys.cancel)
 	ok := newButton(keys, yes, theme.ConfirmIcon(), keys.submit)
 	ok.Importance = widget.HighImportance
 	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(
-		newForm(widget.NewFormItem("Name", name)), problem,
+		newForm(widget.NewFormItem(lang.L("Name"), name)), problem,
 		container.NewHBox(layout.NewSpacer(), no, ok)), u.win)
 	d.Resize(fyne.NewSize(420, 0))
 	u.showDialog(d, keys, name)
@@ -364,7 +368,7 @@ func (u *UI) showInfo(title string, content fyne.CanvasObject, width float32) {
 	keys := &dialogKeys{}
 	keys.submit = func() { d.Hide() }
 	keys.cancel = keys.submit
-	closeBtn := newButton(keys, "Close", nil, keys.submit)
+	closeBtn := newButton(keys, lang.L("Close"), nil, keys.submit)
 	d = dialog.NewCustomWithoutButtons(title, container.NewVBox(content, container.NewCenter(closeBtn)), u.win)
 	if width > 0 {
 		d.Resize(fyne.NewSize(width, 0))

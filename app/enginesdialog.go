@@ -3,20 +3,24 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/engine"
 	"parley/internal/explain"
+	"parley/internal/i18n"
 	"parley/keystore"
 )
 
-// The options of the engine choices that are not a model found on this computer.
+// The options of the engine choices that are not a model found on this computer: what the
+// dialog tells them apart by, in English; optionText is how a choice shows them.
 const (
 	optOffline     = "Offline responder (cannot think)"
 	optRemote      = "An OpenAI-compatible service (address below)"
@@ -24,10 +28,27 @@ const (
 	optLocalVoices = "Local voices (flite or espeak-ng), on this computer"
 )
 
+// optionText is how a choice shows the option opt: in the window's language, and a model found
+// on this computer as detectedOption wrote it.
+func optionText(opt string) string {
+	switch opt {
+	case optOffline:
+		return lang.L("Offline responder (cannot think)")
+	case optRemote:
+		return lang.L("An OpenAI-compatible service (address below)")
+	case optPocket:
+		return lang.L("On this computer: a Whisper server when one runs, else PocketSphinx")
+	case optLocalVoices:
+		return lang.L("Local voices (flite or espeak-ng), on this computer")
+	}
+	return opt
+}
+
 // enginePane is one engine's part of the Built-in service dialog: the choice, the address,
 // model and key of an OpenAI-compatible service, a Test button and its one-line result.
 type enginePane struct {
 	choice  *selector
+	options []string // what each of choice's options stands for: an opt… constant, or detectedOption's
 	address *field
 	model   *field
 	key     *field
@@ -40,19 +61,45 @@ type enginePane struct {
 }
 
 func newEnginePane(keys *dialogKeys, options []string, addressHint, modelHint string) *enginePane {
-	p := &enginePane{choice: newSelector(keys, options, nil), address: newField(keys, false), model: newField(keys, false),
+	p := &enginePane{choice: newSelector(keys, nil, nil), address: newField(keys, false), model: newField(keys, false),
 		key: newPasswordField(keys), result: widget.NewLabel("")}
+	p.setOptions(options)
 	p.address.SetPlaceHolder(addressHint)
 	p.model.SetPlaceHolder(modelHint)
-	p.key.SetPlaceHolder("API key, if it needs one (kept in the system keyring)")
+	p.key.SetPlaceHolder(lang.L("API key, if it needs one (kept in the system keyring)"))
 	p.result.Wrapping = fyne.TextWrapWord
 	p.result.SizeName = theme.SizeNameCaptionText
-	p.test = newButton(keys, "Test", theme.MediaPlayIcon(), nil)
+	p.test = newButton(keys, lang.L("Test"), theme.MediaPlayIcon(), nil)
 	return p
 }
 
+// setOptions makes options the choice's, shown as optionText says.
+func (p *enginePane) setOptions(options []string) {
+	p.options = options
+	shown := make([]string, len(options))
+	for i, o := range options {
+		shown[i] = optionText(o)
+	}
+	p.choice.Options = shown
+}
+
+// chosen is the option selected ("" for none).
+func (p *enginePane) chosen() string {
+	if i := p.choice.SelectedIndex(); i >= 0 && i < len(p.options) {
+		return p.options[i]
+	}
+	return ""
+}
+
+// choose selects the option opt.
+func (p *enginePane) choose(opt string) {
+	if i := slices.Index(p.options, opt); i >= 0 {
+		p.choice.SetSelectedIndex(i)
+	}
+}
+
 // remote reports whether the pane's choice is an OpenAI-compatible service.
-func (p *enginePane) remote() bool { return p.choice.Selected == optRemote }
+func (p *enginePane) remote() bool { return p.chosen() == optRemote }
 
 // enableFields lets the address, model and key be edited only for a service of the person's.
 func (p *enginePane) enableFields() {
@@ -65,16 +112,18 @@ func (p *enginePane) enableFields() {
 	}
 }
 
+// paneNames are the name of a pane's first row, and the names a screen reader gives its fields
+// and its Test button.
+type paneNames struct{ label, address, model, key, test string }
+
 // items lays the pane out as form rows.
-func (p *enginePane) items(label string) []*widget.FormItem {
-	what := strings.ToLower(label)
-	p.address.name, p.model.name, p.key.name = "Address for "+what, "Model for "+what, "Key for "+what
-	p.test.name = "Test the " + what
+func (p *enginePane) items(n paneNames) []*widget.FormItem {
+	p.address.name, p.model.name, p.key.name, p.test.name = n.address, n.model, n.key, n.test
 	addr := border(nil, nil, nil, container.NewGridWrap(fyne.NewSize(170, p.model.MinSize().Height), p.model), p.address)
 	return []*widget.FormItem{
-		widget.NewFormItem(label, p.choice),
-		widget.NewFormItem("Address, model", addr),
-		widget.NewFormItem("Key", border(nil, nil, nil, p.test, p.key)),
+		widget.NewFormItem(n.label, p.choice),
+		widget.NewFormItem(lang.L("Address, model"), addr),
+		widget.NewFormItem(lang.X("engines.api-key", "Key"), border(nil, nil, nil, p.test, p.key)),
 		widget.NewFormItem("", p.result),
 	}
 }
@@ -135,7 +184,7 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	set, chosen := u.prefs.engines()
 	e := &enginesDialog{u: u, keys: &dialogKeys{}, detected: map[string]engine.Chat{}, onSaved: onSaved}
 	e.ctx, e.cancel = context.WithCancel(u.ctx)
-	e.found = widget.NewLabel("Looking for model runtimes on this computer…")
+	e.found = widget.NewLabel(lang.L("Looking for model runtimes on this computer…"))
 	e.found.Wrapping = fyne.TextWrapWord
 
 	e.chat = newEnginePane(e.keys, []string{optOffline, optRemote}, "https://api.openai.com/v1", "gpt-4o-mini")
@@ -147,14 +196,14 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	case engine.Detected:
 		opt := detectedOption(set.Chat, false)
 		e.detected[opt] = set.Chat
-		e.chat.choice.Options = []string{optOffline, opt, optRemote}
-		e.chat.choice.SetSelected(opt)
+		e.chat.setOptions([]string{optOffline, opt, optRemote})
+		e.chat.choose(opt)
 	case engine.Remote:
-		e.chat.choice.SetSelected(optRemote)
+		e.chat.choose(optRemote)
 		e.chat.address.SetText(set.Chat.URL)
 		e.chat.model.SetText(set.Chat.Model)
 	default:
-		e.chat.choice.SetSelected(optOffline)
+		e.chat.choose(optOffline)
 	}
 	for _, x := range []struct {
 		p     *enginePane
@@ -162,11 +211,11 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 		local string
 	}{{e.stt, set.STT, optPocket}, {e.tts, set.TTS, optLocalVoices}} {
 		if x.s.Remote {
-			x.p.choice.SetSelected(optRemote)
+			x.p.choose(optRemote)
 			x.p.address.SetText(x.s.URL)
 			x.p.model.SetText(x.s.Model)
 		} else {
-			x.p.choice.SetSelected(x.local)
+			x.p.choose(x.local)
 		}
 	}
 	for _, p := range []*enginePane{e.chat, e.stt, e.tts} {
@@ -186,37 +235,39 @@ func (u *UI) showEnginesThen(onSaved func(engine.Chat)) {
 	e.detect(set, chosen)
 	e.findRecogniser()
 
-	intro := widget.NewLabel("The service inside Parley answers with these engines. A change takes effect at once.")
+	intro := widget.NewLabel(lang.L("The service inside Parley answers with these engines. A change takes effect at once."))
 	intro.Wrapping = fyne.TextWrapWord
 	if u.conn() != nil && !u.conn().local {
-		intro.SetText("Parley uses " + u.conn().host() + " now: these engines answer when it uses the built-in service.")
+		intro.SetText(fmt.Sprintf(lang.L("Parley uses %s now: these engines answer when it uses the built-in service."), u.conn().host()))
 	}
 	var items []*widget.FormItem
-	items = append(items, e.chat.items("Chat")...)
-	items = append(items, e.stt.items("Speech recognition")...)
-	items = append(items, e.tts.items("Voices")...)
+	items = append(items, e.chat.items(paneNames{lang.L("Chat"), lang.L("Address for chat"), lang.L("Model for chat"),
+		lang.L("Key for chat"), lang.L("Test the chat")})...)
+	items = append(items, e.stt.items(paneNames{lang.L("Speech recognition"), lang.L("Address for speech recognition"),
+		lang.L("Model for speech recognition"), lang.L("Key for speech recognition"), lang.L("Test the speech recognition")})...)
+	items = append(items, e.tts.items(paneNames{lang.L("Voices"), lang.L("Address for voices"), lang.L("Model for voices"),
+		lang.L("Key for voices"), lang.L("Test the voices")})...)
 	form := newForm(items...)
 
 	e.keys.submit = e.save
 	e.keys.cancel = e.close
-	saveBtn := newButton(e.keys, "Save", theme.ConfirmIcon(), e.keys.submit)
+	saveBtn := newButton(e.keys, lang.L("Save"), theme.ConfirmIcon(), e.keys.submit)
 	saveBtn.Importance = widget.HighImportance
-	cancelBtn := newButton(e.keys, "Cancel", theme.CancelIcon(), e.keys.cancel)
-	hint := widget.NewLabel("Enter saves · Esc cancels")
+	cancelBtn := newButton(e.keys, lang.L("Cancel"), theme.CancelIcon(), e.keys.cancel)
+	hint := widget.NewLabel(lang.L("Enter saves · Esc cancels"))
 	hint.SizeName = theme.SizeNameCaptionText
 	content := container.NewVBox(intro, e.found, form, border(nil, nil, hint, container.NewHBox(cancelBtn, saveBtn)))
-	e.d = dialog.NewCustomWithoutButtons("Built-in service", content, u.win)
+	e.d = dialog.NewCustomWithoutButtons(lang.L("Built-in service"), content, u.win)
 	e.d.Resize(fyne.NewSize(720, 0))
 	u.showDialogOf(e, e.d, e.keys, e.chat.choice)
 }
 
 // detectedOption is how the chat choice lists a model found on this computer.
 func detectedOption(c engine.Chat, missing bool) string {
-	s := engine.ModelName(c.Model) + " from " + c.Runtime + " on this computer"
 	if missing {
-		s += " (not running now)"
+		return fmt.Sprintf(lang.L("%s from %s on this computer (not running now)"), engine.ModelName(c.Model), c.Runtime)
 	}
-	return s
+	return fmt.Sprintf(lang.L("%s from %s on this computer"), engine.ModelName(c.Model), c.Runtime)
 }
 
 // detect looks for runtimes and adds their models to the chat choice.
@@ -244,7 +295,7 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 					}
 				}
 			}
-			sel := e.chat.choice.Selected
+			sel := e.chat.chosen()
 			if set.Chat.Kind == engine.Detected && !seen {
 				// Chosen before, not running now: it stays a choice, marked so.
 				opt := detectedOption(set.Chat, true)
@@ -254,19 +305,21 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 					sel = opt
 				}
 			}
-			e.chat.choice.Options = append(opts, optRemote)
-			e.chat.choice.Selected = sel
+			e.chat.setOptions(append(opts, optRemote))
+			e.chat.choice.Selected = optionText(sel) // as chosen: not a change of the person's
 			e.chat.choice.Refresh()
 			var text string
 			switch {
 			case len(names) == 0 && len(all.Refused) > 0:
-				text = "No model runtime of yours answers on this computer."
+				text = lang.L("No model runtime of yours answers on this computer.")
 			case len(names) == 0:
-				text = "No model runtime answers on this computer (Ollama, LM Studio, llama.cpp, vLLM). " + installHint
+				text = lang.L("No model runtime answers on this computer (Ollama, LM Studio, llama.cpp, vLLM).") + " " + installHint()
 			case len(names) <= 3:
-				text = "Found on this computer: " + strings.Join(names, ", ") + "."
+				text = fmt.Sprintf(lang.L("Found on this computer: %s."), strings.Join(names, ", "))
 			default:
-				text = fmt.Sprintf("Found on this computer: %s and %d more.", strings.Join(names[:3], ", "), len(names)-3)
+				more := len(names) - 3
+				text = fmt.Sprintf(i18n.N("Found on this computer: %s and %s more.", "Found on this computer: %s and %s more.", more),
+					strings.Join(names[:3], ", "), i18n.Number(more))
 			}
 			for _, r := range all.Refused {
 				text += " " + sentence(r.Error())
@@ -274,7 +327,7 @@ func (e *enginesDialog) detect(set engine.Set, chosen bool) {
 			e.found.SetText(text)
 			if !chosen && len(found) > 0 && e.u.conn() != nil && e.u.conn().local && sel == optOffline {
 				// Never chosen: the first model found is what answers.
-				e.chat.choice.SetSelected(detectedOption(found[0].Chat(found[0].Models[0]), false))
+				e.chat.choose(detectedOption(found[0].Chat(found[0].Models[0]), false))
 			}
 		})
 	}()
@@ -290,9 +343,9 @@ func (e *enginesDialog) findRecogniser() {
 			if e.ctx.Err() != nil {
 				return
 			}
-			e.hears = "Hears with PocketSphinx, which gets many words wrong: a Whisper server on this computer hears far better, and is used once it runs (the README says how to start one)."
+			e.hears = lang.L("Hears with PocketSphinx, which gets many words wrong: a Whisper server on this computer hears far better, and is used once it runs (the README says how to start one).")
 			if ok {
-				e.hears = "Hears with " + r.Describe() + "; with PocketSphinx while it does not answer."
+				e.hears = fmt.Sprintf(lang.L("Hears with %s; with PocketSphinx while it does not answer."), r.Describe())
 			}
 			e.sayHearing()
 		})
@@ -301,7 +354,7 @@ func (e *enginesDialog) findRecogniser() {
 
 // sayHearing says under local speech recognition what it hears with, when it is chosen.
 func (e *enginesDialog) sayHearing() {
-	if e.hears != "" && e.stt.choice.Selected == optPocket && e.stt.result.Text == "" {
+	if e.hears != "" && e.stt.chosen() == optPocket && e.stt.result.Text == "" {
 		e.stt.say(e.hears, false)
 	}
 }
@@ -333,7 +386,7 @@ func (e *enginesDialog) lookForStoredKeys() {
 		e.u.do(func() {
 			for i, p := range panes {
 				if have[i] {
-					p.key.SetPlaceHolder("A key is kept in the keyring; type another to replace it")
+					p.key.SetPlaceHolder(lang.L("A key is kept in the keyring; type another to replace it"))
 				}
 			}
 		})
@@ -342,7 +395,7 @@ func (e *enginesDialog) lookForStoredKeys() {
 
 // chatChoice is the chat engine the dialog shows, without a key unless one was typed.
 func (e *enginesDialog) chatChoice() engine.Chat {
-	switch sel := e.chat.choice.Selected; {
+	switch sel := e.chat.chosen(); {
 	case sel == optRemote:
 		return engine.Chat{Kind: engine.Remote, URL: strings.TrimSpace(e.chat.address.Text), Model: strings.TrimSpace(e.chat.model.Text),
 			Key: strings.TrimSpace(e.chat.key.Text)}
@@ -372,7 +425,7 @@ func (e *enginesDialog) runTest(p *enginePane, check error, try func(ctx context
 	}
 	ctx, cancel := context.WithCancel(e.ctx)
 	p.cancelTest = cancel
-	p.say("Testing…", false)
+	p.say(lang.L("Testing…"), false)
 	go func() {
 		line, mp3, err := try(ctx)
 		e.u.do(func() {
@@ -472,13 +525,15 @@ func (e *enginesDialog) save() {
 			sessionOnly, err := u.keepEngineKey(t.url, t.key)
 			switch {
 			case err != nil:
-				problems = append(problems, "the key for "+engine.WhereURL(t.url)+" was not kept: "+err.Error())
+				problems = append(problems, fmt.Sprintf(lang.L("the key for %s was not kept: %s"), engine.WhereURL(t.url), err.Error()))
 			case sessionOnly:
-				problems = append(problems, "no keyring: the key for "+engine.WhereURL(t.url)+" is kept until Parley closes")
+				problems = append(problems, fmt.Sprintf(lang.L("no keyring: the key for %s is kept until Parley closes"), engine.WhereURL(t.url)))
 			}
 		}
 		if !apply {
-			u.do(func() { u.flash("Saved: the built-in service will answer with " + set.Chat.Describe() + ".") })
+			u.do(func() {
+				u.flash(fmt.Sprintf(lang.L("Saved: the built-in service will answer with %s."), set.Chat.Describe()))
+			})
 			return
 		}
 		full := kept
@@ -491,7 +546,7 @@ func (e *enginesDialog) save() {
 			}
 			m.conn.engine = st
 			m.status.refresh()
-			msg := "The built-in service answers with " + st.Chat + " now."
+			msg := fmt.Sprintf(lang.L("The built-in service answers with %s now."), st.Chat)
 			if st.Notice != "" {
 				msg = st.Notice
 			}

@@ -2,7 +2,10 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"parley/audio"
 	"parley/audio/playback"
@@ -28,13 +31,13 @@ const (
 func (a action) label() string {
 	switch a {
 	case actionRetry:
-		return "Try again"
+		return lang.L("Try again")
 	case actionAccount:
-		return "Account…"
+		return lang.L("Account…")
 	case actionReload:
-		return "Reload"
+		return lang.L("Reload")
 	case actionPreferences:
-		return "Preferences…"
+		return lang.L("Preferences…")
 	}
 	return ""
 }
@@ -62,13 +65,13 @@ func phrase(err error) phrased { return phraseIn(err, explain.Scene{}, inWindow)
 func phraseIn(err error, s explain.Scene, where place) phrased {
 	switch {
 	case errors.Is(err, audio.ErrSilentDevice):
-		return phrased{"The microphone delivers only silence. Check that it is not muted, or pick another in Preferences.", actionPreferences}
+		return phrased{lang.L("The microphone delivers only silence. Check that it is not muted, or pick another in Preferences."), actionPreferences}
 	case errors.Is(err, audio.ErrDeviceFailed):
-		return phrased{"The microphone stopped working. Check its connection and try again.", actionRetry}
+		return phrased{lang.L("The microphone stopped working. Check its connection and try again."), actionRetry}
 	case errors.Is(err, audio.ErrNoDevice):
-		return phrased{"No microphone was found. Connect one, or pick another in Preferences; you can still type.", actionPreferences}
+		return phrased{lang.L("No microphone was found. Connect one, or pick another in Preferences; you can still type."), actionPreferences}
 	case errors.Is(err, playback.ErrNoDevice):
-		return phrased{"No audio output was found, so replies cannot be spoken. Connect speakers or headphones, or turn spoken replies off in Preferences.", actionPreferences}
+		return phrased{lang.L("No audio output was found, so replies cannot be spoken. Connect speakers or headphones, or turn spoken replies off in Preferences."), actionPreferences}
 	}
 	f := explain.Error(err, s)
 	if f.Kind == explain.Unknown {
@@ -99,63 +102,63 @@ func next(f explain.Fact, where place) (string, action) {
 	}
 	switch f.Kind {
 	case explain.ReplyLost:
-		return "The conversation was read again to show what the service kept.", actionReload
+		return lang.L("The conversation was read again to show what the service kept."), actionReload
 	case explain.ReplyUnreadable:
-		return "It is not sent again: the conversation was read again to show what the service kept.", actionReload
+		return lang.L("It is not sent again: the conversation was read again to show what the service kept."), actionReload
 	case explain.KeyRefused:
-		return account("Open Account to change it.", "Check the key."), actionAccount
+		return account(lang.L("Open Account to change it."), lang.L("Check the key.")), actionAccount
 	case explain.NoKey:
-		return account("Enter it in Account.", "Enter it above."), actionAccount
+		return account(lang.L("Enter it in Account."), lang.L("Enter it above.")), actionAccount
 	case explain.InvalidKey:
-		return "Check that the whole key was pasted, and nothing else.", actionAccount
+		return lang.L("Check that the whole key was pasted, and nothing else."), actionAccount
 	case explain.KeyringUnavailable:
-		return "You can keep the key for this session only.", actionAccount
+		return lang.L("You can keep the key for this session only."), actionAccount
 	case explain.Redirect:
-		return account("Use the final address in Account.", "Use the final address."), actionAccount
+		return account(lang.L("Use the final address in Account."), lang.L("Use the final address.")), actionAccount
 	case explain.Undecodable, explain.NoEndpoint:
-		return account("Check the address in Account.", "Check the address."), actionAccount
+		return account(lang.L("Check the address in Account."), lang.L("Check the address.")), actionAccount
 	case explain.DoubledV1:
-		return account("Parley adds /v1 itself, so drop it from the address in Account.", "Parley adds /v1 itself, so drop it from the address."), actionAccount
+		return account(lang.L("Parley adds /v1 itself, so drop it from the address in Account."), lang.L("Parley adds /v1 itself, so drop it from the address.")), actionAccount
 	case explain.Insecure:
-		return account("Use an https:// address in Account.", "Use an https:// address."), actionAccount
+		return account(lang.L("Use an https:// address in Account."), lang.L("Use an https:// address.")), actionAccount
 	case explain.BadBaseURL:
-		return account("Write it like https://api.example.com in Account.", "Write it like https://api.example.com."), actionAccount
+		return account(lang.L("Write it like https://api.example.com in Account."), lang.L("Write it like https://api.example.com.")), actionAccount
 	case explain.UserInBaseURL:
-		return account("Give the API key separately, in Account.", "Give the API key separately."), actionAccount
+		return account(lang.L("Give the API key separately, in Account."), lang.L("Give the API key separately.")), actionAccount
 	case explain.Certificate:
 		if f.OtherHost {
-			return account("Check the address in Account.", "Check the address."), actionAccount
+			return account(lang.L("Check the address in Account."), lang.L("Check the address.")), actionAccount
 		}
-		return account("Check the address in Account, or install the certificate's authority.", "Check the address, or install the certificate's authority."), actionAccount
+		return account(lang.L("Check the address in Account, or install the certificate's authority."), lang.L("Check the address, or install the certificate's authority.")), actionAccount
 	case explain.NotListening:
-		return account("Check that it is running, or change the address in Account.", "Check that it is running, or change the address."), actionRetry
+		return account(lang.L("Check that it is running, or change the address in Account."), lang.L("Check that it is running, or change the address.")), actionRetry
 	case explain.HostNotFound:
-		return account("Check the address in Account, and your connection.", "Check the address, and your connection."), actionRetry
+		return account(lang.L("Check the address in Account, and your connection."), lang.L("Check the address, and your connection.")), actionRetry
 	case explain.ConnectionFailed:
-		return "Check your connection and try again.", actionRetry
+		return lang.L("Check your connection and try again."), actionRetry
 	case explain.Timeout, explain.UpstreamFailed:
-		return "Try again.", actionRetry
+		return lang.L("Try again."), actionRetry
 	case explain.ServiceDown:
-		return "Try again later.", actionRetry
+		return lang.L("Try again later."), actionRetry
 	case explain.Busy:
 		if f.RetryAfter > 0 {
-			return "Try again in " + explain.Round(f.RetryAfter) + ".", actionRetry
+			return fmt.Sprintf(lang.L("Try again in %s."), explain.Round(f.RetryAfter)), actionRetry
 		}
-		return "Try again in a moment.", actionRetry
+		return lang.L("Try again in a moment."), actionRetry
 	case explain.NoPoints:
-		return "Ask the service's operator for more.", actionNone
+		return lang.L("Ask the service's operator for more."), actionNone
 	case explain.NoConversation:
-		return "It may have been deleted elsewhere.", actionNone
+		return lang.L("It may have been deleted elsewhere."), actionNone
 	case explain.AudioTooLarge:
-		return "Record a shorter message.", actionNone
+		return lang.L("Record a shorter message."), actionNone
 	case explain.TooLarge:
-		return "Send something shorter.", actionNone
+		return lang.L("Send something shorter."), actionNone
 	case explain.BadRequest:
-		return "Check the conversation's settings.", actionNone
+		return lang.L("Check the conversation's settings."), actionNone
 	case explain.VoiceRefused:
-		return "Pick another voice.", actionNone
+		return lang.L("Pick another voice."), actionNone
 	case explain.NarrowbandAudio:
-		return "Choose another microphone in Preferences: a headset's hands-free mode sends this.", actionNone
+		return lang.L("Choose another microphone in Preferences: a headset's hands-free mode sends this."), actionNone
 	}
 	return "", actionNone
 }

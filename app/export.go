@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -38,7 +40,7 @@ func (m *mainWindow) export(f exportFormat) {
 	}
 	v := m.sess.Snapshot(m.current)
 	if len(v.Messages) == 0 {
-		m.status.flash("There is nothing to export yet.")
+		m.status.flash(lang.L("There is nothing to export yet."))
 		return
 	}
 	c := export.Conversation{ID: v.ID, Config: v.Config, Messages: v.Messages}
@@ -93,18 +95,18 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 		target := exportTarget(name.Text, filepath.Dir(path))
 		switch {
 		case target == "":
-			fail("Enter a file name.")
+			fail(lang.L("Enter a file name."))
 			return
 		case isDir(target):
-			fail(target + " is a folder: add a file name, such as conversation" + ext + ".")
+			fail(fmt.Sprintf(lang.L("%s is a folder: add a file name, such as conversation%s."), target, ext))
 			return
 		case !isDir(filepath.Dir(target)):
-			fail("The folder " + filepath.Dir(target) + " does not exist: choose another.")
+			fail(fmt.Sprintf(lang.L("The folder %s does not exist: choose another."), filepath.Dir(target)))
 			return
 		}
 		if _, err := os.Stat(target); err == nil {
-			u.confirm("Replace the file?", filepath.Base(target)+" already exists in "+filepath.Dir(target)+". Replace it?",
-				"Replace", true, func(ok bool) {
+			u.confirm(lang.L("Replace the file?"), fmt.Sprintf(lang.L("%s already exists in %s. Replace it?"), filepath.Base(target), filepath.Dir(target)),
+				lang.L("Replace"), true, func(ok bool) {
 					if ok {
 						save(target)
 					}
@@ -114,7 +116,7 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 		save(target)
 	}
 	keys.cancel = func() { d.Hide() }
-	choose := newButton(keys, "Choose folder…", theme.FolderOpenIcon(), func() {
+	choose := newButton(keys, lang.L("Choose folder…"), theme.FolderOpenIcon(), func() {
 		fd := dialog.NewFolderOpen(func(dir fyne.ListableURI, err error) {
 			if err == nil && dir != nil && u.topDialog() != nil {
 				name.SetText(filepath.Join(dir.Path(), filepath.Base(name.Text)))
@@ -128,11 +130,11 @@ func (u *UI) askExportPath(path, ext string, write func(io.Writer) error) {
 		// and Enter does not export behind it.
 		u.showDialog(fd, &dialogKeys{cancel: fd.Hide}, nil)
 	})
-	no := newButton(keys, "Cancel", theme.CancelIcon(), keys.cancel)
-	ok := newButton(keys, "Export", theme.DocumentSaveIcon(), keys.submit)
+	no := newButton(keys, lang.L("Cancel"), theme.CancelIcon(), keys.cancel)
+	ok := newButton(keys, lang.L("Export"), theme.DocumentSaveIcon(), keys.submit)
 	ok.Importance = widget.HighImportance
-	d = dialog.NewCustomWithoutButtons("Export conversation", container.NewVBox(
-		newForm(widget.NewFormItem("Save as", name)), problem,
+	d = dialog.NewCustomWithoutButtons(lang.L("Export conversation"), container.NewVBox(
+		newForm(widget.NewFormItem(lang.L("Save as"), name)), problem,
 		border(nil, nil, choose, container.NewHBox(no, ok))), u.win)
 	d.Resize(fyne.NewSize(620, 0))
 	u.showDialog(d, keys, name)
@@ -164,11 +166,11 @@ func exportFailure(err error, target string) string {
 	dir := filepath.Dir(target)
 	switch {
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
-		return "Not exported: Parley may not write in " + dir + ". Choose another folder."
+		return fmt.Sprintf(lang.L("Not exported: Parley may not write in %s. Choose another folder."), dir)
 	case errors.Is(err, syscall.ENOSPC):
-		return "Not exported: the disk holding " + dir + " is full. Free some space, or choose another folder."
+		return fmt.Sprintf(lang.L("Not exported: the disk holding %s is full. Free some space, or choose another folder."), dir)
 	}
-	return "Not exported to " + target + ": " + phrase(err).text
+	return fmt.Sprintf(lang.L("Not exported to %s: %s"), target, phrase(err).text)
 }
 
 // fileNameFor makes a file name from a title: letters, digits and dashes.
@@ -209,9 +211,9 @@ func (u *UI) offerFolder(target string) {
 	if !strings.HasPrefix(folder.Path, "/") {
 		folder.Path = "/" + folder.Path // C:/Users/… is file:///C:/Users/…, not a host "C:"
 	}
-	u.main.status.offer("Exported to "+target+".", "Open folder", func() {
+	u.main.status.offer(fmt.Sprintf(lang.L("Exported to %s."), target), lang.L("Open folder"), func() {
 		if err := u.deps.openURL(folder); err != nil {
-			u.flash("The folder could not be opened: " + err.Error() + ". It is " + dir + ".")
+			u.flash(fmt.Sprintf(lang.L("The folder could not be opened: %s. It is %s."), err.Error(), dir))
 		}
 	}, exportedFor)
 }

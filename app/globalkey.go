@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"fyne.io/fyne/v2/lang"
+
 	"parley/desktop/hotkey"
 	"parley/voice/speakable"
 )
@@ -45,15 +47,15 @@ func (g *globalKey) set(c hotkey.Combo, on bool) {
 	switch {
 	case !on:
 		g.combo = hotkey.Combo{}
-		g.setState("Off: no key talks to Parley from other programs.")
+		g.setState(lang.L("Off: no key talks to Parley from other programs."))
 		return
 	case g.u.deps.Hotkey == nil:
 		g.combo = c
-		g.setState("Not available on this system.")
+		g.setState(lang.L("Not available on this system."))
 		return
 	}
 	g.combo = c
-	g.setState(fmt.Sprintf("Setting up %s…", c))
+	g.setState(fmt.Sprintf(lang.L("Setting up %s…"), c))
 	gen, register := g.gen, g.u.deps.Hotkey
 	go func() {
 		// A portal may ask the person first: registering never holds the window.
@@ -80,15 +82,15 @@ func (g *globalKey) registered(c hotkey.Combo, l HotkeyListener, err error) {
 		if t, ok := l.(interface{ Trigger() string }); ok && t.Trigger() != "" {
 			keys = t.Trigger() // the desktop chose the keys, or the person changed them there
 		}
-		g.setState(fmt.Sprintf("Hold %s anywhere to talk to Parley; release it to send.", keys))
+		g.setState(fmt.Sprintf(lang.L("Hold %s anywhere to talk to Parley; release it to send."), keys))
 		go g.listen(l, g.gen)
 	case errors.Is(err, hotkey.ErrTaken):
-		g.setState(fmt.Sprintf("Another program uses %s: press other keys here.", c))
+		g.setState(fmt.Sprintf(lang.L("Another program uses %s: press other keys here."), c))
 	case errors.As(err, &un):
-		g.unavailable = "Not available here: " + un.Reason + "."
+		g.unavailable = fmt.Sprintf(lang.L("Not available here: %s."), un.Reason)
 		g.setState(g.unavailable)
 	default:
-		g.setState(fmt.Sprintf("%s could not be set up: %v. Try other keys here, or start Parley again.", c, err))
+		g.setState(fmt.Sprintf(lang.L("%s could not be set up: %v. Try other keys here, or start Parley again."), c, err))
 	}
 }
 
@@ -106,7 +108,7 @@ func (g *globalKey) listen(l HotkeyListener, gen int) {
 		if gen == g.gen && g.l == l {
 			g.u.talk.HoldEnd() // a take under way ends as if the key came up
 			g.l, g.ok = nil, false
-			g.setState(fmt.Sprintf("%s stopped working: the connection to the desktop (%s) ended. Start Parley again to have it back.", g.combo, l.Via()))
+			g.setState(fmt.Sprintf(lang.L("%s stopped working: the connection to the desktop (%s) ended. Start Parley again to have it back."), g.combo, l.Via()))
 		}
 	})
 }
@@ -120,12 +122,12 @@ func (g *globalKey) event(ev hotkey.Event) {
 	}
 	switch {
 	case u.main == nil:
-		u.tellAway("Parley is not set up yet", "Open Parley and choose a service: then the key talks to it.", nil)
+		u.tellAway(lang.L("Parley is not set up yet"), lang.L("Open Parley and choose a service: then the key talks to it."), nil)
 	case u.talk.State().Muted:
-		u.tellAway("The microphone is muted", "Unmute it from Parley's tray icon, then hold the key again.", nil)
-		u.flash("The microphone is muted: unmute it to talk.")
+		u.tellAway(lang.L("The microphone is muted"), lang.L("Unmute it from Parley's tray icon, then hold the key again."), nil)
+		u.flash(lang.L("The microphone is muted: unmute it to talk."))
 	case u.voiceModeActive():
-		u.flash("Voice mode is listening already: just speak.")
+		u.flash(lang.L("Voice mode is listening already: just speak."))
 	default:
 		u.talk.HoldStart()
 	}
@@ -185,7 +187,7 @@ func (g *globalKey) stop() {
 // c is the key in use: it is ours, so free.
 func (g *globalKey) check(c hotkey.Combo, done func(state string, free bool)) {
 	if g.u.deps.Hotkey == nil {
-		done("Not available on this system.", false)
+		done(lang.L("Not available on this system."), false)
 		return
 	}
 	if g.u.deps.HotkeyAsks {
@@ -194,7 +196,7 @@ func (g *globalKey) check(c hotkey.Combo, done func(state string, free bool)) {
 			return
 		}
 		// Trying the keys would ask the person (the desktop portal's dialog) for each one.
-		done(fmt.Sprintf("The desktop will be asked for %s when you save.", c), true)
+		done(fmt.Sprintf(lang.L("The desktop will be asked for %s when you save."), c), true)
 		return
 	}
 	register := g.u.deps.Hotkey
@@ -207,13 +209,13 @@ func (g *globalKey) check(c hotkey.Combo, done func(state string, free bool)) {
 		state, free := "", false
 		switch {
 		case err == nil:
-			state, free = fmt.Sprintf("%s is free: it works while any program has the focus.", c), true
+			state, free = fmt.Sprintf(lang.L("%s is free: it works while any program has the focus."), c), true
 		case errors.Is(err, hotkey.ErrTaken):
-			state = fmt.Sprintf("Another program uses %s: press other keys.", c)
+			state = fmt.Sprintf(lang.L("Another program uses %s: press other keys."), c)
 		case errors.As(err, &un):
-			state = "Not available here: " + un.Reason + "."
+			state = fmt.Sprintf(lang.L("Not available here: %s."), un.Reason)
 		default:
-			state = fmt.Sprintf("%s cannot be used (%v).", c, err)
+			state = fmt.Sprintf(lang.L("%s cannot be used (%v)."), c, err)
 		}
 		g.u.do(func() { done(state, free) })
 	}()

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -42,21 +44,21 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 	h := &header{host: u}
 	h.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	h.title.Truncation = fyne.TextTruncateEllipsis
-	h.persona = newIconButton(nil, "Conversation settings", theme.AccountIcon(), u.showSettings)
+	h.persona = newIconButton(nil, lang.L("Conversation settings"), theme.AccountIcon(), u.showSettings)
 	h.persona.Importance = widget.LowImportance
 	var menuBtn *button
-	menuBtn = newIconButton(nil, "Conversation menu", theme.MoreVerticalIcon(), func() {
+	menuBtn = newIconButton(nil, lang.L("Conversation menu"), theme.MoreVerticalIcon(), func() {
 		e := u.currentEntry()
-		rename := fyne.NewMenuItem("Rename…", func() { u.renameConversation(e) })
+		rename := fyne.NewMenuItem(lang.L("Rename…"), func() { u.renameConversation(e) })
 		pin := fyne.NewMenuItem(pinLabel(e), func() { u.togglePin(e) })
-		del := fyne.NewMenuItem("Delete", func() { u.deleteConversation(e) })
+		del := fyne.NewMenuItem(lang.L("Delete"), func() { u.deleteConversation(e) })
 		rename.Disabled, pin.Disabled, del.Disabled = e.ID.IsZero(), e.ID.IsZero(), e.ID.IsZero()
 		menu := fyne.NewMenu("",
-			fyne.NewMenuItem("Settings…", u.showSettings),
+			fyne.NewMenuItem(lang.L("Settings…"), u.showSettings),
 			rename,
 			pin,
-			fyne.NewMenuItem("Export as Markdown…", func() { u.export(exportMarkdown) }),
-			fyne.NewMenuItem("Export as JSON…", func() { u.export(exportJSON) }),
+			fyne.NewMenuItem(lang.L("Export as Markdown…"), func() { u.export(exportMarkdown) }),
+			fyne.NewMenuItem(lang.L("Export as JSON…"), func() { u.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
 			del,
 		)
@@ -66,9 +68,9 @@ func newHeader(u headerHost, canvas fyne.Canvas) *header {
 		pop.ShowAtPosition(menuPosition(pos, menuBtn.Size(), pop.MinSize(), canvas.Size()))
 	})
 	menuBtn.Importance = widget.LowImportance
-	h.voice = widget.NewButtonWithIcon("Voice mode", micIcon, u.toggleVoiceMode)
+	h.voice = widget.NewButtonWithIcon(lang.L("Voice mode"), micIcon, u.toggleVoiceMode)
 	h.voice.Importance = widget.LowImportance
-	h.list = newIconButton(nil, "Show the conversations (Ctrl+B)", theme.MenuIcon(), u.toggleSidebar)
+	h.list = newIconButton(nil, lang.L("Show the conversations (Ctrl+B)"), theme.MenuIcon(), u.toggleSidebar)
 	h.list.Importance = widget.LowImportance
 	h.list.Hide()
 	h.box = container.NewVBox(
@@ -105,10 +107,10 @@ func (h *header) listFolded(folded bool) {
 // voiceOn shows whether voice mode runs: its button then ends it.
 func (h *header) voiceOn(on bool) {
 	if on {
-		h.voice.SetText("End voice mode")
+		h.voice.SetText(lang.L("End voice mode"))
 		h.voice.Importance = widget.HighImportance
 	} else {
-		h.voice.SetText("Voice mode")
+		h.voice.SetText(lang.L("Voice mode"))
 		h.voice.Importance = widget.LowImportance
 	}
 	h.voice.Refresh()
@@ -116,36 +118,40 @@ func (h *header) voiceOn(on bool) {
 
 // refreshFrom shows v's title and persona (v is the conversation on screen).
 func (h *header) refreshFrom(v conversation.ThreadView) {
-	title := conversation.DefaultTitle
+	title := lang.L("New conversation")
 	if !v.ID.IsZero() {
-		title = h.host.currentEntry().DisplayTitle()
-		if title == conversation.DefaultTitle && len(v.Messages) > 0 {
+		e := h.host.currentEntry()
+		title = e.DisplayTitle()
+		// The service may call it by the English default too.
+		if (e.Untitled() || title == conversation.DefaultTitle) && len(v.Messages) > 0 {
 			title = conversation.TitleFrom(v.Messages[0].Text)
 		}
 	}
 	h.title.SetText(title)
-	chip, said := personaChip(v.Config.Persona), personaChip(v.Config.Persona)
+	chip := personaChip(v.Config.Persona)
+	name := fmt.Sprintf(lang.L("Conversation settings, persona: %s"), chip)
 	if p := v.Config.Persona; p != nil && strings.TrimSpace(*p) != "" {
-		if name := h.host.presetOf(*p); name != "" {
-			chip, said = name, "preset "+name
+		if preset := h.host.presetOf(*p); preset != "" {
+			chip = preset
+			name = fmt.Sprintf(lang.L("Conversation settings, persona: preset %s"), preset)
 		}
 	}
-	h.persona.name = "Conversation settings, persona: " + said
+	h.persona.name = name
 	h.persona.SetText(chip)
 }
 
 // pinLabel is the menu item that pins e, or unpins it.
 func pinLabel(e conversation.Entry) string {
 	if e.Pinned {
-		return "Unpin"
+		return lang.L("Unpin")
 	}
-	return "Pin to the top"
+	return lang.L("Pin to the top")
 }
 
 // personaChip is the persona's first words, or "No persona".
 func personaChip(p *string) string {
 	if p == nil || strings.TrimSpace(*p) == "" {
-		return "No persona"
+		return lang.L("No persona")
 	}
 	t := conversation.TitleFrom(*p)
 	if len([]rune(t)) > 28 {

@@ -115,10 +115,13 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 
 	h.u.showPreferences()
 	wantOrder(t, c, "the preferences", "select", "button Test", "slider", "select", "slider",
+		"select", // the speech rate
 		"check Speak replies aloud", "choice the service's default", "button (icon)",
 		"check Speaking over a reply interrupts it (barge-in)",
 		"check End a question when it sounds complete",
-		"check Say aloud when something goes wrong", "select", "select", "select", "key field",
+		"check Say aloud when something goes wrong", "select", "select", "select",
+		"select", // the language
+		"key field",
 		"check Keep running in the tray when the window is closed",
 		"button Cancel", "button Save")
 	h.u.closeDialog()

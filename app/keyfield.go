@@ -2,10 +2,12 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/desktop/hotkey"
@@ -41,7 +43,7 @@ func (f *keyField) show() {
 	if f.on {
 		f.SetText(f.combo.String())
 	} else {
-		f.SetText("Off")
+		f.SetText(lang.L("Off"))
 	}
 }
 
@@ -53,7 +55,7 @@ func (f *keyField) FocusGained() {
 	f.Entry.FocusGained()
 	f.keys.focused(f)
 	f.mods = 0
-	f.SetText("Press the new keys… (Backspace: off)")
+	f.SetText(lang.L("Press the new keys… (Backspace: off)"))
 	if f.onFocus != nil {
 		f.onFocus(true)
 	}
@@ -96,7 +98,7 @@ func (f *keyField) KeyDown(ev *fyne.KeyEvent) {
 		return // the dialog's keys (TypedKey passes them on)
 	case f.mods == 0 && (ev.Name == fyne.KeyBackspace || ev.Name == fyne.KeyDelete):
 		f.on = false
-		f.SetText("Off")
+		f.SetText(lang.L("Off"))
 		if f.onPressed != nil {
 			f.onPressed(hotkey.Combo{}, false)
 		}
@@ -130,35 +132,95 @@ func (f *keyField) TypedShortcut(fyne.Shortcut) {}
 // TappedSecondary shows no Paste menu.
 func (f *keyField) TappedSecondary(*fyne.PointEvent) {}
 
-// appShortcuts are the keys Parley's own window uses, by the combination they are written as.
-var appShortcuts = map[string]string{
-	"Ctrl+N": "New conversation", "Ctrl+F": "Search conversations", "Ctrl+,": "Settings",
-	"Ctrl+M": "Push to talk", "Ctrl+Shift+M": "Voice mode", "Ctrl+D": "Mute the microphone",
-	"Ctrl+W": "Close window", "Ctrl+Q": "Quit", "Ctrl+Return": "Send",
-	"Ctrl+A": "Select all", "Ctrl+C": "Copy", "Ctrl+V": "Paste", "Ctrl+X": "Cut", "Ctrl+Z": "Undo",
+// appShortcut says, in a sentence, what Parley's own window does with combo, a combination as
+// it is written ("" for nothing).
+func appShortcut(combo string) string {
+	var f string
+	switch combo {
+	case "Ctrl+N":
+		f = lang.L("Parley uses %s for New conversation: in Parley's window it would talk instead.")
+	case "Ctrl+F":
+		f = lang.L("Parley uses %s for Search conversations: in Parley's window it would talk instead.")
+	case "Ctrl+,":
+		f = lang.L("Parley uses %s for Settings: in Parley's window it would talk instead.")
+	case "Ctrl+M":
+		f = lang.L("Parley uses %s for Push to talk: in Parley's window it would talk instead.")
+	case "Ctrl+Shift+M":
+		f = lang.L("Parley uses %s for Voice mode: in Parley's window it would talk instead.")
+	case "Ctrl+D":
+		f = lang.L("Parley uses %s for Mute the microphone: in Parley's window it would talk instead.")
+	case "Ctrl+W":
+		f = lang.L("Parley uses %s for Close window: in Parley's window it would talk instead.")
+	case "Ctrl+Q":
+		f = lang.L("Parley uses %s for Quit: in Parley's window it would talk instead.")
+	case "Ctrl+Return":
+		f = lang.L("Parley uses %s for Send: in Parley's window it would talk instead.")
+	case "Ctrl+A":
+		f = lang.L("Parley uses %s for Select all: in Parley's window it would talk instead.")
+	case "Ctrl+C":
+		f = lang.L("Parley uses %s for Copy: in Parley's window it would talk instead.")
+	case "Ctrl+V":
+		f = lang.L("Parley uses %s for Paste: in Parley's window it would talk instead.")
+	case "Ctrl+X":
+		f = lang.L("Parley uses %s for Cut: in Parley's window it would talk instead.")
+	case "Ctrl+Z":
+		f = lang.L("Parley uses %s for Undo: in Parley's window it would talk instead.")
+	default:
+		return ""
+	}
+	return fmt.Sprintf(f, combo)
 }
 
-// desktopShortcuts are combinations that desktops commonly keep for themselves.
-var desktopShortcuts = map[string]string{
-	"Alt+Tab": "switch windows", "Alt+F4": "close the window", "Alt+Space": "open the window menu",
-	"Super+L": "lock the screen", "Ctrl+Alt+Delete": "log out", "Ctrl+Alt+L": "lock the screen",
-	"Ctrl+Alt+T": "open a terminal", "Ctrl+Alt+Left": "switch workspaces", "Ctrl+Alt+Right": "switch workspaces",
-	"Ctrl+Alt+Up": "switch workspaces", "Ctrl+Alt+Down": "switch workspaces", "Super+Space": "switch the keyboard layout",
-	"Ctrl+Alt+BackSpace": "stop the display server", "Ctrl+Alt+Tab": "switch windows", "Super+D": "show the desktop",
-	"Super+E": "open the file manager", "Super+Tab": "switch windows",
+// desktopShortcut says, in a sentence, what desktops commonly keep combo for ("" for nothing).
+func desktopShortcut(combo string) string {
+	var f string
+	switch combo {
+	case "Alt+Tab", "Ctrl+Alt+Tab", "Super+Tab":
+		f = lang.L("Desktops often use %s to switch windows.")
+	case "Alt+F4":
+		f = lang.L("Desktops often use %s to close the window.")
+	case "Alt+Space":
+		f = lang.L("Desktops often use %s to open the window menu.")
+	case "Super+L", "Ctrl+Alt+L":
+		f = lang.L("Desktops often use %s to lock the screen.")
+	case "Ctrl+Alt+Delete":
+		f = lang.L("Desktops often use %s to log out.")
+	case "Ctrl+Alt+T":
+		f = lang.L("Desktops often use %s to open a terminal.")
+	case "Ctrl+Alt+Left", "Ctrl+Alt+Right", "Ctrl+Alt+Up", "Ctrl+Alt+Down":
+		f = lang.L("Desktops often use %s to switch workspaces.")
+	case "Super+Space":
+		f = lang.L("Desktops often use %s to switch the keyboard layout.")
+	case "Ctrl+Alt+BackSpace":
+		f = lang.L("Desktops often use %s to stop the display server.")
+	case "Super+D":
+		f = lang.L("Desktops often use %s to show the desktop.")
+	case "Super+E":
+		f = lang.L("Desktops often use %s to open the file manager.")
+	default:
+		return ""
+	}
+	return fmt.Sprintf(f, combo)
 }
 
 // keyConflicts says what c collides with that Parley knows of, in a sentence ("" for nothing).
 func keyConflicts(c hotkey.Combo) string {
 	if err := c.Valid(); err != nil {
+		// c.Valid's reasons, in the window's words.
+		switch {
+		case !slices.Contains(hotkey.Keys, c.Key):
+			return fmt.Sprintf(lang.L("%q cannot be a shortcut's key."), c.Key)
+		case c.Mods&^hotkey.Shift == 0:
+			return fmt.Sprintf(lang.L("%s needs Ctrl, Alt or Super: without one it would take the key from every program."), c)
+		}
 		return strings.ToUpper(err.Error()[:1]) + err.Error()[1:] + "."
 	}
 	var found []string
-	if what, ok := appShortcuts[c.String()]; ok {
-		found = append(found, fmt.Sprintf("Parley uses %s for %s: in Parley's window it would talk instead.", c, what))
+	if s := appShortcut(c.String()); s != "" {
+		found = append(found, s)
 	}
-	if what, ok := desktopShortcuts[c.String()]; ok {
-		found = append(found, fmt.Sprintf("Desktops often use %s to %s.", c, what))
+	if s := desktopShortcut(c.String()); s != "" {
+		found = append(found, s)
 	}
 	return strings.Join(found, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -79,13 +80,13 @@ func newPasswordField(keys *dialogKeys) *field {
 	f := newField(keys, false)
 	f.Password = true
 	var reveal *button
-	reveal = newIconButton(keys, "Show the text", theme.VisibilityOffIcon(), func() {
+	reveal = newIconButton(keys, lang.L("Show the text"), theme.VisibilityOffIcon(), func() {
 		f.Password = !f.Password
 		if f.Password {
-			reveal.name = "Show the text"
+			reveal.name = lang.L("Show the text")
 			reveal.SetIcon(theme.VisibilityOffIcon())
 		} else {
-			reveal.name = "Hide the text"
+			reveal.name = lang.L("Hide the text")
 			reveal.SetIcon(theme.VisibilityIcon())
 		}
 		f.Refresh()
@@ -309,7 +310,7 @@ type selector struct {
 func newSelector(keys *dialogKeys, options []string, changed func(string)) *selector {
 	s := &selector{keys: keys}
 	s.Options, s.OnChanged = options, changed
-	s.PlaceHolder = "(Select one)"
+	s.PlaceHolder = lang.L("(Select one)")
 	s.ExtendBaseWidget(s)
 	return s
 }
@@ -342,7 +343,7 @@ func newChoiceField(keys *dialogKeys) *choiceField {
 func (c *choiceField) SetOptions(options []string) {
 	c.SelectEntry.SetOptions(options)
 	if b, ok := c.ActionItem.(*widget.Button); ok {
-		nb := newIconButton(c.keys, "Choices", b.Icon, b.OnTapped)
+		nb := newIconButton(c.keys, lang.L("Choices"), b.Icon, b.OnTapped)
 		nb.Importance = widget.LowImportance
 		c.ActionItem = nb
 		c.Refresh()

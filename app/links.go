@@ -1,11 +1,13 @@
 package app
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"golang.org/x/net/idna"
 )
 
@@ -15,14 +17,14 @@ import (
 func (u *UI) openLink(link string) {
 	target, ok := safeLink(link)
 	if !ok {
-		u.flash("Parley opens only web and e-mail links (http, https, mailto); this one was not opened: " + shorten(link, 80))
+		u.flash(fmt.Sprintf(lang.L("Parley opens only web and e-mail links (http, https, mailto); this one was not opened: %s"), shorten(link, 80)))
 		return
 	}
 	if err := u.deps.openURL(target); err != nil {
-		u.flash("The link could not be opened: " + err.Error() + ". Copy it and paste it into your browser.")
+		u.flash(fmt.Sprintf(lang.L("The link could not be opened: %s. Copy it and paste it into your browser."), err.Error()))
 		return
 	}
-	u.flash("Opened " + shorten(target.String(), 80))
+	u.flash(fmt.Sprintf(lang.L("Opened %s"), shorten(target.String(), 80)))
 }
 
 // safeLink is what a reply's link may open: an http or https address with a host, or a mailto
@@ -66,16 +68,16 @@ func linkLabel(link string) string {
 	}
 	target, ok := safeLink(link)
 	if !ok {
-		return "Not opened by Parley: " + shorten(link, 100)
+		return fmt.Sprintf(lang.L("Not opened by Parley: %s"), shorten(link, 100))
 	}
 	if target.Scheme == "mailto" {
-		return "E-mail to " + shorten(target.Opaque, 100)
+		return fmt.Sprintf(lang.L("E-mail to %s"), shorten(target.Opaque, 100))
 	}
 	host := target.Hostname()
 	if a, err := idna.ToASCII(host); err == nil {
 		host = a
 	}
-	return "Opens " + host + " – " + shorten(target.String(), 100)
+	return fmt.Sprintf(lang.L("Opens %s – %s"), host, shorten(target.String(), 100))
 }
 
 // selecting gives the keyboard to the chat view's selection: nothing keeps the focus, so

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2/lang"
+
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/i18n"
 )
 
 // undoFor is how long a deleted conversation can be brought back: it leaves the list at once,
@@ -39,7 +42,7 @@ func (m *mainWindow) deleteConversation(e conversation.Entry) {
 		m.u.do(func() { m.commitDelete(id) })
 	})
 	m.pendingDeletes[id.String()] = pd
-	pd.offer = m.status.offer(fmt.Sprintf("Deleted “%s”.", e.DisplayTitle()), "Undo", func() { m.undoDelete(id) }, undoFor)
+	pd.offer = m.status.offer(fmt.Sprintf(lang.L("Deleted “%s”."), e.DisplayTitle()), lang.L("Undo"), func() { m.undoDelete(id) }, undoFor)
 }
 
 // undoLastDelete brings back the conversation deleted last, if its Undo still runs.
@@ -64,7 +67,7 @@ func (m *mainWindow) undoDelete(id client.ConversationID) {
 	delete(m.pendingDeletes, id.String())
 	m.status.withdraw(pd.offer)
 	m.sess.Unhide(id)
-	m.status.flash(fmt.Sprintf("“%s” is back.", pd.entry.DisplayTitle()))
+	m.status.flash(fmt.Sprintf(lang.L("“%s” is back."), pd.entry.DisplayTitle()))
 	if pd.current && m.current != nil && m.isBlank(m.current) {
 		m.open(id)
 	}
@@ -96,7 +99,7 @@ func (m *mainWindow) commitDelete(id client.ConversationID) {
 			}
 			if err != nil {
 				m.sess.Unhide(id)
-				m.status.flash(fmt.Sprintf("“%s” was not deleted. %s", pd.entry.DisplayTitle(), phrase(err).text))
+				m.status.flash(fmt.Sprintf(lang.L("“%s” was not deleted. %s"), pd.entry.DisplayTitle(), phrase(err).text))
 			}
 		})
 	})
@@ -115,10 +118,11 @@ func (m *mainWindow) renameConversation(e conversation.Entry) {
 	if e.ID.IsZero() {
 		return
 	}
-	m.askName("Rename conversation", "Rename", e.DisplayTitle(), func(name string) error {
+	m.askName(lang.L("Rename conversation"), lang.L("Rename"), e.DisplayTitle(), func(name string) error {
 		name = strings.Join(strings.Fields(name), " ")
 		if len(name) > maxConversationName {
-			return formError(fmt.Sprintf("The name is too long: %d characters at most.", maxConversationName))
+			return formError(fmt.Sprintf(i18n.N("The name is too long: %s character at most.",
+				"The name is too long: %s characters at most.", maxConversationName), i18n.Number(maxConversationName)))
 		}
 		if name == e.Title {
 			name = ""
@@ -138,7 +142,7 @@ func (m *mainWindow) togglePin(e conversation.Entry) {
 	}
 	m.setLabel(e.ID, conversation.Label{Name: e.Name, Pinned: !e.Pinned})
 	if !e.Pinned {
-		m.status.flash(fmt.Sprintf("“%s” is pinned to the top of the list.", e.DisplayTitle()))
+		m.status.flash(fmt.Sprintf(lang.L("“%s” is pinned to the top of the list."), e.DisplayTitle()))
 	}
 }
 

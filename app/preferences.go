@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,20 +16,21 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"parley/app/locale"
 	"parley/audio"
+	"parley/audio/playback"
 	"parley/audio/vad"
 	"parley/audio/wake"
 	"parley/desktop/hotkey"
 	"parley/engine"
+	"parley/internal/i18n"
 	"parley/media"
 )
-
-// defaultDevice is how the preferences name the system's default input.
-const defaultDevice = "System default"
 
 // preferencesDialog is Preferences: the microphone (with a live level to test it), the output
 // volume, spoken replies, the default voice and preset, the silence that ends a recording, what
@@ -40,7 +43,7 @@ type preferencesDialog struct {
 	d    *dialog.CustomDialog
 
 	device     *selector
-	ids        map[string]string // device IDs by the names listed
+	ids        map[string]string // device IDs by the names listed, after the first: the system's default
 	level      float32           // the microphone test's level, 0–1
 	meter      *canvas.Rectangle
 	meterBox   *fyne.Container
@@ -49,6 +52,8 @@ type preferencesDialog struct {
 	testCancel context.CancelFunc // ends the microphone test under way
 
 	volume       *slider
+	speechRate   *selector
+	language     *selector
 	autoSpeak    *check
 	voiceName    *choiceField
 	voiceProblem *widget.Label
@@ -69,15 +74,16 @@ type preferencesDialog struct {
 	atLogin      *check
 	theme        *selector
 	textSize     *selector
+	sizes        []int // the text sizes textSize lists, in percent
 	wasAtLogin   bool
 	saveBtn      *button
 }
 
 // showPreferences opens Preferences.
 func (u *UI) showPreferences() {
-	p := &preferencesDialog{u: u, keys: &dialogKeys{}, ids: map[string]string{defaultDevice: ""}}
+	p := &preferencesDialog{u: u, keys: &dialogKeys{}, ids: map[string]string{}}
 	content := p.build()
-	p.d = dialog.NewCustomWithoutButtons("Preferences", content, u.win)
+	p.d = dialog.NewCustomWithoutButtons(lang.L("Preferences"), content, u.win)
 	p.d.Resize(fyne.NewSize(600, 0))
 	u.showDialogOf(p, p.d, p.keys, p.device)
 	p.loadDevices()
@@ -88,36 +94,38 @@ func (u *UI) showPreferences() {
 func (p *preferencesDialog) build() fyne.CanvasObject {
 	u, keys := p.u, p.keys
 	form := newForm(
-		widget.NewFormItem("Microphone", border(nil, nil, nil, p.buildMicTest(), p.buildDevice())),
-		widget.NewFormItem("Level", container.NewVBox(p.meterBox, p.testState)),
-		widget.NewFormItem("Silence that ends a recording", p.buildHold()),
-		widget.NewFormItem("What you said", p.buildSendSpoken()),
-		widget.NewFormItem("Output volume", p.buildVolume()),
-		widget.NewFormItem("Replies", p.buildAutoSpeak()),
-		widget.NewFormItem("Default voice", p.buildVoice()),
-		widget.NewFormItem("Voice mode", p.buildVoiceMode()),
-		widget.NewFormItem("Wake phrase", p.buildWake()),
-		widget.NewFormItem("New conversations use", p.buildPreset()),
-		widget.NewFormItem("Appearance", p.buildAppearance()),
-		widget.NewFormItem("Talk from anywhere", p.buildTalkKey()),
-		widget.NewFormItem("In the background", p.buildBackground()),
+		widget.NewFormItem(lang.L("Microphone"), border(nil, nil, nil, p.buildMicTest(), p.buildDevice())),
+		widget.NewFormItem(lang.L("Level"), container.NewVBox(p.meterBox, p.testState)),
+		widget.NewFormItem(lang.L("Silence that ends a recording"), p.buildHold()),
+		widget.NewFormItem(lang.L("What you said"), p.buildSendSpoken()),
+		widget.NewFormItem(lang.L("Output volume"), p.buildVolume()),
+		widget.NewFormItem(lang.L("Speech rate"), p.buildSpeechRate()),
+		widget.NewFormItem(lang.L("Replies"), p.buildAutoSpeak()),
+		widget.NewFormItem(lang.L("Default voice"), p.buildVoice()),
+		widget.NewFormItem(lang.L("Voice mode"), p.buildVoiceMode()),
+		widget.NewFormItem(lang.L("Wake phrase"), p.buildWake()),
+		widget.NewFormItem(lang.L("New conversations use"), p.buildPreset()),
+		widget.NewFormItem(lang.L("Appearance"), p.buildAppearance()),
+		widget.NewFormItem(lang.L("Language"), p.buildLanguage()),
+		widget.NewFormItem(lang.L("Talk from anywhere"), p.buildTalkKey()),
+		widget.NewFormItem(lang.L("In the background"), p.buildBackground()),
 	)
 	if u.deps.Local != nil {
 		summary := widget.NewLabel(u.builtInSummary())
-		engines := newButton(keys, "Change…", theme.SettingsIcon(), func() {
-			u.showEnginesThen(func(c engine.Chat) { summary.SetText("Answers with " + c.Short()) })
+		engines := newButton(keys, lang.L("Change…"), theme.SettingsIcon(), func() {
+			u.showEnginesThen(func(c engine.Chat) { summary.SetText(fmt.Sprintf(lang.L("Answers with %s"), c.Short())) })
 		})
 		summary.Wrapping = fyne.TextWrapWord
-		form.Append("Built-in service", border(nil, nil, nil, engines, summary))
+		form.Append(lang.L("Built-in service"), border(nil, nil, nil, engines, summary))
 		u.offerFoundModel(summary)
 	}
 	keys.submit = p.submit
 	keys.cancel = p.cancel
-	p.saveBtn = newButton(keys, "Save", theme.ConfirmIcon(), p.submit)
+	p.saveBtn = newButton(keys, lang.L("Save"), theme.ConfirmIcon(), p.submit)
 	p.saveBtn.Importance = widget.HighImportance
 	p.checkVoice()
-	cancel := newButton(keys, "Cancel", theme.CancelIcon(), p.cancel)
-	hint := widget.NewLabel("Enter saves · Esc cancels")
+	cancel := newButton(keys, lang.L("Cancel"), theme.CancelIcon(), p.cancel)
+	hint := widget.NewLabel(lang.L("Enter saves · Esc cancels"))
 	hint.SizeName = theme.SizeNameCaptionText
 	return container.NewVBox(p.scrollRows(form), border(nil, nil, hint, container.NewHBox(cancel, p.saveBtn)))
 }
@@ -149,8 +157,8 @@ func (p *preferencesDialog) scrollRows(form *widget.Form) fyne.CanvasObject {
 
 // buildDevice makes the microphone's list, with the one chosen.
 func (p *preferencesDialog) buildDevice() fyne.CanvasObject {
-	p.device = newSelector(p.keys, []string{defaultDevice}, nil)
-	p.device.SetSelected(defaultDevice)
+	p.device = newSelector(p.keys, []string{lang.L("System default")}, nil)
+	p.device.SetSelectedIndex(0)
 	if d := p.u.prefs.inputDevice(); d != "" {
 		p.device.Options = append(p.device.Options, d)
 		p.device.SetSelected(d)
@@ -171,8 +179,8 @@ func (p *preferencesDialog) buildMicTest() fyne.CanvasObject {
 	p.testState.SizeName = theme.SizeNameCaptionText
 	p.testState.Wrapping = fyne.TextWrapWord // a long message wraps rather than widening the dialog
 	p.testState.Hide()                       // no empty line under the meter until there is news
-	p.testBtn = newButton(p.keys, "Test", theme.MediaRecordIcon(), p.toggleMicTest)
-	p.testBtn.name = "Test the microphone"
+	p.testBtn = newButton(p.keys, lang.L("Test"), theme.MediaRecordIcon(), p.toggleMicTest)
+	p.testBtn.name = lang.L("Test the microphone")
 	return p.testBtn
 }
 
@@ -189,20 +197,32 @@ func (p *preferencesDialog) toggleMicTest() {
 		p.stopMicTest()
 		return
 	}
-	p.testCancel = p.u.testMicrophone(p.ids[p.device.Selected], func(l float32, msg string) {
+	p.testCancel = p.u.testMicrophone(p.chosenDevice(), func(l float32, msg string) {
 		p.level = l
 		p.meter.Refresh()
 		p.meterBox.Refresh()
 		p.say(msg)
 	}, func() {
 		p.testCancel = nil
-		p.testBtn.SetText("Test")
-		p.testBtn.name = "Test the microphone"
+		p.testBtn.SetText(lang.L("Test"))
+		p.testBtn.name = lang.L("Test the microphone")
 		p.level = 0
 		p.meterBox.Refresh()
 	})
-	p.testBtn.SetText("Stop test")
-	p.testBtn.name = "Stop the microphone test"
+	p.testBtn.SetText(lang.L("Stop test"))
+	p.testBtn.name = lang.L("Stop the microphone test")
+}
+
+// chosenDevice is the ID of the microphone chosen: "" for the system's default, else the ID of
+// the one listed, else the one kept (its ID, shown before the list came).
+func (p *preferencesDialog) chosenDevice() string {
+	if p.device.SelectedIndex() == 0 {
+		return ""
+	}
+	if id := p.ids[p.device.Selected]; id != "" {
+		return id
+	}
+	return p.device.Selected
 }
 
 // stopMicTest ends the microphone test under way.
@@ -229,7 +249,7 @@ func (p *preferencesDialog) loadDevices() {
 				p.say(phrase(err).text)
 				return
 			}
-			opts := []string{defaultDevice}
+			opts := []string{lang.L("System default")}
 			for _, d := range devs {
 				opts = append(opts, d.Name)
 				p.ids[d.Name] = d.ID
@@ -248,7 +268,7 @@ func (p *preferencesDialog) buildVolume() fyne.CanvasObject {
 }
 
 func (p *preferencesDialog) buildAutoSpeak() fyne.CanvasObject {
-	p.autoSpeak = newCheck(p.keys, "Speak replies aloud", nil)
+	p.autoSpeak = newCheck(p.keys, lang.L("Speak replies aloud"), nil)
 	p.autoSpeak.SetChecked(p.u.prefs.autoSpeak())
 	return p.autoSpeak
 }
@@ -256,7 +276,7 @@ func (p *preferencesDialog) buildAutoSpeak() fyne.CanvasObject {
 // buildVoice makes the default voice's field, and the line that says what is wrong with it.
 func (p *preferencesDialog) buildVoice() fyne.CanvasObject {
 	p.voiceName = newChoiceField(p.keys)
-	p.voiceName.SetPlaceHolder("the service's default")
+	p.voiceName.SetPlaceHolder(lang.L("the service's default"))
 	p.voiceName.SetText(p.u.prefs.defaultVoice())
 	p.voiceProblem = widget.NewLabel("")
 	p.voiceProblem.Wrapping = fyne.TextWrapWord
@@ -321,27 +341,29 @@ func (p *preferencesDialog) buildHold() fyne.CanvasObject {
 	p.hold = newSlider(p.keys, float64(vad.MinHold/time.Millisecond), float64(vad.MaxHold/time.Millisecond))
 	p.hold.Step = 100
 	p.hold.shown = p.holdLabel
-	p.hold.OnChanged = func(v float64) { p.holdLabel.SetText(strconv.FormatFloat(v/1000, 'f', 1, 64) + " s") }
+	p.hold.OnChanged = func(v float64) {
+		p.holdLabel.SetText(fmt.Sprintf(lang.L("%s s"), strconv.FormatFloat(v/1000, 'f', 1, 64)))
+	}
 	p.hold.SetValue(float64(p.u.prefs.hold() / time.Millisecond))
 	return border(nil, nil, nil, p.holdLabel, p.hold)
 }
 
 func (p *preferencesDialog) buildSendSpoken() fyne.CanvasObject {
-	p.sendSpoken = newSelector(p.keys, []string{"Put it in the message box to review", "Send it at once"}, nil)
-	p.sendSpoken.SetSelected(p.sendSpoken.Options[0])
+	p.sendSpoken = newSelector(p.keys, []string{lang.L("Put it in the message box to review"), lang.L("Send it at once")}, nil)
+	p.sendSpoken.SetSelectedIndex(0)
 	if p.u.prefs.sendSpoken() {
-		p.sendSpoken.SetSelected(p.sendSpoken.Options[1])
+		p.sendSpoken.SetSelectedIndex(1)
 	}
 	return p.sendSpoken
 }
 
 func (p *preferencesDialog) buildVoiceMode() fyne.CanvasObject {
 	prefs := p.u.prefs
-	p.bargeIn = newCheck(p.keys, "Speaking over a reply interrupts it (barge-in)", nil)
+	p.bargeIn = newCheck(p.keys, lang.L("Speaking over a reply interrupts it (barge-in)"), nil)
 	p.bargeIn.SetChecked(prefs.bargeIn())
-	p.adaptiveHold = newCheck(p.keys, "End a question when it sounds complete", nil)
+	p.adaptiveHold = newCheck(p.keys, lang.L("End a question when it sounds complete"), nil)
 	p.adaptiveHold.SetChecked(prefs.adaptiveHold())
-	p.speakErrors = newCheck(p.keys, "Say aloud when something goes wrong", nil)
+	p.speakErrors = newCheck(p.keys, lang.L("Say aloud when something goes wrong"), nil)
 	p.speakErrors.SetChecked(prefs.speakErrors())
 	echoNote := widget.NewLabel(p.u.echoNote())
 	echoNote.Wrapping = fyne.TextWrapWord
@@ -356,30 +378,31 @@ func (u *UI) echoNote() string {
 	if u.deps.EchoCancel != nil {
 		err = u.deps.EchoCancel()
 	}
-	if err == nil {
-		return "Parley removes its own voice from what the microphone records, so a question asked " +
-			"over a reply is heard clearly. To interrupt a reply, speak clearly louder than it."
+	switch {
+	case err == nil:
+		return lang.L("Parley removes its own voice from what the microphone records, so a question asked over a reply is heard clearly. To interrupt a reply, speak clearly louder than it.")
+	case runtime.GOOS == "linux":
+		return lang.L("Without an echo canceller (install the libspeexdsp1 package), a question asked over a reply is recorded with Parley's voice under it. To interrupt a reply, speak clearly louder than it.")
 	}
-	why := "this build of Parley has none"
-	if runtime.GOOS == "linux" {
-		why = "install the libspeexdsp1 package"
-	}
-	return "Without an echo canceller (" + why + "), a question asked over a reply is recorded with " +
-		"Parley's voice under it. To interrupt a reply, speak clearly louder than it."
+	return lang.L("Without an echo canceller (this build of Parley has none), a question asked over a reply is recorded with Parley's voice under it. To interrupt a reply, speak clearly louder than it.")
 }
 
-// followUpChoices are the follow-up windows offered, as shown and in seconds.
-var followUpChoices = []struct {
-	text string
-	secs int
-}{{"No follow-up: always the wake phrase", 0}, {"3 s after a reply without it", 3}, {"6 s after a reply without it", 6},
-	{"10 s after a reply without it", 10}, {"20 s after a reply without it", 20}}
+// followUpSecs are the follow-up windows offered, in seconds.
+var followUpSecs = []int{0, 3, 6, 10, 20}
+
+// followUpText is a follow-up window as shown.
+func followUpText(secs int) string {
+	if secs == 0 {
+		return lang.L("No follow-up: always the wake phrase")
+	}
+	return fmt.Sprintf(lang.L("%d s after a reply without it"), secs)
+}
 
 // buildWake makes the wake phrase's row: whether voice mode waits for one, which, and for how
 // long after a reply a question needs none; or why it cannot.
 func (p *preferencesDialog) buildWake() fyne.CanvasObject {
 	prefs := p.u.prefs
-	p.wakeWord = newCheck(p.keys, "Wait for a wake phrase before each question", nil)
+	p.wakeWord = newCheck(p.keys, lang.L("Wait for a wake phrase before each question"), nil)
 	p.wakeWord.SetChecked(prefs.wakeWord())
 	var phrases []string
 	for _, w := range wake.WakePhrases {
@@ -388,19 +411,18 @@ func (p *preferencesDialog) buildWake() fyne.CanvasObject {
 	p.wakePhrase = newSelector(p.keys, phrases, nil)
 	p.wakePhrase.SetSelected(wakeTitle(prefs.wakePhrase()))
 	var windows []string
-	shown := followUpChoices[0].text
-	for _, c := range followUpChoices {
-		windows = append(windows, c.text)
-		if time.Duration(c.secs)*time.Second <= prefs.followUp() {
-			shown = c.text
+	shown := 0
+	for i, secs := range followUpSecs {
+		windows = append(windows, followUpText(secs))
+		if time.Duration(secs)*time.Second <= prefs.followUp() {
+			shown = i
 		}
 	}
 	p.followUp = newSelector(p.keys, windows, nil)
-	p.followUp.SetSelected(shown)
-	note := widget.NewLabel("Parley listens for it on this computer: nothing you say is recorded or sent " +
-		"before it hears the phrase. Saying \"stop\" or \"cancel\" stops a reply.")
+	p.followUp.SetSelectedIndex(shown)
+	note := widget.NewLabel(lang.L("Parley listens for it on this computer: nothing you say is recorded or sent before it hears the phrase. Saying \"stop\" or \"cancel\" stops a reply."))
 	if err := p.u.wakeAvailable(); err != nil {
-		note.SetText("Not available here: " + err.Error() + ".")
+		note.SetText(fmt.Sprintf(lang.L("Not available here: %s."), err.Error()))
 		p.wakeWord.SetChecked(false)
 		p.wakeWord.Disable()
 		p.wakePhrase.Disable()
@@ -423,7 +445,7 @@ func wakeTitle(text string) string {
 // wakeAvailable reports why the wake phrase cannot be listened for here, or nil.
 func (u *UI) wakeAvailable() error {
 	if u.deps.WakeWord == nil {
-		return errors.New("this build of Parley has no wake-phrase spotter")
+		return errors.New(lang.L("this build of Parley has no wake-phrase spotter"))
 	}
 	return u.deps.WakeWord()
 }
@@ -436,14 +458,14 @@ func (p *preferencesDialog) buildTalkKey() fyne.CanvasObject {
 // buildBackground makes the tray's and the login's checks.
 func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
 	u := p.u
-	p.keepInTray = newCheck(p.keys, "Keep running in the tray when the window is closed", nil)
+	p.keepInTray = newCheck(p.keys, lang.L("Keep running in the tray when the window is closed"), nil)
 	p.keepInTray.SetChecked(u.prefs.keepInTray())
 	// Said under the checks, in a line that wraps: a check's own text does not.
-	noTray := widget.NewLabel("There is no tray on this desktop now.")
+	noTray := widget.NewLabel(lang.L("There is no tray on this desktop now."))
 	noTray.SizeName = theme.SizeNameCaptionText
 	noTray.Wrapping = fyne.TextWrapWord
 	noTray.Hidden = u.tray != nil && u.tray.hostPresent()
-	p.atLogin = newCheck(p.keys, "Start Parley in the tray when I log in", nil)
+	p.atLogin = newCheck(p.keys, lang.L("Start Parley in the tray when I log in"), nil)
 	if u.deps.Autostart != nil {
 		p.wasAtLogin, _ = u.deps.Autostart.Enabled()
 		p.atLogin.SetChecked(p.wasAtLogin)
@@ -465,10 +487,14 @@ func (p *preferencesDialog) buildBackground() fyne.CanvasObject {
 func (p *preferencesDialog) buildAppearance() fyne.CanvasObject {
 	u := p.u
 	var names, sizes []string
-	for _, t := range themeNames {
+	for _, t := range themeNames() {
 		names = append(names, t.name)
 	}
-	for _, pct := range textSizes {
+	p.sizes = append([]int(nil), textSizes...)
+	if !slices.Contains(p.sizes, u.prefs.textSize()) {
+		p.sizes = append(p.sizes, u.prefs.textSize())
+	}
+	for _, pct := range p.sizes {
 		sizes = append(sizes, textSizeName(pct))
 	}
 	preview := func(string) {
@@ -478,58 +504,124 @@ func (p *preferencesDialog) buildAppearance() fyne.CanvasObject {
 	}
 	p.theme = newSelector(p.keys, names, nil)
 	p.textSize = newSelector(p.keys, sizes, nil)
-	for _, t := range themeNames {
+	for i, t := range themeNames() {
 		if t.key == u.prefs.theme() {
-			p.theme.SetSelected(t.name)
+			p.theme.SetSelectedIndex(i)
 		}
 	}
-	p.textSize.SetSelected(textSizeName(u.prefs.textSize()))
-	if p.textSize.Selected == "" {
-		p.textSize.Options = append(p.textSize.Options, textSizeName(u.prefs.textSize()))
-		p.textSize.SetSelected(textSizeName(u.prefs.textSize()))
-	}
+	p.textSize.SetSelectedIndex(slices.Index(p.sizes, u.prefs.textSize()))
 	p.theme.OnChanged, p.textSize.OnChanged = preview, preview
 	return container.NewGridWithColumns(2, p.theme, p.textSize)
 }
 
+// speechRates are the speeds Preferences offers for spoken replies.
+var speechRates = []float64{0.75, 1, 1.25, 1.5, 1.75, 2}
+
+// speechRateName is a speed as Preferences shows it: "1.5×", "1,5×".
+func speechRateName(s float64) string {
+	prec := 0
+	switch {
+	case s*10 != math.Trunc(s*10):
+		prec = 2
+	case s != math.Trunc(s):
+		prec = 1
+	}
+	return fmt.Sprintf(lang.L("%s×"), i18n.Decimal(s, prec))
+}
+
+// buildSpeechRate is the speed of spoken replies, from whichever service made them; where
+// libsonic cannot be loaded it says why, and replies play as made.
+func (p *preferencesDialog) buildSpeechRate() fyne.CanvasObject {
+	var names []string
+	for _, s := range speechRates {
+		names = append(names, speechRateName(s))
+	}
+	p.speechRate = newSelector(p.keys, names, nil)
+	cur := p.u.prefs.speechRate()
+	best := 1
+	for i, s := range speechRates {
+		if math.Abs(s-cur) < math.Abs(speechRates[best]-cur) {
+			best = i
+		}
+	}
+	p.speechRate.SetSelectedIndex(best)
+	if err := playback.SpeedAvailable(); err != nil {
+		p.speechRate.Disable()
+		note := widget.NewLabel(lang.L("Replies are spoken at the speed the service makes them: the library that changes it (libsonic0) is not installed."))
+		note.Wrapping = fyne.TextWrapWord
+		note.SizeName = theme.SizeNameCaptionText
+		return container.NewVBox(p.speechRate, note)
+	}
+	return p.speechRate
+}
+
+// chosenSpeechRate is what the speech rate's choice holds.
+func (p *preferencesDialog) chosenSpeechRate() float64 {
+	if i := p.speechRate.SelectedIndex(); i >= 0 {
+		return speechRates[i]
+	}
+	return 1
+}
+
+// buildLanguage is the window's language: the system's (named), or one of those Parley is
+// translated into. It is shown from the next start: the window's words are made once.
+func (p *preferencesDialog) buildLanguage() fyne.CanvasObject {
+	names := []string{fmt.Sprintf(lang.L("The system's (%s)"), locale.System().Name)}
+	for _, l := range locale.Languages {
+		names = append(names, l.Name)
+	}
+	p.language = newSelector(p.keys, names, nil)
+	p.language.SetSelectedIndex(0)
+	for i, l := range locale.Languages {
+		if l.Code == p.u.prefs.language() {
+			p.language.SetSelectedIndex(i + 1)
+		}
+	}
+	note := widget.NewLabel(lang.L("A new language shows when Parley starts again."))
+	note.SizeName = theme.SizeNameCaptionText
+	note.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(p.language, note)
+}
+
+// chosenLanguage is the language code chosen, "" for the system's.
+func (p *preferencesDialog) chosenLanguage() string {
+	if i := p.language.SelectedIndex(); i > 0 {
+		return locale.Languages[i-1].Code
+	}
+	return ""
+}
+
 // textSizeName is a text size as Preferences shows it.
-func textSizeName(pct int) string { return "Text " + strconv.Itoa(pct) + "%" }
+func textSizeName(pct int) string { return fmt.Sprintf(lang.L("Text %d%%"), pct) }
 
 // chosenTheme and chosenTextSize are what the appearance's choices hold.
 func (p *preferencesDialog) chosenTheme() string {
-	for _, t := range themeNames {
-		if t.name == p.theme.Selected {
-			return t.key
-		}
+	if i := p.theme.SelectedIndex(); i >= 0 {
+		return themeNames()[i].key
 	}
 	return themeSystem
 }
 
 func (p *preferencesDialog) chosenTextSize() int {
-	pct, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p.textSize.Selected, "Text "), "%"))
-	if err != nil {
-		return 100
+	if i := p.textSize.SelectedIndex(); i >= 0 {
+		return p.sizes[i]
 	}
-	return pct
+	return 100
 }
 
 // save keeps what the dialog holds.
 func (p *preferencesDialog) save() {
 	u, prefs := p.u, p.u.prefs
 	p.stopMicTest()
-	dev := p.device.Selected
-	if dev == defaultDevice {
-		dev = ""
-	} else if id := p.ids[dev]; id != "" {
-		dev = id
-	}
-	prefs.setInputDevice(dev)
+	prefs.setInputDevice(p.chosenDevice())
 	prefs.setVolume(p.volume.Value)
+	prefs.setSpeechRate(p.chosenSpeechRate())
+	prefs.setLanguage(p.chosenLanguage())
 	prefs.setAutoSpeak(p.autoSpeak.Checked)
 	prefs.setDefaultVoice(strings.TrimSpace(p.voiceName.Text))
 	prefs.setDefaultPreset(p.preset.Selected)
 	prefs.setHold(time.Duration(p.hold.Value) * time.Millisecond)
-	prefs.setSendSpoken(p.sendSpoken.Selected == p.sendSpoken.Options[1])
+	prefs.setSendSpoken(p.sendSpoken.SelectedIndex() == 1)
 	prefs.setBargeIn(p.bargeIn.Checked)
 	prefs.setAdaptiveHold(p.adaptiveHold.Checked)
 	prefs.setSpeakErrors(p.speakErrors.Checked)
@@ -537,14 +629,15 @@ func (p *preferencesDialog) save() {
 		prefs.setWakeWord(false) // it cannot be listened for here: voice mode must not wait for it
 	} else {
 		prefs.setWakeWord(p.wakeWord.Checked)
-		prefs.setWakePhrase(strings.ToLower(p.wakePhrase.Selected))
-		for _, c := range followUpChoices {
-			if c.text == p.followUp.Selected {
-				prefs.setFollowUp(time.Duration(c.secs) * time.Second)
-			}
+		if i := p.wakePhrase.SelectedIndex(); i >= 0 {
+			prefs.setWakePhrase(wake.WakePhrases[i].Text)
+		}
+		if i := p.followUp.SelectedIndex(); i >= 0 {
+			prefs.setFollowUp(time.Duration(followUpSecs[i]) * time.Second)
 		}
 	}
 	u.talk.SetVolume(p.volume.Value)
+	u.talk.SetSpeed(p.chosenSpeechRate())
 	p.talkKey.save()
 	prefs.setKeepInTray(p.keepInTray.Checked)
 	prefs.setTheme(p.chosenTheme())
@@ -648,7 +741,8 @@ func (t *micTest) narrowband(p media.PCM) {
 	t.mu.Unlock()
 }
 
-// narrowNote is what the microphone test adds when the microphone sends telephone-quality sound.
+// narrowNote is the English of what the microphone test adds when the microphone sends
+// telephone-quality sound (summary says it, translated, in one sentence with what precedes it).
 const narrowNote = " It sends telephone-quality sound (nothing above 4 kHz, as a headset's hands-free mode does), of which the built-in service's recogniser hears next to nothing: choose another microphone, or run a Whisper server (see the README)."
 
 // add counts a reading and says what the test has found so far.
@@ -665,7 +759,7 @@ func (t *micTest) add(l audio.Level) string {
 	now := micTestMessage(l)
 	if t.works && (l.Peak <= -120 || l.RMS < -65) {
 		// Quiet now, after a voice was heard: that proves nothing against the microphone.
-		return fmt.Sprintf("The microphone works: it heard sound at %.0f dB. Quiet now.", t.loudest.RMS)
+		return fmt.Sprintf(lang.L("The microphone works: it heard sound at %.0f dB. Quiet now."), t.loudest.RMS)
 	}
 	return now
 }
@@ -678,17 +772,17 @@ func (t *micTest) summary() string {
 	case t.readings == 0:
 		return ""
 	case t.works && t.narrow:
-		return fmt.Sprintf("The microphone works (the loudest sound was %.0f dB).", t.loudest.RMS) + narrowNote
+		return fmt.Sprintf(lang.L("The microphone works (the loudest sound was %.0f dB). It sends telephone-quality sound (nothing above 4 kHz, as a headset's hands-free mode does), of which the built-in service's recogniser hears next to nothing: choose another microphone, or run a Whisper server (see the README)."), t.loudest.RMS)
 	case t.works && t.clipped:
-		return fmt.Sprintf("The microphone works, but some sound was so loud that it was cut off (up to %.0f dB): lower the input volume.", t.loudest.RMS)
+		return fmt.Sprintf(lang.L("The microphone works, but some sound was so loud that it was cut off (up to %.0f dB): lower the input volume."), t.loudest.RMS)
 	case t.works:
-		return fmt.Sprintf("The microphone works: the loudest sound was %.0f dB.", t.loudest.RMS)
+		return fmt.Sprintf(lang.L("The microphone works: the loudest sound was %.0f dB."), t.loudest.RMS)
 	case t.clipped:
-		return fmt.Sprintf("The microphone heard sound so loud that it was cut off (%.0f dB): lower the input volume.", t.loudest.RMS)
+		return fmt.Sprintf(lang.L("The microphone heard sound so loud that it was cut off (%.0f dB): lower the input volume."), t.loudest.RMS)
 	case t.sound:
-		return fmt.Sprintf("The microphone heard only very quiet sound (at most %.0f dB): speak closer, or raise the input volume.", t.loudest.RMS)
+		return fmt.Sprintf(lang.L("The microphone heard only very quiet sound (at most %.0f dB): speak closer, or raise the input volume."), t.loudest.RMS)
 	}
-	return "The microphone delivered only silence: check that it is on and not muted."
+	return lang.L("The microphone delivered only silence: check that it is on and not muted.")
 }
 
 // meterRate is how many times a second a level meter moves, at most.
@@ -698,13 +792,13 @@ const meterRate = 15
 func micTestMessage(l audio.Level) string {
 	switch {
 	case l.Peak <= -120:
-		return "Only silence so far: check that the microphone is on and not muted."
+		return lang.L("Only silence so far: check that the microphone is on and not muted.")
 	case l.Peak >= -1:
-		return fmt.Sprintf("Sound at %.0f dB, so loud that it is cut off: lower the input volume.", l.RMS)
+		return fmt.Sprintf(lang.L("Sound at %.0f dB, so loud that it is cut off: lower the input volume."), l.RMS)
 	case l.RMS < -65:
-		return fmt.Sprintf("Sound at %.0f dB, very quiet: speak, or move closer.", l.RMS)
+		return fmt.Sprintf(lang.L("Sound at %.0f dB, very quiet: speak, or move closer."), l.RMS)
 	}
-	return fmt.Sprintf("Sound at %.0f dB: the microphone works.", l.RMS)
+	return fmt.Sprintf(lang.L("Sound at %.0f dB: the microphone works."), l.RMS)
 }
 
 // meterHeight is the height of the microphone test's level meter.
@@ -814,7 +908,7 @@ func (r *talkKeyRow) pressed(c hotkey.Combo, on bool) {
 	r.checks++
 	if !on {
 		r.changed, r.on = true, false
-		r.say("Off: no key will talk to Parley from other programs. Save to keep it.")
+		r.say(lang.L("Off: no key will talk to Parley from other programs. Save to keep it."))
 		return
 	}
 	conflicts := keyConflicts(c)
@@ -823,7 +917,7 @@ func (r *talkKeyRow) pressed(c hotkey.Combo, on bool) {
 		return
 	}
 	r.changed, r.combo, r.on = true, c, true
-	r.say(strings.TrimSpace(fmt.Sprintf("Checking %s… %s", c, conflicts)))
+	r.say(strings.TrimSpace(fmt.Sprintf(lang.L("Checking %s…"), c) + " " + conflicts))
 	n := r.checks
 	r.u.gkey.check(c, func(state string, free bool) {
 		if n == r.checks {
@@ -861,7 +955,9 @@ func (u *UI) setStartAtLogin(on bool) {
 			err = a.Disable()
 		}
 		if err != nil {
-			u.do(func() { u.flash("Parley could not change how it starts at login: " + err.Error()) })
+			u.do(func() {
+				u.flash(fmt.Sprintf(lang.L("Parley could not change how it starts at login: %s"), err.Error()))
+			})
 		}
 	}()
 }

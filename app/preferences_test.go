@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -269,4 +270,53 @@ func repeat(l audio.Level, n int) []audio.Level {
 		out[i] = l
 	}
 	return out
+}
+
+// selectorWith finds the selector of the dialog's objects that offers option.
+func (p prefsDialog) selectorWith(t *testing.T, option string) *selector {
+	t.Helper()
+	for _, o := range p.objs {
+		if s, ok := o.(*selector); ok && slices.Contains(s.Options, option) {
+			return s
+		}
+	}
+	t.Fatalf("no choice offers %q", option)
+	return nil
+}
+
+// The speech rate chosen is kept, and the replies spoken from then on play at it; the window's
+// language chosen is kept for the next start.
+func TestPreferences_SpeechRateAndLanguage(t *testing.T) {
+	h := start(t, newFakeService())
+	p := openPreferences(t, h)
+	rate := p.selectorWith(t, "1.5×")
+	if rate.Selected != "1×" {
+		t.Errorf("speech rate %q before any choice, want 1×", rate.Selected)
+	}
+	if want := []string{"0.75×", "1×", "1.25×", "1.5×", "1.75×", "2×"}; !slices.Equal(rate.Options, want) {
+		t.Errorf("speech rates %q, want %q", rate.Options, want)
+	}
+	rate.SetSelected("1.5×")
+	language := p.selectorWith(t, "Deutsch")
+	if !strings.HasPrefix(language.Selected, "The system's (") {
+		t.Errorf("language %q before any choice, want the system's", language.Selected)
+	}
+	language.SetSelected("Українська")
+	test.Tap(p.save)
+	if got := h.u.prefs.speechRate(); got != 1.5 {
+		t.Errorf("speech rate kept: %v, want 1.5", got)
+	}
+	if got := h.u.prefs.language(); got != "uk" {
+		t.Errorf("language kept: %q, want uk", got)
+	}
+	h.u.app.Preferences().SetBool(prefAutoSpeak, true)
+	h.typeAndSend("Where to")
+	h.waitFor(func() bool { return len(h.player.Added) > 0 })
+	if got := h.player.Speed(); got != 1.5 {
+		t.Errorf("the reply plays at %v×, want 1.5×", got)
+	}
+	p = openPreferences(t, h)
+	if got := p.selectorWith(t, "1.5×").Selected; got != "1.5×" {
+		t.Errorf("Preferences shows %q, want the rate chosen", got)
+	}
 }

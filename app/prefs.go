@@ -3,6 +3,8 @@ package app
 import (
 	"time"
 
+	"parley/app/locale"
+	"parley/audio/playback"
 	"parley/desktop/hotkey"
 
 	"fyne.io/fyne/v2"
@@ -24,6 +26,8 @@ const (
 	prefY             = "window.y"
 	prefInputDevice   = "input_device"
 	prefVolume        = "output_volume"
+	prefSpeechRate    = "speech_rate"     // how many times as fast as made replies are spoken
+	prefLanguage      = "window_language" // the window's language (locale.Languages), "" the system's
 	prefAutoSpeak     = "auto_speak"
 	prefHold          = "vad_hold_ms"
 	prefSendSpoken    = "send_transcripts"
@@ -222,6 +226,23 @@ func (p prefs) setInputDevice(id string) { p.p.SetString(prefInputDevice, id) }
 func (p prefs) volume() float64 { return p.p.FloatWithFallback(prefVolume, defaultVolume) }
 
 func (p prefs) setVolume(v float64) { p.p.SetFloat(prefVolume, v) }
+
+// speechRate is how many times as fast as made replies are spoken, 1 unless chosen.
+func (p prefs) speechRate() float64 {
+	return playback.ClampSpeed(p.p.FloatWithFallback(prefSpeechRate, 1))
+}
+
+func (p prefs) setSpeechRate(v float64) { p.p.SetFloat(prefSpeechRate, playback.ClampSpeed(v)) }
+
+// language is the window's language chosen in Preferences, "" to follow the system's.
+func (p prefs) language() string {
+	if l := p.p.String(prefLanguage); locale.Offered(l) {
+		return l
+	}
+	return ""
+}
+
+func (p prefs) setLanguage(code string) { p.p.SetString(prefLanguage, code) }
 
 // autoSpeak reports whether replies to what the person sent are spoken aloud.
 func (p prefs) autoSpeak() bool { return p.p.BoolWithFallback(prefAutoSpeak, false) }

@@ -2,8 +2,9 @@ package app
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"parley/client"
 )
@@ -71,11 +72,21 @@ func (b presetBook) find(name string) (Preset, bool) {
 	return Preset{}, false
 }
 
-// Errors of the preset book, shown inline in the settings dialog.
-var (
-	errPresetName    = errors.New("give the preset a name")
-	errPresetBuiltIn = errors.New("the built-in presets cannot be changed; save a copy under another name")
+// Errors of the preset book, shown inline in the settings dialog (in the window's language).
+const (
+	errPresetName presetError = iota + 1
+	errPresetBuiltIn
 )
+
+// presetError is an error of the preset book.
+type presetError int
+
+func (e presetError) Error() string {
+	if e == errPresetName {
+		return lang.L("give the preset a name")
+	}
+	return lang.L("the built-in presets cannot be changed; save a copy under another name")
+}
 
 // save adds p, or replaces the person's preset of the same name.
 func (b presetBook) save(p Preset) error {

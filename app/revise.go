@@ -1,7 +1,10 @@
 package app
 
 import (
+	"fmt"
 	"strings"
+
+	"fyne.io/fyne/v2/lang"
 
 	"parley/conversation"
 )
@@ -20,7 +23,7 @@ func (m *mainWindow) editMessage(text string) {
 	}
 	m.composer.setText(text)
 	m.focusComposer()
-	m.status.flash("Edit the message and press Enter: it is sent as a new message, charged like any.")
+	m.status.flash(lang.L("Edit the message and press Enter: it is sent as a new message, charged like any."))
 }
 
 // regenerate asks whether to send question, the one the last reply answers, again as a new
@@ -30,8 +33,8 @@ func (m *mainWindow) regenerate(question string) {
 	if th == nil || question == "" {
 		return
 	}
-	m.confirm("Regenerate the reply?", "“"+shorten(strings.Join(strings.Fields(question), " "), 80)+"” is sent again as a new message, "+
-		"and its reply is charged like any message. The reply shown now stays above it.", "Regenerate", false, func(ok bool) {
+	m.confirm(lang.L("Regenerate the reply?"), fmt.Sprintf(lang.L("“%s” is sent again as a new message, and its reply is charged like any message. The reply shown now stays above it."),
+		shorten(strings.Join(strings.Fields(question), " "), 80)), lang.L("Regenerate"), false, func(ok bool) {
 		// Sent only if it is still the question of the conversation's last reply: another
 		// message may have been sent meanwhile (voice mode, a queued one).
 		if q, last := m.lastQuestion(); ok && m.u.main == m && m.current == th && last && q == question {
@@ -63,7 +66,7 @@ func (m *mainWindow) editLast() {
 		m.editMessage(q)
 		return
 	}
-	m.status.flash("There is no message of yours in this conversation to edit.")
+	m.status.flash(lang.L("There is no message of yours in this conversation to edit."))
 }
 
 // regenerateLast offers to send the last question again (the Conversation menu's "Regenerate
@@ -73,5 +76,5 @@ func (m *mainWindow) regenerateLast() {
 		m.regenerate(q)
 		return
 	}
-	m.status.flash("There is no reply to regenerate: the conversation must end with a reply.")
+	m.status.flash(lang.L("There is no reply to regenerate: the conversation must end with a reply."))
 }

@@ -11,11 +11,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/i18n"
 	"parley/settings"
 )
 
@@ -64,7 +66,7 @@ func (f settingsForm) config() (client.Config, error) {
 	if s := strings.TrimSpace(f.maxTokens); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return client.Config{}, formError(maxTokensSentence)
+			return client.Config{}, formError(maxTokensSentence())
 		}
 		c.MaxTokens = &n
 	}
@@ -78,7 +80,9 @@ func (f settingsForm) config() (client.Config, error) {
 }
 
 // maxTokensSentence says what max tokens takes.
-const maxTokensSentence = "Max tokens must be a whole number, at least 1 (or empty for the service's default)."
+func maxTokensSentence() string {
+	return lang.L("Max tokens must be a whole number, at least 1 (or empty for the service's default).")
+}
 
 // rangeSentence phrases a setting out of the service's range for the settings dialog.
 func rangeSentence(err error) string {
@@ -88,13 +92,14 @@ func rangeSentence(err error) string {
 	}
 	switch r.Field {
 	case settings.FieldPersona:
-		return fmt.Sprintf("The persona is %d characters long; at most %d are allowed.", int(r.Value), int(r.Max))
+		return fmt.Sprintf(i18n.N("The persona is %d character long; at most %d are allowed.",
+			"The persona is %d characters long; at most %d are allowed.", int(r.Value)), int(r.Value), int(r.Max))
 	case settings.FieldTemperature:
-		return fmt.Sprintf("Temperature must be between %g and %g.", r.Min, r.Max)
+		return fmt.Sprintf(lang.L("Temperature must be between %g and %g."), r.Min, r.Max)
 	case settings.FieldTopP:
-		return fmt.Sprintf("Top p must be between %g and %g.", r.Min, r.Max)
+		return fmt.Sprintf(lang.L("Top p must be between %g and %g."), r.Min, r.Max)
 	default:
-		return maxTokensSentence
+		return maxTokensSentence()
 	}
 }
 
@@ -172,7 +177,7 @@ func (m *mainWindow) showSettings() {
 func (s *settingsDialog) build(f settingsForm) {
 	s.keys = &dialogKeys{submit: s.save, cancel: s.cancel}
 	s.persona = newField(s.keys, true)
-	s.persona.setPlaceholders("Who the assistant is, e.g. “a patient maths tutor”", "Who the assistant is", "Persona")
+	s.persona.setPlaceholders(lang.L("Who the assistant is, e.g. “a patient maths tutor”"), lang.L("Who the assistant is"), lang.L("Persona"))
 	s.persona.SetMinRowsVisible(4)
 	s.persona.SetText(f.persona)
 	s.persona.OnChanged = func(string) { s.check() }
@@ -182,18 +187,18 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.temp.Step = 0.05
 	s.temp.shown = s.tempVal
 	s.temp.OnChanged = func(float64) { s.check() }
-	s.tempOn = newCheck(s.keys, "Set", func(bool) { s.check() })
+	s.tempOn = newCheck(s.keys, lang.L("Set"), func(bool) { s.check() })
 	s.topVal = widget.NewLabel("")
 	s.top = newSlider(s.keys, settings.MinTopP, settings.MaxTopP)
 	s.top.Step = 0.01
 	s.top.shown = s.topVal
 	s.top.OnChanged = func(float64) { s.check() }
-	s.topOn = newCheck(s.keys, "Set", func(bool) { s.check() })
+	s.topOn = newCheck(s.keys, lang.L("Set"), func(bool) { s.check() })
 	s.maxTok = newField(s.keys, false)
-	s.maxTok.SetPlaceHolder("service default")
+	s.maxTok.SetPlaceHolder(lang.L("service default"))
 	s.maxTok.OnChanged = func(string) { s.check() }
 	s.voice = newChoiceField(s.keys)
-	s.voice.SetPlaceHolder("the default voice")
+	s.voice.SetPlaceHolder(lang.L("the default voice"))
 	s.voice.OnChanged = func(string) { s.check() }
 	s.fill(f)
 
@@ -208,40 +213,40 @@ func (s *settingsDialog) build(f settingsForm) {
 		}
 		s.check()
 	})
-	s.preset.PlaceHolder = "Start from a preset…"
-	saveAs := newButton(s.keys, "Save as preset…", theme.DocumentSaveIcon(), s.saveAsPreset)
-	s.rename = newButton(s.keys, "Rename…", nil, s.renamePreset)
-	s.remove = newIconButton(s.keys, "Delete the preset", theme.DeleteIcon(), s.removePreset)
+	s.preset.PlaceHolder = lang.L("Start from a preset…")
+	saveAs := newButton(s.keys, lang.L("Save as preset…"), theme.DocumentSaveIcon(), s.saveAsPreset)
+	s.rename = newButton(s.keys, lang.L("Rename…"), nil, s.renamePreset)
+	s.remove = newIconButton(s.keys, lang.L("Delete the preset"), theme.DeleteIcon(), s.removePreset)
 
 	s.errText = widget.NewLabel("")
 	s.errText.Importance = widget.DangerImportance
 	s.errText.Wrapping = fyne.TextWrapWord
-	note := "These settings are saved with the conversation when you send its first message."
+	note := lang.L("These settings are saved with the conversation when you send its first message.")
 	if !s.isNew {
-		note = "Only the settings you change are saved. The service keeps a setting once saved, so it cannot be unset here."
+		note = lang.L("Only the settings you change are saved. The service keeps a setting once saved, so it cannot be unset here.")
 	}
 	hint := widget.NewLabel(note)
 	hint.Wrapping = fyne.TextWrapWord
 	hint.SizeName = theme.SizeNameCaptionText
 
 	form := newForm(
-		widget.NewFormItem("Preset", border(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
-		widget.NewFormItem("Persona", s.persona),
-		widget.NewFormItem("Temperature", border(nil, nil, s.tempOn, s.tempVal, s.temp)),
-		widget.NewFormItem("Top p", border(nil, nil, s.topOn, s.topVal, s.top)),
-		widget.NewFormItem("Max tokens", s.maxTok),
-		widget.NewFormItem("Voice", s.voice),
+		widget.NewFormItem(lang.L("Preset"), border(nil, nil, nil, container.NewHBox(saveAs, s.rename, s.remove), s.preset)),
+		widget.NewFormItem(lang.L("Persona"), s.persona),
+		widget.NewFormItem(lang.L("Temperature"), border(nil, nil, s.tempOn, s.tempVal, s.temp)),
+		widget.NewFormItem(lang.L("Top p"), border(nil, nil, s.topOn, s.topVal, s.top)),
+		widget.NewFormItem(lang.L("Max tokens"), s.maxTok),
+		widget.NewFormItem(lang.L("Voice"), s.voice),
 	)
-	s.saveBtn = newButton(s.keys, "Save", theme.ConfirmIcon(), s.save)
+	s.saveBtn = newButton(s.keys, lang.L("Save"), theme.ConfirmIcon(), s.save)
 	s.saveBtn.Importance = widget.HighImportance
-	cancel := newButton(s.keys, "Cancel", theme.CancelIcon(), s.cancel)
-	keys := widget.NewLabel("Enter saves · Shift+Enter: new line · Esc cancels")
+	cancel := newButton(s.keys, lang.L("Cancel"), theme.CancelIcon(), s.cancel)
+	keys := widget.NewLabel(lang.L("Enter saves · Shift+Enter: new line · Esc cancels"))
 	keys.SizeName = theme.SizeNameCaptionText
 	buttons := border(nil, nil, keys, container.NewHBox(cancel, s.saveBtn))
 	content := container.NewVBox(form, hint, s.errText, buttons)
-	title := "Conversation settings"
+	title := lang.L("Conversation settings")
 	if s.isNew {
-		title = "Settings for the new conversation"
+		title = lang.L("Settings for the new conversation")
 	}
 	s.d = dialog.NewCustomWithoutButtons(title, content, s.win)
 	// Checked before it is sized: the error line, hidden by check, would otherwise count in its
@@ -320,15 +325,15 @@ func voiceProblem(name string, voices []string, listed bool, saved string) strin
 		return ""
 	}
 	if name == saved {
-		return fmt.Sprintf("The voice “%s” kept here is not one of this service's voices, so replies are spoken with its default voice. Pick one from the list, or leave the field empty.", name)
+		return fmt.Sprintf(lang.L("The voice “%s” kept here is not one of this service's voices, so replies are spoken with its default voice. Pick one from the list, or leave the field empty."), name)
 	}
-	return fmt.Sprintf("This service has no voice “%s”. Pick one from the list, or leave the field empty for the default voice.", name)
+	return fmt.Sprintf(lang.L("This service has no voice “%s”. Pick one from the list, or leave the field empty for the default voice."), name)
 }
 
 // sliderText is a slider's value as a person reads it (the digits of its step), or "unset".
 func sliderText(set bool, v, step float64) string {
 	if !set {
-		return "unset"
+		return lang.L("unset")
 	}
 	return strconv.FormatFloat(v, 'f', decimals(step), 64)
 }
@@ -362,14 +367,14 @@ func (s *settingsDialog) save() {
 	s.store.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
 		s.do(func() {
 			if err != nil {
-				s.errText.SetText("Not saved. " + phrase(err).text)
+				s.errText.SetText(fmt.Sprintf(lang.L("Not saved. %s"), phrase(err).text))
 				s.errText.Show()
 				s.saveBtn.Enable()
 				return
 			}
 			s.close()
 			if !s.isNew {
-				s.host.flash("Saved: " + describeConfig(saved))
+				s.host.flash(fmt.Sprintf(lang.L("Saved: %s"), describeConfig(saved)))
 			}
 			s.host.refreshHeader()
 		})
@@ -406,12 +411,12 @@ func (s *settingsDialog) setVoices(names []string) {
 }
 
 // askPresetName asks for a preset's name, starting from initial, and runs apply with it; a
-// failure is shown in the name's dialog as "The preset was not <verb>: <why>.", else the list
-// shows the preset under its name.
-func (s *settingsDialog) askPresetName(title, confirm, verb, initial string, apply func(name string) error) {
+// failure is shown in the name's dialog as failed says it, a format whose %s is why ("The preset
+// was not saved: %s."), else the list shows the preset under its name.
+func (s *settingsDialog) askPresetName(title, confirm, failed, initial string, apply func(name string) error) {
 	s.host.askName(title, confirm, initial, func(name string) error {
 		if err := apply(name); err != nil {
-			return formError("The preset was not " + verb + ": " + err.Error() + ".")
+			return formError(fmt.Sprintf(failed, err.Error()))
 		}
 		s.refreshPresets(strings.TrimSpace(name))
 		return nil
@@ -426,7 +431,7 @@ func (s *settingsDialog) saveAsPreset() {
 			initial = p
 		}
 	}
-	s.askPresetName("Save as preset", "Save", "saved", initial, func(name string) error {
+	s.askPresetName(lang.L("Save as preset"), lang.L("Save"), lang.L("The preset was not saved: %s."), initial, func(name string) error {
 		cfg, err := s.form().config()
 		if err != nil {
 			return err
@@ -442,7 +447,7 @@ func (s *settingsDialog) saveAsPreset() {
 // renamePreset renames the person's selected preset.
 func (s *settingsDialog) renamePreset() {
 	old := s.preset.Selected
-	s.askPresetName("Rename preset", "Rename", "renamed", old, func(name string) error {
+	s.askPresetName(lang.L("Rename preset"), lang.L("Rename"), lang.L("The preset was not renamed: %s."), old, func(name string) error {
 		return s.book.rename(old, name)
 	})
 }
@@ -450,7 +455,7 @@ func (s *settingsDialog) renamePreset() {
 // removePreset deletes the person's selected preset.
 func (s *settingsDialog) removePreset() {
 	name := s.preset.Selected
-	s.host.confirm("Delete preset", fmt.Sprintf("Delete the preset “%s”?", name), "Delete", true, func(ok bool) {
+	s.host.confirm(lang.L("Delete preset"), fmt.Sprintf(lang.L("Delete the preset “%s”?"), name), lang.L("Delete"), true, func(ok bool) {
 		if ok && s.book.remove(name) == nil {
 			s.refreshPresets("")
 		}
@@ -490,19 +495,19 @@ func (s *settingsDialog) refreshPresets(name string) {
 func describeConfig(c client.Config) string {
 	var parts []string
 	if c.Persona != nil {
-		parts = append(parts, "persona “"+personaChip(c.Persona)+"”")
+		parts = append(parts, fmt.Sprintf(lang.L("persona “%s”"), personaChip(c.Persona)))
 	}
 	if c.Temperature != nil {
-		parts = append(parts, "temperature "+settings.Number(*c.Temperature))
+		parts = append(parts, fmt.Sprintf(lang.L("temperature %s"), settings.Number(*c.Temperature)))
 	}
 	if c.TopP != nil {
-		parts = append(parts, "top p "+settings.Number(*c.TopP))
+		parts = append(parts, fmt.Sprintf(lang.L("top p %s"), settings.Number(*c.TopP)))
 	}
 	if c.MaxTokens != nil {
-		parts = append(parts, "max tokens "+strconv.Itoa(*c.MaxTokens))
+		parts = append(parts, fmt.Sprintf(lang.L("max tokens %s"), strconv.Itoa(*c.MaxTokens)))
 	}
 	if len(parts) == 0 {
-		return "the service's defaults"
+		return lang.L("the service's defaults")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"image/color"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -78,7 +80,7 @@ type conversationIndex interface {
 func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, now func() time.Time, do func(func())) *sidebar {
 	s := &sidebar{host: host, index: index, canvas: canvas, now: now, do: do}
 	s.search = newSearchField(s)
-	s.search.SetPlaceHolder(searchPlaceholders[0])
+	s.search.SetPlaceHolder(s.search.places[0])
 	s.search.OnChanged = func(string) {
 		s.refresh()
 		s.searchMessages()
@@ -90,24 +92,24 @@ func newSidebar(host sidebarHost, index conversationIndex, canvas fyne.Canvas, n
 			s.openItem(0)
 		}
 	}
-	s.search.ActionItem = newIconButton(nil, "Clear the search", theme.CancelIcon(), func() {
+	s.search.ActionItem = newIconButton(nil, lang.L("Clear the search"), theme.CancelIcon(), func() {
 		s.search.SetText("")
 		host.focusComposer()
 	})
-	newBtn := widget.NewButtonWithIcon("New conversation", theme.ContentAddIcon(), host.newConversation)
+	newBtn := widget.NewButtonWithIcon(lang.L("New conversation"), theme.ContentAddIcon(), host.newConversation)
 	newBtn.Importance = widget.HighImportance
 
 	s.list = newConversationList(s)
 	s.errLine = widget.NewLabel("")
 	s.errLine.Wrapping = fyne.TextWrapWord
-	retry := widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() {
+	retry := widget.NewButtonWithIcon(lang.L("Retry"), theme.ViewRefreshIcon(), func() {
 		s.errBox.Hide()
 		index.LoadMore()
 	})
 	s.errBox = container.NewVBox(s.errLine, retry)
 	s.errBox.Hide()
 
-	s.noMatch = widget.NewLabelWithStyle("No conversation matches.", fyne.TextAlignCenter, fyne.TextStyle{})
+	s.noMatch = widget.NewLabelWithStyle(lang.L("No conversation matches."), fyne.TextAlignCenter, fyne.TextStyle{})
 	s.noMatch.Importance = widget.LowImportance
 	s.noMatch.Hide()
 	top := container.NewVBox(newBtn, s.search, s.errBox, s.noMatch)
@@ -248,7 +250,7 @@ func (s *sidebar) stop() {
 
 // showError says why the list could not be read, with Retry.
 func (s *sidebar) showError(err error) {
-	s.errLine.SetText("The conversation list could not be read. " + phrase(err).text)
+	s.errLine.SetText(fmt.Sprintf(lang.L("The conversation list could not be read. %s"), phrase(err).text))
 	s.errBox.Show()
 }
 
@@ -277,22 +279,20 @@ func (s *sidebar) focusSearch() { s.canvas.Focus(s.search) }
 // goes back to the message box.
 type searchField struct {
 	textEntry
-	s *sidebar
+	s      *sidebar
+	places placeholders // what the empty search says, as the width allows
 }
 
 func newSearchField(s *sidebar) *searchField {
-	f := &searchField{s: s}
+	f := &searchField{s: s, places: placeholders{lang.L("Search conversations"), lang.L("Search")}}
 	f.ExtendBaseWidget(f)
 	return f
 }
 
-// searchPlaceholders is what the empty search says, as the width allows.
-var searchPlaceholders = placeholders{"Search conversations", "Search"}
-
 // Resize shows the longest placeholder that fits.
 func (f *searchField) Resize(size fyne.Size) {
 	f.Entry.Resize(size)
-	searchPlaceholders.apply(&f.Entry, size.Width)
+	f.places.apply(&f.Entry, size.Width)
 }
 
 func (f *searchField) TypedKey(ev *fyne.KeyEvent) {
@@ -490,8 +490,10 @@ func (r *conversationRow) set(index widget.ListItemID, e conversation.Entry) {
 		r.title.SetText(t)
 	}
 	w := conversation.RelativeTime(e.UpdatedAt, r.s.now())
-	if e.Pinned {
-		w = strings.TrimSuffix("Pinned · "+w, " · ")
+	if e.Pinned && w == "" {
+		w = lang.L("Pinned")
+	} else if e.Pinned {
+		w = fmt.Sprintf(lang.L("Pinned · %s"), w)
 	}
 	if w != r.when.Text {
 		r.when.SetText(w)
@@ -542,11 +544,11 @@ func (r *conversationRow) TappedSecondary(ev *fyne.PointEvent) {
 // showMenu offers e's actions at pos.
 func (s *sidebar) showMenu(e conversation.Entry, pos fyne.Position) {
 	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("Open", func() { s.host.open(e.ID) }),
-		fyne.NewMenuItem("Rename…", func() { s.host.renameConversation(e) }),
+		fyne.NewMenuItem(lang.L("Open"), func() { s.host.open(e.ID) }),
+		fyne.NewMenuItem(lang.L("Rename…"), func() { s.host.renameConversation(e) }),
 		fyne.NewMenuItem(pinLabel(e), func() { s.host.togglePin(e) }),
 		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Delete", func() { s.host.deleteConversation(e) }),
+		fyne.NewMenuItem(lang.L("Delete"), func() { s.host.deleteConversation(e) }),
 	)
 	widget.ShowPopUpMenuAtPosition(menu, s.canvas, pos)
 }

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -53,7 +55,7 @@ func newStatusBar(conn *connection, usage pointsSource, do func(func())) *status
 	s.service, s.points, s.voice, s.message = caption(), caption(), caption(), caption()
 	s.service.Truncation, s.points.Truncation, s.voice.Truncation = fyne.TextTruncateOff, fyne.TextTruncateOff, fyne.TextTruncateOff
 	s.message.Importance = widget.WarningImportance
-	s.action = widget.NewButton("Undo", func() {
+	s.action = widget.NewButton(lang.L("Undo"), func() {
 		if fn := s.onAction; fn != nil {
 			s.withdraw(s.flashID)
 			fn()
@@ -82,14 +84,14 @@ func (s *statusBar) refresh() {
 	where := c.host()
 	switch {
 	case c.local && c.engine.Short != "":
-		where = "Built-in service · " + c.engine.Short
+		where = fmt.Sprintf(lang.L("Built-in service · %s"), c.engine.Short)
 	case c.local:
-		where = "Built-in service"
+		where = lang.L("Built-in service")
 	case loopback.URL(c.baseURL):
-		where += " (this computer)"
+		where = fmt.Sprintf(lang.L("%s (this computer)"), where)
 	}
 	if c.sessionKey {
-		where += " · key for this session only"
+		where = fmt.Sprintf(lang.L("%s · key for this session only"), where)
 	}
 	text := ""
 	// The built-in service's account is its own and unlimited (a million points, made anew at
@@ -97,13 +99,13 @@ func (s *statusBar) refresh() {
 	if s.usage != nil && !c.local {
 		charged, balance := s.usage.Usage()
 		if charged != nil {
-			text = "Last message: " + points(*charged)
+			text = fmt.Sprintf(lang.L("Last message: %s"), points(*charged))
 		}
 		if balance != nil {
 			if text != "" {
 				text += " · "
 			}
-			text += "Balance: " + points(*balance)
+			text += fmt.Sprintf(lang.L("Balance: %s"), points(*balance))
 		}
 	}
 	if where == s.service.Text && text == s.points.Text {

@@ -5,12 +5,22 @@ import (
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2/lang"
+
 	"parley/app/talk"
 	"parley/conversation"
+	"parley/internal/i18n"
 )
 
-// heldHint follows the recording's time in the status bar while the hold-to-talk key is held.
-const heldHint = " · release the keys to send"
+// recordingLine is the status bar's line while a take records for elapsed; held: the
+// hold-to-talk key is held.
+func recordingLine(elapsed time.Duration, held bool) string {
+	mins, secs := int(elapsed.Minutes()), int(elapsed.Seconds())%60
+	if held {
+		return fmt.Sprintf(lang.L("Recording %d:%02d · release the keys to send"), mins, secs)
+	}
+	return fmt.Sprintf(lang.L("Recording %d:%02d"), mins, secs)
+}
 
 // newTalk makes the app's talk controller: it lives as long as the app, and the tray, the
 // notifications, and each main window follow it.
@@ -59,6 +69,7 @@ func (p talkPrefs) InputDevice() string     { return p.p.inputDevice() }
 func (p talkPrefs) Hold() time.Duration     { return p.p.hold() }
 func (p talkPrefs) AdaptiveHold() bool      { return p.p.adaptiveHold() }
 func (p talkPrefs) Volume() float64         { return p.p.volume() }
+func (p talkPrefs) SpeechRate() float64     { return p.p.speechRate() }
 func (p talkPrefs) AutoSpeak() bool         { return p.p.autoSpeak() }
 func (p talkPrefs) SendSpoken() bool        { return p.p.sendSpoken() }
 func (p talkPrefs) DefaultVoice() string    { return p.p.defaultVoice() }
@@ -83,7 +94,7 @@ func (u *UI) talkAway(ev talk.Event) {
 		u.voiceStateChanged()
 	case talk.Problem:
 		if ev.Held {
-			u.tellAway("Parley could not take what you said", problemText(ev), nil)
+			u.tellAway(lang.L("Parley could not take what you said"), problemText(ev), nil)
 		}
 	case talk.Notice:
 		if title, body := awayNotice(ev.Notice); ev.Held && title != "" {
@@ -92,37 +103,43 @@ func (u *UI) talkAway(ev talk.Event) {
 	case talk.Answered:
 		u.tellAway(ev.Question, ev.Text, ev.Thread)
 	case talk.Unanswered:
-		u.tellAway("No reply to: "+ev.Question, phrase(ev.Err).text, ev.Thread)
+		u.tellAway(fmt.Sprintf(lang.L("No reply to: %s"), ev.Question), phrase(ev.Err).text, ev.Thread)
 	}
-}
-
-// leadText opens the sentence of a problem, by what it is about.
-var leadText = map[talk.Lead]string{
-	talk.NotTranscribed: "The recording was not transcribed.",
-	talk.NotSpoken:      "The reply could not be spoken.",
-	talk.NeedsMic:       "Voice mode needs a microphone.",
-	talk.VoiceStopped:   "Voice mode stopped.",
-	talk.MicNotReopened: "The microphone could not be opened again.",
 }
 
 // problemText says a problem in a sentence or two: what it is about, then why.
 func problemText(ev talk.Event) string {
-	lead := leadText[ev.Lead]
-	if ev.Lead == talk.VoiceStopped && ev.Failures > 0 {
-		lead = fmt.Sprintf("Voice mode stopped after %d failed turns in a row.", ev.Failures)
+	why := phrase(ev.Err).text
+	switch ev.Lead {
+	case talk.NotTranscribed:
+		return fmt.Sprintf(lang.L("The recording was not transcribed. %s"), why)
+	case talk.NotSpoken:
+		return fmt.Sprintf(lang.L("The reply could not be spoken. %s"), why)
+	case talk.NeedsMic:
+		return fmt.Sprintf(lang.L("Voice mode needs a microphone. %s"), why)
+	case talk.VoiceStopped:
+		if ev.Failures > 0 {
+			return fmt.Sprintf(i18n.N("Voice mode stopped after %[1]s failed turn in a row. %[2]s",
+				"Voice mode stopped after %[1]s failed turns in a row. %[2]s", ev.Failures), i18n.Number(ev.Failures), why)
+		}
+		return fmt.Sprintf(lang.L("Voice mode stopped. %s"), why)
+	case talk.MicNotReopened:
+		return fmt.Sprintf(lang.L("The microphone could not be opened again. %s"), why)
 	}
-	text := phrase(ev.Err).text
-	if lead != "" {
-		text = lead + " " + text
-	}
-	return text
+	return why
 }
 
-// noticeTexts are what the message box says when a take sent nothing (none: it says nothing).
-var noticeTexts = map[talk.NoticeKind]string{
-	talk.NoSpeech:   "Didn't catch that: no speech was heard.",
-	talk.NoWords:    "Didn't catch that: the service heard no words.",
-	talk.KeptUnsent: "The talk key was held for 2 minutes, so Parley stopped listening: what it heard is in the message box, not sent.",
+// noticeText is what the message box says when a take sent nothing ("": it says nothing).
+func (m *mainTalk) noticeText(n talk.NoticeKind) string {
+	switch n {
+	case talk.NoSpeech:
+		return lang.L("Didn't catch that: no speech was heard.")
+	case talk.NoWords:
+		return lang.L("Didn't catch that: the service heard no words.")
+	case talk.KeptUnsent:
+		return lang.L("The talk key was held for 2 minutes, so Parley stopped listening: what it heard is in the message box, not sent.")
+	}
+	return ""
 }
 
 // awayNotice is what a notification tells a person away from the window of a hold-to-talk
@@ -130,11 +147,11 @@ var noticeTexts = map[talk.NoticeKind]string{
 func awayNotice(n talk.NoticeKind) (title, body string) {
 	switch n {
 	case talk.NoSpeech:
-		return "Parley didn't catch that", "No speech was heard, so nothing was sent."
+		return lang.L("Parley didn't catch that"), lang.L("No speech was heard, so nothing was sent.")
 	case talk.NoWords:
-		return "Parley didn't catch that", "The service heard no words, so nothing was sent."
+		return lang.L("Parley didn't catch that"), lang.L("The service heard no words, so nothing was sent.")
 	case talk.HeldTooLong:
-		return "Parley stopped listening", "The talk key was held for 2 minutes. What was heard is in Parley's message box; nothing was sent."
+		return lang.L("Parley stopped listening"), lang.L("The talk key was held for 2 minutes. What was heard is in Parley's message box; nothing was sent.")
 	}
 	return "", ""
 }
@@ -158,11 +175,8 @@ func (m *mainTalk) event(ev talk.Event) {
 		if st.Recording != m.composer.recording.Visible() {
 			if st.Recording {
 				m.composer.hideNotice() // it was about the take before
-				m.composer.setLevel(0, 0, "Listening…")
-				m.recording = "Recording 0:00"
-				if st.Held {
-					m.recording += heldHint
-				}
+				m.composer.setLevel(0, 0, lang.L("Listening…"))
+				m.recording = recordingLine(0, st.Held)
 			}
 			m.composer.showRecording(st.Recording)
 		}
@@ -172,15 +186,12 @@ func (m *mainTalk) event(ev talk.Event) {
 	case talk.Level:
 		switch {
 		case st.Recording && ev.Take:
-			state := "Listening…"
+			state := lang.L("Listening…")
 			if ev.Hearing {
-				state = "Hearing you…"
+				state = lang.L("Hearing you…")
 			}
 			m.composer.setLevel(ev.Level, ev.Elapsed, state)
-			m.recording = fmt.Sprintf("Recording %d:%02d", int(ev.Elapsed.Minutes()), int(ev.Elapsed.Seconds())%60)
-			if ev.Held {
-				m.recording += heldHint
-			}
+			m.recording = recordingLine(ev.Elapsed, ev.Held)
 		case !ev.Take:
 			m.panel.level.SetValue(ev.Level)
 		}
@@ -189,7 +200,7 @@ func (m *mainTalk) event(ev talk.Event) {
 	case talk.Problem:
 		m.showProblem(ev)
 	case talk.Notice:
-		if text := noticeTexts[ev.Notice]; text != "" {
+		if text := m.noticeText(ev.Notice); text != "" {
 			label := ""
 			if ev.Retry != nil {
 				label = actionRetry.label()

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"image/color"
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -19,8 +21,10 @@ const (
 )
 
 // themeNames are the themes as Preferences shows them, in its order.
-var themeNames = []struct{ key, name string }{
-	{themeSystem, "As the system's"}, {themeLight, "Light"}, {themeDark, "Dark"},
+func themeNames() []struct{ key, name string } {
+	return []struct{ key, name string }{
+		{themeSystem, lang.L("As the system's")}, {themeLight, lang.L("Light")}, {themeDark, lang.L("Dark")},
+	}
 }
 
 // Text sizes offered, in percent of Fyne's.
@@ -109,13 +113,13 @@ func (u *UI) stepTextSize(step int) {
 	}
 	switch {
 	case next == cur && step > 0:
-		u.flash("The text is at its largest size.")
+		u.flash(lang.L("The text is at its largest size."))
 	case next == cur:
-		u.flash("The text is at its smallest size.")
+		u.flash(lang.L("The text is at its smallest size."))
 	default:
 		u.prefs.setTextSize(next)
 		u.applyChosenTheme()
-		u.flash(textSizeName(next) + ".")
+		u.flash(fmt.Sprintf(lang.L("Text %d%%."), next))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 
 	"parley/app/talk"
 	"parley/assets"
@@ -33,7 +34,15 @@ func (s trayState) String() string {
 
 // tooltip is what the tray host shows over the icon in this state.
 func (s trayState) tooltip() string {
-	return [...]string{"Parley — ready", "Parley — listening", "Parley — speaking", "Parley — microphone muted"}[s]
+	switch s {
+	case trayListening:
+		return lang.L("Parley — listening")
+	case traySpeaking:
+		return lang.L("Parley — speaking")
+	case trayMuted:
+		return lang.L("Parley — microphone muted")
+	}
+	return lang.L("Parley — ready")
 }
 
 // tray is Parley's icon in the system tray, with its menu; nil where the app has none.
@@ -103,17 +112,17 @@ func (t *tray) hostPresent() bool {
 // menuLabels are the labels of the items whose words follow the state.
 func (t *tray) menuLabels() [3]string {
 	u := t.u
-	show := "Hide Parley"
+	show := lang.L("Hide Parley")
 	if u.hidden {
-		show = "Show Parley"
+		show = lang.L("Show Parley")
 	}
-	vm := "Start voice mode"
+	vm := lang.L("Start voice mode")
 	if u.voiceModeActive() {
-		vm = "Stop voice mode"
+		vm = lang.L("Stop voice mode")
 	}
-	mute := "Mute the microphone"
+	mute := lang.L("Mute the microphone")
 	if u.talk.State().Muted {
-		mute = "Unmute the microphone"
+		mute = lang.L("Unmute the microphone")
 	}
 	return [3]string{show, vm, mute}
 }
@@ -122,11 +131,11 @@ func (t *tray) menuLabels() [3]string {
 func (t *tray) menu() *fyne.Menu {
 	u := t.u
 	l := t.menuLabels()
-	quit := fyne.NewMenuItem("Quit", u.quit)
+	quit := fyne.NewMenuItem(lang.L("Quit"), u.quit)
 	quit.IsQuit = true
 	return fyne.NewMenu("Parley",
 		fyne.NewMenuItem(l[0], u.toggleShown),
-		fyne.NewMenuItem("New conversation", func() {
+		fyne.NewMenuItem(lang.L("New conversation"), func() {
 			u.Present()
 			if u.main != nil && u.topDialog() == nil {
 				u.main.newConversation()

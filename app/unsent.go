@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"fyne.io/fyne/v2/lang"
+
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/i18n"
 )
 
 // What a person wrote and had no answer to survives the two moments that end a session: Parley
@@ -177,14 +180,14 @@ func (m *mainWindow) restoreUnsentText() {
 // unsentBackNotice says where kept text went back: titles are the conversations' ("" the new
 // conversation's, or one whose title was not known).
 func unsentBackNotice(titles []string) string {
-	const tail = "; nothing was sent again."
 	switch {
 	case len(titles) == 1 && titles[0] == "":
-		return "Your unsent text is back in its message box" + tail
+		return lang.L("Your unsent text is back in its message box; nothing was sent again.")
 	case len(titles) == 1:
-		return "Your unsent text in “" + titles[0] + "” is back in its message box" + tail
+		return fmt.Sprintf(lang.L("Your unsent text in “%s” is back in its message box; nothing was sent again."), titles[0])
 	}
-	return fmt.Sprintf("Your unsent text in %d conversations is back in their message boxes", len(titles)) + tail
+	return fmt.Sprintf(i18n.N("Your unsent text in %s conversation is back in its message box; nothing was sent again.",
+		"Your unsent text in %s conversations is back in their message boxes; nothing was sent again.", len(titles)), i18n.Number(len(titles)))
 }
 
 // dropAnswered takes out of th's kept text the messages sent before Parley closed that the end

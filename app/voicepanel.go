@@ -2,12 +2,13 @@ package app
 
 import (
 	"errors"
-	"strings"
+	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -46,14 +47,14 @@ func newVoicePanel(ctl *talk.Controller) *voicePanel {
 	p.detail.Wrapping = fyne.TextWrapWord
 	p.level = widget.NewProgressBar()
 	p.level.TextFormatter = func() string { return "" }
-	p.mute = widget.NewButtonWithIcon("Mute", micOffIcon, ctl.ToggleMute)
-	p.stop = widget.NewButtonWithIcon("Stop voice mode", theme.MediaStopIcon(), ctl.EndVoiceMode)
+	p.mute = widget.NewButtonWithIcon(lang.L("Mute"), micOffIcon, ctl.ToggleMute)
+	p.stop = widget.NewButtonWithIcon(lang.L("Stop voice mode"), theme.MediaStopIcon(), ctl.EndVoiceMode)
 	p.stop.Importance = widget.DangerImportance
 	p.box = container.NewVBox(
 		widget.NewSeparator(),
 		p.state,
 		p.detail,
-		border(nil, nil, widget.NewLabel("Microphone"), nil, p.level),
+		border(nil, nil, widget.NewLabel(lang.L("Microphone")), nil, p.level),
 		container.NewCenter(container.NewHBox(p.mute, p.stop)),
 	)
 	p.box.Hide()
@@ -73,7 +74,7 @@ func (p *voicePanel) changed(st talk.State) (toggled bool) {
 	case st.Mode != talk.Off && !p.shown:
 		p.shown = true
 		p.box.Show()
-		p.setState("Starting…", false)
+		p.setState(lang.L("Starting…"), false)
 		p.detail.SetText("")
 		return true
 	case st.Mode == talk.Off && p.shown:
@@ -90,44 +91,61 @@ func (p *voicePanel) changed(st talk.State) (toggled bool) {
 // showMute labels the mute button for the state.
 func (p *voicePanel) showMute(muted bool) {
 	if muted {
-		p.mute.SetText("Unmute")
+		p.mute.SetText(lang.L("Unmute"))
 		p.mute.SetIcon(micIcon)
 	} else {
-		p.mute.SetText("Mute")
+		p.mute.SetText(lang.L("Mute"))
 		p.mute.SetIcon(micOffIcon)
 	}
 }
 
 // stateText is what the panel says for a state.
-var stateText = map[voice.State]string{
-	voice.Idle:          "Voice mode is off",
-	voice.Listening:     "Listening…",
-	voice.HearingSpeech: "Hearing you…",
-	voice.Transcribing:  "Transcribing…",
-	voice.Thinking:      "Thinking…",
-	voice.Speaking:      "Speaking…",
-	voice.Muted:         "Muted",
-	voice.Error:         "Something went wrong",
-	voice.Waiting:       "Waiting for the wake phrase",
+func stateText(s voice.State) string {
+	switch s {
+	case voice.Idle:
+		return lang.L("Voice mode is off")
+	case voice.Listening:
+		return lang.L("Listening…")
+	case voice.HearingSpeech:
+		return lang.L("Hearing you…")
+	case voice.Transcribing:
+		return lang.L("Transcribing…")
+	case voice.Thinking:
+		return lang.L("Thinking…")
+	case voice.Speaking:
+		return lang.L("Speaking…")
+	case voice.Muted:
+		return lang.L("Muted")
+	case voice.Error:
+		return lang.L("Something went wrong")
+	case voice.Waiting:
+		return lang.L("Waiting for the wake phrase")
+	}
+	return ""
 }
 
-// noticeText is what the panel says for the loop's notices.
-var noticeText = map[voice.NoticeKind]string{
-	voice.NoticeSilentMic:   "The microphone delivers only silence: check that it is on and not muted.",
-	voice.NoticeDidNotCatch: "Didn't catch that.",
+// noticeText is what the panel says for the loop's notices ("" for none).
+func noticeText(n voice.NoticeKind) string {
+	switch n {
+	case voice.NoticeSilentMic:
+		return lang.L("The microphone delivers only silence: check that it is on and not muted.")
+	case voice.NoticeDidNotCatch:
+		return lang.L("Didn't catch that.")
+	}
+	return ""
 }
 
 // statusText is the panel's heading for the loop's status; wake is the wake phrase, if any.
 func statusText(s voice.Status, wake string) string {
 	switch {
 	case s.Stopping:
-		return "Stopping…"
+		return lang.L("Stopping…")
 	case s.State == voice.Waiting && wake != "":
-		return "Say “" + wakeTitle(wake) + "”"
+		return fmt.Sprintf(lang.L("Say “%s”"), wakeTitle(wake))
 	case s.State == voice.Listening && s.FollowUp:
-		return "Listening for a follow-up…"
+		return lang.L("Listening for a follow-up…")
 	}
-	return stateText[s.State]
+	return stateText(s.State)
 }
 
 // status renders the loop's status.
@@ -140,27 +158,27 @@ func (p *voicePanel) status(s voice.Status, st talk.State) {
 	case s.Stopping:
 		detail = stoppingText(st.Restart)
 	case s.State == voice.Error && s.Err != nil:
-		detail = failedText(s.Err) + " Listening again in a moment."
+		detail = fmt.Sprintf(lang.L("%s Listening again in a moment."), failedText(s.Err))
 	case s.State == voice.Listening && s.Failed != nil:
-		detail = failedText(s.Failed) + " Listening again: speak when you are ready."
+		detail = fmt.Sprintf(lang.L("%s Listening again: speak when you are ready."), failedText(s.Failed))
 	case s.State == voice.Listening && s.FollowUp:
-		detail = "Ask on without the wake phrase, or wait and Parley waits for it again."
+		detail = lang.L("Ask on without the wake phrase, or wait and Parley waits for it again.")
 	case s.State == voice.Listening:
-		detail = "Speak when you are ready. Parley answers when you pause."
+		detail = lang.L("Speak when you are ready. Parley answers when you pause.")
 	case s.State == voice.Waiting && !s.Muted:
-		detail = "Nothing is recorded or sent until Parley hears it, on this computer."
+		detail = lang.L("Nothing is recorded or sent until Parley hears it, on this computer.")
 	case s.State == voice.Speaking && !s.Muted && st.Wake != "" && st.BargeIn:
-		detail = "Speak to interrupt, or say “stop”."
+		detail = lang.L("Speak to interrupt, or say “stop”.")
 	case s.State == voice.Speaking && !s.Muted && st.Wake != "":
-		detail = "Say “stop” to stop it."
+		detail = lang.L("Say “stop” to stop it.")
 	case s.State == voice.Speaking && !s.Muted && st.BargeIn:
-		detail = "Speak to interrupt."
+		detail = lang.L("Speak to interrupt.")
 	case s.State == voice.Speaking && !s.Muted:
-		detail = "The microphone is ignored while Parley speaks."
+		detail = lang.L("The microphone is ignored while Parley speaks.")
 	case s.Muted:
-		detail = "The microphone is muted: nothing you say is heard."
+		detail = lang.L("The microphone is muted: nothing you say is heard.")
 	}
-	if n, ok := noticeText[s.Notice]; ok && !s.Muted && !s.Stopping && s.State != voice.Muted {
+	if n := noticeText(s.Notice); n != "" && !s.Muted && !s.Stopping && s.State != voice.Muted {
 		// A notice is about listening: once muted, "Didn't catch that" is old news under
 		// "Muted".
 		detail = n
@@ -179,50 +197,72 @@ func (p *voicePanel) setState(text string, failed bool) {
 	p.state.Refresh()
 }
 
-// stoppingDetail is what the panel says while the loop stops.
-const stoppingDetail = "Waiting for the reply to what you asked, so that it is kept."
-
 // stoppingText says what happens while the loop stops: and whether it starts again.
 func stoppingText(restart bool) string {
 	if restart {
-		return stoppingDetail + " Then voice mode starts again."
+		return lang.L("Waiting for the reply to what you asked, so that it is kept. Then voice mode starts again.")
 	}
-	return stoppingDetail
-}
-
-// stepLead opens the reason a step of a turn failed, by the step.
-var stepLead = map[string]string{
-	"record":     "Could not record what you said.",
-	"transcribe": "Could not transcribe what you said.",
-	"chat":       "Could not get a reply.",
-	"speak":      "Could not speak the reply.",
+	return lang.L("Waiting for the reply to what you asked, so that it is kept.")
 }
 
 // failedText says why a step of a turn failed: the step, then the reason.
 func failedText(err error) string {
 	text := phrase(voice.Cause(err)).text
 	var se *voice.StepError
-	if errors.As(err, &se) && stepLead[se.Step] != "" {
-		text = stepLead[se.Step] + " " + text
+	if !errors.As(err, &se) {
+		return text
+	}
+	switch se.Step {
+	case "record":
+		return fmt.Sprintf(lang.L("Could not record what you said. %s"), text)
+	case "transcribe":
+		return fmt.Sprintf(lang.L("Could not transcribe what you said. %s"), text)
+	case "chat":
+		return fmt.Sprintf(lang.L("Could not get a reply. %s"), text)
+	case "speak":
+		return fmt.Sprintf(lang.L("Could not speak the reply. %s"), text)
 	}
 	return text
+}
+
+// voiceModeLine is what the status bar says in voice mode for the loop's state.
+func voiceModeLine(s voice.State) string {
+	switch s {
+	case voice.Listening:
+		return lang.L("Voice mode: Listening")
+	case voice.HearingSpeech:
+		return lang.L("Voice mode: Hearing you")
+	case voice.Transcribing:
+		return lang.L("Voice mode: Transcribing")
+	case voice.Thinking:
+		return lang.L("Voice mode: Thinking")
+	case voice.Speaking:
+		return lang.L("Voice mode: Speaking")
+	case voice.Muted:
+		return lang.L("Voice mode: Muted")
+	case voice.Error:
+		return lang.L("Voice mode: Something went wrong")
+	case voice.Waiting:
+		return lang.L("Voice mode: Waiting for the wake phrase")
+	}
+	return lang.L("Voice mode")
 }
 
 // voiceLine is what the status bar says of the microphone and the speakers.
 func voiceLine(st talk.State, recording string) string {
 	switch {
 	case st.Mode != talk.Off && st.LoopStopping:
-		return "Voice mode: Stopping"
+		return lang.L("Voice mode: Stopping")
 	case st.Mode != talk.Off && st.Loop == voice.Idle:
 		return "" // until the loop's first status
 	case st.Mode != talk.Off:
-		return "Voice mode: " + strings.TrimSuffix(stateText[st.Loop], "…")
+		return voiceModeLine(st.Loop)
 	case st.Recording:
 		return recording
 	case st.Transcribing:
-		return "Transcribing…"
+		return lang.L("Transcribing…")
 	case st.Speaking:
-		return "Speaking"
+		return lang.L("Speaking")
 	}
 	return ""
 }

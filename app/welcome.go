@@ -1,12 +1,14 @@
 package app
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -26,13 +28,13 @@ func (u *UI) showWelcomeAfter(err error) {
 	logo := canvas.NewImageFromResource(Icon)
 	logo.FillMode = canvas.ImageFillContain
 	logo.SetMinSize(fyne.NewSize(96, 96))
-	title := widget.NewLabelWithStyle("Welcome to Parley", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(lang.L("Welcome to Parley"), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameHeadingText
-	intro := widget.NewLabelWithStyle("Talk to your assistant by voice or text, and keep your conversations and personas.",
+	intro := widget.NewLabelWithStyle(lang.L("Talk to your assistant by voice or text, and keep your conversations and personas."),
 		fyne.TextAlignCenter, fyne.TextStyle{})
 	intro.Wrapping = fyne.TextWrapWord
 
-	local := widget.NewButtonWithIcon("Use the local service", theme.ComputerIcon(), u.useLocal)
+	local := widget.NewButtonWithIcon(lang.L("Use the local service"), theme.ComputerIcon(), u.useLocal)
 	local.Importance = widget.HighImportance
 	localHint := widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	if u.deps.Local != nil {
@@ -40,15 +42,15 @@ func (u *UI) showWelcomeAfter(err error) {
 	}
 	localHint.Wrapping = fyne.TextWrapWord
 	localHint.SizeName = theme.SizeNameCaptionText
-	remote := widget.NewButtonWithIcon("Connect to a service…", theme.LoginIcon(), u.showAccount)
-	remoteHint := widget.NewLabelWithStyle("Use a Chat and Voice Service you have an address and an API key for.",
+	remote := widget.NewButtonWithIcon(lang.L("Connect to a service…"), theme.LoginIcon(), u.showAccount)
+	remoteHint := widget.NewLabelWithStyle(lang.L("Use a Chat and Voice Service you have an address and an API key for."),
 		fyne.TextAlignCenter, fyne.TextStyle{})
 	remoteHint.Wrapping = fyne.TextWrapWord
 	remoteHint.SizeName = theme.SizeNameCaptionText
 
 	items := []fyne.CanvasObject{container.NewCenter(logo), title, intro, widget.NewSeparator()}
 	if err != nil {
-		msg := widget.NewLabelWithStyle("That did not work. "+phrase(err).text, fyne.TextAlignCenter, fyne.TextStyle{})
+		msg := widget.NewLabelWithStyle(fmt.Sprintf(lang.L("That did not work. %s"), phrase(err).text), fyne.TextAlignCenter, fyne.TextStyle{})
 		msg.Wrapping = fyne.TextWrapWord
 		msg.Importance = widget.DangerImportance
 		items = append(items, msg)
@@ -85,27 +87,37 @@ func (u *UI) welcomeMenu() *fyne.MainMenu {
 		return fyne.NewMenuItem(label, u.unlessDialog(action))
 	}
 	closeWin, quit := u.closeAndQuitItems()
-	parley := []*fyne.MenuItem{item("Connect to a service…", u.showAccount)}
+	parley := []*fyne.MenuItem{item(lang.L("Connect to a service…"), u.showAccount)}
 	if u.deps.Local != nil {
-		parley = append(parley, item("Use the local service", u.useLocal))
+		parley = append(parley, item(lang.L("Use the local service"), u.useLocal))
 	}
 	parley = append(parley, fyne.NewMenuItemSeparator(), closeWin, quit)
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley", parley...),
-		fyne.NewMenu("Help",
-			item("Keyboard shortcuts", u.showShortcuts),
-			item("About Parley", u.showAbout),
+		fyne.NewMenu(lang.L("Help"),
+			item(lang.L("Keyboard shortcuts"), u.showShortcuts),
+			item(lang.L("About Parley"), u.showAbout),
 		),
 	)
 }
 
-// showConnecting shows that Parley is reaching a service.
-func (u *UI) showConnecting(what string) {
+// showConnecting shows that Parley is reaching the service at address.
+func (u *UI) showConnecting(address string) {
+	u.showConnectingText(fmt.Sprintf(lang.L("Connecting to %s…"), address))
+}
+
+// showConnectingLocal shows that Parley is starting the local service.
+func (u *UI) showConnectingLocal() {
+	u.showConnectingText(lang.L("Connecting to the local service…"))
+}
+
+// showConnectingText shows the connecting screen, saying text.
+func (u *UI) showConnectingText(text string) {
 	u.leaveConnecting()
 	bar := widget.NewProgressBarInfinite()
 	u.stopConnecting = bar.Stop
 	u.win.SetMainMenu(u.welcomeMenu())
-	label := widget.NewLabelWithStyle("Connecting to "+what+"…", fyne.TextAlignCenter, fyne.TextStyle{})
+	label := widget.NewLabelWithStyle(text, fyne.TextAlignCenter, fyne.TextStyle{})
 	u.win.SetContent(container.NewCenter(container.NewGridWrap(fyne.NewSize(360, 80), container.NewVBox(label, bar))))
 }
 

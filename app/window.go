@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 
 	"parley/app/talk"
 	"parley/client"
@@ -61,9 +62,9 @@ func (m *mainWindow) build() {
 // closeAndQuitItems are the menu items that close the window (Ctrl+W) and quit (Ctrl+Q); they
 // work with a dialog open too.
 func (u *UI) closeAndQuitItems() (closeWin, quit *fyne.MenuItem) {
-	quit = fyne.NewMenuItem("Quit", u.quit)
+	quit = fyne.NewMenuItem(lang.L("Quit"), u.quit)
 	quit.Shortcut, quit.IsQuit = scQuit, true
-	closeWin = fyne.NewMenuItem("Close window", u.quit)
+	closeWin = fyne.NewMenuItem(lang.L("Close window"), u.quit)
 	closeWin.Shortcut = scClose
 	return closeWin, quit
 }
@@ -78,55 +79,55 @@ func (m *mainWindow) mainMenu() *fyne.MainMenu {
 	}
 	closeWin, quit := u.closeAndQuitItems()
 	// Switching back to the built-in service from another, without going through Account.
-	useLocal := item("Use the local service", nil, u.useLocal)
+	useLocal := item(lang.L("Use the local service"), nil, u.useLocal)
 	useLocal.Disabled = u.deps.Local == nil || m.conn.local
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley",
-			item("Account…", nil, u.showAccount),
-			item("Preferences…", nil, u.showPreferences),
-			item("Built-in service…", nil, u.showEngines),
+			item(lang.L("Account…"), nil, u.showAccount),
+			item(lang.L("Preferences…"), nil, u.showPreferences),
+			item(lang.L("Built-in service…"), nil, u.showEngines),
 			useLocal,
 			fyne.NewMenuItemSeparator(),
 			closeWin,
 			quit,
 		),
-		fyne.NewMenu("Conversation",
-			item("New conversation", scNew, m.newConversation),
+		fyne.NewMenu(lang.L("Conversation"),
+			item(lang.L("New conversation"), scNew, m.newConversation),
 			m.presetMenu(),
-			item("Search conversations", scSearch, func() { m.sidebar.focusSearch() }),
-			item("Settings…", scSettings, m.showSettings),
+			item(lang.L("Search conversations"), scSearch, func() { m.sidebar.focusSearch() }),
+			item(lang.L("Settings…"), scSettings, m.showSettings),
 			fyne.NewMenuItemSeparator(),
-			item("Export as Markdown…", nil, func() { m.export(exportMarkdown) }),
-			item("Export as JSON…", nil, func() { m.export(exportJSON) }),
+			item(lang.L("Export as Markdown…"), nil, func() { m.export(exportMarkdown) }),
+			item(lang.L("Export as JSON…"), nil, func() { m.export(exportJSON) }),
 			fyne.NewMenuItemSeparator(),
-			item("Rename…", scRename, func() { m.renameConversation(m.currentEntry()) }),
-			item("Pin or unpin", scPin, func() { m.togglePin(m.currentEntry()) }),
-			item("Delete", nil, func() { m.deleteConversation(m.currentEntry()) }),
+			item(lang.L("Rename…"), scRename, func() { m.renameConversation(m.currentEntry()) }),
+			item(lang.L("Pin or unpin"), scPin, func() { m.togglePin(m.currentEntry()) }),
+			item(lang.L("Delete"), nil, func() { m.deleteConversation(m.currentEntry()) }),
 			fyne.NewMenuItemSeparator(),
 			// Last: the menu's earlier items keep their places for those who know them by heart.
-			item("Edit your last message", scEditLast, m.editLast),
-			item("Regenerate the last reply…", scRegen, m.regenerateLast),
+			item(lang.L("Edit your last message"), scEditLast, m.editLast),
+			item(lang.L("Regenerate the last reply…"), scRegen, m.regenerateLast),
 		),
-		fyne.NewMenu("View",
-			item("Show or hide the conversations", scSidebar, m.fold.toggle),
-			item("Jump to latest", scLatest, m.chat.JumpToLatest),
+		fyne.NewMenu(lang.L("View"),
+			item(lang.L("Show or hide the conversations"), scSidebar, m.fold.toggle),
+			item(lang.L("Jump to latest"), scLatest, m.chat.JumpToLatest),
 			fyne.NewMenuItemSeparator(),
-			item("Larger text", scLarger, func() { u.stepTextSize(+1) }),
-			item("Smaller text", scSmaller, func() { u.stepTextSize(-1) }),
+			item(lang.L("Larger text"), scLarger, func() { u.stepTextSize(+1) }),
+			item(lang.L("Smaller text"), scSmaller, func() { u.stepTextSize(-1) }),
 		),
-		fyne.NewMenu("Voice",
-			item("Push to talk", scMic, u.toggleRecording),
-			item("Voice mode (hands-free)", scVoiceMode, m.toggleVoiceMode),
-			item("Mute the microphone in voice mode", scMute, func() {
+		fyne.NewMenu(lang.X("menu.voice", "Voice"),
+			item(lang.L("Push to talk"), scMic, u.toggleRecording),
+			item(lang.L("Voice mode (hands-free)"), scVoiceMode, m.toggleVoiceMode),
+			item(lang.L("Mute the microphone in voice mode"), scMute, func() {
 				if u.voiceModeActive() {
 					u.toggleMute()
 				}
 			}),
-			item("Stop speaking", nil, u.talk.StopSpeaking),
+			item(lang.L("Stop speaking"), nil, u.talk.StopSpeaking),
 		),
-		fyne.NewMenu("Help",
-			item("Keyboard shortcuts", nil, u.showShortcuts),
-			item("About Parley", nil, u.showAbout),
+		fyne.NewMenu(lang.L("Help"),
+			item(lang.L("Keyboard shortcuts"), nil, u.showShortcuts),
+			item(lang.L("About Parley"), nil, u.showAbout),
 		),
 	)
 }
@@ -172,11 +173,11 @@ func (m *mainWindow) stopWaiting() {
 	}
 	for _, t := range m.sess.Snapshot(m.current).Turns {
 		if t.Stopping {
-			m.flash("Stopped the reply: what it says so far is kept, and charged as a reply (nothing written: nothing charged).")
+			m.flash(lang.L("Stopped the reply: what it says so far is kept, and charged as a reply (nothing written: nothing charged)."))
 			return
 		}
 	}
-	m.flash("Stopped waiting for the reply: the message says what it means for points.")
+	m.flash(lang.L("Stopped waiting for the reply: the message says what it means for points."))
 }
 
 // refreshMenu builds the main menu again, after the presets changed.
@@ -315,7 +316,7 @@ func (m *mainWindow) keepUnsent(left, next *conversation.Thread) {
 	}
 	m.newDraft = strings.Join(parts, "\n")
 	if !m.isBlank(next) {
-		m.flash("Your unsent message is kept: press Ctrl+N to find it in a new conversation.")
+		m.flash(lang.L("Your unsent message is kept: press Ctrl+N to find it in a new conversation."))
 	}
 }
 
@@ -415,7 +416,7 @@ func (m *mainWindow) offerAccountFor(v conversation.ThreadView) {
 // presetMenu starts a new conversation from a preset.
 func (m *mainWindow) presetMenu() *fyne.MenuItem {
 	u := m.u
-	it := fyne.NewMenuItem("New from preset", nil)
+	it := fyne.NewMenuItem(lang.L("New from preset"), nil)
 	var items []*fyne.MenuItem
 	for _, p := range (presetBook{u.prefs}).all() {
 		items = append(items, fyne.NewMenuItem(p.Name, u.unlessDialog(func() { m.newFromPreset(p) })))

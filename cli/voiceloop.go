@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -250,7 +251,8 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	out := &voicePrinter{g: g, phrase: o.wakePhrase}
 	vc := voice.Config{
 		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,
-		Voice: o.speechName, Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
+		Voice: o.speechName, VoiceChosen: o.speechName != "", Voices: voicesOf(ctx, c),
+		Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
 		Speculate: o.speculate, AdaptiveHold: o.adaptive,
 		SpeakErrors: o.speakErrs,
 		OnStatus:    out.status,
@@ -527,4 +529,23 @@ func (t *traceWriter) close() error {
 		return t.err
 	}
 	return t.w.Flush()
+}
+
+// voicesOf reads the service's voices in the background, for speaking each reply by a voice of
+// its language (none for a service without the list: its default voice speaks them all).
+func voicesOf(ctx context.Context, c *client.Client) func() []client.Voice {
+	var list atomic.Pointer[[]client.Voice]
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if vs, err := c.Voices(ctx); err == nil {
+			list.Store(&vs)
+		}
+	}()
+	return func() []client.Voice {
+		if l := list.Load(); l != nil {
+			return *l
+		}
+		return nil
+	}
 }

@@ -12,13 +12,14 @@ package conversation
 
 import (
 	"context"
-	"strconv"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"parley/client"
+	"parley/internal/i18n"
 )
 
 // Service is what a Session needs from the Chat and Voice Service; *client.Client has it.
@@ -129,7 +130,8 @@ type Turn struct {
 	partial *strings.Builder
 }
 
-// DefaultTitle is what a conversation with no title and no known first message is called.
+// DefaultTitle is what a conversation with no title and no known first message is called, in
+// English: in exported files, and to compare with. The window shows Entry.DisplayTitle.
 const DefaultTitle = "New conversation"
 
 // titleWords and titleRunes bound a title made from the first message.
@@ -176,7 +178,7 @@ var markdownMarks = strings.NewReplacer("**", "", "__", "", "`", "", "# ", "", "
 
 // RelativeTime says when t was, as a person would from now: "just now", "5 min ago",
 // "3 h ago", "Yesterday", the weekday within a week, else the date ("2 Mar", or "2 Mar 2024" in
-// another year). The zero time gives "".
+// another year), in the window's language (i18n). The zero time gives "".
 func RelativeTime(t, now time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -185,9 +187,10 @@ func RelativeTime(t, now time.Time) string {
 	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return i18n.T("just now")
 	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+		n := int(d / time.Minute)
+		return fmt.Sprintf(i18n.N("%d min ago", "%d min ago", n), n)
 	}
 	y1, m1, d1 := t.Date()
 	y2, m2, d2 := now.Date()
@@ -196,15 +199,36 @@ func RelativeTime(t, now time.Time) string {
 	days := int(today.Sub(day).Hours()/24 + 0.5)
 	switch {
 	case days <= 0:
-		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+		n := int(d / time.Hour)
+		return fmt.Sprintf(i18n.N("%d h ago", "%d h ago", n), n)
 	case days == 1:
-		return "Yesterday"
+		return i18n.T("Yesterday")
 	case days < 7:
-		return t.Weekday().String()
+		return weekday(t.Weekday())
 	case y1 == y2:
-		return t.Format("2 Jan")
+		// A Go layout: Go writes month names in English only.
+		return t.Format(i18n.T("2 Jan"))
 	}
-	return t.Format("2 Jan 2006")
+	return t.Format(i18n.T("2 Jan 2006"))
+}
+
+// weekday names d in the window's language.
+func weekday(d time.Weekday) string {
+	switch d {
+	case time.Monday:
+		return i18n.T("Monday")
+	case time.Tuesday:
+		return i18n.T("Tuesday")
+	case time.Wednesday:
+		return i18n.T("Wednesday")
+	case time.Thursday:
+		return i18n.T("Thursday")
+	case time.Friday:
+		return i18n.T("Friday")
+	case time.Saturday:
+		return i18n.T("Saturday")
+	}
+	return i18n.T("Sunday")
 }
 
 // RelativeTimeChanges is when RelativeTime(t, ·) next reads differently after now: the next

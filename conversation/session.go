@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"parley/client"
+	"parley/internal/i18n"
 )
 
 // Change tells the window what to render again; it is sent after the state changed, on the
@@ -106,7 +107,8 @@ type Entry struct {
 	Pinned bool
 }
 
-// DisplayTitle is the title to show: the person's Name, else Title, else DefaultTitle.
+// DisplayTitle is the title to show: the person's Name, else Title, else DefaultTitle in the
+// window's language (Untitled tells that case).
 func (e Entry) DisplayTitle() string {
 	if e.Name != "" {
 		return e.Name
@@ -114,8 +116,12 @@ func (e Entry) DisplayTitle() string {
 	if e.Title != "" {
 		return e.Title
 	}
-	return DefaultTitle
+	return i18n.T("New conversation")
 }
+
+// Untitled reports whether e has neither a name nor a title, so that DisplayTitle is
+// DefaultTitle's words.
+func (e Entry) Untitled() bool { return e.Name == "" && e.Title == "" }
 
 // ThreadView is a copy of a Thread's state for rendering.
 type ThreadView struct {

@@ -5,11 +5,13 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
 
+	"parley/internal/i18n"
 	"parley/internal/loopback"
 )
 
@@ -134,9 +136,9 @@ func (c Chat) ContextWindow() int {
 func (c Chat) Where() string {
 	switch {
 	case c.Kind == Offline || c.Kind == "":
-		return "the offline responder"
+		return i18n.T("the offline responder")
 	case c.Runtime != "":
-		return c.Runtime + " on this computer"
+		return fmt.Sprintf(i18n.T("%s on this computer"), c.Runtime)
 	}
 	return WhereURL(c.URL)
 }
@@ -145,34 +147,54 @@ func (c Chat) Where() string {
 func WhereURL(base string) string {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
-		return "the model server"
+		return i18n.T("the model server")
 	}
 	if loopback.URL(base) {
-		return "the model server at " + u.Host + " on this computer"
+		return fmt.Sprintf(i18n.T("the model server at %s on this computer"), u.Host)
 	}
 	return u.Hostname()
+}
+
+// fromURL says which model of the service at base answers, for people: "gpt-4o-mini, from
+// api.openai.com".
+func fromURL(model, base string) string {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil || u.Host == "":
+		return fmt.Sprintf(i18n.T("%s, from the model server"), model)
+	case loopback.URL(base):
+		return fmt.Sprintf(i18n.T("%s, from the model server at %s on this computer"), model, u.Host)
+	}
+	return fmt.Sprintf(i18n.T("%s, from %s"), model, u.Hostname())
 }
 
 // Describe says which engine c is: "the offline responder", "llama3.2, from Ollama on this
 // computer", "gpt-4o-mini, from api.openai.com".
 func (c Chat) Describe() string {
-	if c.Kind == Offline || c.Kind == "" {
-		return "the offline responder"
+	switch {
+	case c.Kind == Offline || c.Kind == "":
+		return i18n.T("the offline responder")
+	case c.Runtime != "":
+		return fmt.Sprintf(i18n.T("%s, from %s on this computer"), ModelName(c.Model), c.Runtime)
 	}
-	return ModelName(c.Model) + ", from " + c.Where()
+	return fromURL(ModelName(c.Model), c.URL)
 }
 
 // Short says which engine c is in a few words: "offline responder", "llama3.2 from Ollama".
 func (c Chat) Short() string {
 	switch {
 	case c.Kind == Offline || c.Kind == "":
-		return "offline responder"
+		return i18n.T("offline responder")
 	case c.Runtime != "":
-		return ModelName(c.Model) + " from " + c.Runtime
+		return fmt.Sprintf(i18n.T("%s from %s"), ModelName(c.Model), c.Runtime)
 	case loopback.URL(c.URL):
-		return ModelName(c.Model) + " on this computer"
+		return fmt.Sprintf(i18n.T("%s on this computer"), ModelName(c.Model))
 	}
-	return ModelName(c.Model) + " from " + WhereURL(c.URL)
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" {
+		return fmt.Sprintf(i18n.T("%s from the model server"), ModelName(c.Model))
+	}
+	return fmt.Sprintf(i18n.T("%s from %s"), ModelName(c.Model), u.Hostname())
 }
 
 // ModelName is a model's name as people write it: Ollama's ":latest" tag dropped.
@@ -183,7 +205,7 @@ func (s Speech) Describe(local string) string {
 	if !s.Remote {
 		return local
 	}
-	return s.Model + ", from " + WhereURL(s.URL)
+	return fromURL(s.Model, s.URL)
 }
 
 // Check reports what is wrong with c, as a sentence a person can act on; nil when nothing is.
@@ -193,16 +215,16 @@ func (c Chat) Check() error {
 		return nil
 	case Detected, Remote:
 	default:
-		return fmt.Errorf("%q is not a kind of chat engine", c.Kind)
+		return fmt.Errorf(i18n.T("%q is not a kind of chat engine"), c.Kind)
 	}
 	if err := CheckURL(c.URL); err != nil {
 		return err
 	}
 	if u, _ := url.Parse(c.URL); c.Kind == Detected && u.Hostname() != "127.0.0.1" {
-		return fmt.Errorf("a model found on this computer is at 127.0.0.1, not %s", u.Hostname())
+		return fmt.Errorf(i18n.T("a model found on this computer is at 127.0.0.1, not %s"), u.Hostname())
 	}
 	if strings.TrimSpace(c.Model) == "" {
-		return fmt.Errorf("give the name of the model to use, such as llama3.2 or gpt-4o-mini")
+		return errors.New(i18n.T("give the name of the model to use, such as llama3.2 or gpt-4o-mini"))
 	}
 	return nil
 }
@@ -216,7 +238,7 @@ func (s Speech) Check() error {
 		return err
 	}
 	if strings.TrimSpace(s.Model) == "" {
-		return fmt.Errorf("give the name of the model to use, such as whisper-1 or tts-1")
+		return errors.New(i18n.T("give the name of the model to use, such as whisper-1 or tts-1"))
 	}
 	return nil
 }
@@ -226,17 +248,17 @@ func (s Speech) Check() error {
 func CheckURL(base string) error {
 	base = strings.TrimSpace(base)
 	if base == "" {
-		return fmt.Errorf("give the service's address, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
+		return errors.New(i18n.T("give the service's address, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1"))
 	}
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("the address must look like https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
+		return errors.New(i18n.T("the address must look like https://api.openai.com/v1 or http://127.0.0.1:11434/v1"))
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("the address must have no user name, query or fragment: put the key in the key field")
+		return errors.New(i18n.T("the address must have no user name, query or fragment: put the key in the key field"))
 	}
 	if u.Scheme == "http" && !loopback.URL(base) {
-		return fmt.Errorf("plain http is allowed only to this computer (127.0.0.1, localhost): use https for %s", u.Hostname())
+		return fmt.Errorf(i18n.T("plain http is allowed only to this computer (127.0.0.1, localhost): use https for %s"), u.Hostname())
 	}
 	return nil
 }

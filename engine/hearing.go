@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"parley/internal/i18n"
 )
 
 // RecogniserAPI is how a speech recognition server on this computer is asked.
@@ -45,17 +48,17 @@ type Recogniser struct {
 // "whisper.cpp's server on this computer".
 func (r Recogniser) Describe() string {
 	if r.Model == "" {
-		return r.Name + "'s server on this computer"
+		return fmt.Sprintf(i18n.T("%s's server on this computer"), r.Name)
 	}
-	return RecogniserModelName(r.Model) + ", from " + r.Name + " on this computer"
+	return fmt.Sprintf(i18n.T("%s, from %s on this computer"), RecogniserModelName(r.Model), r.Name)
 }
 
 // Short says what r is in a few words: "whisper-small from faster-whisper", "whisper.cpp's server".
 func (r Recogniser) Short() string {
 	if r.Model == "" {
-		return r.Name + "'s server"
+		return fmt.Sprintf(i18n.T("%s's server"), r.Name)
 	}
-	return RecogniserModelName(r.Model) + " from " + r.Name
+	return fmt.Sprintf(i18n.T("%s from %s"), RecogniserModelName(r.Model), r.Name)
 }
 
 // RecogniserModelName is a recognition model's name as people say it: the repository and

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"parley/internal/i18n"
 	"parley/internal/loopback"
 )
 
@@ -70,9 +71,20 @@ type UntrustedError struct {
 
 // Error is one line for people: "Ollama on port 11434 belongs to another user (uid 1001):
 // Parley does not send your conversations to it".
-func (e *UntrustedError) Error() string { return e.Where() + " " + e.What() }
+func (e *UntrustedError) Error() string {
+	switch {
+	case e.Runtime == "" && e.Err != nil:
+		return fmt.Sprintf(i18n.T("the model server on port %d may belong to another user: Parley cannot tell (%v), so it does not send your conversations to it"), e.Port, e.Err)
+	case e.Runtime == "":
+		return fmt.Sprintf(i18n.T("the model server on port %d belongs to another user (%s): Parley does not send your conversations to it"), e.Port, e.Owner.Name)
+	case e.Err != nil:
+		return fmt.Sprintf(i18n.T("%s on port %d may belong to another user: Parley cannot tell (%v), so it does not send your conversations to it"), e.Runtime, e.Port, e.Err)
+	}
+	return fmt.Sprintf(i18n.T("%s on port %d belongs to another user (%s): Parley does not send your conversations to it"), e.Runtime, e.Port, e.Owner.Name)
+}
 
-// Where names the runtime and its port: "Ollama on port 11434".
+// Where names the runtime and its port: "Ollama on port 11434", in English, for the service's
+// sentences (Error is the one for people).
 func (e *UntrustedError) Where() string {
 	name := e.Runtime
 	if name == "" {
@@ -98,12 +110,12 @@ func (c Chat) OwnerChanged(now Owner) string {
 	if c.Owner == "" || now.ID == "" || c.Owner == now.ID {
 		return ""
 	}
-	port := "its port"
 	if n, err := loopbackPort(c.URL); err == nil {
-		port = "port " + strconv.Itoa(n)
+		return fmt.Sprintf(i18n.T("%s now runs as %s, not as %s as when you chose it. If you did not change that, check what listens on port %d."),
+			c.Where(), now.Name, ownerName(c.Owner), n)
 	}
-	return fmt.Sprintf("%s now runs as %s, not as %s as when you chose it. If you did not change that, check what listens on %s.",
-		c.Where(), now.Name, ownerName(c.Owner), port)
+	return fmt.Sprintf(i18n.T("%s now runs as %s, not as %s as when you chose it. If you did not change that, check what listens on its port."),
+		c.Where(), now.Name, ownerName(c.Owner))
 }
 
 // ownerName names a user by the ID an Owner gives it.

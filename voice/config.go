@@ -82,8 +82,17 @@ type Config struct {
 	// Clock is nil for the real clock.
 	Clock Clock
 
-	// Voice is the speech voice ("" for the service's default).
+	// Voice is the speech voice ("" for the service's default). Unless VoiceChosen, a reply in
+	// another language than Voice's is spoken by a voice of its language from Voices.
 	Voice string
+	// VoiceChosen: Voice is the conversation's own choice, which every reply is spoken in.
+	VoiceChosen bool
+	// Voices gives the service's voices (client.Voices; nil, or nil returned, for a service
+	// without that list), read at each reply.
+	Voices func() []client.Voice
+	// SpeechLanguage is the language questions are asked in, sent with each transcription
+	// (a BCP 47 tag; "" lets the recogniser find it). Set it only for a service that takes one.
+	SpeechLanguage string
 	// Hold is the silence that ends a question (vad.Config.Hold; 0 means its default).
 	Hold time.Duration
 	// Speculate transcribes a question while the hold runs: after 250 ms of silence inside it,

@@ -437,7 +437,10 @@ type fakeService struct {
 	questions   []string
 	replies     []string // returned in order; the last repeats
 	ttsAsked    []string
-	failSTT     []error // the n-th transcription fails with failSTT[n] when not nil
+	language    string   // the language every transcript is said to be in
+	langAsked   []string // the language each transcription asked for
+	voices      []string // the voice of each speech call
+	failSTT     []error  // the n-th transcription fails with failSTT[n] when not nil
 	failChat    []error
 	sttCanceled int
 	chatStarted chan struct{}
@@ -448,6 +451,7 @@ func (f *fakeService) Transcribe(ctx context.Context, req client.TranscribeReque
 	n := f.transcribed
 	f.transcribed++
 	f.uploads = append(f.uploads, req.Audio)
+	f.langAsked = append(f.langAsked, req.Language)
 	f.mu.Unlock()
 	if err := f.clock.sleep(ctx, f.transcribeDelay); err != nil {
 		f.mu.Lock()
@@ -463,7 +467,7 @@ func (f *fakeService) Transcribe(ctx context.Context, req client.TranscribeReque
 	if len(req.Audio) == 0 || req.MIMEType == "" {
 		return nil, fmt.Errorf("fake service: empty upload")
 	}
-	return &client.Transcript{Text: f.transcripts[min(n, len(f.transcripts)-1)]}, nil
+	return &client.Transcript{Text: f.transcripts[min(n, len(f.transcripts)-1)], Language: f.language}, nil
 }
 
 func (f *fakeService) Chat(ctx context.Context, q string) (string, error) {
@@ -489,6 +493,7 @@ func (f *fakeService) Chat(ctx context.Context, q string) (string, error) {
 func (f *fakeService) Speak(ctx context.Context, req client.SpeechRequest) (*client.Speech, error) {
 	f.mu.Lock()
 	f.ttsAsked = append(f.ttsAsked, req.Text)
+	f.voices = append(f.voices, req.Voice)
 	f.mu.Unlock()
 	if err := f.clock.sleep(ctx, f.ttsDelay); err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 
 	"parley/audio"
 	"parley/audio/vad"
-	"parley/client"
 )
 
 // silentNoticeAfter is how long a microphone may deliver only digital silence before the loop
@@ -218,13 +217,13 @@ func (r *run) feed(m frameMsg) (bool, error) {
 func (r *run) transcribe(take *audio.Take) {
 	turn, ctx := r.Turn, r.turnCtx
 	r.calls.Go(func() {
-		tr, err := r.cfg.Transcriber.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
-		var text string
+		tr, err := r.cfg.Transcriber.Transcribe(ctx, r.transcribeRequest(take))
+		var text, lang string
 		if err == nil {
-			text = tr.Text
+			text, lang = tr.Text, tr.Language
 		}
 		r.l.post(traceMsg{turn, TraceTranscribeDone, -1, r.l.clock.Now()})
-		r.l.post(transcribed{turn, text, err})
+		r.l.post(transcribed{turn, text, lang, err})
 	})
 }
 

@@ -76,6 +76,8 @@ type run struct {
 	turnCtx    context.Context
 	turnCancel context.CancelFunc
 	chatting   bool // a chat call was sent and has not answered
+	// heardLanguage is the language the service heard the turn's question in ("" unsaid).
+	heardLanguage string
 	// stream is the turn's streamed reply while it is written (nil for a whole one).
 	stream *streamedReply
 	pause  <-chan time.Time // the Error state's pause
@@ -367,6 +369,7 @@ func (r *run) gotTranscript(m transcribed) (bool, error) {
 		return false, nil
 	}
 	q = AsSentence(q)
+	r.heardLanguage = m.lang
 	if r.cfg.OnHeard != nil {
 		r.cfg.OnHeard(r.Turn, q)
 	}

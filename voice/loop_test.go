@@ -801,3 +801,44 @@ func TestLoop_BargeInPausesThenDecides(t *testing.T) {
 		}
 	})
 }
+
+// A reply in another language than the person's voice is spoken by a voice of its language from
+// the service's list; the conversation's own voice is kept whatever the language; the speech
+// language asked for goes with every transcription.
+func TestLoop_ReplySpokenInItsLanguage(t *testing.T) {
+	voices := []client.Voice{{Name: "flite-slt", Language: "en-US", Default: true}, {Name: "de", Language: "de"}, {Name: "fr-fr", Language: "fr-FR"}}
+	for _, tt := range []struct {
+		name, heard, reply string
+		chosen             bool
+		want               string
+	}{
+		{"German reply", "en", "Morgen wird es sonnig, mit einer leichten Brise aus Westen.", false, "de"},
+		{"short reply, heard in French", "french", "Oui.", false, "fr-fr"},
+		{"English reply", "en", "Tomorrow will be sunny, with a light breeze from the west.", false, "flite-slt"},
+		{"the conversation's voice", "de", "Morgen wird es sonnig, mit einer leichten Brise aus Westen.", true, "flite-slt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, func(c *voice.Config) {
+				c.Turns, c.Voice, c.VoiceChosen, c.SpeechLanguage = 1, "flite-slt", tt.chosen, "de"
+				c.Voices = func() []client.Voice { return voices }
+			})
+			w.svc.language, w.svc.replies = tt.heard, []string{tt.reply}
+			w.onStatus = func(s voice.Status) {
+				if s.Turn == 1 && s.State == voice.Listening {
+					go w.mic.say(corpus.question, 1)
+				}
+			}
+			if err := w.wait(w.run()); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			w.svc.mu.Lock()
+			defer w.svc.mu.Unlock()
+			if len(w.svc.voices) == 0 || w.svc.voices[0] != tt.want {
+				t.Errorf("spoken with %q, want %q", w.svc.voices, tt.want)
+			}
+			if len(w.svc.langAsked) == 0 || w.svc.langAsked[0] != "de" {
+				t.Errorf("transcriptions asked for %q, want \"de\"", w.svc.langAsked)
+			}
+		})
+	}
+}

@@ -28,12 +28,14 @@ type (
 	transcribed struct {
 		turn int
 		text string
+		lang string // the language the service heard, in its notation ("" unsaid)
 		err  error
 	}
 	// specDone is the answer of a turn's speculative transcription id.
 	specDone struct {
 		turn, id int
 		text     string
+		lang     string
 		err      error
 	}
 	// replied is the chat's reply to a turn's question.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"parley/audio/playback"
+	"parley/internal/i18n"
 )
 
 // NoticeKind is something the loop tells the person besides its state: shown (Status.Notice),
@@ -40,22 +41,23 @@ func (k NoticeKind) String() string {
 	return noticeNames[k]
 }
 
-// EnglishNotice is the plain English sentence for a notice, short enough to be said aloud: what
-// the loop speaks after a failed turn when Config.SpokenNotice is nil.
+// EnglishNotice is the plain sentence for a notice, short enough to be said aloud: what the loop
+// speaks after a failed turn when Config.SpokenNotice is nil. It is English unless the window
+// installed its language (i18n.T).
 func EnglishNotice(k NoticeKind) string {
 	switch k {
 	case NoNotice:
 		return ""
 	case NoticeSilentMic:
-		return "The microphone delivers only silence."
+		return i18n.T("The microphone delivers only silence.")
 	case NoticeDidNotCatch:
-		return "Didn't catch that."
+		return i18n.T("Didn't catch that.")
 	case NoticeTranscribeFailed:
-		return "Sorry, I couldn't make that out. Please say it again."
+		return i18n.T("Sorry, I couldn't make that out. Please say it again.")
 	case NoticeChatFailed:
-		return "Sorry, I couldn't get a reply. Please try again."
+		return i18n.T("Sorry, I couldn't get a reply. Please try again.")
 	}
-	return "Sorry, something went wrong."
+	return i18n.T("Sorry, something went wrong.")
 }
 
 // failureNotice is the notice spoken after err failed a turn.

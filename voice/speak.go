@@ -10,6 +10,7 @@ import (
 
 	"parley/audio"
 	"parley/audio/playback"
+	"parley/client"
 )
 
 // speaking is what the loop keeps of what the player plays: the clips of replies and of spoken
@@ -169,10 +170,28 @@ func (r *run) grew(m grew) (bool, error) {
 		st.saying = true
 		st.wordsAt = len(st.g.Text())
 		r.startSaying(st.g.Text(), func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error {
-			return sp.sayFrom(ctx, turn, st.g, r.cfg.Voice, onClip)
+			return sp.sayFrom(ctx, turn, st.g, r.replyVoice(st.g.Text()), onClip)
 		})
 	}
 	return false, nil
+}
+
+// replyVoice is the voice a reply is spoken with: the conversation's, else one of its language
+// (ChooseVoice), the language told by its text so far, else by the question's transcript.
+func (r *run) replyVoice(text string) string {
+	if r.cfg.VoiceChosen {
+		return r.cfg.Voice
+	}
+	var voices []client.Voice
+	if r.cfg.Voices != nil {
+		voices = r.cfg.Voices()
+	}
+	return ChooseVoice("", r.cfg.Voice, ReplyLanguage(text, r.heardLanguage), voices)
+}
+
+// transcribeRequest is the transcription of take, in the speech language asked for.
+func (r *run) transcribeRequest(take *audio.Take) client.TranscribeRequest {
+	return client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME, Language: r.cfg.SpeechLanguage}
 }
 
 // startSaying shows the Speaking state and says a reply (text so far) through say.
@@ -232,7 +251,7 @@ func (r *run) gotReply(m replied) (bool, error) {
 		return false, nil
 	}
 	r.startSaying(m.reply, func(ctx context.Context, turn int, sp *Speaker, onClip func(int, playback.ClipID)) error {
-		return sp.say(ctx, turn, m.reply, r.cfg.Voice, onClip)
+		return sp.say(ctx, turn, m.reply, r.replyVoice(m.reply), onClip)
 	})
 	return false, nil
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"parley/audio"
-	"parley/client"
 )
 
 // speculateAfter is how long a pause inside a question must be before the take so far is sent
@@ -31,7 +30,7 @@ type speculation struct {
 	lastActive, speechEnd time.Duration
 	cancel                context.CancelFunc
 	done                  bool
-	text                  string
+	text, lang            string
 	err                   error
 	// take is set once the take has ended with no speech after the pause, and the loop waits
 	// for this call instead of sending the take again.
@@ -69,12 +68,12 @@ func (r *run) speculate() {
 	turn, id := r.Turn, s.id
 	r.calls.Go(func() {
 		defer cancel()
-		tr, err := r.cfg.Transcriber.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
-		var text string
+		tr, err := r.cfg.Transcriber.Transcribe(ctx, r.transcribeRequest(take))
+		var text, lang string
 		if err == nil {
-			text = tr.Text
+			text, lang = tr.Text, tr.Language
 		}
-		r.l.post(specDone{turn, id, text, err})
+		r.l.post(specDone{turn, id, text, lang, err})
 	})
 }
 
@@ -119,7 +118,7 @@ func (r *run) useSpeculation(take *audio.Take) (used bool, end bool, err error) 
 // speculated uses the transcript of a speculative call as the turn's.
 func (r *run) speculated(s *speculation) (bool, error) {
 	r.traceEvent(TraceEvent{Turn: r.Turn, Kind: TraceTranscribeDone, Index: -1, At: r.l.clock.Now(), Speculative: true})
-	return r.gotTranscript(transcribed{r.Turn, s.text, nil})
+	return r.gotTranscript(transcribed{r.Turn, s.text, s.lang, nil})
 }
 
 // gotSpeculation handles a speculative call's answer: kept for when the hold ends, used at
@@ -130,7 +129,7 @@ func (r *run) gotSpeculation(m specDone) (bool, error) {
 	if m.turn != r.Turn || s == nil || s.id != m.id {
 		return false, nil // cancelled: speech resumed, or the take was dropped
 	}
-	s.done, s.text, s.err = true, m.text, m.err
+	s.done, s.text, s.lang, s.err = true, m.text, m.lang, m.err
 	r.trace(r.Turn, TraceSpecDone, -1, r.l.clock.Now())
 	if s.take == nil {
 		if ls.tb == nil {

@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/conversation"
+	"parley/internal/i18n"
 )
 
 // What a screen reader says of the chat view (fyne.Accessible, read by Fyne's platform bridges
@@ -27,7 +29,7 @@ func (l *messageList) AccessibilityLabel() string {
 			n++
 		}
 	}
-	return fmt.Sprintf("Messages: %d", n)
+	return fmt.Sprintf(lang.L("Messages: %s"), i18n.Number(n))
 }
 
 // CreateRenderer is the list's own, told when it is drawn: the view looks then whether it is
@@ -79,16 +81,18 @@ func (b *Bubble) AccessibilityRole() fyne.AccessibleRole { return fyne.Accessibl
 func saidFor(r Row, meta, text string) string {
 	switch r.Kind {
 	case RowThinking:
-		return "Parley is writing…"
+		return lang.L("Parley is writing…")
 	case RowNotice:
 		return r.Text
 	}
-	who := "Parley"
-	if r.Role == conversation.User {
-		who = "You"
+	user := r.Role == conversation.User
+	switch {
+	case user && meta != "":
+		return fmt.Sprintf(lang.L("You, %s: %s"), meta, text)
+	case user:
+		return fmt.Sprintf(lang.L("You: %s"), text)
+	case meta != "":
+		return fmt.Sprintf(lang.L("Parley, %s: %s"), meta, text)
 	}
-	if meta != "" {
-		who += ", " + meta
-	}
-	return who + ": " + text
+	return fmt.Sprintf(lang.L("Parley: %s"), text)
 }

@@ -2,11 +2,14 @@ package chatview
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -74,22 +77,22 @@ func newBubble(c *View) *Bubble {
 	}
 	b.activity = widget.NewActivity()
 	// Not italic: an italic face would cost its own font, 1.5 MB of heap, for this one word.
-	b.doing = widget.NewLabel("Thinking…")
+	b.doing = widget.NewLabel(lang.L("Thinking…"))
 	b.doing.Importance = widget.LowImportance
-	b.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), func() { c.host.StopWaiting() })
+	b.stopBtn = widget.NewButtonWithIcon(lang.L("Stop"), theme.MediaStopIcon(), func() { c.host.StopWaiting() })
 	b.stopBtn.Importance = widget.LowImportance
 	b.thinking = container.NewHBox(b.activity, b.doing, b.stopBtn)
 	b.meta = widget.NewLabel("")
 	b.meta.Wrapping = fyne.TextWrapWord
 	b.meta.SizeName = theme.SizeNameCaptionText
-	b.copyBtn = newNamedButton("Copy reply", theme.ContentCopyIcon(), func() { c.host.CopyText(b.r.Text) })
-	b.speakBtn = newNamedButton("Read aloud", theme.VolumeUpIcon(), func() { c.host.Speak(b.r.Text) })
-	b.retryBtn = widget.NewButtonWithIcon("Retry", theme.ViewRefreshIcon(), func() { c.host.Retry(b.r.Turn.Key) })
-	b.editBtn = widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), func() { c.host.EditTurn(b.r.Turn.Key) })
+	b.copyBtn = newNamedButton(lang.L("Copy reply"), theme.ContentCopyIcon(), func() { c.host.CopyText(b.r.Text) })
+	b.speakBtn = newNamedButton(lang.L("Read aloud"), theme.VolumeUpIcon(), func() { c.host.Speak(b.r.Text) })
+	b.retryBtn = widget.NewButtonWithIcon(lang.L("Retry"), theme.ViewRefreshIcon(), func() { c.host.Retry(b.r.Turn.Key) })
+	b.editBtn = widget.NewButtonWithIcon(lang.L("Edit"), theme.DocumentCreateIcon(), func() { c.host.EditTurn(b.r.Turn.Key) })
 	b.retryBtn.Importance = widget.LowImportance
 	b.editBtn.Importance = widget.LowImportance
-	b.reviseBtn = newNamedButton("Edit and send again", theme.DocumentCreateIcon(), func() { c.host.EditMessage(b.r.Text) })
-	b.regenBtn = newNamedButton("Regenerate the reply", theme.ViewRefreshIcon(), func() { c.host.Regenerate(b.r.question) })
+	b.reviseBtn = newNamedButton(lang.L("Edit and send again"), theme.DocumentCreateIcon(), func() { c.host.EditMessage(b.r.Text) })
+	b.regenBtn = newNamedButton(lang.L("Regenerate the reply"), theme.ViewRefreshIcon(), func() { c.host.Regenerate(b.r.question) })
 	b.actions = container.NewHBox(b.copyBtn, b.speakBtn, b.regenBtn, b.reviseBtn, b.retryBtn, b.editBtn)
 	b.ExtendBaseWidget(b)
 	return b
@@ -121,12 +124,12 @@ func (b *Bubble) set(r Row) {
 	b.text.Hidden = r.Kind != RowNotice
 	b.reply.Hidden = r.Kind == RowNotice || r.Kind == RowThinking && r.Text == ""
 	if r.Kind == RowThinking {
-		doing := "Thinking…"
+		doing := lang.L("Thinking…")
 		switch {
 		case r.Turn.Stopping:
-			doing = "Stopping…"
+			doing = lang.L("Stopping…")
 		case r.Text != "":
-			doing = "Writing…"
+			doing = lang.L("Writing…")
 		}
 		if b.doing.Text != doing {
 			b.doing.SetText(doing)
@@ -171,9 +174,9 @@ func (b *Bubble) set(r Row) {
 		b.retryBtn.Hidden = true
 		b.editBtn.Hidden = r.Turn.Answering
 	}
-	label := "Retry"
+	label := lang.L("Retry")
 	if r.Kind == RowTurn && r.Turn.State == conversation.Lost {
-		label = "Send again"
+		label = lang.L("Send again")
 	}
 	if b.retryBtn.Text != label {
 		b.retryBtn.SetText(label)
@@ -232,55 +235,70 @@ func (b *Bubble) metaText() string {
 	r := b.r
 	at := ""
 	if !r.At.IsZero() {
-		at = r.At.Local().Format("15:04")
-		if now := b.c.now(); conversation.RelativeTime(r.At, now) == "Yesterday" || now.Sub(r.At).Hours() > 20 {
-			at = r.At.Local().Format("2 Jan 15:04")
+		at = r.At.Local().Format(lang.X("layout.time", "15:04"))
+		if now := b.c.now(); yesterday(r.At, now) || now.Sub(r.At).Hours() > 20 {
+			at = r.At.Local().Format(lang.X("layout.day-time", "2 Jan 15:04"))
 		}
 	}
 	switch {
 	case r.Kind == RowTurn && r.Turn.State == conversation.Failed:
-		return sentLead(r.Turn.Err) + b.c.phrase(r.Turn.Err)
+		return failedMeta(r.Turn.Err, b.c.phrase(r.Turn.Err))
 	case r.Kind == RowTurn && r.Turn.Answering && r.unsaved:
-		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here, and the conversation in the list. It is not sent again unless you ask."
+		return lang.L("Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here, and the conversation in the list. It is not sent again unless you ask.")
 	case r.Kind == RowTurn && r.Turn.Answering:
-		return "Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here. It is not sent again unless you ask."
+		return lang.L("Stopped waiting. The message was sent: if the service still answers, it charges for the reply, which then shows here. It is not sent again unless you ask.")
 	case r.Kind == RowTurn && r.Turn.State == conversation.Lost && errors.Is(r.Turn.Err, conversation.ErrStopped):
-		return "Stopped waiting, and the reply was lost: you may have been charged. If the service kept it, it shows when the conversation is opened again. It is not sent again unless you ask."
+		return lang.L("Stopped waiting, and the reply was lost: you may have been charged. If the service kept it, it shows when the conversation is opened again. It is not sent again unless you ask.")
 	case r.Kind == RowTurn && r.Turn.State == conversation.Lost && errors.Is(r.Turn.Err, client.ErrReplyUnreadable):
 		return b.c.phrase(r.Turn.Err)
 	case r.Kind == RowTurn && r.Turn.State == conversation.Lost:
-		return "Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask."
+		return lang.L("Sent, but the reply was lost: you may have been charged. It will not be sent again unless you ask.")
 	case r.Kind == RowTurn && r.Turn.State == conversation.Queued && r.behindFailed:
-		return "Waits for the message above: send it again or edit it"
+		return lang.L("Waits for the message above: send it again or edit it")
 	case r.Kind == RowTurn && r.Turn.State == conversation.Queued:
-		return "Waits for the reply above"
+		return lang.L("Waits for the reply above")
 	case r.Kind == RowTurn && r.Turn.Partial != "":
 		return at // sent: its reply is being written
 	case r.Kind == RowTurn:
-		return "Sending… " + at
+		return fmt.Sprintf(lang.L("Sending… %s"), at)
 	case r.Kind == RowThinking, r.Kind == RowNotice:
 		return ""
 	}
 	return at
 }
 
-// sentLead says how far a failed message went: it reached the service, which refused it (4xx)
-// or failed to answer (5xx: the model died mid-reply, say), or it never reached the service. A
-// chat call is charged only when it succeeds: a 2xx, or the reference service's reply_stored,
-// which are replies lost, never failed turns.
-func sentLead(err error) string {
+// failedMeta is the line under a failed message: how far it went, then why (phrased). It
+// reached the service, which refused it (4xx) or failed to answer (5xx: the model died
+// mid-reply, say), or it never reached the service. A chat call is charged only when it
+// succeeds: a 2xx, or the reference service's reply_stored, which are replies lost, never
+// failed turns.
+func failedMeta(err error, phrased string) string {
 	var ce *client.Error
 	switch {
 	case explain.Error(err, explain.Scene{}).Kind == explain.UpstreamFailed:
-		return "" // "The model gave no reply: …", and the service says it refunded
+		return phrased // "The model gave no reply: …", and the service says it refunded
 	case explain.Error(err, explain.Scene{}).Kind == explain.StoppedUnwritten:
-		return "" // it says what happened, and that nothing was charged
+		return phrased // it says what happened, and that nothing was charged
 	case !errors.As(err, &ce):
-		return "Not sent. "
+		return fmt.Sprintf(lang.L("Not sent. %s"), phrased)
 	case ce.StatusCode >= 500:
-		return "No reply, nothing charged. "
+		return fmt.Sprintf(lang.L("No reply, nothing charged. %s"), phrased)
 	}
-	return "Refused, nothing charged. "
+	return fmt.Sprintf(lang.L("Refused, nothing charged. %s"), phrased)
+}
+
+// yesterday reports whether t was the day before now (in now's zone) and an hour ago or more:
+// when conversation.RelativeTime says "Yesterday".
+func yesterday(t, now time.Time) bool {
+	t = t.In(now.Location())
+	if now.Sub(t) < time.Hour {
+		return false
+	}
+	y1, m1, d1 := t.Date()
+	y2, m2, d2 := now.Date()
+	day := time.Date(y1, m1, d1, 0, 0, 0, 0, now.Location())
+	today := time.Date(y2, m2, d2, 0, 0, 0, 0, now.Location())
+	return int(today.Sub(day).Hours()/24+0.5) == 1
 }
 
 // area is a rectangle of a row.

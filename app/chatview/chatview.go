@@ -11,11 +11,13 @@
 package chatview
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -176,12 +178,12 @@ func New(cfg Config) *View {
 	}
 	c.list = c.newList()
 	c.measure = newBubble(c)
-	title := widget.NewLabelWithStyle("What's on your mind?", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title := widget.NewLabelWithStyle(lang.L("What's on your mind?"), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	hint := widget.NewLabelWithStyle("Type a message and press Enter, or press Ctrl+M and speak.", fyne.TextAlignCenter, fyne.TextStyle{})
+	hint := widget.NewLabelWithStyle(lang.L("Type a message and press Enter, or press Ctrl+M and speak."), fyne.TextAlignCenter, fyne.TextStyle{})
 	hint.SizeName = theme.SizeNameCaptionText
 	c.empty = container.NewCenter(container.NewVBox(title, hint))
-	c.jump = widget.NewButtonWithIcon("Jump to latest", theme.MoveDownIcon(), c.JumpToLatest)
+	c.jump = widget.NewButtonWithIcon(lang.L("Jump to latest"), theme.MoveDownIcon(), c.JumpToLatest)
 	c.jump.Importance = widget.HighImportance
 	c.jump.Hide()
 	c.corner = container.NewPadded(container.NewVBox(layout.NewSpacer(), container.NewHBox(layout.NewSpacer(), c.jump, layout.NewSpacer())))
@@ -380,11 +382,11 @@ func (c *View) rowsOf(v conversation.ThreadView) []Row {
 	}
 	switch {
 	case v.Loading && len(v.Messages) == 0:
-		rows = append(rows, Row{Kind: RowNotice, Text: "Loading the conversation…"})
+		rows = append(rows, Row{Kind: RowNotice, Text: lang.L("Loading the conversation…")})
 	case v.LoadErr != nil:
-		rows = append(rows, Row{Kind: RowNotice, Text: "The conversation could not be read. " + c.phrase(v.LoadErr), err: v.LoadErr})
+		rows = append(rows, Row{Kind: RowNotice, Text: fmt.Sprintf(lang.L("The conversation could not be read. %s"), c.phrase(v.LoadErr)), err: v.LoadErr})
 	case v.Deleted:
-		rows = append(rows, Row{Kind: RowNotice, Text: "This conversation was deleted."})
+		rows = append(rows, Row{Kind: RowNotice, Text: lang.L("This conversation was deleted.")})
 	}
 	return rows
 }

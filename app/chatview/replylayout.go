@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -1018,7 +1019,7 @@ func (l *replyLayout) roundedBox(fill color.Color, radius float32) *roundedBox {
 // copyButton is a code block's Copy button, from the text's pool like scroller.
 func (l *replyLayout) copyButton(tapped func()) *widget.Button {
 	b := fromPool(&l.t.copyButtons, &l.usedButtons, func() *widget.Button {
-		b := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), nil)
+		b := widget.NewButtonWithIcon(lang.L("Copy"), theme.ContentCopyIcon(), nil)
 		b.Importance = widget.LowImportance
 		return b
 	})

@@ -90,6 +90,13 @@ func Use(code string) Language {
 	return want
 }
 
+// System is the language of Languages the system's settings ask for (English when none).
+func System() Language {
+	mu.Lock()
+	defer mu.Unlock()
+	return fromSystem()
+}
+
 // Current is the language the window is shown in.
 func Current() Language {
 	mu.Lock()

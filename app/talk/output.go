@@ -56,6 +56,7 @@ func (c *Controller) openPlayer() bool {
 			}
 		})
 		o.player.SetVolume(c.cfg.Prefs.Volume())
+		o.player.SetSpeed(c.cfg.Prefs.SpeechRate())
 	}
 	o.speaker = voice.NewSpeaker(c.svc, o.player)
 	o.following.Store(o.speaker)
@@ -71,8 +72,10 @@ func (c *Controller) Speak(text string) {
 	c.speakWith(text, voiceName)
 }
 
-// speakWith says text sentence by sentence.
+// speakWith says text sentence by sentence, with voiceName (the conversation's), else a voice
+// of its language.
 func (c *Controller) speakWith(text, voiceName string) {
+	voiceName = c.replyVoice(voiceName, text)
 	c.speakFrom(func(ctx context.Context, sp *voice.Speaker, voiceName string) error {
 		return sp.Say(ctx, text, voiceName, nil)
 	}, voiceName, func() { c.speakWith(text, voiceName) })
@@ -118,6 +121,14 @@ func (c *Controller) speakFrom(say func(ctx context.Context, sp *voice.Speaker, 
 func (c *Controller) SetVolume(vol float64) {
 	if c.out.player != nil {
 		c.out.player.SetVolume(vol)
+	}
+}
+
+// SetSpeed sets the speed of the replies spoken from now, when the output is open (the speed
+// is read from the preferences when it opens).
+func (c *Controller) SetSpeed(s float64) {
+	if c.out.player != nil {
+		c.out.player.SetSpeed(s)
 	}
 }
 

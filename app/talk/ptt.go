@@ -352,7 +352,7 @@ func (c *Controller) pttGrowing(th *conversation.Thread, v conversation.ThreadVi
 			g := c.ptt.growing
 			c.speakFrom(func(ctx context.Context, sp *voice.Speaker, voiceName string) error {
 				return sp.SayGrowing(ctx, g, voiceName, nil)
-			}, v.Voice, nil)
+			}, c.replyVoice(v.Voice, t.Partial), nil)
 		}
 		if len(t.Partial) > c.ptt.growingLen {
 			c.ptt.growing.Add(t.Partial[c.ptt.growingLen:])

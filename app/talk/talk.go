@@ -11,10 +11,13 @@ package talk
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"parley/audio"
 	"parley/audio/playback"
+	"parley/client"
 	"parley/conversation"
 	"parley/voice"
 )
@@ -29,6 +32,9 @@ type Recorder interface {
 type Player interface {
 	voice.Queue
 	SetVolume(v float64)
+	// SetSpeed sets how many times as fast as made the clips enqueued from now play, their
+	// pitch kept.
+	SetSpeed(s float64)
 }
 
 // Mic is a microphone that runs until closed; *audio.Capture is one.
@@ -58,6 +64,8 @@ type Prefs interface {
 	AdaptiveHold() bool
 	// Volume is the volume of spoken replies, 0–1.
 	Volume() float64
+	// SpeechRate is how many times as fast as made replies are spoken (0.75–2).
+	SpeechRate() float64
 	// AutoSpeak: replies to typed messages are spoken.
 	AutoSpeak() bool
 	// SendSpoken: what push-to-talk heard is sent at once, not put in the message box.
@@ -268,6 +276,10 @@ type Controller struct {
 	svc       Service
 	sess      Session
 	warm      func()
+	// voices are the attached service's voices, for speaking a reply in its language (nil
+	// until read, and for a service without that list); a pointer per service, so that a list
+	// read for the service before is never stored for this one.
+	voices atomic.Pointer[serviceVoices]
 
 	st State
 
@@ -326,6 +338,8 @@ func (c *Controller) Attach(a Attached) {
 	c.voice.dropPending(errLeft)
 	c.StopAll()
 	c.svc, c.sess, c.warm = a.Service, a.Session, a.Warm
+	c.voices.Store(&serviceVoices{svc: a.Service})
+	c.readVoices()      // before the first reply is spoken
 	c.out.speaker = nil // it speaks through the service in use
 	c.out.following.Store(nil)
 	clear(c.ptt.waiting)
@@ -338,6 +352,61 @@ func (c *Controller) warmSpeech() {
 	if c.warm != nil {
 		c.warm()
 	}
+	c.readVoices()
+}
+
+// serviceVoices are one service's voices, read once.
+type serviceVoices struct {
+	svc  Service
+	once sync.Once
+	list atomic.Pointer[[]client.Voice]
+}
+
+// voiceLister is a service that lists its voices (GET /v1/chat/voices): Parley's own, and
+// client.Client against any service (which may answer that it has no such list).
+type voiceLister interface {
+	Voices(ctx context.Context) ([]client.Voice, error)
+}
+
+// readVoices reads the attached service's voices in the background, once per service.
+func (c *Controller) readVoices() {
+	sv := c.voices.Load()
+	if sv == nil {
+		return
+	}
+	l, ok := sv.svc.(voiceLister)
+	if !ok {
+		return
+	}
+	ctx := c.cfg.Ctx
+	sv.once.Do(func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if vs, err := l.Voices(ctx); err == nil {
+				sv.list.Store(&vs)
+			}
+		}()
+	})
+}
+
+// ServiceVoices are the attached service's voices as read so far (nil: none yet, or none).
+func (c *Controller) ServiceVoices() []client.Voice {
+	if sv := c.voices.Load(); sv != nil {
+		if l := sv.list.Load(); l != nil {
+			return *l
+		}
+	}
+	return nil
+}
+
+// replyVoice is the voice a reply (text) is spoken with: the conversation's (chosen), else a
+// voice of the reply's language (the person's default voice when it speaks it).
+func (c *Controller) replyVoice(chosen, text string) string {
+	if chosen != "" {
+		return chosen
+	}
+	return voice.ChooseVoice("", c.cfg.Prefs.DefaultVoice(), voice.ReplyLanguage(text, ""), c.ServiceVoices())
 }
 
 // ServiceOf is the speech service attached (nil: none), for the session's own uses.

@@ -44,6 +44,7 @@ func (p *prefs) InputDevice() string     { return "" }
 func (p *prefs) Hold() time.Duration     { return 300 * time.Millisecond }
 func (p *prefs) AdaptiveHold() bool      { return false }
 func (p *prefs) Volume() float64         { return 0.5 }
+func (p *prefs) SpeechRate() float64     { return 1.5 }
 func (p *prefs) AutoSpeak() bool         { return p.autoSpeak }
 func (p *prefs) SendSpoken() bool        { return p.sendSpoken }
 func (p *prefs) DefaultVoice() string    { return "" }

@@ -10,6 +10,7 @@ import (
 	"parley/audio"
 	"parley/audio/wake"
 	"parley/conversation"
+	"parley/internal/i18n"
 	"parley/voice"
 )
 
@@ -85,9 +86,9 @@ func (c *Controller) StartVoiceMode() {
 		return
 	}
 	c.warmSpeech()
-	voiceName := c.sess.Snapshot(th).Voice
+	voiceName, chosen := c.sess.Snapshot(th).Voice, true
 	if voiceName == "" {
-		voiceName = c.cfg.Prefs.DefaultVoice()
+		voiceName, chosen = c.cfg.Prefs.DefaultVoice(), false
 	}
 	c.st.BargeIn = c.cfg.Prefs.BargeIn()
 	var loop *voice.Loop
@@ -98,6 +99,8 @@ func (c *Controller) StartVoiceMode() {
 		Player:       c.out.player,
 		Chat:         &chatter{c: c, sess: c.sess, th: th},
 		Voice:        voiceName,
+		VoiceChosen:  chosen,
+		Voices:       c.ServiceVoices,
 		Hold:         c.cfg.Prefs.Hold(),
 		Speculate:    true,
 		AdaptiveHold: c.cfg.Prefs.AdaptiveHold(),
@@ -313,7 +316,12 @@ func (c *Controller) ReplyGrowing(th *conversation.Thread, v conversation.Thread
 
 // errLeft answers voice mode's question when another service is attached before its reply: the
 // session it went through is closed, and its end is not told to this window any more.
-var errLeft = errors.New("another service is in use now")
+var errLeft error = leftError{}
+
+// leftError is errLeft's type: its text is said in the window's language when it is read.
+type leftError struct{}
+
+func (leftError) Error() string { return i18n.T("another service is in use now") }
 
 // dropPending answers the question voice mode waits for with err, so that its loop can end.
 func (v *voiceMode) dropPending(err error) {
@@ -356,7 +364,7 @@ func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string)
 		}
 		key := ch.sess.Send(ch.th, q)
 		if key == 0 {
-			done <- answer{err: errors.New("nothing was heard to send")}
+			done <- answer{err: errors.New(i18n.T("nothing was heard to send"))}
 			return
 		}
 		var grow func(string)
@@ -406,7 +414,7 @@ func (ch *chatter) ChatStream(ctx context.Context, q string, onText func(string)
 					c.voice.pending = nil
 				}
 			})
-			return "", errors.New("no reply came: look for it in the conversation")
+			return "", errors.New(i18n.T("no reply came: look for it in the conversation"))
 		}
 	}
 }

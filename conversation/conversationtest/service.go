@@ -52,6 +52,7 @@ type Service struct {
 	Deletes        []string
 	Cursors        []string // the list pages asked for
 	Speech         []string // the texts spoken
+	SpeechVoices   []string // the voice each was spoken with
 	Transcriptions int      // the transcriptions made
 
 	nextID int
@@ -207,6 +208,7 @@ func (f *Service) Speak(_ context.Context, req client.SpeechRequest) (*client.Sp
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	f.Speech = append(f.Speech, req.Text)
+	f.SpeechVoices = append(f.SpeechVoices, req.Voice)
 	return &client.Speech{MIMEType: "audio/mpeg", Audio: []byte(req.Text)}, nil
 }
 

@@ -5,7 +5,6 @@ package autostart
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -46,13 +45,8 @@ var ErrUnsupported = errors.New("starting at login is not supported on this syst
 type UnsafePathError struct {
 	// Exe is the program's path.
 	Exe string
-	// What names what is wrong with it: "holds \"%\"", "is not valid UTF-8 text".
-	What string
-	// Avoid lists the characters a path must not hold on this system, for the advice.
-	Avoid string
+	// Why says what is wrong with it, and what to do, in a sentence for the person.
+	Why string
 }
 
-func (e *UnsafePathError) Error() string {
-	return fmt.Sprintf("its path %q %s, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no %s, then turn this on again",
-		e.Exe, e.What, e.Avoid)
-}
+func (e *UnsafePathError) Error() string { return e.Why }

@@ -1,27 +1,30 @@
 package autostart
 
 import (
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"parley/internal/i18n"
 )
 
 // checkExe refuses a program path the LaunchAgent cannot name: a property list is XML, which
 // holds neither invalid UTF-8 nor most control characters.
 func checkExe(exe string) error {
-	e := &UnsafePathError{Exe: exe, Avoid: "control characters (such as a line break) or bytes that are not UTF-8 text"}
+	var why string
 	switch {
 	case !utf8.ValidString(exe):
-		e.What = "is not valid UTF-8 text"
+		why = fmt.Sprintf(i18n.T("its path %q is not valid UTF-8 text, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no control characters (such as a line break) or bytes that are not UTF-8 text, then turn this on again"), exe)
 	case strings.IndexFunc(exe, unicode.IsControl) >= 0:
-		e.What = "holds a control character"
+		why = fmt.Sprintf(i18n.T("its path %q holds a control character, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no control characters (such as a line break) or bytes that are not UTF-8 text, then turn this on again"), exe)
 	default:
 		return nil
 	}
-	return e
+	return &UnsafePathError{Exe: exe, Why: why}
 }
 
 // Path is the LaunchAgent's property list (written as macOS documents it; not tried on a Mac).

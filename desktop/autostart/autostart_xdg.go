@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"parley/internal/i18n"
 )
 
 // Path is the XDG autostart desktop file.
@@ -40,18 +42,18 @@ const unsafeInExec = "%\"`$\\"
 
 // checkExe refuses a program path that an autostart entry cannot name safely.
 func checkExe(exe string) error {
-	e := &UnsafePathError{Exe: exe, Avoid: "%, \", $, `, \\ or control characters (such as a line break)"}
+	var why string
 	switch {
 	case !utf8.ValidString(exe):
-		e.What = "is not valid UTF-8 text"
+		why = fmt.Sprintf(i18n.T("its path %q is not valid UTF-8 text, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no %%, \", $, `, \\ or control characters (such as a line break), then turn this on again"), exe)
 	case strings.IndexFunc(exe, unicode.IsControl) >= 0:
-		e.What = "holds a control character"
+		why = fmt.Sprintf(i18n.T("its path %q holds a control character, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no %%, \", $, `, \\ or control characters (such as a line break), then turn this on again"), exe)
 	case strings.ContainsAny(exe, unsafeInExec):
-		e.What = fmt.Sprintf("holds %q", exe[strings.IndexAny(exe, unsafeInExec)])
+		why = fmt.Sprintf(i18n.T("its path %q holds %q, which the desktop misreads when it starts programs at login: move Parley to a folder whose path has no %%, \", $, `, \\ or control characters (such as a line break), then turn this on again"), exe, exe[strings.IndexAny(exe, unsafeInExec)])
 	default:
 		return nil
 	}
-	return e
+	return &UnsafePathError{Exe: exe, Why: why}
 }
 
 // content is the autostart entry (Desktop Entry Specification 1.5).

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"parley/internal/i18n"
 )
 
 // Modifier is a set of modifier keys.
@@ -85,10 +87,10 @@ func (c Combo) String() string {
 // every program).
 func (c Combo) Valid() error {
 	if !slices.Contains(Keys, c.Key) {
-		return fmt.Errorf("%q cannot be a shortcut's key", c.Key)
+		return fmt.Errorf(i18n.T("%q cannot be a shortcut's key"), c.Key)
 	}
 	if c.Mods&^Shift == 0 {
-		return fmt.Errorf("%s needs Ctrl, Alt or Super: without one it would take the key from every program", c)
+		return fmt.Errorf(i18n.T("%s needs Ctrl, Alt or Super: without one it would take the key from every program"), c)
 	}
 	return nil
 }
@@ -162,7 +164,9 @@ var ErrTaken = errors.New("another program uses this shortcut")
 // in a sentence for the person.
 type UnavailableError struct{ Reason string }
 
-func (e *UnavailableError) Error() string { return "global shortcuts are not available: " + e.Reason }
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf(i18n.T("global shortcuts are not available: %s"), e.Reason)
+}
 
 // Listener delivers a registered combination's events until closed.
 type Listener struct {

@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/godbus/dbus/v5"
+
+	"parley/internal/i18n"
 )
 
 // The XDG desktop portal's global shortcuts (org.freedesktop.portal.GlobalShortcuts).
@@ -57,19 +59,25 @@ func portalText(s string) string {
 	return s
 }
 
-// portalError is an error of a call to the portal as Parley repeats it: what was asked, and the
-// portal's answer cut by portalText. The portal's own text, which may be megabytes, is not kept.
-func portalError(what string, err error) error {
+// portalError is an error of a call to the portal as Parley repeats it: what was asked (the
+// method, or "" for the rules that pass on its signals), and the portal's answer cut by
+// portalText. The portal's own text, which may be megabytes, is not kept.
+func portalError(method string, err error) error {
 	var ue *UnavailableError
+	late := errors.Is(err, context.DeadlineExceeded)
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ue):
 		return err
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("the desktop portal did not answer %s within %v", what, portalCallTimeout)
+	case method == "" && late:
+		return fmt.Errorf(i18n.T("the desktop portal did not answer to pass on its signals within %v"), portalCallTimeout)
+	case method == "":
+		return fmt.Errorf(i18n.T("the desktop portal refused to pass on its signals: %s"), portalText(err.Error()))
+	case late:
+		return fmt.Errorf(i18n.T("the desktop portal did not answer %s within %v"), method, portalCallTimeout)
 	}
-	return fmt.Errorf("the desktop portal refused %s: %s", what, portalText(err.Error()))
+	return fmt.Errorf(i18n.T("the desktop portal refused %s: %s"), method, portalText(err.Error()))
 }
 
 // callPortal calls method on obj within portalCallTimeout.
@@ -107,7 +115,7 @@ func portalTrigger(c Combo) string {
 func registerPortal(c Combo) (*Listener, error) {
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
-		return nil, &UnavailableError{Reason: "this Wayland session has no desktop portal (the session bus could not be reached)"}
+		return nil, &UnavailableError{Reason: i18n.T("this Wayland session has no desktop portal (the session bus could not be reached)")}
 	}
 	l, err := bindPortal(conn, c)
 	if err != nil {
@@ -132,7 +140,7 @@ func bindPortal(conn *dbus.Conn, c Combo) (*Listener, error) {
 		return nil, err
 	}
 
-	l := &Listener{events: make(chan Event, 16), via: "the desktop portal", trigger: trigger}
+	l := &Listener{events: make(chan Event, 16), via: i18n.T("the desktop portal"), trigger: trigger}
 	quit := make(chan struct{})
 	var once sync.Once
 	l.stop = func() error {
@@ -159,9 +167,9 @@ func portalOwner(conn *dbus.Conn, portal dbus.BusObject) (string, error) {
 	var version dbus.Variant
 	if err := callPortal(portal, "org.freedesktop.DBus.Properties.Get", portalShortcuts, "version").Store(&version); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return "", portalError("whether it offers global shortcuts", err)
+			return "", fmt.Errorf(i18n.T("the desktop portal did not answer whether it offers global shortcuts within %v"), portalCallTimeout)
 		}
-		return "", &UnavailableError{Reason: "this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)"}
+		return "", &UnavailableError{Reason: i18n.T("this Wayland desktop does not offer global shortcuts to apps (its desktop portal has no GlobalShortcuts)")}
 	}
 	// Unsandboxed apps say who they are first (xdg-desktop-portal 1.19 and later), so that the
 	// desktop lists the shortcut under Parley; older portals do not know the call.
@@ -170,7 +178,7 @@ func portalOwner(conn *dbus.Conn, portal dbus.BusObject) (string, error) {
 	// Parley, and a forged Activated would start a recording.
 	var owner string
 	if err := callPortal(conn.BusObject(), "org.freedesktop.DBus.GetNameOwner", portalName).Store(&owner); err != nil {
-		return "", &UnavailableError{Reason: "this Wayland session's desktop portal is not running"}
+		return "", &UnavailableError{Reason: i18n.T("this Wayland session's desktop portal is not running")}
 	}
 	return owner, nil
 }
@@ -209,7 +217,7 @@ func bindPortalShortcut(conn *dbus.Conn, portal dbus.BusObject, signals <-chan *
 		err := conn.AddMatchSignalContext(ctx, m...)
 		cancel()
 		if err != nil {
-			return "", "", portalError("to pass on its signals", err)
+			return "", "", portalError("", err)
 		}
 	}
 	session, err := createPortalSession(conn, portal, signals)
@@ -220,7 +228,7 @@ func bindPortalShortcut(conn *dbus.Conn, portal dbus.BusObject, signals <-chan *
 		ID      string
 		Options map[string]dbus.Variant
 	}{{portalID, map[string]dbus.Variant{
-		"description":       dbus.MakeVariant("Hold to talk to Parley"),
+		"description":       dbus.MakeVariant(i18n.T("Hold to talk to Parley")),
 		"preferred_trigger": dbus.MakeVariant(portalTrigger(c)),
 	}}}
 	bound, err := portalCall(conn, signals, portal, "BindShortcuts", session, shortcuts, "", map[string]dbus.Variant{})
@@ -247,7 +255,7 @@ func createPortalSession(conn *dbus.Conn, portal dbus.BusObject, signals <-chan 
 		session = v
 	}
 	if !session.IsValid() {
-		return "", errors.New("the desktop portal opened no valid session")
+		return "", errors.New(i18n.T("the desktop portal opened no valid session"))
 	}
 	return session, nil
 }
@@ -341,7 +349,7 @@ func portalCall(conn *dbus.Conn, signals <-chan *dbus.Signal, portal dbus.BusObj
 		select {
 		case s, ok := <-signals:
 			if !ok {
-				return nil, errors.New("the session bus connection closed")
+				return nil, errors.New(i18n.T("the session bus connection closed"))
 			}
 			if s.Name != portalRequest+".Response" || s.Path != handle || len(s.Body) < 2 {
 				continue
@@ -352,12 +360,12 @@ func portalCall(conn *dbus.Conn, signals <-chan *dbus.Signal, portal dbus.BusObj
 			case 0:
 				return results, nil
 			case 1:
-				return nil, &UnavailableError{Reason: "the desktop did not allow Parley the shortcut"}
+				return nil, &UnavailableError{Reason: i18n.T("the desktop did not allow Parley the shortcut")}
 			default:
-				return nil, fmt.Errorf("the desktop portal's %s failed (response %d)", method, code)
+				return nil, fmt.Errorf(i18n.T("the desktop portal's %s failed (response %d)"), method, code)
 			}
 		case <-deadline:
-			return nil, fmt.Errorf("the desktop portal did not answer %s within %v", method, portalTimeout)
+			return nil, fmt.Errorf(i18n.T("the desktop portal did not answer %s within %v"), method, portalTimeout)
 		}
 	}
 }

@@ -2,7 +2,11 @@
 
 package hotkey
 
-import "os"
+import (
+	"os"
+
+	"parley/internal/i18n"
+)
 
 // register uses the desktop portal on Wayland, where an X11 grab would see only the keys typed
 // into other X11 programs, and the root window's grab under X11.
@@ -11,7 +15,7 @@ func register(c Combo) (*Listener, error) {
 		return registerPortal(c)
 	}
 	if os.Getenv("DISPLAY") == "" {
-		return nil, &UnavailableError{Reason: "there is no X11 display or Wayland session"}
+		return nil, &UnavailableError{Reason: i18n.T("there is no X11 display or Wayland session")}
 	}
 	return registerX11(c)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"parley/internal/i18n"
 )
 
 // x11Keysyms are the X keysyms of Keys (letters in lower case, as the keyboard map lists them).
@@ -73,7 +75,7 @@ func init() {
 func registerX11(c Combo) (*Listener, error) {
 	conn, err := xgb.NewConn()
 	if err != nil {
-		return nil, &UnavailableError{Reason: fmt.Sprintf("the X display could not be reached (%v)", err)}
+		return nil, &UnavailableError{Reason: fmt.Sprintf(i18n.T("the X display could not be reached (%v)"), err)}
 	}
 	root := xproto.Setup(conn).DefaultScreen(conn).Root
 	code, err := x11Keycode(conn, x11Keysyms[c.Key])
@@ -96,7 +98,7 @@ func registerX11(c Combo) (*Listener, error) {
 			if _, ok := err.(xproto.AccessError); ok {
 				return nil, ErrTaken
 			}
-			return nil, fmt.Errorf("the X server refused to give Parley %s (%s)", c, x11ErrorName(err))
+			return nil, fmt.Errorf(i18n.T("the X server refused to give Parley %s (%s)"), c, x11ErrorName(err))
 		}
 		grabbed = append(grabbed, ig)
 	}
@@ -185,7 +187,7 @@ func x11Keycode(conn *xgb.Conn, sym xproto.Keysym) (xproto.Keycode, error) {
 	}
 	per := int(m.KeysymsPerKeycode)
 	if per == 0 {
-		return 0, errors.New("the keyboard map is empty")
+		return 0, errors.New(i18n.T("the keyboard map is empty"))
 	}
 	for i := 0; i*per < len(m.Keysyms); i++ {
 		for j := 0; j < per && j < 2; j++ { // the key's plain and shifted symbols
@@ -194,7 +196,7 @@ func x11Keycode(conn *xgb.Conn, sym xproto.Keysym) (xproto.Keycode, error) {
 			}
 		}
 	}
-	return 0, &UnavailableError{Reason: "this keyboard has no such key"}
+	return 0, &UnavailableError{Reason: i18n.T("this keyboard has no such key")}
 }
 
 // x11ErrorName is the name of an X error ("BadValue"), without the fields xgb prints after it.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"parley/internal/i18n"
 )
 
 const (
@@ -102,7 +104,7 @@ func (n *Notifier) Show(title, body string, onClick func()) (uint32, error) {
 	}
 	var actions []string
 	if onClick != nil {
-		actions = []string{"default", "Open"}
+		actions = []string{"default", i18n.T("Open")}
 	}
 	hints := map[string]dbus.Variant{"desktop-entry": dbus.MakeVariant("io.github.parley")}
 	n.mu.Lock()

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"parley/client"
+	"parley/internal/i18n"
 	"parley/internal/loopback"
 	"parley/keystore"
 )
@@ -120,6 +121,8 @@ type Fact struct {
 	// Kind is the kind of failure.
 	Kind Kind
 	// Format and Args make the sentence with fmt.Sprintf; the variable parts are Name or Words.
+	// Format is in the window's language (i18n.T), except where a plain form differs: that one
+	// is, and Format, with its status code, stays English for a terminal.
 	Format string
 	// Args are the values Format refers to.
 	Args []any
@@ -191,14 +194,24 @@ func fact(k Kind, format string, args ...any) Fact {
 	return Fact{Kind: k, Format: format, Args: args}
 }
 
-// coded makes a Fact about a refusal with an HTTP status code: lead (formatted with args), then
-// the code and the service's words in brackets, then tail ("The service is busy (429: Slow
-// down)"). Its plain form has no code: lead, the service's own message after a colon, tail
-// ("The service is busy: Slow down").
-func coded(k Kind, code int, e *client.Error, lead, tail string, args ...any) Fact {
+// coded makes a Fact about a refusal with an HTTP status code: for a terminal, in English, lead
+// (formatted with args), then the code and the service's words in brackets, then tail ("The
+// service is busy (429: Slow down)"). Its plain form, for the window, has no code: bare when the
+// service gave no message of its own, else withWords, whose last verb takes that message ("The
+// service is busy: %s" → "The service is busy: Slow down").
+func coded(k Kind, code int, e *client.Error, lead, tail, bare, withWords string, args ...any) Fact {
 	f := Fact{Kind: k, Format: lead + " (" + strconv.Itoa(code) + "%s)" + tail, Args: append(args[:len(args):len(args)], serviceWordsOf(e))}
-	f.plain = &Fact{Kind: k, Format: lead + "%s" + tail, Args: append(args[:len(args):len(args)], plainWords(e))}
+	f.plain = plainFact(k, e, bare, withWords, args...)
 	return f
+}
+
+// plainFact is the plain form of a Fact about a refusal: bare (formatted with args) when the
+// service gave no message of its own, else withWords, formatted with args and that message.
+func plainFact(k Kind, e *client.Error, bare, withWords string, args ...any) *Fact {
+	if w := plainWords(e); w != "" {
+		return &Fact{Kind: k, Format: withWords, Args: append(args[:len(args):len(args)], w)}
+	}
+	return &Fact{Kind: k, Format: bare, Args: args}
 }
 
 // serviceWordsOf is ServiceWords, "" without an error.
@@ -220,8 +233,8 @@ func WithoutStatusCodes(msg string) string {
 	return strings.TrimSpace(statusInWords.ReplaceAllString(msg, ""))
 }
 
-// plainWords is the service's own message for a person, as ": words": without its machine
-// code or a status code written into it; "" when it gave no message beyond the status text.
+// plainWords is the service's own message for a person: without its machine code or a status
+// code written into it; "" when it gave no message beyond the status text.
 func plainWords(e *client.Error) Words {
 	if e == nil {
 		return ""
@@ -235,7 +248,7 @@ func plainWords(e *client.Error) Words {
 	if m == "" {
 		return ""
 	}
-	return Words(": " + m)
+	return Words(m)
 }
 
 // Error says what err means, as a Fact; an error of no kind named here comes back as Unknown
@@ -252,63 +265,74 @@ func Error(err error, s Scene) Fact {
 	)
 	switch {
 	case err == nil:
-		return fact(Unknown, "No error")
+		return fact(Unknown, i18n.T("No error"))
 	case errors.Is(err, client.ErrReplyUnreadable):
 		return unreadableFact(err)
 	case errors.Is(err, client.ErrReplyLost):
-		return fact(ReplyLost, "The message was sent but the reply was lost, so you may have been charged")
+		return fact(ReplyLost, i18n.T("The message was sent but the reply was lost, so you may have been charged"))
 	case errors.As(err, &ce):
 		return status(ce, s)
 	case errors.As(err, &re):
-		to := Name("another address")
-		if re.Location != "" {
-			to = Name(re.Location)
+		if re.Location == "" {
+			f := fact(Redirect, "The service redirected to another address (%d); Parley does not follow redirects, so the key stays put", re.StatusCode)
+			f.plain = &Fact{Kind: Redirect, Format: i18n.T("The service redirected to another address; Parley does not follow redirects, so the key stays put")}
+			return f
 		}
+		to := Name(re.Location)
 		f := fact(Redirect, "The service redirected to %s (%d); Parley does not follow redirects, so the key stays put", to, re.StatusCode)
-		f.plain = &Fact{Kind: Redirect, Format: "The service redirected to %s; Parley does not follow redirects, so the key stays put", Args: []any{to}}
+		f.plain = &Fact{Kind: Redirect, Format: i18n.T("The service redirected to %s; Parley does not follow redirects, so the key stays put"), Args: []any{to}}
 		return f
 	case errors.As(err, &de):
-		return fact(Undecodable, "The service's answer has no %s that Parley can find", de.Field)
+		return fact(Undecodable, i18n.T("The service's answer has no %s that Parley can find"), de.Field)
 	case errors.Is(err, client.ErrInsecureURL):
-		return fact(Insecure, "Parley sends the API key only over https to %s (plain http is for this machine only)", Name(host(err, s)))
+		if h := host(err, s); h != "" {
+			return fact(Insecure, i18n.T("Parley sends the API key only over https to %s (plain http is for this machine only)"), Name(h))
+		}
+		return fact(Insecure, i18n.T("Parley sends the API key only over https to the service (plain http is for this machine only)"))
 	case errors.As(err, &be):
 		if be.Problem == client.URLWithUser {
 			return fact(UserInBaseURL, "%s", Capitalize(be.Error()))
 		}
 		return fact(BadBaseURL, "%s", Capitalize(be.Error()))
 	case errors.Is(err, client.ErrAudioTooLarge):
-		return fact(AudioTooLarge, "The audio is larger than the service's limit of 10,000,000 bytes")
+		return fact(AudioTooLarge, i18n.T("The audio is larger than the service's limit of %s bytes"), Number(10_000_000))
 	case errors.Is(err, keystore.ErrNotFound):
 		if s.BaseURL == "" {
-			return fact(NoKey, "No API key is stored for this service")
+			return fact(NoKey, i18n.T("No API key is stored for this service"))
 		}
-		return fact(NoKey, "No API key is stored for %s", Name(s.BaseURL))
+		return fact(NoKey, i18n.T("No API key is stored for %s"), Name(s.BaseURL))
 	case errors.As(err, &ue):
-		return fact(KeyringUnavailable, "The system keyring is not available (%s)", ue.Reason.String())
+		return fact(KeyringUnavailable, i18n.T("The system keyring is not available (%s)"), ue.Reason.String())
 	case errors.Is(err, keystore.ErrInvalidKey), errors.Is(err, client.ErrInvalidKey):
 		// The keystore's and the client's reasons name what is wrong with the key, never the key.
-		return fact(InvalidKey, "That is not a usable API key: %s", invalidReason(err))
+		return fact(InvalidKey, i18n.T("That is not a usable API key: %s"), invalidReason(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		if s.Timeout > 0 {
-			return fact(Timeout, "The service did not answer within %s", Round(s.Timeout))
+			return fact(Timeout, i18n.T("The service did not answer within %s"), Round(s.Timeout))
 		}
-		return fact(Timeout, "The service did not answer in time")
+		return fact(Timeout, i18n.T("The service did not answer in time"))
 	case errors.Is(err, context.Canceled):
-		return fact(Cancelled, "Cancelled")
+		return fact(Cancelled, i18n.T("Cancelled"))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		if loopback.URL(s.BaseURL) {
-			return fact(NotListening, "Nothing is listening at %s", Name(s.BaseURL))
+			return fact(NotListening, i18n.T("Nothing is listening at %s"), Name(s.BaseURL))
 		}
-		return fact(NotListening, "%s refused the connection", Name(host(err, s)))
+		if h := host(err, s); h != "" {
+			return fact(NotListening, i18n.T("%s refused the connection"), Name(h))
+		}
+		return fact(NotListening, i18n.T("The service refused the connection"))
 	case errors.As(err, &dns):
-		return fact(HostNotFound, "The host %s was not found", Name(dns.Name))
+		return fact(HostNotFound, i18n.T("The host %s was not found"), Name(dns.Name))
 	case isCertificate(err):
-		f := fact(Certificate, "The TLS certificate of %s is not trusted%s", Name(host(err, s)), certificateProblem(err))
+		f := certificateFact(err, host(err, s))
 		var he x509.HostnameError
 		f.OtherHost = errors.As(err, &he)
 		return f
 	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return fact(ConnectionFailed, "The connection to %s failed", Name(host(err, s)))
+		if h := host(err, s); h != "" {
+			return fact(ConnectionFailed, i18n.T("The connection to %s failed"), Name(h))
+		}
+		return fact(ConnectionFailed, i18n.T("The connection to the service failed"))
 	}
 	return fact(Unknown, "%s", Capitalize(strings.TrimSuffix(err.Error(), ".")))
 }
@@ -317,92 +341,114 @@ func Error(err error, s Scene) Fact {
 func status(e *client.Error, s Scene) Fact {
 	c := e.StatusCode
 	if e.Code == client.CodeStopped {
-		return fact(StoppedUnwritten, "You stopped the reply before the model wrote anything; nothing was charged")
+		return fact(StoppedUnwritten, i18n.T("You stopped the reply before the model wrote anything; nothing was charged"))
 	}
 	switch c {
 	case http.StatusUnauthorized:
 		switch s.Key {
 		case KeyNone:
-			return coded(KeyRefused, c, e, "The service wants an API key", "")
+			return coded(KeyRefused, c, e, "The service wants an API key", "",
+				i18n.T("The service wants an API key"), i18n.T("The service wants an API key: %s"))
 		case KeyTyped:
-			return coded(KeyRefused, c, e, "The service refused this API key", "")
+			return coded(KeyRefused, c, e, "The service refused this API key", "",
+				i18n.T("The service refused this API key"), i18n.T("The service refused this API key: %s"))
 		case KeyFlag:
-			return coded(KeyRefused, c, e, "The service refused the API key given with --api-key", "")
+			return coded(KeyRefused, c, e, "The service refused the API key given with --api-key", "",
+				i18n.T("The service refused the API key given with --api-key"), i18n.T("The service refused the API key given with --api-key: %s"))
 		case KeyEnv:
-			return coded(KeyRefused, c, e, "The service refused the API key in PARLEY_API_KEY", "")
+			return coded(KeyRefused, c, e, "The service refused the API key in PARLEY_API_KEY", "",
+				i18n.T("The service refused the API key in PARLEY_API_KEY"), i18n.T("The service refused the API key in PARLEY_API_KEY: %s"))
 		case KeyStored:
-			return coded(KeyRefused, c, e, "The service refused the stored API key", "")
+			return coded(KeyRefused, c, e, "The service refused the stored API key", "",
+				i18n.T("The service refused the stored API key"), i18n.T("The service refused the stored API key: %s"))
 		}
-		return coded(KeyRefused, c, e, "The service refused the API key", "")
+		return coded(KeyRefused, c, e, "The service refused the API key", "",
+			i18n.T("The service refused the API key"), i18n.T("The service refused the API key: %s"))
 	case http.StatusPaymentRequired:
-		return coded(NoPoints, c, e, "Not enough points for this call", "")
+		return coded(NoPoints, c, e, "Not enough points for this call", "",
+			i18n.T("Not enough points for this call"), i18n.T("Not enough points for this call: %s"))
 	case http.StatusForbidden:
-		return coded(Forbidden, c, e, "The service does not let this API key do that", "")
+		return coded(Forbidden, c, e, "The service does not let this API key do that", "",
+			i18n.T("The service does not let this API key do that"), i18n.T("The service does not let this API key do that: %s"))
 	case http.StatusNotFound:
 		return notFound(e, s)
 	case http.StatusRequestEntityTooLarge:
-		return coded(TooLarge, c, e, "Too large for the service", "")
+		return coded(TooLarge, c, e, "Too large for the service", "",
+			i18n.T("Too large for the service"), i18n.T("Too large for the service: %s"))
 	case http.StatusUnsupportedMediaType:
-		return coded(UnreadableAudio, c, e, "The service cannot read this audio", "")
+		return coded(UnreadableAudio, c, e, "The service cannot read this audio", "",
+			i18n.T("The service cannot read this audio"), i18n.T("The service cannot read this audio: %s"))
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		if e.Code == client.CodeNarrowband {
-			return fact(NarrowbandAudio, "The audio has nothing above 4 kHz (telephone quality), which the service's recogniser cannot hear")
+			return fact(NarrowbandAudio, i18n.T("The audio has nothing above 4 kHz (telephone quality), which the service's recogniser cannot hear"))
 		}
 		if work(e, s) == WorkSpeech && mentions(e, "voice") {
-			return coded(VoiceRefused, c, e, "The service refused the voice", "")
+			return coded(VoiceRefused, c, e, "The service refused the voice", "",
+				i18n.T("The service refused the voice"), i18n.T("The service refused the voice: %s"))
 		}
-		return coded(BadRequest, c, e, "The service refused the request", "")
+		return coded(BadRequest, c, e, "The service refused the request", "",
+			i18n.T("The service refused the request"), i18n.T("The service refused the request: %s"))
 	case http.StatusTooManyRequests:
-		f := coded(Busy, c, e, "The service is busy", "")
+		f := coded(Busy, c, e, "The service is busy", "",
+			i18n.T("The service is busy"), i18n.T("The service is busy: %s"))
 		f.RetryAfter = e.RetryAfter
 		return f
 	case http.StatusBadGateway:
 		switch work(e, s) {
 		case WorkChat:
 			// The model failed, stopped before its reply was whole, or is not running: there is no reply,
-			// and the service charges nothing for it.
-			f := coded(UpstreamFailed, c, e, "The service's model failed", "")
-			if !mentions(e, "charge", "refund") {
-				f = coded(UpstreamFailed, c, e, "The service's model failed", "; a failed chat call is refunded")
+			// and the service charges nothing for it. The window says so in plainer words.
+			if mentions(e, "charge", "refund") {
+				return coded(UpstreamFailed, c, e, "The service's model failed", "",
+					i18n.T("The model gave no reply"), i18n.T("The model gave no reply: %s"))
 			}
-			f.plain.Format = "The model gave no reply" + strings.TrimPrefix(f.plain.Format, "The service's model failed")
-			return f
+			return coded(UpstreamFailed, c, e, "The service's model failed", "; a failed chat call is refunded",
+				i18n.T("The model gave no reply; a failed chat call is refunded"), i18n.T("The model gave no reply: %s; a failed chat call is refunded"))
 		case WorkSpeech:
-			return coded(UpstreamFailed, c, e, "The service's speech engine failed", "")
+			return coded(UpstreamFailed, c, e, "The service's speech engine failed", "",
+				i18n.T("The service's speech engine failed"), i18n.T("The service's speech engine failed: %s"))
 		}
-		return coded(UpstreamFailed, c, e, "The service's model failed", "")
+		return coded(UpstreamFailed, c, e, "The service's model failed", "",
+			i18n.T("The service's model failed"), i18n.T("The service's model failed: %s"))
 	case http.StatusServiceUnavailable:
-		return coded(ServiceDown, c, e, "The service is unavailable", "")
+		return coded(ServiceDown, c, e, "The service is unavailable", "",
+			i18n.T("The service is unavailable"), i18n.T("The service is unavailable: %s"))
 	}
 	if c >= 500 {
-		return coded(ServiceDown, c, e, "The service failed", "")
+		return coded(ServiceDown, c, e, "The service failed", "",
+			i18n.T("The service failed"), i18n.T("The service failed: %s"))
 	}
 	if c >= 200 && c < 300 {
 		f := fact(ErrorAnswer, "The service answered with an error%s", ServiceWords(e))
-		f.plain = &Fact{Kind: ErrorAnswer, Format: "The service answered with an error%s", Args: []any{plainWords(e)}}
+		f.plain = plainFact(ErrorAnswer, e, i18n.T("The service answered with an error"), i18n.T("The service answered with an error: %s"))
 		return f
 	}
-	return coded(ErrorAnswer, c, e, "The service refused the request", "")
+	return coded(ErrorAnswer, c, e, "The service refused the request", "",
+		i18n.T("The service refused the request"), i18n.T("The service refused the request: %s"))
 }
 
 // notFound tells a wrong address from a conversation that does not exist.
 func notFound(e *client.Error, s Scene) Fact {
 	if EndsInV1(s.BaseURL) {
 		f := fact(DoubledV1, "Not found (404) at %s", Name(s.BaseURL))
-		f.plain = &Fact{Kind: DoubledV1, Format: "Nothing was found at %s", Args: []any{Name(s.BaseURL)}}
+		f.plain = &Fact{Kind: DoubledV1, Format: i18n.T("Nothing was found at %s"), Args: []any{Name(s.BaseURL)}}
 		return f
 	}
+	c := e.StatusCode
 	if strings.Contains(e.Path, "/conversations/") || (strings.HasSuffix(e.Path, "/messages") && (s.Conversation != "" || mentions(e, "conversation"))) {
-		conv := Name(s.Conversation)
-		if conv == "" {
-			conv = "with that ID"
+		if s.Conversation == "" {
+			return coded(NoConversation, c, e, "No conversation with that ID on this service", "",
+				i18n.T("No conversation with that ID on this service"), i18n.T("No conversation with that ID on this service: %s"))
 		}
-		return coded(NoConversation, e.StatusCode, e, "No conversation %s on this service", "", conv)
+		return coded(NoConversation, c, e, "No conversation %s on this service", "",
+			i18n.T("No conversation %s on this service"), i18n.T("No conversation %s on this service: %s"), Name(s.Conversation))
 	}
 	if s.BaseURL == "" {
-		return coded(NoEndpoint, e.StatusCode, e, "The service has no %s", "", Name(e.Method+" "+e.Path))
+		return coded(NoEndpoint, c, e, "The service has no %s", "",
+			i18n.T("The service has no %s"), i18n.T("The service has no %s: %s"), Name(e.Method+" "+e.Path))
 	}
-	return coded(NoEndpoint, e.StatusCode, e, "The service at %s has no %s", "", Name(s.BaseURL), Name(e.Method+" "+e.Path))
+	return coded(NoEndpoint, c, e, "The service at %s has no %s", "",
+		i18n.T("The service at %s has no %s"), i18n.T("The service at %s has no %s: %s"), Name(s.BaseURL), Name(e.Method+" "+e.Path))
 }
 
 // work is what the call was for: as the scene says, else as the request path shows.
@@ -459,25 +505,35 @@ func isCertificate(err error) bool {
 	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
 }
 
-// certificateProblem names what is wrong with a certificate, as " (...)", or "".
-func certificateProblem(err error) string {
+// certificateFact says that the TLS certificate of host ("": not known) is not trusted, and
+// what is wrong with it when err tells.
+func certificateFact(err error, host string) Fact {
 	var (
 		ua x509.UnknownAuthorityError
 		he x509.HostnameError
 		ci x509.CertificateInvalidError
 	)
+	h := Name(host)
 	switch {
+	case host == "" && errors.As(err, &ua):
+		return fact(Certificate, i18n.T("The TLS certificate of the service is not trusted (an unknown authority signed it)"))
+	case host == "" && errors.As(err, &he):
+		return fact(Certificate, i18n.T("The TLS certificate of the service is not trusted (it is made out to another host)"))
+	case host == "" && errors.As(err, &ci) && ci.Reason == x509.Expired:
+		return fact(Certificate, i18n.T("The TLS certificate of the service is not trusted (it has expired, or is not valid yet)"))
+	case host == "":
+		return fact(Certificate, i18n.T("The TLS certificate of the service is not trusted"))
 	case errors.As(err, &ua):
-		return " (an unknown authority signed it)"
+		return fact(Certificate, i18n.T("The TLS certificate of %s is not trusted (an unknown authority signed it)"), h)
 	case errors.As(err, &he):
-		return " (it is made out to another host)"
+		return fact(Certificate, i18n.T("The TLS certificate of %s is not trusted (it is made out to another host)"), h)
 	case errors.As(err, &ci) && ci.Reason == x509.Expired:
-		return " (it has expired, or is not valid yet)"
+		return fact(Certificate, i18n.T("The TLS certificate of %s is not trusted (it has expired, or is not valid yet)"), h)
 	}
-	return ""
+	return fact(Certificate, i18n.T("The TLS certificate of %s is not trusted"), h)
 }
 
-// host names the service briefly: its host from the scene, else from the error, else "the service".
+// host names the service briefly: its host from the scene, else from the error, else "".
 func host(err error, s Scene) string {
 	if u, perr := url.Parse(s.BaseURL); perr == nil && u.Host != "" {
 		return u.Host
@@ -489,7 +545,7 @@ func host(err error, s Scene) string {
 	if errors.As(err, &h) && h.Host() != "" {
 		return h.Host()
 	}
-	return "the service"
+	return ""
 }
 
 // EndsInV1 reports whether base ends in /v1, which Parley adds itself.
@@ -522,14 +578,22 @@ func Capitalize(s string) string {
 
 // Points is a number of points as people read it: "1 point", "-1 point", "1,000,000 points".
 func Points(n int64) string {
-	if n == 1 || n == -1 {
-		return Number(n) + " point"
+	count := n
+	if count < 0 {
+		count = -count
 	}
-	return Number(n) + " points"
+	if int64(int(count)) != count {
+		count = 1_000_000 // beyond int: any large count takes the same plural
+	}
+	return fmt.Sprintf(i18n.N("%s point", "%s points", int(count)), Number(n))
 }
 
-// Number writes n with its thousands separated by commas: 1,000,000.
+// Number writes n with its thousands separated as the language in use does: 1,000,000 in
+// English (and so in the CLI), 1.000.000 in German.
 func Number(n int64) string {
+	if int64(int(n)) == n {
+		return i18n.Number(int(n))
+	}
 	s := strconv.FormatInt(n, 10)
 	digits := strings.TrimPrefix(s, "-")
 	var b strings.Builder
@@ -554,15 +618,15 @@ func unreadableFact(err error) Fact {
 	)
 	switch {
 	case errors.Is(err, client.ErrTooLarge):
-		return fact(ReplyUnreadable, "The service charged for the message, but its reply was too large to read")
+		return fact(ReplyUnreadable, i18n.T("The service charged for the message, but its reply was too large to read"))
 	case errors.Is(err, client.ErrStreamBroken):
-		return fact(ReplyUnreadable, "The streamed reply broke off; it is charged only if the model finished it")
+		return fact(ReplyUnreadable, i18n.T("The streamed reply broke off; it is charged only if the model finished it"))
 	case errors.As(err, &ce) && ce.Code == client.CodeReplyStored:
-		return fact(ReplyUnreadable, "The service charged for the message and kept its reply in the conversation's history, but failed to send it")
+		return fact(ReplyUnreadable, i18n.T("The service charged for the message and kept its reply in the conversation's history, but failed to send it"))
 	case errors.As(err, &ce):
-		return fact(ReplyUnreadable, "The service answered the message with success but said %s, so it may have charged", Words(ce.Message))
+		return fact(ReplyUnreadable, i18n.T("The service answered the message with success but said %s, so it may have charged"), Words(ce.Message))
 	case errors.As(err, &de):
-		return fact(ReplyUnreadable, "The service charged for the message, but its reply was in a shape Parley does not know")
+		return fact(ReplyUnreadable, i18n.T("The service charged for the message, but its reply was in a shape Parley does not know"))
 	}
-	return fact(ReplyUnreadable, "The service charged for the message, but its reply was cut short")
+	return fact(ReplyUnreadable, i18n.T("The service charged for the message, but its reply was cut short"))
 }

@@ -77,6 +77,18 @@ func N(one, other string, n int) string {
 	return t.Plural(other, n)
 }
 
+// Decimal writes x with prec digits after the decimal mark, as the language in use does: 1.5 in
+// English, 1,5 in German.
+func Decimal(x float64, prec int) string {
+	mu.RLock()
+	p := printer
+	mu.RUnlock()
+	if p == nil {
+		return strconv.FormatFloat(x, 'f', prec, 64)
+	}
+	return p.Sprintf("%.*f", prec, x)
+}
+
 // Number writes a whole number as the language in use does: 1,234 in English, 1.234 in German.
 func Number(n int) string {
 	mu.RLock()

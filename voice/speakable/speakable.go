@@ -20,6 +20,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"parley/audio/sentence"
+	"parley/internal/i18n"
 )
 
 // CodePlaceholder is said instead of a code block or a long piece of inline code; it is the
@@ -190,26 +191,27 @@ func (w *writer) table(t *east.Table) string {
 			}
 		}
 	}
-	var s string
-	switch rows {
-	case 0:
-		s = "An empty table"
-	case 1:
-		s = "A table of 1 row"
-	default:
-		s = fmt.Sprintf("A table of %d rows", rows)
-	}
 	if len(columns) > tableColumnsMax {
-		columns = append(columns[:tableColumnsMax], fmt.Sprintf("%d more", len(columns)-tableColumnsMax))
+		more := len(columns) - tableColumnsMax
+		columns = append(columns[:tableColumnsMax], fmt.Sprintf(i18n.N("%d more", "%d more", more), more))
 	}
-	switch len(columns) {
-	case 0:
-	case 1:
-		s += ", with the column " + columns[0]
-	default:
-		s += ", with the columns " + strings.Join(columns[:len(columns)-1], ", ") + " and " + columns[len(columns)-1]
+	list := ""
+	if n := len(columns); n > 1 {
+		list = fmt.Sprintf(i18n.T("%s and %s"), strings.Join(columns[:n-1], ", "), columns[n-1])
 	}
-	return s + "."
+	switch {
+	case rows == 0 && len(columns) == 0:
+		return i18n.T("An empty table.")
+	case rows == 0 && len(columns) == 1:
+		return fmt.Sprintf(i18n.T("An empty table, with the column %s."), columns[0])
+	case rows == 0:
+		return fmt.Sprintf(i18n.T("An empty table, with the columns %s."), list)
+	case len(columns) == 0:
+		return fmt.Sprintf(i18n.N("A table of %d row.", "A table of %d rows.", rows), rows)
+	case len(columns) == 1:
+		return fmt.Sprintf(i18n.N("A table of %d row, with the column %s.", "A table of %d rows, with the column %s.", rows), rows, columns[0])
+	}
+	return fmt.Sprintf(i18n.N("A table of %d row, with the columns %s.", "A table of %d rows, with the columns %s.", rows), rows, list)
 }
 
 // placeholder says that code was left out, once for code blocks one after another.

@@ -34,6 +34,7 @@ type Player struct {
 	ended  playback.ClipID // the last clip EndNext ended
 	on     func(playback.Event)
 	volume float64
+	speed  float64
 	stops  int
 }
 
@@ -106,6 +107,20 @@ func (p *Player) SetVolume(v float64) {
 	p.mu.Lock()
 	p.volume = v
 	p.mu.Unlock()
+}
+
+// SetSpeed records the speed.
+func (p *Player) SetSpeed(s float64) {
+	p.mu.Lock()
+	p.speed = s
+	p.mu.Unlock()
+}
+
+// Speed is the speed set last (0 until set).
+func (p *Player) Speed() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.speed
 }
 
 // Clips are the clips given so far, in order.
