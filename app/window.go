@@ -1,9 +1,11 @@
 package app
 
 import (
+	"image/color"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/lang"
@@ -54,7 +56,7 @@ func (m *mainWindow) build() {
 	var main fyne.CanvasObject
 	m.fold, main = newFolding(m, m.sidebar.object(), conv)
 	m.fold.resized(u.win.Canvas().Size().Width) // folded before it is shown, in a narrow window
-	u.win.SetContent(border(nil, m.status.object(), nil, nil, main))
+	u.win.SetContent(container.NewStack(dialogRoom(), border(nil, m.status.object(), nil, nil, main)))
 	u.win.SetMainMenu(m.mainMenu())
 	m.status.refresh()
 }
@@ -423,4 +425,16 @@ func (m *mainWindow) presetMenu() *fyne.MenuItem {
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)
 	return it
+}
+
+// minWindowWidth is the narrowest the main window may be: the widest dialog (Preferences, in
+// the longest of the window's languages) fits in it whole. Narrower than the folding width,
+// the conversation list folds away.
+const minWindowWidth = 720
+
+// dialogRoom holds the window at least minWindowWidth wide.
+func dialogRoom() fyne.CanvasObject {
+	r := canvas.NewRectangle(color.Transparent)
+	r.SetMinSize(fyne.NewSize(minWindowWidth, 0))
+	return r
 }
