@@ -149,6 +149,27 @@ func (d *Display) ocr(t testing.TB, args ...string) string {
 	return string(out)
 }
 
+// ReadIn is Read with tesseract's language models langs ("deu", "ukr+eng"): each language's
+// package (tesseract-ocr-deu, ...) must be installed.
+func (d *Display) ReadIn(t testing.TB, langs string) string {
+	t.Helper()
+	return d.ocr(t, "-l", langs)
+}
+
+// WaitForTextIn is WaitForText, read with tesseract's language models langs.
+func (d *Display) WaitForTextIn(t testing.TB, text, langs string, timeout time.Duration) string {
+	t.Helper()
+	var got string
+	Poll(t, timeout, 200*time.Millisecond, func() error {
+		got = d.ReadIn(t, langs)
+		if strings.Contains(strings.ToLower(strings.Join(strings.Fields(got), " ")), strings.ToLower(text)) {
+			return nil
+		}
+		return fmt.Errorf("the screen did not show %q; it read:\n%s", text, got)
+	})
+	return got
+}
+
 // WaitForText waits until the screen shows text (read by tesseract), and returns what it read.
 func (d *Display) WaitForText(t testing.TB, text string, timeout time.Duration) string {
 	t.Helper()
