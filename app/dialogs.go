@@ -94,9 +94,26 @@ func (u *UI) showDialogOf(owner any, d dialog.Dialog, keys *dialogKeys, first fy
 		})
 	})
 	d.Show()
+	u.makeRoomFor(c.Overlays().Top())
 	if first != nil {
 		c.Focus(first)
 	}
+}
+
+// makeRoomFor grows the window to hold the dialog top whole when it is narrower or shorter
+// than the dialog needs (a long language in a small window): a dialog is never cut at the
+// window's edge. The window keeps its new size after the dialog closes, as after a resize by
+// hand.
+func (u *UI) makeRoomFor(top fyne.CanvasObject) {
+	if top == nil {
+		return
+	}
+	have, need := u.win.Canvas().Size(), top.MinSize()
+	pad := 2 * theme.Padding()
+	if have.Width >= need.Width+pad && have.Height >= need.Height+pad {
+		return
+	}
+	u.win.Resize(fyne.NewSize(max(have.Width, need.Width+pad), max(have.Height, need.Height+pad)))
 }
 
 // dialogOf returns the open dialog of type T nearest the top (ok false: none is open).

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
 )
 
 var update = flag.Bool("update", false, "write translations/en.json from the sentences in the code")
@@ -183,6 +185,10 @@ func TestBundles_MatchTheCode(t *testing.T) {
 		writeEnglish(t, code)
 	}
 	for _, l := range Languages {
+		if _, err := bundles.ReadFile("translations/" + l.Code + ".json"); err != nil {
+			t.Errorf("%s: no bundle: %v", l.Code, err)
+			continue
+		}
 		b := readBundle(t, l.Code)
 		var missing, unused []string
 		for k, s := range code {
@@ -209,8 +215,18 @@ func TestBundles_MatchTheCode(t *testing.T) {
 	}
 }
 
+// layouts are the keys whose values are Go time layouts: a translation writes the day and the
+// month with numbers (Go writes month names in English only).
+var layouts = map[string]bool{"layout.time": true, "layout.day-time": true, "2 Jan": true, "2 Jan 2006": true}
+
 func checkEntry(t *testing.T, lang string, s sentence, v any) {
 	t.Helper()
+	if str, ok := v.(string); ok && layouts[s.key] && lang != "en" {
+		shown := time.Date(2026, time.November, 27, 15, 4, 0, 0, time.UTC).Format(str)
+		if strings.IndexFunc(shown, unicode.IsLetter) >= 0 || !strings.ContainsAny(shown, "0123456789") {
+			t.Errorf("%s.json: the layout %q shows 27 November as %q: it must write the date with numbers", lang, s.key, shown)
+		}
+	}
 	want := verbs(s.key)
 	if s.text != "" {
 		want = verbs(s.text)
