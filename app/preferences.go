@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -342,7 +341,7 @@ func (p *preferencesDialog) buildHold() fyne.CanvasObject {
 	p.hold.Step = 100
 	p.hold.shown = p.holdLabel
 	p.hold.OnChanged = func(v float64) {
-		p.holdLabel.SetText(fmt.Sprintf(lang.L("%s s"), strconv.FormatFloat(v/1000, 'f', 1, 64)))
+		p.holdLabel.SetText(fmt.Sprintf(lang.L("%s s"), i18n.Decimal(v/1000, 1)))
 	}
 	p.hold.SetValue(float64(p.u.prefs.hold() / time.Millisecond))
 	return border(nil, nil, nil, p.holdLabel, p.hold)

@@ -335,7 +335,7 @@ func sliderText(set bool, v, step float64) string {
 	if !set {
 		return lang.L("unset")
 	}
-	return strconv.FormatFloat(v, 'f', decimals(step), 64)
+	return i18n.Decimal(v, decimals(step)) // 0.7, 0,7 in German
 }
 
 // stepped is a slider's value rounded to the digits of its step, as it is shown: a slider
