@@ -46,6 +46,8 @@ type standInSettings struct {
 	// eight), the first after FirstToken, then TokensPerSecond a second, as a model on a laptop
 	// writes: streamed when asked to stream, else whole once all are written. Its last word is
 	// "Done.".
+	// Reply, when set, is every chat's reply (else it says what it heard).
+	Reply           string        `json:"reply,omitempty"`
 	LongOn          string        `json:"long_on,omitempty"`
 	LongTokens      int           `json:"long_tokens,omitempty"`
 	FirstToken      time.Duration `json:"first_token,omitempty"`
@@ -155,6 +157,9 @@ func runStandIn() {
 			}
 		}
 		reply := fmt.Sprintf("The standin model heard %q after %d earlier questions.", question, earlier)
+		if s.Reply != "" {
+			reply = s.Reply
+		}
 		pieces := strings.SplitAfter(reply, " ")
 		var first, every time.Duration
 		if s.LongOn == "*" || s.LongOn != "" && strings.Contains(question, s.LongOn) {

@@ -221,3 +221,60 @@ func TestVoiceLoop_OnceWithoutSpeechExitsNonZero(t *testing.T) {
 		t.Errorf("status after a silent --once: %s; want the balance untouched at 10", st.Stdout)
 	}
 }
+
+// TestVoiceLoop_ReplySpokenInItsLanguage: `parley voice` against the service in front of a model
+// that answers in German speaks the reply with the service's German voice (its log names the
+// voice of each speech request); with --voice, every reply is spoken in the voice chosen.
+func TestVoiceLoop_ReplySpokenInItsLanguage(t *testing.T) {
+	testenv.RequireCommands(t, "flite", "paplay", "parec", "pocketsphinx_continuous", "lame", "espeak-ng")
+	si := startStandIn(t, standInSettings{Addr: "127.0.0.1:0",
+		Reply: "Morgen wird es in Paris sonnig, mit einer leichten Brise aus Westen und bis zu zwanzig Grad."})
+	s := startServiceEnv(t, si.portsEnv, "--llm", "auto")
+	key := s.newKey(t, 10)
+	p := testenv.StartPulse(t)
+	env := s.env(append([]string{"PARLEY_API_KEY=" + key, "PARLEY_AUDIO_BACKEND=pulse"}, p.Env...)...)
+	question := say(t, t.TempDir(), "question", theQuestion)
+	for _, tt := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "voice=de"},
+		{[]string{"--voice", "flite-rms"}, "voice=flite-rms"},
+	} {
+		from := len(s.logs.String())
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"voice", "--once", "--device", p.Monitor, "--hold", "0.8s"}, tt.flags...)...)
+		cmd.Env = env
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		states := followStates(stderr, "listening")
+		states.wait(t, "listening")
+		time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+		playInto(t, p, question)
+		err = cmd.Wait()
+		cancel()
+		if err != nil {
+			t.Fatalf("parley voice --once %v: %v\n%s", tt.flags, err, states.text())
+		}
+		log := s.logs.String()[from:]
+		var spoken []string
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, "path=/v1/chat/speech") {
+				spoken = append(spoken, line)
+			}
+		}
+		if len(spoken) == 0 {
+			t.Fatalf("%v: no speech request in the service's log:\n%s", tt.flags, log)
+		}
+		for _, line := range spoken {
+			if !strings.Contains(line, tt.want) {
+				t.Errorf("%v: the reply was spoken so: %s; want %s", tt.flags, line, tt.want)
+			}
+		}
+	}
+}

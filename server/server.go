@@ -264,6 +264,7 @@ type logInfoKey struct{}
 // logInfo is what the handler tells the request log line.
 type logInfo struct {
 	account atomic.Int64
+	voice   atomic.Pointer[string] // the voice a speech request was spoken in
 }
 
 // statusWriter remembers the status written, and gives the client a write
@@ -345,6 +346,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 			if id := info.account.Load(); id != 0 {
 				attrs = append(attrs, "account", id)
+			}
+			if v := info.voice.Load(); v != nil {
+				attrs = append(attrs, "voice", *v)
 			}
 			s.log.Info("request", attrs...)
 		}()

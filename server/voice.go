@@ -105,6 +105,9 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request, acct store
 	if err != nil {
 		return s.speechError(r, "synthesize", err)
 	}
+	if info, ok := r.Context().Value(logInfoKey{}).(*logInfo); ok {
+		info.voice.Store(&voice) // the request's log line names it
+	}
 	writeSpeech(w, mp3, voice)
 	return nil
 }
