@@ -159,6 +159,8 @@ func next(f explain.Fact, where place) (string, action) {
 		return lang.L("Pick another voice."), actionNone
 	case explain.NarrowbandAudio:
 		return lang.L("Choose another microphone in Preferences: a headset's hands-free mode sends this."), actionNone
+	case explain.LanguageUnheard:
+		return lang.L("Ask in English, or run a Whisper server on this computer (see the README)."), actionNone
 	}
 	return "", actionNone
 }

@@ -197,6 +197,7 @@ var kindAdvice = map[explain.Kind]string{
 	explain.TooLarge:           "send a shorter text or recording",
 	explain.UnreadableAudio:    "try another format, such as WAV",
 	explain.NarrowbandAudio:    "record it at 16 kHz or more",
+	explain.LanguageUnheard:    "ask in English, or run a Whisper server for the service (see the README)",
 	explain.VoiceRefused:       "list its voices with 'parley voices'",
 	explain.BadRequest:         "check the values you gave",
 	explain.UpstreamFailed:     "try again",

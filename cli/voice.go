@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"parley/client"
+	"parley/internal/langtag"
 	"parley/media"
 )
 
@@ -24,9 +25,9 @@ const maxSpeechText = 4096
 
 func newTranscribeCmd(g *globals) *cobra.Command {
 	var raw bool
-	var mime string
+	var mime, language string
 	cmd := &cobra.Command{
-		Use:   "transcribe FILE|- [--raw] [--json]",
+		Use:   "transcribe FILE|- [--raw] [--language L] [--json]",
 		Short: "Turn speech in an audio file into text",
 		Long: `Uploads an audio file for speech-to-text and prints the text heard.
 WAV and raw PCM (.pcm/.raw: 16 kHz mono 16-bit) are encoded as WebM/Opus first, which is about
@@ -34,6 +35,12 @@ WAV and raw PCM (.pcm/.raw: 16 kHz mono 16-bit) are encoded as WebM/Opus first, 
 The service accepts at most 10,000,000 bytes of audio.`,
 		Args: wantOne("an audio file", ", or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			lang := ""
+			if language != "" {
+				if lang = langtag.Normalize(language); lang == "" {
+					return usageErrorf("--language must be a language such as \"de\" or \"German\", not %q", language)
+				}
+			}
 			name := args[0]
 			data, err := g.readInput(name, "an audio file")
 			if err != nil {
@@ -62,7 +69,7 @@ The service accepts at most 10,000,000 bytes of audio.`,
 				return err
 			}
 			stop := g.waitFor("the transcript")
-			tr, err := c.Transcribe(cmd.Context(), client.TranscribeRequest{Audio: upload, MIMEType: kind})
+			tr, err := c.Transcribe(cmd.Context(), client.TranscribeRequest{Audio: upload, MIMEType: kind, Language: lang})
 			stop()
 			if err != nil {
 				return err
@@ -79,6 +86,7 @@ The service accepts at most 10,000,000 bytes of audio.`,
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "send the file unchanged")
 	cmd.Flags().StringVar(&mime, "type", "", "the audio's media type to declare with --raw (default: detected)")
+	cmd.Flags().StringVar(&language, "language", "", "the language spoken (\"de\"), for a service that takes one: Parley's own")
 	return cmd
 }
 

@@ -22,6 +22,7 @@ import (
 	"parley/audio/vad"
 	"parley/audio/wake"
 	"parley/client"
+	"parley/internal/langtag"
 	"parley/voice"
 )
 
@@ -42,6 +43,7 @@ type voiceOptions struct {
 	traceFile  string
 	speechName string
 	speed      float64
+	speechLang string
 	listen     time.Duration
 	speakErrs  bool
 	wake       bool
@@ -127,6 +129,7 @@ time in ms since the start.`,
 	f.BoolVar(&o.adaptive, "adaptive-hold", true, "end a question sooner when it reads as complete, later after \"and\", \"the\"...")
 	f.StringVar(&o.traceFile, "trace", "", "write each turn's latency events to this file, one JSON object per line")
 	f.StringVar(&o.speechName, "voice", "", "the voice replies are spoken in (see 'parley voices')")
+	f.StringVar(&o.speechLang, "speech-language", "", "the language questions are asked in (\"de\"), for a service that takes one: Parley's own")
 	f.Float64Var(&o.speed, "speed", 1, "how fast replies are spoken, from 0.75 to 2 times as made, the pitch kept")
 	f.DurationVar(&o.listen, "listen-timeout", 0, "give up when no speech starts within this (default 30s with --once or --turns, else never)")
 	f.BoolVar(&o.speakErrs, "speak-errors", false, "say aloud when a turn fails, as well as printing it")
@@ -151,6 +154,11 @@ func (o *voiceOptions) validate() error {
 	}
 	if err := checkSpeed(o.speed); err != nil {
 		return err
+	}
+	if o.speechLang != "" {
+		if o.speechLang = langtag.Normalize(o.speechLang); o.speechLang == "" {
+			return usageErrorf("--speech-language must be a language such as \"de\" or \"German\"")
+		}
 	}
 	if o.turns < 0 {
 		return usageErrorf("--turns must not be negative, not %d", o.turns)
@@ -251,7 +259,7 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	out := &voicePrinter{g: g, phrase: o.wakePhrase}
 	vc := voice.Config{
 		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,
-		Voice: o.speechName, VoiceChosen: o.speechName != "", Voices: voicesOf(ctx, c),
+		Voice: o.speechName, VoiceChosen: o.speechName != "", Voices: voicesOf(ctx, c), SpeechLanguage: o.speechLang,
 		Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
 		Speculate: o.speculate, AdaptiveHold: o.adaptive,
 		SpeakErrors: o.speakErrs,

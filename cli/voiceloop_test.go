@@ -19,6 +19,8 @@ func TestVoice_Usage(t *testing.T) {
 		{"voice", "--speed", "3"},
 		{"voice", "--speed", "0.5"},
 		{"voice", "--speed", "NaN"},
+		{"voice", "--speech-language", "not a language!"},
+		{"transcribe", "--language", "x y", "x.wav"},
 		{"play", "--speed", "2.5", "x.mp3"},
 		{"voice", "extra"},
 	} {

@@ -25,6 +25,9 @@ func BenchmarkVoice_SpeechEndToFirstAudio(b *testing.B) {
 	// with speculative transcription, as parley voice runs by default.
 	b.Run("fixed-hold", func(b *testing.B) { benchSpeechEndToFirstAudio(b, "--adaptive-hold=false") })
 	b.Run("adaptive", func(b *testing.B) { benchSpeechEndToFirstAudio(b, "--adaptive-hold=true") })
+	// The speech rate (libsonic) must not delay the first sound: the fixed hold at 1.5×, to set
+	// beside fixed-hold.
+	b.Run("fixed-hold-speed-1.5", func(b *testing.B) { benchSpeechEndToFirstAudio(b, "--adaptive-hold=false", "--speed", "1.5") })
 }
 
 // benchSpeechEndToFirstAudio is BenchmarkVoice_SpeechEndToFirstAudio with parley voice's extra

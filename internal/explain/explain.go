@@ -69,6 +69,7 @@ const (
 	ReplyUnreadable                // a chat call answered with success (so charged) whose reply the client cannot read
 	StoppedUnwritten               // a streamed reply stopped before the model wrote anything (refunded)
 	NarrowbandAudio                // 422: the recogniser cannot hear telephone-quality audio
+	LanguageUnheard                // 422: the recogniser cannot hear the language asked for
 )
 
 // KeySource says where the API key of a call came from, when the caller knows.
@@ -381,6 +382,9 @@ func status(e *client.Error, s Scene) Fact {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		if e.Code == client.CodeNarrowband {
 			return fact(NarrowbandAudio, i18n.T("The audio has nothing above 4 kHz (telephone quality), which the service's recogniser cannot hear"))
+		}
+		if e.Code == client.CodeUnsupportedLanguage {
+			return fact(LanguageUnheard, i18n.T("The service's recogniser cannot hear that language: the built-in one hears English only"))
 		}
 		if work(e, s) == WorkSpeech && mentions(e, "voice") {
 			return coded(VoiceRefused, c, e, "The service refused the voice", "",
