@@ -134,6 +134,14 @@ func next(f explain.Fact, where place) (string, action) {
 		return account(lang.L("Check that it is running, or change the address in Account."), lang.L("Check that it is running, or change the address.")), actionRetry
 	case explain.HostNotFound:
 		return account(lang.L("Check the address in Account, and your connection."), lang.L("Check the address, and your connection.")), actionRetry
+	}
+	return nextForWork(f)
+}
+
+// nextForWork is next for the failures of the work itself (a call, audio, the service), which
+// read the same wherever they are shown.
+func nextForWork(f explain.Fact) (string, action) {
+	switch f.Kind {
 	case explain.ConnectionFailed:
 		return lang.L("Check your connection and try again."), actionRetry
 	case explain.Timeout, explain.UpstreamFailed:

@@ -68,64 +68,11 @@ func collect(t *testing.T) map[string]sentence {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			pkg, ok := sel.X.(*ast.Ident)
-			if !ok || (pkg.Name != "lang" && pkg.Name != "i18n") {
-				return true
-			}
-			at := fset.Position(call.Pos()).String()
-			lit := func(i int) string {
-				if i >= len(call.Args) {
-					t.Errorf("%s: %s.%s without its sentence", at, pkg.Name, sel.Sel.Name)
-					return ""
+			if call, ok := n.(*ast.CallExpr); ok {
+				if s, ok := sentenceOf(t, fset, call); ok {
+					add(t, found, s)
 				}
-				b, ok := call.Args[i].(*ast.BasicLit)
-				if !ok || b.Kind != token.STRING {
-					t.Errorf("%s: %s.%s is given something other than a string literal, which no bundle can hold", at, pkg.Name, sel.Sel.Name)
-					return ""
-				}
-				s, err := strconv.Unquote(b.Value)
-				if err != nil {
-					t.Errorf("%s: %v", at, err)
-				}
-				return s
 			}
-			var s sentence
-			switch pkg.Name + "." + sel.Sel.Name {
-			case "lang.L", "lang.Localize", "i18n.T":
-				s = sentence{key: lit(0)}
-			case "lang.N", "lang.LocalizePlural":
-				s = sentence{key: lit(0), plural: true}
-			case "lang.X", "lang.LocalizeKey":
-				s = sentence{key: lit(0), text: lit(1)}
-			case "lang.XN", "lang.LocalizePluralKey":
-				s = sentence{key: lit(0), text: lit(1), plural: true}
-			case "i18n.N":
-				s = sentence{key: lit(1), one: lit(0), plural: true}
-			default:
-				return true
-			}
-			s.at = at
-			if s.key == "" {
-				return true
-			}
-			if slices.Contains(reserved, strings.ToLower(s.key)) {
-				t.Errorf("%s: %q is one of go-i18n's reserved words: give it a key with lang.X", at, s.key)
-			}
-			if prev, ok := found[s.key]; ok && prev.plural != s.plural {
-				t.Errorf("%s: %q is a plural at one call and not at %s", at, s.key, prev.at)
-			}
-			if prev, ok := found[s.key]; ok && prev.one != "" && s.one == "" {
-				s.one = prev.one
-			}
-			found[s.key] = s
 			return true
 		})
 		return nil
@@ -134,6 +81,70 @@ func collect(t *testing.T) map[string]sentence {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// sentenceOf is the sentence a call of lang.L / N / X / XN or i18n.T / N hands over, if call is
+// one; a sentence that is not a string literal is an error.
+func sentenceOf(t *testing.T, fset *token.FileSet, call *ast.CallExpr) (sentence, bool) {
+	t.Helper()
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return sentence{}, false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || (pkg.Name != "lang" && pkg.Name != "i18n") {
+		return sentence{}, false
+	}
+	at := fset.Position(call.Pos()).String()
+	lit := func(i int) string {
+		if i >= len(call.Args) {
+			t.Errorf("%s: %s.%s without its sentence", at, pkg.Name, sel.Sel.Name)
+			return ""
+		}
+		b, ok := call.Args[i].(*ast.BasicLit)
+		if !ok || b.Kind != token.STRING {
+			t.Errorf("%s: %s.%s is given something other than a string literal, which no bundle can hold", at, pkg.Name, sel.Sel.Name)
+			return ""
+		}
+		s, err := strconv.Unquote(b.Value)
+		if err != nil {
+			t.Errorf("%s: %v", at, err)
+		}
+		return s
+	}
+	var s sentence
+	switch pkg.Name + "." + sel.Sel.Name {
+	case "lang.L", "lang.Localize", "i18n.T":
+		s = sentence{key: lit(0)}
+	case "lang.N", "lang.LocalizePlural":
+		s = sentence{key: lit(0), plural: true}
+	case "lang.X", "lang.LocalizeKey":
+		s = sentence{key: lit(0), text: lit(1)}
+	case "lang.XN", "lang.LocalizePluralKey":
+		s = sentence{key: lit(0), text: lit(1), plural: true}
+	case "i18n.N":
+		s = sentence{key: lit(1), one: lit(0), plural: true}
+	default:
+		return sentence{}, false
+	}
+	s.at = at
+	return s, s.key != ""
+}
+
+// add records s in found, checking it against the calls of the same sentence seen before.
+func add(t *testing.T, found map[string]sentence, s sentence) {
+	t.Helper()
+	if slices.Contains(reserved, strings.ToLower(s.key)) {
+		t.Errorf("%s: %q is one of go-i18n's reserved words: give it a key with lang.X", s.at, s.key)
+	}
+	prev, ok := found[s.key]
+	if ok && prev.plural != s.plural {
+		t.Errorf("%s: %q is a plural at one call and not at %s", s.at, s.key, prev.at)
+	}
+	if ok && prev.one != "" && s.one == "" {
+		s.one = prev.one
+	}
+	found[s.key] = s
 }
 
 // reserved are go-i18n's words that a bundle cannot hold as keys beside others.
