@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"parley/app/chatview"
@@ -146,4 +147,29 @@ func TestDialogs_FitInEveryLanguage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The language chosen in Preferences is the window's at the next start, whatever the system's.
+func TestApp_ChosenLanguageAtTheNextStart(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Preferences().SetString(prefLanguage, "de")
+	t.Cleanup(func() { locale.Use("en") })
+	h := startWith(t, newFakeService(), a, nil)
+	if got := locale.Current().Code; got != "de" {
+		t.Fatalf("the window is in %q, want de", got)
+	}
+	if !hasButton(h.u.win.Content(), "Neue Unterhaltung") {
+		t.Error("the window shows no German: its words were made before the language was chosen")
+	}
+}
+
+// hasButton reports whether a button under o says text.
+func hasButton(o fyne.CanvasObject, text string) bool {
+	found := false
+	eachObject(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok && b.Text == text {
+			found = true
+		}
+	})
+	return found
 }
