@@ -1,6 +1,6 @@
 // Command notices writes THIRD_PARTY_NOTICES: the licence of every module linked into parley, on
-// Linux and on Windows, of the Go standard library, and of libopus and SpeexDSP (linked into the
-// Windows parley.exe), read from the module cache and third_party/licenses.
+// Linux and on Windows, of the Go standard library, and of libopus, SpeexDSP and Sonic (linked
+// into the Windows parley.exe), read from the module cache and third_party/licenses.
 //
 //	go run ./internal/notices > THIRD_PARTY_NOTICES   # write it again after go.mod changes
 //	go run ./internal/notices -check THIRD_PARTY_NOTICES
@@ -96,12 +96,14 @@ func notices() ([]byte, error) {
 	b.WriteString(`Third-party notices for Parley
 
 Parley (LICENSE, BSD-3-Clause) is built from the Go modules below, the Go standard library and,
-in the Windows parley.exe, libopus and SpeexDSP. Each one's licence follows, as its authors ship it.
+in the Windows parley.exe, libopus, SpeexDSP and Sonic. Each one's licence follows, as its authors
+ship it.
 
 On Linux, parley also uses the system's own shared libraries, which are not part of the archive:
 libopus (BSD-3-Clause), ALSA's libasound (LGPL-2.1), OpenGL and X11 (MIT-style).
 When they are installed, parley opens at run time with dlopen SpeexDSP's libspeexdsp
-(BSD-3-Clause) for its echo canceller and libpocketsphinx (BSD-2-Clause) for the wake phrase and
+(BSD-3-Clause) for its echo canceller, Sonic's libsonic (Apache-2.0) for the speech rate, and
+libpocketsphinx (BSD-2-Clause) for the wake phrase and
 the reference service's recogniser; the service also opens libflite (BSD-style) and libmp3lame
 (LGPL-2), and runs espeak-ng (GPL-3), and the programs of the others where their libraries do not
 open, as separate programs; none of them is linked into the Linux parley.
@@ -154,6 +156,7 @@ open, as separate programs; none of them is linked into the Linux parley.
 	for _, lib := range []struct{ title, file string }{
 		{"libopus 1.3.1", "opus-1.3.1-COPYING"},
 		{"SpeexDSP 1.2.1", "speexdsp-1.2.1-COPYING"},
+		{"Sonic 0.2.0", "sonic-0.2.0-COPYING"},
 	} {
 		section(lib.title + " (linked statically into the Windows parley.exe)")
 		data, err = os.ReadFile(filepath.Join(moduleRoot(), "third_party", "licenses", lib.file))
