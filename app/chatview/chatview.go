@@ -330,12 +330,11 @@ func (c *View) Restyle() {
 	c.list.Refresh()
 	if end {
 		// The rows on screen are measured as the list lays them out, and their heights given
-		// after (c.do): the end is shown after them.
-		c.list.ScrollToBottom()
-		c.do(func() {
-			c.list.ScrollToBottom()
-			c.moved()
-		})
+		// after (c.do): the end is shown after them. The end as followEnd shows it: a fresh
+		// reply taller than the view from its top, once its height is known (a theme applied
+		// while a reply arrives must not take the reader to its end).
+		c.followEnd()
+		c.do(c.followEnd)
 	}
 	c.moved()
 }
