@@ -505,14 +505,9 @@ func TestRetries_ConnectionDropped(t *testing.T) {
 
 // A connection refused on every attempt ends in a connection error after the retries.
 func TestRetries_ConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.ClosedPort(t))
 	c := newTestClient(t, "http://"+addr)
-	_, err = c.ListConversations(t.Context(), ListConversationsRequest{})
+	_, err := c.ListConversations(t.Context(), ListConversationsRequest{})
 	var ce *connError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a connection error", err)

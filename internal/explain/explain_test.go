@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"parley/client"
 	"parley/internal/explain"
+	"parley/internal/testenv"
 	"parley/keystore"
 )
 
@@ -80,13 +80,7 @@ func clientError(t *testing.T, base string, timeout time.Duration, do call) erro
 // refusedAddress is a loopback address where nothing listens.
 func refusedAddress(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return fmt.Sprintf("127.0.0.1:%d", testenv.ClosedPort(t)) // held by the test: nothing else gets it
 }
 
 // TestError_RealClientErrors checks the sentence for each kind of failure, produced by a real

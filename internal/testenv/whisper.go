@@ -116,14 +116,10 @@ func uploaded(r *http.Request) []byte {
 	return b
 }
 
-// ClosedPort is a port of 127.0.0.1 where nothing listens (one just let go).
+// ClosedPort is a port of 127.0.0.1 where nothing listens, and where nothing will until the test
+// ends: a socket is bound to it and never listens (a connection is refused), so that no other
+// test's server, in this process or another, is given the port meanwhile.
 func ClosedPort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return p
+	return reservedPort(t)
 }
