@@ -1,7 +1,9 @@
 package voice
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/abadojack/whatlanggo"
@@ -16,9 +18,8 @@ import (
 const minDetectRunes = 12
 
 // minConfidence is how far ahead of the next language the first must be (whatlanggo's measure,
-// 0 to 1): below it, a short sentence is as often taken for a neighbour ("Morgen wird es sonnig."
-// reads as French at 0.18) as for its language.
-const minConfidence = 0.3
+// 0 to 1) for a text whose common words do not tell: nearly sure.
+const minConfidence = 0.9
 
 // detectable are the languages TextLanguage tells apart: those most replies are written in. Among
 // all 84 of whatlanggo's, Russian reads as Serbian and Italian as Spanish far more often.
@@ -36,19 +37,68 @@ var detectable = func() map[whatlanggo.Lang]bool {
 	return out
 }()
 
-// TextLanguage is the language text is written in, as a BCP 47 base tag ("de"), or "" when it is
-// too short, or its language cannot be told with confidence (whatlanggo's trigram models, among
-// the languages most replies are written in).
+// stopwords are the most common short words of the languages replies are most often written
+// in: a sentence holding several of one language's is in it. whatlanggo alone reads short
+// sentences wrongly and confidently ("Tell me a joke about computers." is French to it at 0.87).
+var stopwords = map[string][]string{
+	"en": strings.Fields("the a an is are was were be of to and in on for me about what how who you it this that with my your i do does will can at from by not or"),
+	"de": strings.Fields("der die das und ist nicht ein eine einer einen zu mit den dem von sie es ich wir auf für im wie was aus wird sind bei"),
+	"fr": strings.Fields("le la les de des du un une est et en à pour que qui dans il elle ce c'est je vous nous pas sur au aux avec sont"),
+	"es": strings.Fields("el la los las de que y en un una es por para con no se del al lo está son"),
+	"it": strings.Fields("il lo la gli le di che e è un una per con non del della sono ci sarà"),
+	"nl": strings.Fields("de het een en is van dat niet ik je op te met voor er zijn wordt"),
+	"pl": strings.Fields("i w na z się nie to jest że do jak o co ale dla będzie"),
+	"pt": strings.Fields("o a os as de que e do da em um uma é para com não vai"),
+	"uk": strings.Fields("і в на з не що це до як та у за від буде"),
+	"ru": strings.Fields("и в не на что с это как по будет он я"),
+}
+
+// TextLanguage is the language text is written in, as a BCP 47 base tag ("de"), or "" when it
+// cannot be told: the language of whose common words the text holds at least two, and more than
+// of any other's; else, for a text of 30 characters or more, whatlanggo's trigram models when
+// they are nearly sure (a script of its own, such as Chinese or Japanese, or a long sentence).
 func TextLanguage(text string) string {
 	text = strings.TrimSpace(text)
 	if utf8.RuneCountInString(text) < minDetectRunes {
 		return ""
 	}
+	if l := byStopwords(text); l != "" {
+		return l
+	}
 	info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: detectable})
-	if info.Confidence < minConfidence {
+	ownScript := info.Script != nil && info.Script != unicode.Latin && info.Script != unicode.Cyrillic
+	if info.Confidence < minConfidence || !ownScript && utf8.RuneCountInString(text) < 30 {
 		return ""
 	}
 	return info.Lang.Iso6391()
+}
+
+// byStopwords is the language of stopwords that text holds at least two common words of, and
+// more than of any other; "" when none does.
+func byStopwords(text string) string {
+	counts := map[string]int{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		for lang, list := range stopwords {
+			if slices.Contains(list, w) {
+				counts[lang]++
+			}
+		}
+	}
+	best, bestN, second := "", 0, 0
+	for lang, n := range counts {
+		switch {
+		case n > bestN:
+			best, bestN, second = lang, n, bestN
+		case n > second:
+			second = n
+		}
+	}
+	if bestN < 2 || bestN == second {
+		return ""
+	}
+	return best
 }
 
 // ReplyLanguage is the language a reply is spoken in: the language its text is written in, when

@@ -92,6 +92,24 @@ func TestReplyLanguage(t *testing.T) {
 	}
 }
 
+// Short English replies are never taken for another language (whatlanggo alone reads "Tell me a
+// joke about computers." as French, 0.87 sure), and short ones of other languages are told by
+// their common words, or not at all.
+func TestTextLanguage_ShortSentences(t *testing.T) {
+	for _, text := range []string{"Tell me a joke about computers.", "Set a timer for ten minutes.", "How do I make a cup of tea?",
+		"Boil the egg for seven minutes.", "The next train to London leaves at six.", "Re: Where to. The tide turns at six. Hold course west."} {
+		if got := voice.TextLanguage(text); got != "" && got != "en" {
+			t.Errorf("TextLanguage(%q) = %q: English taken for another language", text, got)
+		}
+	}
+	for text, want := range map[string]string{"Das ist eine gute Frage.": "de", "Il fera beau demain à Paris.": "fr",
+		"La capital de Australia es Canberra.": "es", "La capitale de l'Australie est Canberra.": "fr"} {
+		if got := voice.TextLanguage(text); got != want {
+			t.Errorf("TextLanguage(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
 // Short sentences whose trigrams another language shares are not guessed.
 func TestTextLanguage_NoGuess(t *testing.T) {
 	for _, text := range []string{"È una buona domanda.", "Morgen wird es sonnig.", "Buena pregunta.", "12345 67890 !!!"} {
