@@ -179,12 +179,12 @@ func (r *run) grew(m grew) (bool, error) {
 // replyVoice is the voice a reply is spoken with: the conversation's, else one of its language
 // (ChooseVoice), the language told by its text so far, else by the question's transcript.
 func (r *run) replyVoice(text string) string {
-	if r.cfg.VoiceChosen {
+	if r.cfg.VoiceChosen || r.cfg.Voices == nil {
 		return r.cfg.Voice
 	}
-	var voices []client.Voice
-	if r.cfg.Voices != nil {
-		voices = r.cfg.Voices()
+	voices := r.cfg.Voices()
+	if len(voices) == 0 {
+		return r.cfg.Voice // no list to choose from: the language need not be told
 	}
 	return ChooseVoice("", r.cfg.Voice, ReplyLanguage(text, r.heardLanguage), voices)
 }

@@ -403,10 +403,11 @@ func (c *Controller) ServiceVoices() []client.Voice {
 // replyVoice is the voice a reply (text) is spoken with: the conversation's (chosen), else a
 // voice of the reply's language (the person's default voice when it speaks it).
 func (c *Controller) replyVoice(chosen, text string) string {
-	if chosen != "" {
-		return chosen
+	voices := c.ServiceVoices()
+	if chosen != "" || len(voices) == 0 {
+		return chosen // "": the person's default voice, the service's when none
 	}
-	return voice.ChooseVoice("", c.cfg.Prefs.DefaultVoice(), voice.ReplyLanguage(text, ""), c.ServiceVoices())
+	return voice.ChooseVoice("", c.cfg.Prefs.DefaultVoice(), voice.ReplyLanguage(text, ""), voices)
 }
 
 // ServiceOf is the speech service attached (nil: none), for the session's own uses.
