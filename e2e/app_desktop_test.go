@@ -221,7 +221,7 @@ func TestApp_HoldToTalkKeyTakenAndChanged(t *testing.T) {
 	d.Key(t, "Down", "Down", "Return")
 	d.WaitForText(t, "Microphone", 20*time.Second)
 	// The line under the key's field is the last row's: scroll the rows to it, as a person would.
-	d.WheelDown(t, 500, 350, 10)
+	d.WheelDown(t, 500, 350, 20)
 	d.WaitForText(t, "Another program uses", 20*time.Second)
 	// Backwards from the first field: Save, Cancel, Change…, the two checks, the key's field
 	// (the rows scroll to it).

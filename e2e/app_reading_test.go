@@ -74,12 +74,12 @@ func TestApp_EditRegenerateThemeAndFolding(t *testing.T) {
 	}
 
 	// The light theme at 150% (Preferences: Shift+Tab from the first field goes to Save, Cancel,
-	// Change…, the two checks, the key's field, the text size, the theme).
+	// Change…, the two checks, the key's field, the language, the text size, the theme).
 	dark := d.Lightness(t)
 	d.Key(t, "alt")
 	d.Key(t, "Down", "Down", "Return")
 	d.WaitForText(t, "Microphone", 20*time.Second)
-	for range 8 {
+	for range 9 {
 		d.Key(t, "shift+Tab")
 	}
 	// Space opens a choice's list, with nothing marked; the keys after it go to the list.
