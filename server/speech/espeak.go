@@ -3,13 +3,14 @@ package speech
 import (
 	"context"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
+
+	"parley/internal/langtag"
 )
 
 // EspeakOptions configures the local speech synthesiser.
@@ -142,7 +143,7 @@ func parseEspeakVoices(out []byte) []Voice {
 	seen := map[string]bool{}
 	for i, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if i == 0 || len(f) < 5 || len(f[1]) > 35 || !espeakVoiceName.MatchString(f[1]) {
+		if i == 0 || len(f) < 5 || len(f[1]) > 35 || !langtag.IsTag(f[1]) {
 			continue
 		}
 		name := strings.ToLower(f[1])
@@ -162,9 +163,6 @@ func parseEspeakVoices(out []byte) []Voice {
 	}
 	return voices
 }
-
-// espeakVoiceName is what a language column of espeak-ng's may hold.
-var espeakVoiceName = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
 
 // clip cuts s to at most n bytes, at a rune boundary.
 func clip(s string, n int) string {
