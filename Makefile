@@ -41,7 +41,7 @@ BUILD_PACKAGES := gcc pkg-config libasound2-dev libopus-dev libgl1-mesa-dev xorg
 SERVICE_PACKAGES := flite espeak-ng lame pocketsphinx pocketsphinx-en-us libpocketsphinx3 libsphinxbase3 libspeexdsp1 libsonic0
 # Tests: real audio devices (PulseAudio null sink), speech corpus, keyring, display.
 TEST_PACKAGES := pulseaudio pulseaudio-utils libasound2-plugins sox gnome-keyring dbus-x11 \
-	pocketsphinx-testdata xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-ukr openbox xclip \
+	pocketsphinx-testdata xvfb imagemagick xdotool locales mkvtoolnix opus-tools tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-ukr openbox xclip fonts-wqy-microhei \
 	x11-apps desktop-file-utils libglib2.0-bin
 # Packaging: the Linux archive (xz), its .desktop check, the Windows cross-build and its test under Wine.
 PACKAGE_PACKAGES := xz-utils desktop-file-utils x11-utils gcc-mingw-w64-x86-64 zip curl ca-certificates

@@ -142,7 +142,7 @@ func (u *UI) attach(c *connection) {
 	m := newMainWindow(u, c)
 	u.main = m
 	// Voice mode listens to the service it started on: it ends with it.
-	u.talk.Attach(talk.Attached{Service: c.svc, Session: m.sess, Warm: c.warmSpeech})
+	u.talk.Attach(talk.Attached{Service: c.svc, Session: m.sess, Warm: c.warmSpeech, TakesLanguage: c.local})
 	if c.local {
 		m.composer.setLimit(referenceMessageLimit)
 	}

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"runtime"
 )
 
 // Keyboard use of the dialogs. Fyne hands a key to the focused widget and nowhere else, and its
@@ -436,4 +437,14 @@ func scrollIntoView(sc *container.Scroll, o fyne.CanvasObject) {
 		return
 	}
 	sc.Refresh()
+}
+
+// helpTitle is the Help menu's title: on macOS the English word, by which Fyne gives the menu
+// macOS's Help place, last with its search field (it knows the menu by that word only);
+// elsewhere in the window's language.
+func helpTitle() string {
+	if runtime.GOOS == "darwin" {
+		return "Help"
+	}
+	return lang.L("Help")
 }

@@ -44,13 +44,17 @@ type keeper struct {
 	mu      sync.Mutex
 	touched map[*conversation.Thread]bool // conversations whose messages changed, to index
 	labels  map[string]archive.Label      // labels to keep, by conversation ID: the last set of each
+	speech  map[string]archive.Speech     // speech settings to keep, likewise
 	wake    chan struct{}
 }
 
 func newKeeper(a *archive.Archive, service string, sess *conversation.Session, src archive.Source, indexed func()) *keeper {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &keeper{archive: a, service: service, sess: sess, src: src, indexed: indexed, fillAfter: fillAfter, ctx: ctx, cancel: cancel,
-		touched: map[*conversation.Thread]bool{}, labels: map[string]archive.Label{}, wake: make(chan struct{}, 1)}
+	k := &keeper{archive: a, service: service, sess: sess, src: src, indexed: indexed, fillAfter: fillAfter, ctx: ctx, cancel: cancel,
+		touched: map[*conversation.Thread]bool{}, labels: map[string]archive.Label{}, speech: map[string]archive.Speech{},
+		wake: make(chan struct{}, 1)}
+	sess.KeepSpeech(k.setSpeech)
+	return k
 }
 
 // start gives the session the labels kept, then indexes what changes and fills the index.
@@ -96,6 +100,16 @@ func (k *keeper) loadLabels() {
 		pinned = append(pinned, conversation.Entry{ID: id, Title: p.Title})
 	}
 	k.sess.SetLabels(out, pinned)
+	speech, err := k.archive.SpeechOf(k.service)
+	if err != nil {
+		slog.Warn("archive: the conversations' voices and speech languages could not be read", "err", err)
+		return
+	}
+	sp := make(map[string]conversation.Speech, len(speech))
+	for id, s := range speech {
+		sp[id] = conversation.Speech{Voice: s.Voice, Language: s.Language}
+	}
+	k.sess.SetSpeeches(sp)
 }
 
 // touch has th's messages indexed again (they were read, or a reply came).
@@ -134,15 +148,20 @@ func (k *keeper) indexTouched() {
 	}
 }
 
-// keepLabels writes the labels set since it last ran.
+// keepLabels writes the labels and speech settings set since it last ran.
 func (k *keeper) keepLabels() {
 	k.mu.Lock()
-	labels := k.labels
-	k.labels = map[string]archive.Label{}
+	labels, speech := k.labels, k.speech
+	k.labels, k.speech = map[string]archive.Label{}, map[string]archive.Speech{}
 	k.mu.Unlock()
 	for id, l := range labels {
 		if err := k.archive.SetLabel(k.service, id, l); err != nil {
 			slog.Warn("archive: a name or pin could not be kept", "err", err)
+		}
+	}
+	for id, sp := range speech {
+		if err := k.archive.SetSpeech(k.service, id, sp); err != nil {
+			slog.Warn("archive: a conversation's voice or speech language could not be kept", "err", err)
 		}
 	}
 }
@@ -187,6 +206,15 @@ func (k *keeper) forget(id client.ConversationID) {
 func (k *keeper) setLabel(id client.ConversationID, l conversation.Label) {
 	k.mu.Lock()
 	k.labels[id.String()] = archive.Label{Name: l.Name, Pinned: l.Pinned}
+	k.mu.Unlock()
+	k.wakeUp()
+}
+
+// setSpeech keeps conversation id's voice and speech language, in the background, as setLabel
+// keeps a label.
+func (k *keeper) setSpeech(id client.ConversationID, sp conversation.Speech) {
+	k.mu.Lock()
+	k.speech[id.String()] = archive.Speech{Voice: sp.Voice, Language: sp.Language}
 	k.mu.Unlock()
 	k.wakeUp()
 }

@@ -59,6 +59,8 @@ type preferencesDialog struct {
 	voices       []string // the service's voices
 	listed       bool     // the service listed them
 	preset       *selector
+	// languages are those the language's choice offers after the system's (locale.Available).
+	languages    []locale.Language
 	holdLabel    *widget.Label
 	hold         *slider
 	sendSpoken   *selector
@@ -326,12 +328,11 @@ func (p *preferencesDialog) loadVoices() {
 }
 
 func (p *preferencesDialog) buildPreset() fyne.CanvasObject {
-	var names []string
-	for _, pr := range (presetBook{p.u.prefs}).all() {
-		names = append(names, pr.Name)
+	book := presetBook{p.u.prefs}
+	p.preset = newSelector(p.keys, presetTitles(book.all()), nil)
+	if pr, ok := book.find(p.u.prefs.defaultPreset()); ok {
+		p.preset.SetSelected(pr.Title())
 	}
-	p.preset = newSelector(p.keys, names, nil)
-	p.preset.SetSelected(p.u.prefs.defaultPreset())
 	return p.preset
 }
 
@@ -566,12 +567,13 @@ func (p *preferencesDialog) chosenSpeechRate() float64 {
 // translated into. It is shown from the next start: the window's words are made once.
 func (p *preferencesDialog) buildLanguage() fyne.CanvasObject {
 	names := []string{fmt.Sprintf(lang.L("The system's (%s)"), locale.System().Name)}
-	for _, l := range locale.Languages {
+	p.languages = locale.Available()
+	for _, l := range p.languages {
 		names = append(names, l.Name)
 	}
 	p.language = newSelector(p.keys, names, nil)
 	p.language.SetSelectedIndex(0)
-	for i, l := range locale.Languages {
+	for i, l := range p.languages {
 		if l.Code == p.u.prefs.language() {
 			p.language.SetSelectedIndex(i + 1)
 		}
@@ -585,7 +587,7 @@ func (p *preferencesDialog) buildLanguage() fyne.CanvasObject {
 // chosenLanguage is the language code chosen, "" for the system's.
 func (p *preferencesDialog) chosenLanguage() string {
 	if i := p.language.SelectedIndex(); i > 0 {
-		return locale.Languages[i-1].Code
+		return p.languages[i-1].Code
 	}
 	return ""
 }
@@ -618,7 +620,9 @@ func (p *preferencesDialog) save() {
 	prefs.setLanguage(p.chosenLanguage())
 	prefs.setAutoSpeak(p.autoSpeak.Checked)
 	prefs.setDefaultVoice(strings.TrimSpace(p.voiceName.Text))
-	prefs.setDefaultPreset(p.preset.Selected)
+	if pr, ok := (presetBook{prefs}).find(p.preset.Selected); ok {
+		prefs.setDefaultPreset(pr.Name) // a built-in one by its English name, whatever the window's language
+	}
 	prefs.setHold(time.Duration(p.hold.Value) * time.Millisecond)
 	prefs.setSendSpoken(p.sendSpoken.SelectedIndex() == 1)
 	prefs.setBargeIn(p.bargeIn.Checked)

@@ -30,6 +30,36 @@ func (p Preset) Config() client.Config {
 	return c
 }
 
+// Title is the preset's name as the window shows it: a built-in one's in the window's language
+// (its Name, in English, is what is stored and matched), the person's own as they wrote it.
+func (p Preset) Title() string {
+	if !p.BuiltIn {
+		return p.Name
+	}
+	switch p.Name {
+	case "Plain assistant":
+		return lang.L("Plain assistant")
+	case "Concise":
+		return lang.L("Concise")
+	case "Tutor":
+		return lang.L("Tutor")
+	case "Translator":
+		return lang.L("Translator")
+	case "Ship's navigator":
+		return lang.L("Ship's navigator")
+	}
+	return p.Name
+}
+
+// presetTitles are the titles of presets, in order.
+func presetTitles(ps []Preset) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Title()
+	}
+	return out
+}
+
 func f64(v float64) *float64 { return &v }
 
 // builtInPresets come with Parley.
@@ -62,10 +92,15 @@ func (b presetBook) own() []Preset {
 	return ps
 }
 
-// find returns the preset called name.
+// find returns the preset called name, or shown as name (Title).
 func (b presetBook) find(name string) (Preset, bool) {
 	for _, p := range b.all() {
 		if p.Name == name {
+			return p, true
+		}
+	}
+	for _, p := range b.all() {
+		if p.Title() == name {
 			return p, true
 		}
 	}
@@ -95,7 +130,7 @@ func (b presetBook) save(p Preset) error {
 		return errPresetName
 	}
 	for _, bi := range builtInPresets {
-		if strings.EqualFold(bi.Name, p.Name) {
+		if strings.EqualFold(bi.Name, p.Name) || strings.EqualFold(bi.Title(), p.Name) {
 			return errPresetBuiltIn
 		}
 	}
@@ -119,7 +154,7 @@ func (b presetBook) rename(old, name string) error {
 		return errPresetName
 	}
 	for _, bi := range builtInPresets {
-		if bi.Name == old || strings.EqualFold(bi.Name, name) {
+		if bi.Name == old || strings.EqualFold(bi.Name, name) || strings.EqualFold(bi.Title(), name) {
 			return errPresetBuiltIn
 		}
 	}

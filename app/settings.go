@@ -30,6 +30,8 @@ type settingsForm struct {
 	topP      float64
 	maxTokens string // blank: not set
 	voice     string
+	// speechLanguage is the language questions are spoken in ("" for the recogniser to tell).
+	speechLanguage string
 }
 
 // formOf fills a form from a conversation's settings.
@@ -122,7 +124,7 @@ type settingsHost interface {
 
 // settingsStore saves a conversation's settings; *conversation.Session is one.
 type settingsStore interface {
-	SaveSettings(th *conversation.Thread, cfg client.Config, voice string, done func(client.Config, error))
+	SaveSettings(th *conversation.Thread, cfg client.Config, sp conversation.Speech, done func(client.Config, error))
 }
 
 // settingsDialog edits the settings of the conversation on screen.
@@ -148,6 +150,11 @@ type settingsDialog struct {
 	topVal  *widget.Label
 	maxTok  *field
 	voice   *choiceField
+	// speechLang offers speechLangs, the languages' codes in its order; takesLanguage: the
+	// service takes one (Parley's own).
+	speechLang    *selector
+	speechLangs   []string
+	takesLanguage bool
 	// voices are the voices the service lists; listed is false until it listed some (a
 	// service without the list takes any name, unchecked). savedVoice is the conversation's
 	// voice when the dialog opened.
@@ -168,8 +175,11 @@ func (m *mainWindow) showSettings() {
 	}
 	v := m.sess.Snapshot(m.current)
 	s := &settingsDialog{host: m, store: m.sess, win: u.win, ctx: u.ctx, do: u.do,
-		th: m.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice}
-	s.build(formOf(v.Config, v.Voice))
+		th: m.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice,
+		takesLanguage: m.conn.local}
+	f := formOf(v.Config, v.Voice)
+	f.speechLanguage = v.SpeechLanguage
+	s.build(f)
 	u.showDialogOf(s, s.d, s.keys, s.persona)
 	go s.loadVoices(m.conn.svc)
 }
@@ -200,15 +210,15 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.voice = newChoiceField(s.keys)
 	s.voice.SetPlaceHolder(lang.L("the default voice"))
 	s.voice.OnChanged = func(string) { s.check() }
+	var langOptions []string
+	langOptions, s.speechLangs = speechLanguageOptions()
+	s.speechLang = newSelector(s.keys, langOptions, func(string) { s.check() })
 	s.fill(f)
 
-	names := []string{}
-	for _, p := range s.book.all() {
-		names = append(names, p.Name)
-	}
-	s.preset = newSelector(s.keys, names, func(name string) {
+	s.preset = newSelector(s.keys, presetTitles(s.book.all()), func(name string) {
 		if p, ok := s.book.find(name); ok {
 			form := formOf(p.Config(), s.voice.Text)
+			form.speechLanguage = s.form().speechLanguage
 			s.fill(form)
 		}
 		s.check()
@@ -236,6 +246,7 @@ func (s *settingsDialog) build(f settingsForm) {
 		widget.NewFormItem(lang.L("Top p"), border(nil, nil, s.topOn, s.topVal, s.top)),
 		widget.NewFormItem(lang.L("Max tokens"), s.maxTok),
 		widget.NewFormItem(lang.L("Voice"), s.voice),
+		widget.NewFormItem(lang.L("Speech language"), container.NewVBox(s.speechLang, s.speechLanguageNote())),
 	)
 	s.saveBtn = newButton(s.keys, lang.L("Save"), theme.ConfirmIcon(), s.save)
 	s.saveBtn.Importance = widget.HighImportance
@@ -264,12 +275,37 @@ func (s *settingsDialog) fill(f settingsForm) {
 	s.top.SetValue(f.topP)
 	s.maxTok.SetText(f.maxTokens)
 	s.voice.SetText(f.voice)
+	i := slices.Index(s.speechLangs, f.speechLanguage)
+	if i < 0 { // a tag with a region is shown by its language; one not offered, as "told by the recogniser"
+		i = slices.Index(s.speechLangs, primaryLanguage(f.speechLanguage))
+	}
+	s.speechLang.SetSelectedIndex(max(i, 0))
+}
+
+// speechLanguageNote says what the speech language does with the service in use.
+func (s *settingsDialog) speechLanguageNote() *widget.Label {
+	text := lang.L("Sent with each spoken question. The built-in recogniser hears English only: with another language it says so. A Whisper server on this computer hears them all.")
+	if !s.takesLanguage {
+		s.speechLang.Disable()
+		text = lang.L("This service tells the language of a spoken question itself: it takes none.")
+	}
+	note := widget.NewLabel(text)
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
+	return note
+}
+
+// primaryLanguage is a tag's language without its region ("pt-BR": "pt").
+func primaryLanguage(tag string) string {
+	base, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	return strings.ToLower(base)
 }
 
 // form reads the values shown.
 func (s *settingsDialog) form() settingsForm {
 	return settingsForm{persona: s.persona.Text, tempSet: s.tempOn.Checked, temp: stepped(s.temp.Value, s.temp.Step),
-		topPSet: s.topOn.Checked, topP: stepped(s.top.Value, s.top.Step), maxTokens: s.maxTok.Text, voice: strings.TrimSpace(s.voice.Text)}
+		topPSet: s.topOn.Checked, topP: stepped(s.top.Value, s.top.Step), maxTokens: s.maxTok.Text, voice: strings.TrimSpace(s.voice.Text),
+		speechLanguage: s.speechLangs[max(s.speechLang.SelectedIndex(), 0)]}
 }
 
 // check validates as the person types, and shows the sliders' values.
@@ -364,7 +400,7 @@ func (s *settingsDialog) save() {
 		return
 	}
 	s.saveBtn.Disable()
-	s.store.SaveSettings(s.th, cfg, f.voice, func(saved client.Config, err error) {
+	s.store.SaveSettings(s.th, cfg, conversation.Speech{Voice: f.voice, Language: f.speechLanguage}, func(saved client.Config, err error) {
 		s.do(func() {
 			if err != nil {
 				s.errText.SetText(fmt.Sprintf(lang.L("Not saved. %s"), phrase(err).text))
@@ -464,7 +500,7 @@ func (s *settingsDialog) removePreset() {
 
 func (s *settingsDialog) builtIn(name string) (Preset, bool) {
 	for _, p := range builtInPresets {
-		if p.Name == name {
+		if p.Name == name || p.Title() == name {
 			return p, true
 		}
 	}
@@ -475,11 +511,7 @@ func (s *settingsDialog) builtIn(name string) (Preset, bool) {
 // applying it.
 func (s *settingsDialog) refreshPresets(name string) {
 	s.host.refreshMenu()
-	var names []string
-	for _, p := range s.book.all() {
-		names = append(names, p.Name)
-	}
-	s.preset.Options = names
+	s.preset.Options = presetTitles(s.book.all())
 	onChanged := s.preset.OnChanged
 	s.preset.OnChanged = nil
 	if name == "" {

@@ -1,14 +1,19 @@
 package app
 
 import (
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"parley/app/chatview"
+	"parley/app/locale"
+	"parley/audio"
 	"parley/client"
 )
 
@@ -120,4 +125,122 @@ func numberOf(v *float64) string {
 		return "unset"
 	}
 	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// A conversation's speech language, chosen in its settings, goes with each spoken question to
+// the built-in service (which takes one) and is kept on this computer for the next start; a
+// service that takes none is sent none, and the choice is greyed out with why.
+func TestSettings_SpeechLanguageSentAndKept(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "Wie spät ist es"
+	path := filepath.Join(t.TempDir(), "conversations.db")
+	local := func(h *harness) {
+		h.u.attach(&connection{svc: svc, baseURL: svc.BaseURL(), local: true})
+	}
+	h := startWith(t, svc, test.NewTempApp(t), func(d *Deps) { d.ArchivePath = path })
+	local(h)
+	s := savedConversation(t, h)
+	if s.speechLang.Disabled() || s.speechLang.Selected != "Told by the recogniser" {
+		t.Fatalf("speech language: disabled %v, shows %q", s.speechLang.Disabled(), s.speechLang.Selected)
+	}
+	german := slices.Index(s.speechLangs, "de")
+	s.speechLang.SetSelectedIndex(german)
+	if !strings.HasPrefix(s.speechLang.Selected, "Deutsch") {
+		t.Errorf("German is offered as %q", s.speechLang.Selected)
+	}
+	test.Tap(s.saveBtn)
+	th := h.u.main.current
+	h.waitFor(func() bool { return h.u.main.sess.Snapshot(th).SpeechLanguage == "de" && h.u.closeDialog == nil })
+	id := h.view().ID
+	if p, _, _ := svc.Recorded(); len(p) != 0 {
+		t.Errorf("the speech language went to the service as a setting: %+v", p)
+	}
+
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.u.toggleRecording()
+	<-h.rec.calls
+	h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == 1 })
+	if svc.TranscribedIn[0] != "de" {
+		t.Errorf("transcribed with language %q, want de", svc.TranscribedIn[0])
+	}
+
+	// Kept for the next start.
+	h.u.shutdown()
+	h.u.Wait(5 * time.Second)
+	h2 := startWith(t, svc, test.NewTempApp(t), func(d *Deps) { d.ArchivePath = path })
+	local(h2)
+	h2.u.main.open(id)
+	h2.waitFor(func() bool {
+		return h2.u.main.current != nil && h2.u.main.sess.Snapshot(h2.u.main.current).SpeechLanguage == "de"
+	})
+
+	// Another service takes no language: nothing is sent, the choice is greyed out.
+	h3 := start(t, svc)
+	s3 := savedConversation(t, h3)
+	if !s3.speechLang.Disabled() {
+		t.Error("the speech language can be chosen for a service that takes none")
+	}
+	s3.cancel()
+	h3.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h3.u.toggleRecording()
+	<-h3.rec.calls
+	h3.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == 2 })
+	if svc.TranscribedIn[1] != "" {
+		t.Errorf("a service that takes no language was sent %q", svc.TranscribedIn[1])
+	}
+}
+
+// With no speech language chosen, a conversation written in another language than English has
+// its questions expected in that language (the built-in recogniser, English only, then says it
+// cannot hear them instead of guessing English words); one in English, or a service that takes
+// no language, gets no hint.
+func TestTalk_QuestionsExpectedInTheConversationsLanguage(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "Hallo"
+	h := start(t, svc)
+	h.u.attach(&connection{svc: svc, baseURL: svc.BaseURL(), local: true})
+	h.typeAndSend("Wie spät ist es jetzt in Berlin, und wie wird das Wetter morgen?")
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && !h.view().ID.IsZero() })
+	record := func(h *harness, n int) (asked, expected string) {
+		t.Helper()
+		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+		h.u.toggleRecording()
+		<-h.rec.calls
+		h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.Expecting) == n })
+		svc.Mu.Lock()
+		defer svc.Mu.Unlock()
+		return svc.TranscribedIn[n-1], svc.Expecting[n-1]
+	}
+	if asked, expected := record(h, 1); asked != "" || expected != "de" {
+		t.Errorf("a German conversation: asked %q, expected %q; want none and de", asked, expected)
+	}
+	h.u.main.newConversation()
+	h.typeAndSend("What is the weather like in Berlin tomorrow, and what time is it?")
+	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && !h.view().ID.IsZero() })
+	if asked, expected := record(h, 2); asked != "" || expected != "" {
+		t.Errorf("an English conversation: asked %q, expected %q; want neither", asked, expected)
+	}
+}
+
+// The built-in presets show in the window's language and are stored by their English names,
+// so that a default preset chosen in German is found in English; the person cannot take a
+// built-in one's translated name for their own.
+func TestPresets_BuiltInNamesShownInTheWindowsLanguage(t *testing.T) {
+	locale.Use("de")
+	t.Cleanup(func() { locale.Use("en") })
+	plain := builtInPresets[0]
+	title := plain.Title()
+	if title == plain.Name || title == "" {
+		t.Fatalf("%q shows as %q in German", plain.Name, title)
+	}
+	book := presetBook{prefs{test.NewTempApp(t).Preferences()}}
+	if p, ok := book.find(title); !ok || p.Name != plain.Name {
+		t.Errorf("find(%q) = %+v, %v", title, p, ok)
+	}
+	if err := book.save(Preset{Name: title}); err != errPresetBuiltIn {
+		t.Errorf("saving a preset named %q: %v, want errPresetBuiltIn", title, err)
+	}
+	if got := presetTitles(book.all()); got[0] != title {
+		t.Errorf("titles %v", got)
+	}
 }

@@ -94,7 +94,7 @@ func (u *UI) welcomeMenu() *fyne.MainMenu {
 	parley = append(parley, fyne.NewMenuItemSeparator(), closeWin, quit)
 	return fyne.NewMainMenu(
 		fyne.NewMenu("Parley", parley...),
-		fyne.NewMenu(lang.L("Help"),
+		fyne.NewMenu(helpTitle(),
 			item(lang.L("Keyboard shortcuts"), u.showShortcuts),
 			item(lang.L("About Parley"), u.showAbout),
 		),

@@ -127,7 +127,7 @@ func (m *mainWindow) mainMenu() *fyne.MainMenu {
 			}),
 			item(lang.L("Stop speaking"), nil, u.talk.StopSpeaking),
 		),
-		fyne.NewMenu(lang.L("Help"),
+		fyne.NewMenu(helpTitle(),
 			item(lang.L("Keyboard shortcuts"), nil, u.showShortcuts),
 			item(lang.L("About Parley"), nil, u.showAbout),
 		),
@@ -421,7 +421,7 @@ func (m *mainWindow) presetMenu() *fyne.MenuItem {
 	it := fyne.NewMenuItem(lang.L("New from preset"), nil)
 	var items []*fyne.MenuItem
 	for _, p := range (presetBook{u.prefs}).all() {
-		items = append(items, fyne.NewMenuItem(p.Name, u.unlessDialog(func() { m.newFromPreset(p) })))
+		items = append(items, fyne.NewMenuItem(p.Title(), u.unlessDialog(func() { m.newFromPreset(p) })))
 	}
 	it.ChildMenu = fyne.NewMenu("", items...)
 	return it

@@ -120,8 +120,11 @@ END;
 CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
 	INSERT INTO messages_fts(messages_fts, rowid, body) VALUES ('delete', old.n, old.body);
 END;
-PRAGMA user_version = 1;
 `
+
+// version is the schema's: 1 the tables above; 2 adds each conversation's voice and speech
+// language (voice, speech_language).
+const version = 2
 
 // The bits of a message's n: the service's s above serviceShift, the conversation's k above
 // conversationShift, its place below.
@@ -134,9 +137,29 @@ const (
 	MaxMessages = 1 << conversationShift
 )
 
+// migrate makes the tables, or brings an archive of an earlier version to this one.
 func (a *Archive) migrate() error {
-	_, err := a.db.Exec(schema)
-	return err
+	var v int
+	if err := a.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v >= version {
+		return nil
+	}
+	tx, err := a.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`ALTER TABLE conversations ADD COLUMN voice TEXT NOT NULL DEFAULT '';
+		ALTER TABLE conversations ADD COLUMN speech_language TEXT NOT NULL DEFAULT '';
+		PRAGMA user_version = ` + strconv.Itoa(version)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // serviceNo is service's s, made when it has none.
@@ -203,6 +226,43 @@ func (a *Archive) SetLabel(service, id string, l Label) error {
 	_, err := a.db.Exec(`INSERT INTO conversations (service, id, name, pinned) VALUES (?, ?, ?, ?)
 		ON CONFLICT (service, id) DO UPDATE SET name = excluded.name, pinned = excluded.pinned`,
 		service, id, oneLine(l.Name, maxName), l.Pinned)
+	return wrap(err)
+}
+
+// Speech is how a conversation is heard and spoken here, chosen by the person: the service
+// keeps neither.
+type Speech struct {
+	// Voice is the voice its replies are spoken in ("" the default one).
+	Voice string
+	// Language is the language its questions are spoken in ("" told by the recogniser).
+	Language string
+}
+
+// SpeechOf returns the speech settings of service's conversations that have some, by
+// conversation ID.
+func (a *Archive) SpeechOf(service string) (map[string]Speech, error) {
+	rows, err := a.db.Query(`SELECT id, voice, speech_language FROM conversations WHERE service = ? AND (voice != '' OR speech_language != '')`, service)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]Speech{}
+	for rows.Next() {
+		var id string
+		var sp Speech
+		if err := rows.Scan(&id, &sp.Voice, &sp.Language); err != nil {
+			return nil, wrap(err)
+		}
+		out[id] = sp
+	}
+	return out, wrap(rows.Err())
+}
+
+// SetSpeech gives service's conversation id the speech settings sp (its label is kept).
+func (a *Archive) SetSpeech(service, id string, sp Speech) error {
+	_, err := a.db.Exec(`INSERT INTO conversations (service, id, voice, speech_language) VALUES (?, ?, ?, ?)
+		ON CONFLICT (service, id) DO UPDATE SET voice = excluded.voice, speech_language = excluded.speech_language`,
+		service, id, oneLine(sp.Voice, maxName), oneLine(sp.Language, maxName))
 	return wrap(err)
 }
 

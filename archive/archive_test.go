@@ -1,6 +1,7 @@
 package archive_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -258,4 +259,70 @@ func FuzzSearch(f *testing.F) {
 			t.Fatalf("Search(%q): %v", q, err)
 		}
 	})
+}
+
+func TestArchive_SpeechKeptApartFromTheLabel(t *testing.T) {
+	a := openArchive(t)
+	if err := a.SetSpeech("svc", "c1", archive.Speech{Voice: "flite-awb", Language: "de"}); err != nil {
+		t.Fatal(err)
+	}
+	a.SetLabel("svc", "c1", archive.Label{Name: "Trip"})
+	a.SetSpeech("other", "c1", archive.Speech{Language: "fr"})
+	sp, err := a.SpeechOf("svc")
+	if err != nil || len(sp) != 1 || sp["c1"] != (archive.Speech{Voice: "flite-awb", Language: "de"}) {
+		t.Fatalf("SpeechOf = %+v, %v", sp, err)
+	}
+	if labels, _ := a.Labels("svc"); labels["c1"] != (archive.Label{Name: "Trip"}) || len(labels) != 1 {
+		t.Errorf("a label set after the speech: %+v", labels)
+	}
+	a.SetSpeech("svc", "c1", archive.Speech{})
+	if sp, _ := a.SpeechOf("svc"); len(sp) != 0 {
+		t.Errorf("speech cleared: %+v", sp)
+	}
+	if labels, _ := a.Labels("svc"); labels["c1"].Name != "Trip" {
+		t.Errorf("clearing the speech took the name: %+v", labels)
+	}
+	if sp, _ := a.SpeechOf("other"); sp["c1"].Language != "fr" {
+		t.Errorf("another service's: %+v", sp)
+	}
+}
+
+// An archive written by a Parley before speech settings were kept opens with its names, pins
+// and messages, and takes speech settings.
+func TestArchive_OpensAnArchiveOfVersionOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), archive.FileName)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`CREATE TABLE services (s INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE conversations (k INTEGER PRIMARY KEY, service TEXT NOT NULL, id TEXT NOT NULL,
+	name TEXT NOT NULL DEFAULT '', pinned INTEGER NOT NULL DEFAULT 0, title TEXT NOT NULL DEFAULT '',
+	updated INTEGER NOT NULL DEFAULT 0, indexed INTEGER, UNIQUE (service, id));
+INSERT INTO conversations (service, id, name, pinned) VALUES ('svc', 'c1', 'Boat', 1);
+PRAGMA user_version = 1;`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // and once more, at version 2
+		a, err := archive.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if labels, _ := a.Labels("svc"); labels["c1"] != (archive.Label{Name: "Boat", Pinned: true}) {
+			t.Errorf("labels = %+v", labels)
+		}
+		if err := a.SetSpeech("svc", "c1", archive.Speech{Language: "pl"}); err != nil {
+			t.Fatal(err)
+		}
+		if sp, _ := a.SpeechOf("svc"); sp["c1"].Language != "pl" {
+			t.Errorf("speech = %+v", sp)
+		}
+		a.Index("svc", "c1", "", time.Time{}, msgs("harbour"))
+		if hits, _ := a.Search("svc", "harbour", 10); len(hits) != 1 {
+			t.Errorf("search after the upgrade: %+v", hits)
+		}
+		a.Close()
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -257,9 +256,13 @@ func runVoice(ctx context.Context, g *globals, o *voiceOptions, cfg client.Confi
 	defer player.Close()
 	setSpeed(g, player, o.speed)
 	out := &voicePrinter{g: g, phrase: o.wakePhrase}
+	// The service's voices, read in the background, for speaking each reply by a voice of its
+	// language (nil until read; a service without the list gives none).
+	var voices voice.VoiceList
+	voices.Read(ctx, c)
 	vc := voice.Config{
 		Source: src, Transcriber: c, Chat: chat, Synth: c, Player: player,
-		Voice: o.speechName, VoiceChosen: o.speechName != "", Voices: voicesOf(ctx, c), SpeechLanguage: o.speechLang,
+		Voice: o.speechName, VoiceChosen: o.speechName != "", Voices: voices.Get, SpeechLanguage: o.speechLang,
 		Hold: o.hold, BargeIn: o.bargeIn, ListenTimeout: o.listen,
 		Speculate: o.speculate, AdaptiveHold: o.adaptive,
 		SpeakErrors: o.speakErrs,
@@ -537,23 +540,4 @@ func (t *traceWriter) close() error {
 		return t.err
 	}
 	return t.w.Flush()
-}
-
-// voicesOf reads the service's voices in the background, for speaking each reply by a voice of
-// its language (none for a service without the list: its default voice speaks them all).
-func voicesOf(ctx context.Context, c *client.Client) func() []client.Voice {
-	var list atomic.Pointer[[]client.Voice]
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if vs, err := c.Voices(ctx); err == nil {
-			list.Store(&vs)
-		}
-	}()
-	return func() []client.Voice {
-		if l := list.Load(); l != nil {
-			return *l
-		}
-		return nil
-	}
 }

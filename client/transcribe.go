@@ -25,6 +25,12 @@ type TranscribeRequest struct {
 	// Service's transcribe takes no language: set it only for a service that does, Parley's own
 	// (docs/API.md); empty sends none.
 	Language string
+	// ExpectedLanguage, a BCP 47 tag, is the language the question is probably in (the language
+	// its conversation is written in) when no Language is asked for: a hint, sent as
+	// "expected_language", with which a recogniser that cannot hear it says so instead of
+	// guessing words; one that can tell languages itself ignores it. Like Language, only for
+	// Parley's own service; empty sends none.
+	ExpectedLanguage string
 }
 
 // Transcript is the text heard in the audio and its language.
@@ -48,11 +54,13 @@ func (c *Client) Transcribe(ctx context.Context, req TranscribeRequest) (*Transc
 	if strings.ContainsAny(req.MIMEType, ", \t\r\n\"\\") || strings.HasSuffix(strings.ToLower(req.MIMEType), ";base64") {
 		return nil, fmt.Errorf("POST %s: invalid audio type %q", route, truncate(req.MIMEType, 40))
 	}
-	if req.Language != "" && !langtag.IsTag(req.Language) {
-		return nil, fmt.Errorf("POST %s: invalid language %q", route, truncate(req.Language, 40))
+	for _, l := range []string{req.Language, req.ExpectedLanguage} {
+		if l != "" && !langtag.IsTag(l) {
+			return nil, fmt.Errorf("POST %s: invalid language %q", route, truncate(l, 40))
+		}
 	}
 	r := &request{method: http.MethodPost, path: route, retry: true}
-	r.body, r.length = transcribeBody(req.MIMEType, req.Language, req.Audio)
+	r.body, r.length = transcribeBody(req.MIMEType, req.Language, req.ExpectedLanguage, req.Audio)
 	res, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -151,17 +159,21 @@ func (r *resultWrapper) UnmarshalJSON(b []byte) error {
 
 // transcribeBody returns a factory for the JSON body {"audio":"[data:<mime>;base64,]<base64>"}
 // that encodes the audio as it is read, and the body's exact length.
-func transcribeBody(mimeType, language string, audio []byte) (func() io.Reader, int64) {
+func transcribeBody(mimeType, language, expected string, audio []byte) (func() io.Reader, int64) {
 	prefix := ""
 	if mimeType != "" {
 		prefix = "data:" + mimeType + ";base64,"
 	}
 	head, _ := json.Marshal(prefix) // escapes anything unusual in the type
-	open := []byte(`{"audio":`)
-	if language != "" {
-		lang, _ := json.Marshal(language)
-		open = append(append([]byte(`{"language":`), lang...), `,"audio":`...)
+	open := []byte(`{`)
+	for _, f := range []struct{ name, value string }{{"language", language}, {"expected_language", expected}} {
+		if f.value != "" {
+			v, _ := json.Marshal(f.value)
+			open = append(append(append(append(open, '"'), f.name...), `":`...), v...)
+			open = append(open, ',')
+		}
 	}
+	open = append(open, `"audio":`...)
 	head = append(open, head[:len(head)-1]...)
 	tail := []byte(`"}`)
 	n := int64(len(head)) + int64(base64.StdEncoding.EncodedLen(len(audio))) + int64(len(tail))

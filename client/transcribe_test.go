@@ -70,6 +70,20 @@ func TestTranscribe_Language(t *testing.T) {
 		if _, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: audio, Language: bad}); err == nil {
 			t.Errorf("language %q sent", bad)
 		}
+		if _, err := c.Transcribe(t.Context(), TranscribeRequest{Audio: audio, ExpectedLanguage: bad}); err == nil {
+			t.Errorf("expected language %q sent", bad)
+		}
+	}
+
+	// Both, as one JSON object.
+	ts2 := testenv.NewRecordingServer(t, reply(200, `{"text":"Hallo.","language":"de"}`))
+	c2 := newTestClient(t, ts2.URL)
+	if _, err := c2.Transcribe(t.Context(), TranscribeRequest{Audio: audio, Language: "fr", ExpectedLanguage: "pl"}); err != nil {
+		t.Fatal(err)
+	}
+	body = nil
+	if err := json.Unmarshal(ts2.Only(t).Body, &body); err != nil || len(body) != 3 || body["language"] != "fr" || body["expected_language"] != "pl" {
+		t.Errorf("body %v (%v)", body, err)
 	}
 }
 
@@ -163,7 +177,7 @@ func TestTranscribeBody(t *testing.T) {
 		_, _ = rand.Read(audio)
 		for _, mime := range []string{"", "audio/webm"} {
 			want, _ := json.Marshal(map[string]string{"audio": encodeDataURI(mime, audio)})
-			newBody, length := transcribeBody(mime, "", audio)
+			newBody, length := transcribeBody(mime, "", "", audio)
 			if length != int64(len(want)) {
 				t.Errorf("n=%d: length %d, want %d", n, length, len(want))
 			}
@@ -213,7 +227,7 @@ func BenchmarkTranscribeBody(b *testing.B) {
 	b.SetBytes(int64(len(audio)))
 	b.ReportAllocs()
 	for b.Loop() {
-		newBody, n := transcribeBody("audio/webm", "", audio)
+		newBody, n := transcribeBody("audio/webm", "", "", audio)
 		// The transport copies through a 4 KiB buffer; io.Copy to a plain writer does the same.
 		written, err := io.CopyBuffer(writerOnly{io.Discard}, newBody(), make([]byte, 4096))
 		if err != nil || written != n {

@@ -79,7 +79,9 @@ type Thread struct {
 	messages []Message
 	turns    []*Turn
 	config   client.Config // saved settings (existing) or first-call settings (new)
-	voice    string        // the voice its replies are spoken with ("" for the default)
+	// speech is how a new conversation is heard and spoken until it has an ID; the session's
+	// speech map holds an existing one's.
+	speech Speech
 
 	// sending is the turn whose chat call is under way (it may be shown as stopped: the
 	// person stopped waiting, and its reply is still taken when it comes).
@@ -135,6 +137,9 @@ type ThreadView struct {
 	Config client.Config
 	// Voice is the voice replies are spoken with ("" for the default).
 	Voice string
+	// SpeechLanguage is the language its questions are spoken in, as the person chose it ("" for
+	// the recogniser to tell).
+	SpeechLanguage string
 	// Loading is true while the history is being read; LoadErr is why reading it failed.
 	Loading bool
 	LoadErr error
@@ -171,8 +176,10 @@ type Session struct {
 	pages    int                // pages read since the first
 	threads  map[string]*Thread // by conversation ID
 	labels   map[string]Label   // the person's names and pins, by conversation ID
-	pinned   []Entry            // pinned conversations known here, shown first until a complete list lacks them
-	hidden   map[string]bool    // conversations out of the list (a delete not yet done)
+	speech   map[string]Speech  // the person's voices and speech languages, by conversation ID
+	keep     func(client.ConversationID, Speech)
+	pinned   []Entry         // pinned conversations known here, shown first until a complete list lacks them
+	hidden   map[string]bool // conversations out of the list (a delete not yet done)
 	nextKey  int64
 	charged  *int64
 	balance  *int64
@@ -198,15 +205,16 @@ func (s *Session) Close() { s.cancel() }
 // NewThread returns a new, empty conversation that will be created by its first message, with
 // the settings its first call sends.
 func (s *Session) NewThread(cfg client.Config, voice string) *Thread {
-	return &Thread{config: cfg, voice: voice, loaded: true}
+	return &Thread{config: cfg, speech: Speech{Voice: voice}, loaded: true}
 }
 
 // Snapshot returns a copy of th's state.
 func (s *Session) Snapshot(th *Thread) ThreadView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := ThreadView{ID: th.id, Messages: append([]Message(nil), th.messages...), Config: th.config, Voice: th.voice,
-		Loading: th.loading, LoadErr: th.loadErr, Deleted: th.deleted}
+	sp := s.speechOf(th)
+	v := ThreadView{ID: th.id, Messages: append([]Message(nil), th.messages...), Config: th.config, Voice: sp.Voice,
+		SpeechLanguage: sp.Language, Loading: th.loading, LoadErr: th.loadErr, Deleted: th.deleted}
 	for _, t := range th.turns {
 		v.Turns = append(v.Turns, *t)
 	}
@@ -643,6 +651,7 @@ func (s *Session) send(th *Thread, t *Turn) {
 		err = &stoppedError{cause: err}
 	}
 	change := Change{Thread: th}
+	kept := func() {}
 	switch {
 	case err != nil:
 		t.State, t.Err = Failed, err
@@ -661,6 +670,9 @@ func (s *Session) send(th *Thread, t *Turn) {
 		if isNew {
 			th.id = res.ConversationID
 			s.threads[th.id.String()] = th
+			if th.speech != (Speech{}) {
+				kept = s.setSpeech(th.id, th.speech)
+			}
 		}
 		now := s.now()
 		reply := Message{ID: res.ReplyMessageID, Role: Assistant, Text: res.Reply, At: now}
@@ -678,6 +690,7 @@ func (s *Session) send(th *Thread, t *Turn) {
 	lost := t.State == Lost
 	unsaved := th.id.IsZero()
 	s.mu.Unlock()
+	kept()
 	s.onChange(change)
 	switch {
 	case lost && unsaved:

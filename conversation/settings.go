@@ -7,11 +7,12 @@ import (
 
 // SaveSettings makes cfg th's settings. For a conversation not yet created they are kept for its
 // first call; for an existing one only the changed fields are sent (PATCH), and th takes what
-// the service saved. done, when not nil, gets the settings now in force and any error.
-func (s *Session) SaveSettings(th *Thread, cfg client.Config, voice string, done func(client.Config, error)) {
+// the service saved. sp, kept on this computer, is in force at once. done, when not nil, gets
+// the settings now in force and any error.
+func (s *Session) SaveSettings(th *Thread, cfg client.Config, sp Speech, done func(client.Config, error)) {
 	s.mu.Lock()
-	th.voice = voice
 	if th.id.IsZero() {
+		th.speech = sp
 		th.config = cfg
 		s.mu.Unlock()
 		s.onChange(Change{Thread: th})
@@ -22,7 +23,12 @@ func (s *Session) SaveSettings(th *Thread, cfg client.Config, voice string, done
 	}
 	id, diff := th.id, settings.Changed(th.config, cfg)
 	saved := th.config
+	kept := func() {}
+	if sp != s.speechOf(th) {
+		kept = s.setSpeech(id, sp)
+	}
 	s.mu.Unlock()
+	kept()
 	if diff.IsZero() {
 		s.onChange(Change{Thread: th})
 		if done != nil {

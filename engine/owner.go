@@ -101,6 +101,15 @@ func (e *UntrustedError) What() string {
 	return "belongs to another user (" + e.Owner.Name + "): Parley does not send your conversations to it"
 }
 
+// SentenceAt says, for people, what is wrong with the server named where ("the model server at
+// 127.0.0.1:8080 on this computer"), without a closing stop.
+func (e *UntrustedError) SentenceAt(where string) string {
+	if e.Err != nil {
+		return fmt.Sprintf(i18n.T("%[1]s may belong to another user: Parley cannot tell (%[2]v), so it does not send your conversations to it"), where, e.Err)
+	}
+	return fmt.Sprintf(i18n.T("%[1]s belongs to another user (%[2]s): Parley does not send your conversations to it"), where, e.Owner.Name)
+}
+
 // Unwrap returns why the owner could not be found.
 func (e *UntrustedError) Unwrap() error { return e.Err }
 

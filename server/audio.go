@@ -21,6 +21,9 @@ type audioInput struct {
 	// Language is the language the speech is in, as a BCP 47 tag, "" to have it found:
 	// Parley's extension, an optional "language" field (docs/API.md).
 	Language string
+	// Expected is the language the question is probably in, a hint when Language is "": the
+	// optional "expected_language" field, Parley's extension too.
+	Expected string
 }
 
 // decodeTranscribe reads the audio field, splits off a data-URI prefix and
@@ -68,15 +71,20 @@ func decodeTranscribe(f fields) (audioInput, *apiError) {
 		return in, errorf(http.StatusBadRequest, codeInvalidField, "The audio is empty.")
 	}
 	in.Size = n
-	lang, present, e := f.str("language")
-	if e != nil {
-		return in, e
-	}
-	if present && strings.TrimSpace(lang) != "" {
-		in.Language = langtag.Normalize(lang)
-		if in.Language == "" {
-			return in, errorf(http.StatusBadRequest, codeInvalidField,
-				"The language %q is not a language tag such as \"en\" or \"de-AT\".", truncate(lang, 40))
+	for _, l := range []struct {
+		field string
+		to    *string
+	}{{"language", &in.Language}, {"expected_language", &in.Expected}} {
+		lang, present, e := f.str(l.field)
+		if e != nil {
+			return in, e
+		}
+		if present && strings.TrimSpace(lang) != "" {
+			*l.to = langtag.Normalize(lang)
+			if *l.to == "" {
+				return in, errorf(http.StatusBadRequest, codeInvalidField,
+					"The %s %q is not a language tag such as \"en\" or \"de-AT\".", l.field, truncate(lang, 40))
+			}
 		}
 	}
 	return in, nil

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"parley/internal/backoff"
+	"parley/internal/i18n"
 	"parley/server/store"
 	"parley/settings"
 )
@@ -183,7 +184,7 @@ func (s *Server) settle(ctx context.Context, r *http.Request, call *chatCall, re
 		msg := "The chat model failed to answer; the points for this call were refunded."
 		var cf *ChatFailure
 		if errors.As(err, &cf) && s.explain {
-			msg = cf.Sentence() + " The points for this call were refunded."
+			msg = cf.Sentence() + " " + i18n.T("The points for this call were refunded.")
 		}
 		return nil, s.refund(ctx, r, res.CallID, http.StatusBadGateway, codeUpstream, msg)
 	}

@@ -4,22 +4,20 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"parley/engine"
+	"parley/internal/i18n"
 	"parley/server/speech"
 )
 
 // defaultRecheckEvery is how often the service asks, in the background, whether a runtime that
 // went away is back. (A chat call made while it is away asks first, each time.)
 const defaultRecheckEvery = 5 * time.Second
-
-// chooseInApp is what a person of the app's built-in service can do about a chosen runtime that
-// is away, besides starting it.
-const chooseInApp = "choose another engine in Preferences → Built-in service"
 
 // Engines are a service's chat model and speech engines, which can be changed while it runs: a
 // call in flight finishes with the engine it started with, the next one takes the new one.
@@ -44,8 +42,9 @@ type Engines struct {
 	// owners finds who holds the other end of a connection to a runtime, or to a server at an
 	// address of this computer; nil is engine.CheckOwner (tests replace it).
 	owners engine.OwnerCheck
-	// choose says what else the person can do about a runtime that is away, after "or".
-	choose string
+	// served: the service runs as parley serve (a runtime away is left by starting it with
+	// another engine), not in the app (by choosing another in Preferences → Built-in service).
+	served bool
 }
 
 type transcriber struct{ speech.Transcriber }
@@ -58,7 +57,7 @@ func NewEngines(chatTimeout time.Duration) *Engines {
 	if chatTimeout <= 0 {
 		chatTimeout = DefaultChatTimeout
 	}
-	e := &Engines{chatTimeout: chatTimeout, choose: chooseInApp, recheckEvery: defaultRecheckEvery, hear: newHearing()}
+	e := &Engines{chatTimeout: chatTimeout, recheckEvery: defaultRecheckEvery, hear: newHearing()}
 	e.chat.Store(&chatEngine{spec: engine.Chat{Kind: engine.Offline}, model: NewOfflineResponder()})
 	e.stt.Store(&transcriber{lazyTranscriber{e}})
 	e.tts.Store(&synthesizer{lazySynthesizer{e}})
@@ -285,23 +284,34 @@ func awayWhy(why error) string {
 // awayNotice tells the person that the runtime of spec is away, and what to do; stopped is true
 // when it stopped during a call, false when it was found away as it was chosen.
 func (e *Engines) awayNotice(spec engine.Chat, why error, stopped bool) string {
+	// parley serve has no translator: its sentences are English whatever i18n.T is given.
 	var ue *engine.UntrustedError
 	switch {
+	case errors.As(why, &ue) && e.served:
+		return sentence(ue.Error()) + ". Chat calls fail, and cost nothing, until " + spec.Runtime + " runs there as you again, or you start parley serve with another engine."
 	case errors.As(why, &ue):
-		return sentence(ue.Error()) + ". Chat calls fail, and cost nothing, until " + spec.Runtime + " runs there as you again, or you " + e.choose + "."
+		return fmt.Sprintf(i18n.T("%[1]s. Chat calls fail, and cost nothing, until %[2]s runs there as you again, or you choose another engine in Preferences → Built-in service."), sentence(ue.Error()), spec.Runtime)
+	case stopped && e.served:
+		return spec.Where() + " stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or start parley serve with another engine."
 	case stopped:
-		return spec.Where() + " stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or " + e.choose + "."
+		return sentence(fmt.Sprintf(i18n.T("%s stopped answering: chat calls fail, and cost nothing, until it is back. Start it again, or choose another engine in Preferences → Built-in service."), spec.Where()))
+	case e.served:
+		return spec.Where() + " is not running: chat calls fail, and cost nothing, until it is. Start it, or start parley serve with another engine."
 	}
-	return spec.Where() + " is not running: chat calls fail, and cost nothing, until it is. Start it, or " + e.choose + "."
+	return sentence(fmt.Sprintf(i18n.T("%s is not running: chat calls fail, and cost nothing, until it is. Start it, or choose another engine in Preferences → Built-in service."), spec.Where()))
 }
 
 // awayFailure is the failure of a call made while the runtime of c is away.
 func (e *Engines) awayFailure(spec engine.Chat, why error) *ChatFailure {
 	var ue *engine.UntrustedError
 	if errors.As(why, &ue) {
-		return &ChatFailure{Where: ue.Where(), What: ue.What() + ".", Err: ue}
+		return &ChatFailure{Where: ue.Where(), What: ue.What() + ".", Err: ue, kind: failUntrustedAway}
 	}
-	return &ChatFailure{Where: spec.Where(), What: "is not running: start it, or " + e.choose + ".", Unreachable: true, Err: engine.ErrNotRunning}
+	kind := failNotRunning
+	if e.served {
+		kind = failNotRunningServed
+	}
+	return &ChatFailure{Where: spec.Where(), What: "is not running: start it, or choose another engine.", Unreachable: true, Err: engine.ErrNotRunning, kind: kind}
 }
 
 func (w *runtimeWatch) state() (away bool, why error) {
@@ -398,7 +408,7 @@ func (w *runtimeWatch) recheck(ctx context.Context, c *chatEngine) bool {
 	w.mu.Unlock()
 	if back && w.e.chat.Load() == c {
 		st := c.status()
-		st.Notice = c.spec.Where() + " is back: " + engine.ModelName(c.spec.Model) + " answers again."
+		st.Notice = sentence(fmt.Sprintf(i18n.T("%[1]s is back: %[2]s answers again."), c.spec.Where(), engine.ModelName(c.spec.Model)))
 		if changed := seen.OwnerChanged(owner); changed != "" {
 			st.Notice += " " + changed
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -117,9 +118,16 @@ func TestMessages_AreFullSentences(t *testing.T) {
 	}
 	c := &openAIChat{where: "Ollama on this computer", model: "llama3.2"}
 	for _, what := range failures {
-		f := c.fail(verb.ReplaceAllString(what, "7"), nil)
+		f := c.fail(failOther, verb.ReplaceAllString(what, "7"), nil)
 		if m := f.Sentence() + " The points for this call were refunded."; fullSentences(m) != "" {
 			t.Errorf("%q: %s", m, fullSentences(m))
+		}
+	}
+	// Each kind's own sentence.
+	for k := failOther; k <= failNotRunningServed; k++ {
+		f := &ChatFailure{Where: c.where, What: "failed", kind: k, status: 500, model: "llama3.2", detail: "out of memory", Err: errors.New("x")}
+		if m := f.Sentence() + " The points for this call were refunded."; fullSentences(m) != "" || strings.Contains(m, "%!") {
+			t.Errorf("kind %d: %q: %s", k, m, fullSentences(m))
 		}
 	}
 	// The failures statusFailure and transportFailure build, as a client reads them.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"parley/engine"
+	"parley/internal/i18n"
 	"parley/internal/keyecho"
 	"parley/internal/loopback"
 )
@@ -106,17 +107,54 @@ func (c *openAIChat) Describe() string { return engine.ModelName(c.model) + ", f
 func (c *openAIChat) ModelName() string { return engine.ModelName(c.model) }
 
 // ChatFailure is why a chat model failed to answer: Sentence says it to a person, naming the
-// engine; Error, for the log, carries the cause too.
+// engine, in the window's language; Error, for the log, carries the cause too.
 type ChatFailure struct {
 	// Where names the engine ("Ollama on this computer").
 	Where string
-	// What says what went wrong and what to do, after Where: "did not answer: is it still running?".
+	// What says what went wrong and what to do, after Where, in English for the log: "did not
+	// answer: is it still running?".
 	What string
 	// Unreachable is true when nothing answered: the runtime stopped, or never ran.
 	Unreachable bool
 	// Err is the cause.
 	Err error
+
+	// kind is which failure it is, for Sentence's whole sentence; status and detail are what
+	// it names (the HTTP status, the server's message or the model).
+	kind   failKind
+	status int
+	model  string
+	detail string
 }
+
+// failKind is a kind of chat failure.
+type failKind int
+
+// The kinds of chat failure, each said by its own sentence.
+const (
+	failOther failKind = iota // What, as it is
+	failTimeout
+	failRedirect
+	failUnreachable
+	failAddress
+	failKey
+	failNoModel
+	failNoAPI
+	failBusy
+	failStatus
+	failAsk
+	failTooLarge
+	failNotChat
+	failNoReply
+	failEmpty
+	failWriting
+	failStoppedMidReply
+	failStalled
+	failUntrusted        // a server found another user's as it was called: named by Where
+	failUntrustedAway    // a runtime found another user's before: named by itself
+	failNotRunning       // in the app
+	failNotRunningServed // in parley serve
+)
 
 func (f *ChatFailure) Error() string {
 	return "chat upstream: " + f.Where + " " + f.What + ": " + f.Err.Error()
@@ -129,15 +167,68 @@ func (f *ChatFailure) Unwrap() error { return f.Err }
 // this computer did not answer: is it still running?", "… refused the API key (401): check
 // the key.".
 func (f *ChatFailure) Sentence() string {
-	s := sentence(f.Where + " " + f.What)
+	var s string
+	switch f.kind {
+	case failTimeout:
+		s = fmt.Sprintf(i18n.T("%s took too long to answer: try a shorter question, or a smaller model."), f.Where)
+	case failRedirect:
+		s = fmt.Sprintf(i18n.T("%s answered with a redirect, which Parley does not follow: check the address."), f.Where)
+	case failUnreachable:
+		s = fmt.Sprintf(i18n.T("%s did not answer: is it still running?"), f.Where)
+	case failAddress:
+		s = fmt.Sprintf(i18n.T("%s could not be reached: check the address and your connection."), f.Where)
+	case failKey:
+		s = fmt.Sprintf(i18n.T("%s refused the API key (%d): check the key."), f.Where, f.status)
+	case failNoModel:
+		s = fmt.Sprintf(i18n.T("%[1]s has no model %[2]q (404: %[3]s): check the model's name."), f.Where, f.model, f.detail)
+	case failNoAPI:
+		s = fmt.Sprintf(i18n.T("%s has no chat API at this address (404): check that it ends in /v1."), f.Where)
+	case failBusy:
+		s = fmt.Sprintf(i18n.T("%s is busy or out of quota (429): try again later."), f.Where)
+	case failStatus:
+		s = fmt.Sprintf(i18n.T("%[1]s failed (%[2]d: %[3]s)."), f.Where, f.status, f.detail)
+	case failAsk:
+		s = fmt.Sprintf(i18n.T("%s could not be asked: check the address."), f.Where)
+	case failTooLarge:
+		s = fmt.Sprintf(i18n.T("%s answered with more than 8 MB."), f.Where)
+	case failNotChat:
+		s = fmt.Sprintf(i18n.T("%s answered with something that is not a chat reply: is this an OpenAI-compatible address?"), f.Where)
+	case failNoReply:
+		s = fmt.Sprintf(i18n.T("%s answered with no reply."), f.Where)
+	case failEmpty:
+		s = fmt.Sprintf(i18n.T("%s answered with an empty reply."), f.Where)
+	case failWriting:
+		s = fmt.Sprintf(i18n.T("%[1]s failed while writing its reply (%[2]s)."), f.Where, f.detail)
+	case failStoppedMidReply:
+		s = fmt.Sprintf(i18n.T("%s stopped in the middle of its reply: is it still running?"), f.Where)
+	case failStalled:
+		s = fmt.Sprintf(i18n.T("%[1]s wrote nothing for %[2]s: try again, or a smaller model."), f.Where, f.detail)
+	case failNotRunning:
+		s = fmt.Sprintf(i18n.T("%s is not running: start it, or choose another engine in Preferences → Built-in service."), f.Where)
+	case failNotRunningServed:
+		s = f.Where + " is not running: start it, or start parley serve with another engine."
+	case failUntrusted, failUntrustedAway:
+		var ue *engine.UntrustedError
+		switch {
+		case !errors.As(f.Err, &ue):
+			s = f.Where + " " + f.What
+		case f.kind == failUntrusted:
+			s = ue.SentenceAt(f.Where)
+		default:
+			s = ue.Error()
+		}
+	default: // failOther: What, in English
+		s = f.Where + " " + f.What
+	}
+	s = sentence(s)
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}
 	return s
 }
 
-func (c *openAIChat) fail(what string, err error) *ChatFailure {
-	return &ChatFailure{Where: c.where, What: what, Err: err}
+func (c *openAIChat) fail(kind failKind, what string, err error) *ChatFailure {
+	return &ChatFailure{Where: c.where, What: what, Err: err, kind: kind}
 }
 
 // transportFailure says what a failed request means: nothing listening, or a connection that
@@ -147,35 +238,39 @@ func (c *openAIChat) transportFailure(err error) *ChatFailure {
 	var ue *engine.UntrustedError
 	switch {
 	case errors.As(err, &ue):
-		return c.fail(ue.What(), err)
+		return c.fail(failUntrusted, ue.What(), err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		return c.fail("took too long to answer; try a shorter question, or a smaller model", err)
+		return c.fail(failTimeout, "took too long to answer; try a shorter question, or a smaller model", err)
 	case errors.Is(err, errRedirectRefused):
-		return c.fail("answered with a redirect, which Parley does not follow: check the address", err)
+		return c.fail(failRedirect, "answered with a redirect, which Parley does not follow: check the address", err)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
-		f := c.fail("did not answer: is it still running?", err)
+		f := c.fail(failUnreachable, "did not answer: is it still running?", err)
 		f.Unreachable = true
 		return f
 	}
-	return c.fail("could not be reached: check the address and your connection", err)
+	return c.fail(failAddress, "could not be reached: check the address and your connection", err)
 }
 
 // statusFailure says what an error status means.
 func (c *openAIChat) statusFailure(status int, body []byte) *ChatFailure {
 	msg := upstreamMessage(body, c.key)
 	err := fmt.Errorf("status %d: %s", status, msg)
+	var f *ChatFailure
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return c.fail(fmt.Sprintf("refused the API key (%d): check the key", status), err)
+		f = c.fail(failKey, fmt.Sprintf("refused the API key (%d): check the key", status), err)
 	case status == http.StatusNotFound && strings.Contains(strings.ToLower(msg), "model"):
-		return c.fail(fmt.Sprintf("has no model %q (404: %s): check the model's name", c.model, msg), err)
+		f = c.fail(failNoModel, fmt.Sprintf("has no model %q (404: %s): check the model's name", c.model, msg), err)
 	case status == http.StatusNotFound:
-		return c.fail("has no chat API at this address (404): check that it ends in /v1", err)
+		f = c.fail(failNoAPI, "has no chat API at this address (404): check that it ends in /v1", err)
 	case status == http.StatusTooManyRequests:
-		return c.fail("is busy or out of quota (429): try again later", err)
+		f = c.fail(failBusy, "is busy or out of quota (429): try again later", err)
+	default:
+		f = c.fail(failStatus, fmt.Sprintf("failed (%d: %s)", status, msg), err)
 	}
-	return c.fail(fmt.Sprintf("failed (%d: %s)", status, msg), err)
+	f.status, f.model, f.detail = status, c.model, msg
+	return f
 }
 
 // upstreamMessage picks the message out of an error body (OpenAI's {"error":{"message"}},
@@ -294,11 +389,11 @@ func (c *openAIChat) newRequest(ctx context.Context, req ChatRequest, stream boo
 		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: maxTokens, Stream: stream,
 	})
 	if err != nil {
-		return nil, c.fail("could not be asked", fmt.Errorf("encode request: %w", err))
+		return nil, c.fail(failOther, "could not be asked", fmt.Errorf("encode request: %w", err))
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, c.fail("could not be asked: check the address", err)
+		return nil, c.fail(failAsk, "could not be asked: check the address", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if stream {
@@ -330,7 +425,7 @@ func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, err
 		return "", c.transportFailure(fmt.Errorf("read response after %v: %w", time.Since(start).Round(time.Millisecond), err))
 	}
 	if len(raw) > maxUpstreamBody {
-		return "", c.fail("answered with more than 8 MB", fmt.Errorf("response larger than %d bytes", maxUpstreamBody))
+		return "", c.fail(failTooLarge, "answered with more than 8 MB", fmt.Errorf("response larger than %d bytes", maxUpstreamBody))
 	}
 	if resp.StatusCode/100 != 2 {
 		return "", c.statusFailure(resp.StatusCode, raw)
@@ -342,14 +437,14 @@ func (c *openAIChat) Complete(ctx context.Context, req ChatRequest) (string, err
 func (c *openAIChat) wholeReply(raw []byte) (string, error) {
 	var out oaResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", c.fail("answered with something that is not a chat reply: is this an OpenAI-compatible address?", fmt.Errorf("malformed response: %w", err))
+		return "", c.fail(failNotChat, "answered with something that is not a chat reply: is this an OpenAI-compatible address?", fmt.Errorf("malformed response: %w", err))
 	}
 	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil {
-		return "", c.fail("answered with no reply", errors.New("response has no choices"))
+		return "", c.fail(failNoReply, "answered with no reply", errors.New("response has no choices"))
 	}
 	reply := strings.TrimSpace(*out.Choices[0].Message.Content)
 	if reply == "" {
-		return "", c.fail("answered with an empty reply", errors.New("the reply is empty"))
+		return "", c.fail(failEmpty, "answered with an empty reply", errors.New("the reply is empty"))
 	}
 	return reply, nil
 }

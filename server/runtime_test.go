@@ -211,7 +211,7 @@ func TestEngines_ChosenRuntimeNotRunning(t *testing.T) {
 		t.Errorf("a call: %d %s, balance %d; want a refunded failure", r.Status, r.Raw, e.balance())
 	}
 	// A `parley serve --llm auto` says what its operator can do.
-	eng.choose = "start parley serve with another engine"
+	eng.served = true
 	if st := eng.Set(t.Context(), engine.Set{Chat: rt.chat()}); !strings.HasSuffix(st.Notice, "Start it, or start parley serve with another engine.") {
 		t.Errorf("parley serve's notice: %q", st.Notice)
 	}

@@ -402,7 +402,7 @@ func envKey(name string, stderr io.Writer) string {
 // place. A port where another user's program listens is left alone, and stderr says so.
 func autoChat(o *ServeOptions, stderr io.Writer) ChatModel {
 	eng := NewEngines(o.ChatTimeout)
-	eng.choose = "start parley serve with another engine"
+	eng.served = true
 	ports, err := engine.Ports(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "Warning: %v; looking at the usual ports.\n", err)

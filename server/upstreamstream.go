@@ -84,7 +84,7 @@ func (c *openAIChat) CompleteStream(ctx context.Context, req ChatRequest, onDelt
 			return "", c.streamFailure(ctx, "", err, stall)
 		}
 		if len(raw) > maxUpstreamBody {
-			return "", c.fail("answered with more than 8 MB", fmt.Errorf("response larger than %d bytes", maxUpstreamBody))
+			return "", c.fail(failTooLarge, "answered with more than 8 MB", fmt.Errorf("response larger than %d bytes", maxUpstreamBody))
 		}
 		reply, err := c.wholeReply(raw)
 		if err == nil {
@@ -128,20 +128,22 @@ func (c *openAIChat) CompleteStream(ctx context.Context, req ChatRequest, onDelt
 	case errors.As(err, &tooLong):
 		return reply, err
 	case errors.As(err, &upstream):
-		return reply, c.fail(fmt.Sprintf("failed while writing its reply (%s)", upstream.msg), upstream)
+		f := c.fail(failWriting, fmt.Sprintf("failed while writing its reply (%s)", upstream.msg), upstream)
+		f.detail = upstream.msg
+		return reply, f
 	case errors.Is(err, errBadChunk):
-		return reply, c.fail("answered with something that is not a chat reply: is this an OpenAI-compatible address?", err)
+		return reply, c.fail(failNotChat, "answered with something that is not a chat reply: is this an OpenAI-compatible address?", err)
 	case err != nil:
 		return reply, c.streamFailure(ctx, reply, err, stall)
 	}
 	switch {
 	case !finished:
 		// The connection ended with no end of the reply: the runtime stopped mid-reply.
-		f := c.fail("stopped in the middle of its reply: is it still running?", io.ErrUnexpectedEOF)
+		f := c.fail(failStoppedMidReply, "stopped in the middle of its reply: is it still running?", io.ErrUnexpectedEOF)
 		f.Unreachable = true
 		return reply, f
 	case reply == "":
-		return "", c.fail("answered with an empty reply", errors.New("the reply is empty"))
+		return "", c.fail(failEmpty, "answered with an empty reply", errors.New("the reply is empty"))
 	}
 	return reply, nil
 }
@@ -151,7 +153,9 @@ func (c *openAIChat) CompleteStream(ctx context.Context, req ChatRequest, onDelt
 func (c *openAIChat) streamFailure(ctx context.Context, text string, err error, stall time.Duration) error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errStalled):
-		return c.fail(fmt.Sprintf("wrote nothing for %s: try again, or a smaller model", stall.Round(time.Second)), errStalled)
+		f := c.fail(failStalled, fmt.Sprintf("wrote nothing for %s: try again, or a smaller model", stall.Round(time.Second)), errStalled)
+		f.detail = stall.Round(time.Second).String()
+		return f
 	case cause != nil:
 		return fmt.Errorf("the stream was given up: %w", cause)
 	}

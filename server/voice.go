@@ -52,7 +52,7 @@ func (s *Server) handleTranscribe(w http.ResponseWriter, r *http.Request, acct s
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), speechTimeout)
 	defer cancel()
-	tr, err := s.stt.Transcribe(speech.WithLanguage(ctx, in.Language), audio, in.MIME)
+	tr, err := s.stt.Transcribe(speech.WithExpectedLanguage(speech.WithLanguage(ctx, in.Language), in.Expected), audio, in.MIME)
 	if err != nil {
 		return s.speechError(r, "transcribe", err)
 	}
@@ -219,7 +219,8 @@ func (s *Server) speechError(r *http.Request, op string, err error) *apiError {
 				"this service's recogniser needs a microphone that records at 16 kHz or more.")
 	case errors.Is(err, speech.ErrLanguage):
 		return errorf(http.StatusUnprocessableEntity, codeUnsupportedLanguage,
-			"This service's recogniser hears English only; for other languages it needs a Whisper server (see its README).")
+			"This service's recogniser hears English only; for other languages it needs a Whisper server (see its README). "+
+				"If the question was in English, ask for English.")
 	case errors.Is(err, speech.ErrEmptyText), errors.Is(err, speech.ErrTextTooLong):
 		return errorf(http.StatusUnprocessableEntity, codeOutOfRange, "The text cannot be spoken: %v.", err)
 	case errors.As(err, &upstream), errors.Is(err, context.DeadlineExceeded):

@@ -18,6 +18,7 @@ type fakeSTT struct {
 	audio []byte
 	mime  string
 	lang  string // the language asked for (speech.LanguageOf)
+	hint  string // the language expected (speech.ExpectedLanguageOf)
 	err   error
 }
 
@@ -25,7 +26,7 @@ func (f *fakeSTT) Transcribe(ctx context.Context, audio []byte, mime string) (sp
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	f.audio, f.mime, f.lang = audio, mime, speech.LanguageOf(ctx)
+	f.audio, f.mime, f.lang, f.hint = audio, mime, speech.LanguageOf(ctx), speech.ExpectedLanguageOf(ctx)
 	if f.err != nil {
 		return speech.Transcript{}, f.err
 	}
@@ -93,6 +94,12 @@ func TestTranscribe_Language(t *testing.T) {
 	}
 	if stt.calls != calls {
 		t.Error("a refused language reached the recogniser")
+	}
+	if r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "expected_language": "Polish"}); r.Status != 200 || stt.hint != "pl" || stt.lang != "" {
+		t.Errorf("expected language: %d %s, recogniser told %q, asked for %q", r.Status, r.Raw, stt.hint, stt.lang)
+	}
+	if r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "expected_language": "not a language!"}); r.Status != 400 {
+		t.Errorf("a bad expected language: %d %s", r.Status, r.Raw)
 	}
 	stt.err = speech.ErrLanguage
 	r := e.do("POST", "/v1/chat/transcribe", map[string]any{"audio": b64, "language": "de"})

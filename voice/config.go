@@ -93,6 +93,10 @@ type Config struct {
 	// SpeechLanguage is the language questions are asked in, sent with each transcription
 	// (a BCP 47 tag; "" lets the recogniser find it). Set it only for a service that takes one.
 	SpeechLanguage string
+	// ExpectedLanguage is the language questions are probably asked in when SpeechLanguage is
+	// "" (the language their conversation is written in), sent as a hint with which a
+	// recogniser that cannot hear it says so (see client.TranscribeRequest); "" for none.
+	ExpectedLanguage string
 	// Hold is the silence that ends a question (vad.Config.Hold; 0 means its default).
 	Hold time.Duration
 	// Speculate transcribes a question while the hold runs: after 250 ms of silence inside it,

@@ -191,7 +191,8 @@ func (r *run) replyVoice(text string) string {
 
 // transcribeRequest is the transcription of take, in the speech language asked for.
 func (r *run) transcribeRequest(take *audio.Take) client.TranscribeRequest {
-	return client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME, Language: r.cfg.SpeechLanguage}
+	return client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME, Language: r.cfg.SpeechLanguage,
+		ExpectedLanguage: r.cfg.ExpectedLanguage}
 }
 
 // startSaying shows the Speaking state and says a reply (text so far) through say.

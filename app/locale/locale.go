@@ -9,11 +9,16 @@
 package locale
 
 import (
+	"bytes"
+	"context"
 	"embed"
 	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/lang"
@@ -30,19 +35,26 @@ var bundles embed.FS
 type Language struct {
 	Code string // the bundle's name, and what Preferences stores: "de", "pt_BR"
 	Name string // as its speakers write it
+	// Font, when not "", is the fontconfig language a font must cover for its script to show:
+	// Fyne's own fonts have Latin and Cyrillic letters, and take others from the system's fonts.
+	Font string
 }
+
+// Tag is the language as a BCP 47 tag (pt_BR: pt-BR).
+func (l Language) Tag() language.Tag { return language.Make(strings.ReplaceAll(l.Code, "_", "-")) }
 
 // Languages are those the window is translated into, English first.
 var Languages = []Language{
-	{"en", "English"},
-	{"de", "Deutsch"},
-	{"es", "Español"},
-	{"fr", "Français"},
-	{"it", "Italiano"},
-	{"nl", "Nederlands"},
-	{"pl", "Polski"},
-	{"pt_BR", "Português (Brasil)"},
-	{"uk", "Українська"},
+	{"en", "English", ""},
+	{"de", "Deutsch", ""},
+	{"es", "Español", ""},
+	{"fr", "Français", ""},
+	{"it", "Italiano", ""},
+	{"nl", "Nederlands", ""},
+	{"pl", "Polski", ""},
+	{"pt_BR", "Português (Brasil)", ""},
+	{"uk", "Українська", ""},
+	{"zh_Hans", "简体中文", "zh-cn"},
 }
 
 var (
@@ -77,7 +89,7 @@ func Use(code string) Language {
 		fyne.LogError("Parley's translations could not be read", err)
 	}
 	chosen = want
-	tag := language.Make(strings.ReplaceAll(want.Code, "_", "-"))
+	tag := want.Tag()
 	if want.Code == "en" {
 		i18n.Use(nil)
 		return want
@@ -104,6 +116,44 @@ func Current() Language {
 	return chosen
 }
 
+// Available are the Languages whose script the system has a font for, English first: those
+// Preferences offers, and the system's language is matched against. Chinese shows as empty
+// boxes without a Chinese font (on Debian, fonts-noto-cjk or fonts-wqy-microhei), so it is
+// offered only with one.
+func Available() []Language {
+	out := make([]Language, 0, len(Languages))
+	for _, l := range Languages {
+		if l.Font == "" || hasFont(l.Font) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// hasFont says whether the system has a font for fontconfig language lang. Only Linux and the
+// BSDs may lack one (Windows and macOS come with Chinese fonts); there fontconfig says, and
+// without fontconfig, no font is assumed.
+var hasFont = func(lang string) bool {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		return true
+	}
+	fontsMu.Lock()
+	defer fontsMu.Unlock()
+	if ok, seen := fonts[lang]; seen {
+		return ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "fc-list", ":lang="+lang, "family").Output()
+	fonts[lang] = err == nil && len(bytes.TrimSpace(out)) > 0
+	return fonts[lang]
+}
+
+var (
+	fontsMu sync.Mutex
+	fonts   = map[string]bool{}
+)
+
 // Offered says whether code is one of Languages.
 func Offered(code string) bool {
 	_, ok := find(code)
@@ -129,15 +179,16 @@ func fromSystem() Language {
 			tags = append(tags, t)
 		}
 	}
-	offered := make([]language.Tag, len(Languages))
-	for i, l := range Languages {
-		offered[i] = language.Make(strings.ReplaceAll(l.Code, "_", "-"))
+	avail := Available()
+	offered := make([]language.Tag, len(avail))
+	for i, l := range avail {
+		offered[i] = l.Tag()
 	}
 	_, i, conf := language.NewMatcher(offered).Match(tags...)
 	if conf == language.No {
-		return Languages[0]
+		return avail[0]
 	}
-	return Languages[i]
+	return avail[i]
 }
 
 // pretend makes the environment name only code while Fyne's lang package reads it (it has no

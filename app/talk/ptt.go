@@ -174,7 +174,7 @@ func (c *Controller) tookTake(take *audio.Take, err error, cancelled bool) {
 		// waits in the message box, unsent.
 		c.emit(Event{Kind: Notice, Notice: HeldTooLong, Held: true})
 		th := c.cfg.Host.OnScreen()
-		c.transcribeThen(take, func(tr *client.Transcript, err error) {
+		c.transcribeThen(th, take, func(tr *client.Transcript, err error) {
 			if err != nil || strings.TrimSpace(tr.Text) == "" {
 				c.transcribed(th, take, tr, err)
 				return
@@ -192,7 +192,7 @@ func (c *Controller) tookTake(take *audio.Take, err error, cancelled bool) {
 // transcribeHeld transcribes a hold-to-talk take and sends what was said: the person holding
 // the key is not looking at the window.
 func (c *Controller) transcribeHeld(take *audio.Take) {
-	c.transcribeThen(take, func(tr *client.Transcript, err error) {
+	c.transcribeThen(c.cfg.Host.OnScreen(), take, func(tr *client.Transcript, err error) {
 		if err != nil {
 			c.emit(Event{Kind: Problem, Lead: NotTranscribed, Err: err, Retry: func() { c.transcribeHeld(take) }, Held: true})
 			return
@@ -210,19 +210,21 @@ func (c *Controller) transcribeHeld(take *audio.Take) {
 
 // transcribe sends a take to the service; its text goes to th's message box.
 func (c *Controller) transcribe(th *conversation.Thread, take *audio.Take) {
-	c.transcribeThen(take, func(tr *client.Transcript, err error) { c.transcribed(th, take, tr, err) })
+	c.transcribeThen(th, take, func(tr *client.Transcript, err error) { c.transcribed(th, take, tr, err) })
 }
 
-// transcribeThen sends a take to the service and hands what it answered (its text as a
-// sentence: see voice.AsSentence) to done, on the host's goroutine.
-func (c *Controller) transcribeThen(take *audio.Take, done func(*client.Transcript, error)) {
+// transcribeThen sends a take said in conversation th (nil: a new one) to the service, with
+// th's speech language, and hands what it answered (its text as a sentence: see
+// voice.AsSentence) to done, on the host's goroutine.
+func (c *Controller) transcribeThen(th *conversation.Thread, take *audio.Take, done func(*client.Transcript, error)) {
 	c.st.Transcribing = true
 	c.changed()
 	svc, ctx := c.svc, c.cfg.Ctx
+	asked, expected := c.speechLanguages(th)
 	go func() {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME})
+		tr, err := svc.Transcribe(ctx, client.TranscribeRequest{Audio: take.Audio, MIMEType: take.MIME, Language: asked, ExpectedLanguage: expected})
 		if err == nil && tr != nil {
 			// Bare words ("what time is it") read as a sentence in the box and the bubble.
 			tr.Text = voice.AsSentence(tr.Text)

@@ -11,7 +11,7 @@ package talk
 
 import (
 	"context"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +130,10 @@ type Attached struct {
 	Session Session
 	// Warm, when not nil, has the service load its speech recogniser while the person speaks.
 	Warm func()
+	// TakesLanguage: the service takes the language a question is spoken in with its
+	// transcription (Parley's own does; the Chat and Voice Service's interface has no such
+	// field, so it is sent nothing it does not know).
+	TakesLanguage bool
 }
 
 // Mode says whether voice mode runs.
@@ -276,6 +280,8 @@ type Controller struct {
 	svc       Service
 	sess      Session
 	warm      func()
+	// takesLanguage: the service takes a conversation's speech language (Attached).
+	takesLanguage bool
 	// voices are the attached service's voices, for speaking a reply in its language (nil
 	// until read, and for a service without that list); a pointer per service, so that a list
 	// read for the service before is never stored for this one.
@@ -337,13 +343,45 @@ func (c *Controller) Attach(a Attached) {
 	c.EndVoiceMode()
 	c.voice.dropPending(errLeft)
 	c.StopAll()
-	c.svc, c.sess, c.warm = a.Service, a.Session, a.Warm
+	c.svc, c.sess, c.warm, c.takesLanguage = a.Service, a.Session, a.Warm, a.TakesLanguage
 	c.voices.Store(&serviceVoices{svc: a.Service})
 	c.readVoices()      // before the first reply is spoken
 	c.out.speaker = nil // it speaks through the service in use
 	c.out.following.Store(nil)
 	clear(c.ptt.waiting)
 	c.ptt.growing = nil
+}
+
+// speechLanguages are the languages th's questions are spoken in, for the transcription: the
+// one the person chose for it (asked), else the one its messages are written in when it is not
+// English (expected: a hint with which the built-in recogniser, English only, says it cannot
+// hear it rather than guessing English words). Both are "" when the service takes none.
+func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected string) {
+	if !c.takesLanguage || th == nil || c.sess == nil {
+		return "", ""
+	}
+	v := c.sess.Snapshot(th)
+	if v.SpeechLanguage != "" {
+		return v.SpeechLanguage, ""
+	}
+	if l := writtenIn(v); l != "en" {
+		return "", l
+	}
+	return "", ""
+}
+
+// writtenIn is the language of the person's last few messages in v, "" when it cannot be told.
+func writtenIn(v conversation.ThreadView) string {
+	var said []string
+	for i := len(v.Messages) - 1; i >= 0 && len(said) < 5; i-- {
+		if v.Messages[i].Role == conversation.User {
+			said = append(said, v.Messages[i].Text)
+		}
+	}
+	for _, t := range v.Turns {
+		said = append(said, t.Text)
+	}
+	return voice.TextLanguage(strings.Join(said, "\n"))
 }
 
 // warmSpeech has the service load its speech recogniser while the person speaks, so that the
@@ -357,15 +395,8 @@ func (c *Controller) warmSpeech() {
 
 // serviceVoices are one service's voices, read once.
 type serviceVoices struct {
-	svc  Service
-	once sync.Once
-	list atomic.Pointer[[]client.Voice]
-}
-
-// voiceLister is a service that lists its voices (GET /v1/chat/voices): Parley's own, and
-// client.Client against any service (which may answer that it has no such list).
-type voiceLister interface {
-	Voices(ctx context.Context) ([]client.Voice, error)
+	svc Service
+	voice.VoiceList
 }
 
 // readVoices reads the attached service's voices in the background, once per service.
@@ -374,28 +405,15 @@ func (c *Controller) readVoices() {
 	if sv == nil {
 		return
 	}
-	l, ok := sv.svc.(voiceLister)
-	if !ok {
-		return
+	if l, ok := sv.svc.(voice.VoiceLister); ok {
+		sv.Read(c.cfg.Ctx, l)
 	}
-	ctx := c.cfg.Ctx
-	sv.once.Do(func() {
-		go func() {
-			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			if vs, err := l.Voices(ctx); err == nil {
-				sv.list.Store(&vs)
-			}
-		}()
-	})
 }
 
 // ServiceVoices are the attached service's voices as read so far (nil: none yet, or none).
 func (c *Controller) ServiceVoices() []client.Voice {
 	if sv := c.voices.Load(); sv != nil {
-		if l := sv.list.Load(); l != nil {
-			return *l
-		}
+		return sv.Get()
 	}
 	return nil
 }

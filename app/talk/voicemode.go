@@ -91,23 +91,28 @@ func (c *Controller) StartVoiceMode() {
 		voiceName, chosen = c.cfg.Prefs.DefaultVoice(), false
 	}
 	c.st.BargeIn = c.cfg.Prefs.BargeIn()
+	asked, expected := c.speechLanguages(th)
 	var loop *voice.Loop
 	cfg := voice.Config{
-		Source:       mic,
-		Transcriber:  c.svc,
-		Synth:        c.svc,
-		Player:       c.out.player,
-		Chat:         &chatter{c: c, sess: c.sess, th: th},
-		Voice:        voiceName,
-		VoiceChosen:  chosen,
-		Voices:       c.ServiceVoices,
-		Hold:         c.cfg.Prefs.Hold(),
-		Speculate:    true,
-		AdaptiveHold: c.cfg.Prefs.AdaptiveHold(),
-		BargeIn:      c.st.BargeIn,
-		SpeakErrors:  c.cfg.Prefs.SpeakErrors(),
-		OnStatus:     func(s voice.Status) { c.cfg.Do(func() { c.loopStatus(loop, s) }) },
-		OnLevel:      c.levelHeard,
+		Source:      mic,
+		Transcriber: c.svc,
+		Synth:       c.svc,
+		Player:      c.out.player,
+		Chat:        &chatter{c: c, sess: c.sess, th: th},
+		Voice:       voiceName,
+		VoiceChosen: chosen,
+		Voices:      c.ServiceVoices,
+		// The conversation's speech language, as voice mode starts: a change in its settings
+		// takes effect at the next start, as its voice does.
+		SpeechLanguage:   asked,
+		ExpectedLanguage: expected,
+		Hold:             c.cfg.Prefs.Hold(),
+		Speculate:        true,
+		AdaptiveHold:     c.cfg.Prefs.AdaptiveHold(),
+		BargeIn:          c.st.BargeIn,
+		SpeakErrors:      c.cfg.Prefs.SpeakErrors(),
+		OnStatus:         func(s voice.Status) { c.cfg.Do(func() { c.loopStatus(loop, s) }) },
+		OnLevel:          c.levelHeard,
 	}
 	wakeSp, stopSp := c.wakeSpotters(&cfg)
 	loop = voice.New(cfg)

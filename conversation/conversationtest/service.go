@@ -54,6 +54,10 @@ type Service struct {
 	Speech         []string // the texts spoken
 	SpeechVoices   []string // the voice each was spoken with
 	Transcriptions int      // the transcriptions made
+	// TranscribedIn are the speech languages the transcriptions were asked with, in order.
+	TranscribedIn []string
+	// Expecting are the languages they were expected in (client.TranscribeRequest), in order.
+	Expecting []string
 
 	nextID int
 }
@@ -196,10 +200,12 @@ func (f *Service) DeleteConversation(_ context.Context, id client.ConversationID
 }
 
 // Transcribe hears Heard.
-func (f *Service) Transcribe(context.Context, client.TranscribeRequest) (*client.Transcript, error) {
+func (f *Service) Transcribe(_ context.Context, req client.TranscribeRequest) (*client.Transcript, error) {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	f.Transcriptions++
+	f.TranscribedIn = append(f.TranscribedIn, req.Language)
+	f.Expecting = append(f.Expecting, req.ExpectedLanguage)
 	return &client.Transcript{Text: f.Heard, Language: "en"}, nil
 }
 

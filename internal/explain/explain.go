@@ -402,7 +402,8 @@ func status(e *client.Error, s Scene) Fact {
 		case WorkChat:
 			// The model failed, stopped before its reply was whole, or is not running: there is no reply,
 			// and the service charges nothing for it. The window says so in plainer words.
-			if mentions(e, "charge", "refund") {
+			// The built-in service says it in the window's language.
+			if mentions(e, "charge", "refund") || strings.Contains(e.Message, i18n.T("The points for this call were refunded.")) {
 				return coded(UpstreamFailed, c, e, "The service's model failed", "",
 					i18n.T("The model gave no reply"), i18n.T("The model gave no reply: %s"))
 			}

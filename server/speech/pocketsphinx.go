@@ -105,7 +105,13 @@ func WarmPocketSphinx(o PocketSphinxOptions) {
 }
 
 func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string) (Transcript, error) {
-	if l := LanguageOf(ctx); l != "" && languageBase(l) != "en" {
+	// It hears English only: a question asked in another language, or expected in one when
+	// none was asked for (its conversation is written in it), is refused, not guessed at.
+	l := LanguageOf(ctx)
+	if l == "" {
+		l = ExpectedLanguageOf(ctx)
+	}
+	if l != "" && languageBase(l) != "en" {
 		return Transcript{}, ErrLanguage
 	}
 	pcm, err := decodeAudio(audio)

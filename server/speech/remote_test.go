@@ -106,6 +106,14 @@ func TestPocketSphinx_EnglishOnly(t *testing.T) {
 	if _, err := ps.Transcribe(WithLanguage(t.Context(), "en-GB"), wavTake, ""); errors.Is(err, ErrLanguage) {
 		t.Error("English refused")
 	}
+	// A question expected in another language (its conversation is written in it) is refused
+	// too, unless English is asked for.
+	if _, err := ps.Transcribe(WithExpectedLanguage(t.Context(), "de"), wavTake, ""); !errors.Is(err, ErrLanguage) {
+		t.Errorf("expected German: err = %v, want ErrLanguage", err)
+	}
+	if _, err := ps.Transcribe(WithExpectedLanguage(WithLanguage(t.Context(), "en"), "de"), wavTake, ""); errors.Is(err, ErrLanguage) {
+		t.Error("English asked for in a German conversation was refused")
+	}
 }
 
 func TestRemoteTranscriber_NotAudio(t *testing.T) {

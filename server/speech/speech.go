@@ -73,6 +73,24 @@ func WithLanguage(ctx context.Context, tag string) context.Context {
 	return context.WithValue(ctx, languageKey{}, tag)
 }
 
+type expectedKey struct{}
+
+// WithExpectedLanguage returns ctx with the language speech is probably in (the language its
+// conversation is written in), a hint for a recogniser that cannot tell languages apart: one
+// that hears only another says so (ErrLanguage) instead of guessing words. "" gives none.
+func WithExpectedLanguage(ctx context.Context, tag string) context.Context {
+	if tag == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, expectedKey{}, tag)
+}
+
+// ExpectedLanguageOf is the hint WithExpectedLanguage gave, "" for none.
+func ExpectedLanguageOf(ctx context.Context) string {
+	s, _ := ctx.Value(expectedKey{}).(string)
+	return s
+}
+
 // LanguageOf is the language WithLanguage asked for, "" for none.
 func LanguageOf(ctx context.Context) string {
 	s, _ := ctx.Value(languageKey{}).(string)
