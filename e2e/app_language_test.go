@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -146,5 +147,48 @@ func TestApp_InAnotherLanguage(t *testing.T) {
 			check("preferences", "Microphone", "Speech rate")
 			d.Key(t, "Escape")
 		})
+	}
+}
+
+// The built-in recogniser hears English only. In a conversation written in German, a question
+// said in German with push-to-talk gets a notice that says so, and what to do, instead of
+// English words it did not hear: the app expects the question in the conversation's language
+// (expected_language) and the built-in service's PocketSphinx refuses it. Nothing is put in the
+// message box.
+func TestApp_BuiltInRecogniserSaysItHearsEnglishOnly(t *testing.T) {
+	testenv.RequireCommands(t, "xdotool", "tesseract", "espeak-ng", "sox", "paplay", "parec")
+	d := testenv.StartDisplay(t)
+	testenv.StartSessionBus(t)
+	p := testenv.StartPulse(t)
+	env := appEnviron("PARLEY_TEST_RUNTIME_PORTS=none", "PARLEY_TEST_RECOGNISER_PORTS=none", "PARLEY_AUDIO_BACKEND=pulse")
+	shots := shotsDir(t)
+	dir := t.TempDir()
+	question := filepath.Join(dir, "frage.wav")
+	if out, err := exec.Command("espeak-ng", "-v", "de", "-w", question, "Wie wird das Wetter morgen in Berlin?").CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	quietRoom(t, p, dir)
+	startAppAt(t, d, env, t.TempDir())
+	defer func() {
+		if t.Failed() {
+			d.Screenshot(t, filepath.Join(shots, "english-only-failed.png"))
+		}
+	}()
+	d.WaitForWindow(t, "Parley", 30*time.Second)
+	d.WaitForText(t, "No account needed", 30*time.Second)
+	d.Key(t, "Return")
+	d.WaitForText(t, "What's on your mind?", 30*time.Second)
+	d.Type(t, "Wie lange dauert die Reise mit dem Zug von Hamburg nach Berlin, und was kostet sie?")
+	d.Key(t, "Return")
+	d.WaitForText(t, "you asked about", 30*time.Second) // the offline responder's reply
+	d.Key(t, "ctrl+m")
+	d.WaitForText(t, "Listening", 10*time.Second)
+	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+	playInto(t, p, question)
+	read := waitForTextAnySpaces(t, d, "hears English only", 60*time.Second)
+	d.Screenshot(t, filepath.Join(shots, "english-only-notice.png"))
+	flat := strings.Join(strings.Fields(read), " ")
+	if !strings.Contains(flat, "Whisper server") || !strings.Contains(flat, "speech language") {
+		t.Errorf("the notice does not say what to do:\n%s", read)
 	}
 }
