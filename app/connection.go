@@ -144,7 +144,7 @@ func (u *UI) attach(c *connection) {
 	// Voice mode listens to the service it started on: it ends with it.
 	u.talk.Attach(talk.Attached{Service: c.svc, Session: m.sess, Warm: c.warmSpeech, TakesLanguage: c.local})
 	if c.local {
-		m.composer.setLimit(referenceMessageLimit)
+		m.parleyService()
 	}
 	m.sess.LoadMore()
 	m.newConversation()
@@ -155,10 +155,18 @@ func (u *UI) attach(c *connection) {
 	go refreshAccount(u.ctx, c.svc, m.sess, func() {
 		u.do(func() {
 			if u.main == m {
-				m.composer.setLimit(referenceMessageLimit)
+				m.parleyService()
 			}
 		})
 	})
+}
+
+// parleyService takes the service in use as Parley's own: its limit on a message, and a speech
+// language sent with each question.
+func (m *mainWindow) parleyService() {
+	m.parleys = true
+	m.composer.setLimit(referenceMessageLimit)
+	m.u.talk.TakeLanguages()
 }
 
 // refreshAccount reads the balance from svc, where the service reports it, into sess. It runs

@@ -176,7 +176,7 @@ func (m *mainWindow) showSettings() {
 	v := m.sess.Snapshot(m.current)
 	s := &settingsDialog{host: m, store: m.sess, win: u.win, ctx: u.ctx, do: u.do,
 		th: m.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice,
-		takesLanguage: m.conn.local}
+		takesLanguage: m.parleys}
 	f := formOf(v.Config, v.Voice)
 	f.speechLanguage = v.SpeechLanguage
 	s.build(f)

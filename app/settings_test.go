@@ -244,3 +244,26 @@ func TestPresets_BuiltInNamesShownInTheWindowsLanguage(t *testing.T) {
 		t.Errorf("titles %v", got)
 	}
 }
+
+// parley serve elsewhere, told by the chat engine its account answer names, takes a speech
+// language as the built-in service does.
+func TestSettings_SpeechLanguageForParleyServeElsewhere(t *testing.T) {
+	ref := &namedEngine{Service: newFakeService()}
+	h := start(t, newFakeService())
+	h.u.attach(&connection{svc: ref, baseURL: ref.BaseURL()})
+	h.waitFor(func() bool { return h.u.main.parleys })
+	s := savedConversation(t, h)
+	if s.speechLang.Disabled() {
+		t.Fatal("the speech language cannot be chosen for parley serve")
+	}
+	s.speechLang.SetSelectedIndex(slices.Index(s.speechLangs, "uk"))
+	test.Tap(s.saveBtn)
+	h.waitFor(func() bool { return h.u.closeDialog == nil })
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.u.toggleRecording()
+	<-h.rec.calls
+	h.waitFor(func() bool { ref.Mu.Lock(); defer ref.Mu.Unlock(); return len(ref.TranscribedIn) == 1 })
+	if ref.TranscribedIn[0] != "uk" {
+		t.Errorf("parley serve was asked for %q, want uk", ref.TranscribedIn[0])
+	}
+}

@@ -352,6 +352,10 @@ func (c *Controller) Attach(a Attached) {
 	c.ptt.growing = nil
 }
 
+// TakeLanguages has the controller send the attached service a conversation's speech
+// language with each question: the app found it is Parley's own after it attached it.
+func (c *Controller) TakeLanguages() { c.takesLanguage = true }
+
 // speechLanguages are the languages th's questions are spoken in, for the transcription: the
 // one the person chose for it (asked), else the one its messages are written in when it is not
 // English (expected: a hint with which the built-in recogniser, English only, says it cannot
