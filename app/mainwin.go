@@ -12,7 +12,7 @@ import (
 type mainWindow struct {
 	u *UI
 
-	conn    *connection // the service in use and how it was reached
+	conn *connection // the service in use and how it was reached
 	// parleys: the service is Parley's own (built in, or parley serve elsewhere, which names
 	// its chat engine in its account answer), which takes Parley's extensions: a limit on a
 	// message, a speech language.
