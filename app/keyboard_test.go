@@ -117,6 +117,7 @@ func TestKeyboard_FocusOrderFollowsTheLayout(t *testing.T) {
 	wantOrder(t, c, "the preferences", "select", "button Test", "slider", "select", "slider",
 		"select", // the speech rate
 		"check Speak replies aloud", "choice the service's default", "button (icon)",
+		"select", // the speech language
 		"check Speaking over a reply interrupts it (barge-in)",
 		"check End a question when it sounds complete",
 		"check Say aloud when something goes wrong", "select", "select", "select",

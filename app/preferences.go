@@ -59,6 +59,9 @@ type preferencesDialog struct {
 	voices       []string // the service's voices
 	listed       bool     // the service listed them
 	preset       *selector
+	// speechLang offers speechLangs, the speech languages' codes in its order.
+	speechLang  *selector
+	speechLangs []string
 	// languages are those the language's choice offers after the system's (locale.Available).
 	languages    []locale.Language
 	holdLabel    *widget.Label
@@ -103,6 +106,7 @@ func (p *preferencesDialog) build() fyne.CanvasObject {
 		widget.NewFormItem(lang.L("Speech rate"), p.buildSpeechRate()),
 		widget.NewFormItem(lang.L("Replies"), p.buildAutoSpeak()),
 		widget.NewFormItem(lang.L("Default voice"), p.buildVoice()),
+		widget.NewFormItem(lang.L("Speech language"), p.buildSpeechLanguage()),
 		widget.NewFormItem(lang.L("Voice mode"), p.buildVoiceMode()),
 		widget.NewFormItem(lang.L("Wake phrase"), p.buildWake()),
 		widget.NewFormItem(lang.L("New conversations use"), p.buildPreset()),
@@ -286,6 +290,19 @@ func (p *preferencesDialog) buildVoice() fyne.CanvasObject {
 	p.voiceProblem.Hide()
 	p.voiceName.OnChanged = func(string) { p.checkVoice() }
 	return container.NewVBox(p.voiceName, p.voiceProblem)
+}
+
+// buildSpeechLanguage is the language questions are spoken in, unless a conversation's settings
+// name another: told by the recogniser, or one.
+func (p *preferencesDialog) buildSpeechLanguage() fyne.CanvasObject {
+	var options []string
+	options, p.speechLangs = speechLanguageOptions(autoSpeechLanguage())
+	p.speechLang = newSelector(p.keys, options, nil)
+	p.speechLang.SetSelectedIndex(max(slices.Index(p.speechLangs, p.u.prefs.speechLanguage()), 0))
+	note := widget.NewLabel(lang.L("Sent to Parley's own service with each spoken question, unless a conversation's settings name another."))
+	note.SizeName = theme.SizeNameCaptionText
+	note.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(p.speechLang, note)
 }
 
 // checkVoice says what is wrong with the default voice, if anything; Save waits for it.
@@ -620,6 +637,7 @@ func (p *preferencesDialog) save() {
 	prefs.setLanguage(p.chosenLanguage())
 	prefs.setAutoSpeak(p.autoSpeak.Checked)
 	prefs.setDefaultVoice(strings.TrimSpace(p.voiceName.Text))
+	prefs.setSpeechLanguage(p.speechLangs[max(p.speechLang.SelectedIndex(), 0)])
 	if pr, ok := (presetBook{prefs}).find(p.preset.Selected); ok {
 		prefs.setDefaultPreset(pr.Name) // a built-in one by its English name, whatever the window's language
 	}

@@ -39,8 +39,9 @@ const (
 	prefFollowUp      = "follow_up_s" // seconds after a reply a question needs no wake phrase
 	prefDefaultPreset = "default_preset"
 	prefDefaultVoice  = "default_voice"
-	prefPresets       = "presets" // the person's own presets, as JSON
-	prefHotkey        = "hotkey"  // the hold-to-talk key from anywhere: "" the default, hotkeyOff none
+	prefSpeechLang    = "speech_language" // questions' language unless a conversation names one ("" told by the recogniser)
+	prefPresets       = "presets"         // the person's own presets, as JSON
+	prefHotkey        = "hotkey"          // the hold-to-talk key from anywhere: "" the default, hotkeyOff none
 	prefKeepInTray    = "keep_in_tray"
 	prefTheme         = "theme"          // themeSystem, themeLight or themeDark
 	prefTextSize      = "text_size_pct"  // the text size, in percent
@@ -309,6 +310,12 @@ func (p prefs) setSpeakErrors(on bool) { p.p.SetBool(prefSpeakErrors, on) }
 func (p prefs) defaultVoice() string { return p.p.String(prefDefaultVoice) }
 
 func (p prefs) setDefaultVoice(name string) { p.p.SetString(prefDefaultVoice, name) }
+
+// speechLanguage is the language questions are spoken in when their conversation names none, a
+// BCP 47 tag ("": the recogniser tells).
+func (p prefs) speechLanguage() string { return p.p.String(prefSpeechLang) }
+
+func (p prefs) setSpeechLanguage(tag string) { p.p.SetString(prefSpeechLang, tag) }
 
 // defaultPreset names the preset new conversations start from (the first built-in one until
 // the person picks another).

@@ -155,6 +155,8 @@ type settingsDialog struct {
 	speechLang    *selector
 	speechLangs   []string
 	takesLanguage bool
+	// defaultSpeechLang is Preferences' speech language, which "" stands for.
+	defaultSpeechLang string
 	// voices are the voices the service lists; listed is false until it listed some (a
 	// service without the list takes any name, unchecked). savedVoice is the conversation's
 	// voice when the dialog opened.
@@ -176,7 +178,7 @@ func (m *mainWindow) showSettings() {
 	v := m.sess.Snapshot(m.current)
 	s := &settingsDialog{host: m, store: m.sess, win: u.win, ctx: u.ctx, do: u.do,
 		th: m.current, isNew: v.ID.IsZero(), saved: v.Config, book: presetBook{u.prefs}, savedVoice: v.Voice,
-		takesLanguage: m.parleys}
+		takesLanguage: m.parleys, defaultSpeechLang: u.prefs.speechLanguage()}
 	f := formOf(v.Config, v.Voice)
 	f.speechLanguage = v.SpeechLanguage
 	s.build(f)
@@ -211,7 +213,7 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.voice.SetPlaceHolder(lang.L("the default voice"))
 	s.voice.OnChanged = func(string) { s.check() }
 	var langOptions []string
-	langOptions, s.speechLangs = speechLanguageOptions()
+	langOptions, s.speechLangs = speechLanguageOptions(fmt.Sprintf(lang.L("As in Preferences: %s"), speechLanguageName(s.defaultSpeechLang)))
 	s.speechLang = newSelector(s.keys, langOptions, func(string) { s.check() })
 	s.fill(f)
 

@@ -140,7 +140,7 @@ func TestSettings_SpeechLanguageSentAndKept(t *testing.T) {
 	h := startWith(t, svc, test.NewTempApp(t), func(d *Deps) { d.ArchivePath = path })
 	local(h)
 	s := savedConversation(t, h)
-	if s.speechLang.Disabled() || s.speechLang.Selected != "Told by the recogniser" {
+	if s.speechLang.Disabled() || s.speechLang.Selected != "As in Preferences: Told by the recogniser" {
 		t.Fatalf("speech language: disabled %v, shows %q", s.speechLang.Disabled(), s.speechLang.Selected)
 	}
 	german := slices.Index(s.speechLangs, "de")
@@ -265,5 +265,43 @@ func TestSettings_SpeechLanguageForParleyServeElsewhere(t *testing.T) {
 	h.waitFor(func() bool { ref.Mu.Lock(); defer ref.Mu.Unlock(); return len(ref.TranscribedIn) == 1 })
 	if ref.TranscribedIn[0] != "uk" {
 		t.Errorf("parley serve was asked for %q, want uk", ref.TranscribedIn[0])
+	}
+}
+
+// Preferences' speech language goes with the questions of every conversation that names none;
+// a conversation's own wins.
+func TestPreferences_SpeechLanguageForConversationsThatNameNone(t *testing.T) {
+	svc := newFakeService()
+	svc.Heard = "Hello"
+	h := start(t, svc)
+	h.u.attach(&connection{svc: svc, baseURL: svc.BaseURL(), local: true})
+	h.u.showPreferences()
+	p := h.u.topDialog().owner.(*preferencesDialog)
+	p.speechLang.SetSelectedIndex(slices.Index(p.speechLangs, "fr"))
+	p.keys.submit()
+	h.waitFor(func() bool { return h.u.prefs.speechLanguage() == "fr" && h.u.closeDialog == nil })
+
+	record := func(n int) string {
+		t.Helper()
+		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+		h.u.toggleRecording()
+		<-h.rec.calls
+		h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == n })
+		svc.Mu.Lock()
+		defer svc.Mu.Unlock()
+		return svc.TranscribedIn[n-1]
+	}
+	if got := record(1); got != "fr" {
+		t.Errorf("a new conversation's question asked in %q, want fr (Preferences)", got)
+	}
+	s := savedConversation(t, h)
+	if s.speechLang.Selected != "As in Preferences: Français (French)" {
+		t.Errorf("the conversation's choice says %q", s.speechLang.Selected)
+	}
+	s.speechLang.SetSelectedIndex(slices.Index(s.speechLangs, "en"))
+	test.Tap(s.saveBtn)
+	h.waitFor(func() bool { return h.u.closeDialog == nil })
+	if got := record(2); got != "en" {
+		t.Errorf("a conversation set to English asked in %q", got)
 	}
 }

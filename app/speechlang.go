@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2/lang"
 	"golang.org/x/text/collate"
@@ -33,7 +35,7 @@ func speechLanguages() []speechLanguage {
 	out := make([]speechLanguage, 0, len(speechLanguageCodes))
 	for _, code := range speechLanguageCodes {
 		tag := language.Make(code)
-		self, here := display.Self.Name(tag), names.Name(tag)
+		self, here := upperFirst(display.Self.Name(tag)), names.Name(tag)
 		name := self
 		if here != "" && !strings.EqualFold(here, self) {
 			name = fmt.Sprintf("%s (%s)", self, here)
@@ -45,10 +47,11 @@ func speechLanguages() []speechLanguage {
 	return out
 }
 
-// speechLanguageOptions are the choices of the settings dialog: "told by the recogniser" first,
-// then the languages; codes are their codes in the same order ("" for the first).
-func speechLanguageOptions() (options, codes []string) {
-	options, codes = []string{autoSpeechLanguage()}, []string{""}
+// speechLanguageOptions are the choices of a speech language: first says what "" means (told
+// by the recogniser, or as in Preferences), then the languages; codes are their codes in the
+// same order ("" for the first).
+func speechLanguageOptions(first string) (options, codes []string) {
+	options, codes = []string{first}, []string{""}
 	for _, l := range speechLanguages() {
 		options, codes = append(options, l.name), append(codes, l.code)
 	}
@@ -56,3 +59,24 @@ func speechLanguageOptions() (options, codes []string) {
 }
 
 func autoSpeechLanguage() string { return lang.L("Told by the recogniser") }
+
+// speechLanguageName is the name speechLanguages gives tag ("" told by the recogniser), its tag
+// itself when it is not one of them.
+func speechLanguageName(tag string) string {
+	if tag == "" {
+		return autoSpeechLanguage()
+	}
+	for _, l := range speechLanguages() {
+		if l.code == tag {
+			return l.name
+		}
+	}
+	return tag
+}
+
+// upperFirst is s with its first letter a capital, as a name at the head of a list item is
+// written ("français": "Français").
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}

@@ -73,6 +73,7 @@ func (p talkPrefs) SpeechRate() float64     { return p.p.speechRate() }
 func (p talkPrefs) AutoSpeak() bool         { return p.p.autoSpeak() }
 func (p talkPrefs) SendSpoken() bool        { return p.p.sendSpoken() }
 func (p talkPrefs) DefaultVoice() string    { return p.p.defaultVoice() }
+func (p talkPrefs) SpeechLanguage() string  { return p.p.speechLanguage() }
 func (p talkPrefs) BargeIn() bool           { return p.p.bargeIn() }
 func (p talkPrefs) SpeakErrors() bool       { return p.p.speakErrors() }
 func (p talkPrefs) FollowUp() time.Duration { return p.p.followUp() }

@@ -10,6 +10,7 @@
 package talk
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"sync/atomic"
@@ -72,6 +73,9 @@ type Prefs interface {
 	SendSpoken() bool
 	// DefaultVoice is the voice of conversations that name none ("" for the service's).
 	DefaultVoice() string
+	// SpeechLanguage is the language questions are spoken in when their conversation names
+	// none ("" for the recogniser to tell).
+	SpeechLanguage() string
 	// BargeIn: speaking over a reply in voice mode interrupts it.
 	BargeIn() bool
 	// SpeakErrors: voice mode says why a turn failed.
@@ -356,17 +360,21 @@ func (c *Controller) Attach(a Attached) {
 // language with each question: the app found it is Parley's own after it attached it.
 func (c *Controller) TakeLanguages() { c.takesLanguage = true }
 
-// speechLanguages are the languages th's questions are spoken in, for the transcription: the
-// one the person chose for it (asked), else the one its messages are written in when it is not
-// English (expected: a hint with which the built-in recogniser, English only, says it cannot
-// hear it rather than guessing English words). Both are "" when the service takes none.
+// speechLanguages are the languages th's questions (nil: a new conversation's) are spoken in,
+// for the transcription: the one the person chose for it, else in Preferences (asked); else
+// the one its messages are written in when it is not English (expected: a hint with which the
+// built-in recogniser, English only, says it cannot hear it rather than guessing English
+// words). Both are "" when the service takes none.
 func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected string) {
-	if !c.takesLanguage || th == nil || c.sess == nil {
+	if !c.takesLanguage || c.sess == nil {
 		return "", ""
 	}
-	v := c.sess.Snapshot(th)
-	if v.SpeechLanguage != "" {
-		return v.SpeechLanguage, ""
+	var v conversation.ThreadView
+	if th != nil {
+		v = c.sess.Snapshot(th)
+	}
+	if asked := cmp.Or(v.SpeechLanguage, c.cfg.Prefs.SpeechLanguage()); asked != "" {
+		return asked, ""
 	}
 	if l := writtenIn(v); l != "en" {
 		return "", l

@@ -48,6 +48,7 @@ func (p *prefs) SpeechRate() float64     { return 1.5 }
 func (p *prefs) AutoSpeak() bool         { return p.autoSpeak }
 func (p *prefs) SendSpoken() bool        { return p.sendSpoken }
 func (p *prefs) DefaultVoice() string    { return "" }
+func (p *prefs) SpeechLanguage() string  { return "" }
 func (p *prefs) BargeIn() bool           { return p.bargeIn }
 func (p *prefs) WakePhrase() string      { return "" }
 func (p *prefs) FollowUp() time.Duration { return 0 }
