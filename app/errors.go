@@ -168,7 +168,7 @@ func nextForWork(f explain.Fact) (string, action) {
 	case explain.NarrowbandAudio:
 		return lang.L("Choose another microphone in Preferences: a headset's hands-free mode sends this."), actionNone
 	case explain.LanguageUnheard:
-		return lang.L("If you spoke English, choose English as the conversation's speech language in its Settings; to be heard in other languages, run a Whisper server on this computer (see the README)."), actionNone
+		return lang.L("If you spoke English, choose English as the speech language in Preferences or in the conversation's Settings; to be heard in other languages, run a Whisper server on this computer (see the README)."), actionNone
 	}
 	return "", actionNone
 }

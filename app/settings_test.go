@@ -220,6 +220,18 @@ func TestTalk_QuestionsExpectedInTheConversationsLanguage(t *testing.T) {
 	if asked, expected := record(h, 2); asked != "" || expected != "" {
 		t.Errorf("an English conversation: asked %q, expected %q; want neither", asked, expected)
 	}
+
+	// In a Polish window, a new conversation's questions are expected in Polish; an English one's
+	// still in none (its words tell).
+	locale.Use("pl")
+	t.Cleanup(func() { locale.Use("en") })
+	if asked, expected := record(h, 3); asked != "" || expected != "" {
+		t.Errorf("an English conversation in a Polish window: asked %q, expected %q; want neither", asked, expected)
+	}
+	h.u.main.newConversation()
+	if asked, expected := record(h, 4); asked != "" || expected != "pl" {
+		t.Errorf("a new conversation in a Polish window: asked %q, expected %q; want none and pl", asked, expected)
+	}
 }
 
 // The built-in presets show in the window's language and are stored by their English names,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"parley/app/locale"
 	"strings"
 	"time"
 
@@ -74,6 +75,7 @@ func (p talkPrefs) AutoSpeak() bool         { return p.p.autoSpeak() }
 func (p talkPrefs) SendSpoken() bool        { return p.p.sendSpoken() }
 func (p talkPrefs) DefaultVoice() string    { return p.p.defaultVoice() }
 func (p talkPrefs) SpeechLanguage() string  { return p.p.speechLanguage() }
+func (p talkPrefs) WindowLanguage() string  { return locale.Current().Tag().String() }
 func (p talkPrefs) BargeIn() bool           { return p.p.bargeIn() }
 func (p talkPrefs) SpeakErrors() bool       { return p.p.speakErrors() }
 func (p talkPrefs) FollowUp() time.Duration { return p.p.followUp() }

@@ -76,6 +76,8 @@ type Prefs interface {
 	// SpeechLanguage is the language questions are spoken in when their conversation names
 	// none ("" for the recogniser to tell).
 	SpeechLanguage() string
+	// WindowLanguage is the language the window is shown in, a BCP 47 tag ("de", "pt-BR").
+	WindowLanguage() string
 	// BargeIn: speaking over a reply in voice mode interrupts it.
 	BargeIn() bool
 	// SpeakErrors: voice mode says why a turn failed.
@@ -362,9 +364,9 @@ func (c *Controller) TakeLanguages() { c.takesLanguage = true }
 
 // speechLanguages are the languages th's questions (nil: a new conversation's) are spoken in,
 // for the transcription: the one the person chose for it, else in Preferences (asked); else
-// the one its messages are written in when it is not English (expected: a hint with which the
-// built-in recogniser, English only, says it cannot hear it rather than guessing English
-// words). Both are "" when the service takes none.
+// the one its messages are written in, else the window's, when it is not English (expected: a
+// hint with which the built-in recogniser, English only, says it cannot hear it rather than
+// guessing English words). Both are "" when the service takes none.
 func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected string) {
 	if !c.takesLanguage || c.sess == nil {
 		return "", ""
@@ -376,10 +378,21 @@ func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected s
 	if asked := cmp.Or(v.SpeechLanguage, c.cfg.Prefs.SpeechLanguage()); asked != "" {
 		return asked, ""
 	}
-	if l := writtenIn(v); l != "en" {
-		return "", l
+	// Else the conversation's written language; else, when it tells none (a new conversation),
+	// the window's: a person who reads Parley in German is taken to ask in German until they
+	// say otherwise (the notice tells them how), which a recogniser that tells languages itself
+	// ignores.
+	l := cmp.Or(writtenIn(v), baseLanguage(c.cfg.Prefs.WindowLanguage()))
+	if l == "en" {
+		l = ""
 	}
-	return "", ""
+	return "", l
+}
+
+// baseLanguage is a BCP 47 tag's language ("pt-BR": "pt").
+func baseLanguage(tag string) string {
+	base, _, _ := strings.Cut(tag, "-")
+	return strings.ToLower(base)
 }
 
 // writtenIn is the language of the person's last few messages in v, "" when it cannot be told.

@@ -49,6 +49,7 @@ func (p *prefs) AutoSpeak() bool         { return p.autoSpeak }
 func (p *prefs) SendSpoken() bool        { return p.sendSpoken }
 func (p *prefs) DefaultVoice() string    { return "" }
 func (p *prefs) SpeechLanguage() string  { return "" }
+func (p *prefs) WindowLanguage() string  { return "en" }
 func (p *prefs) BargeIn() bool           { return p.bargeIn }
 func (p *prefs) WakePhrase() string      { return "" }
 func (p *prefs) FollowUp() time.Duration { return 0 }
