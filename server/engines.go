@@ -263,13 +263,27 @@ type runtimeWatch struct {
 func (c *chatEngine) status() engine.Status {
 	if c.watch != nil {
 		if away, why := c.watch.state(); away {
-			return engine.Status{Chat: c.spec.Describe() + " (" + awayWhy(why) + ")", Short: c.spec.Short() + " (" + awayWhy(why) + ")", Away: true}
+			return engine.Status{Chat: awayName(c.spec.Describe(), why), Short: awayName(c.spec.Short(), why), Away: true}
 		}
 	}
 	return engine.Status{Chat: c.spec.Describe(), Short: c.spec.Short()}
 }
 
-// awayWhy says in a few words why a runtime is away.
+// awayName is an engine's name with why it is away, for people: "llama3.2 from Ollama (not
+// running)", in the window's language.
+func awayName(name string, why error) string {
+	var ue *engine.UntrustedError
+	switch {
+	case errors.As(why, &ue) && ue.Err != nil:
+		return fmt.Sprintf(i18n.T("%s (refused: its user is unknown)"), name)
+	case errors.As(why, &ue):
+		return fmt.Sprintf(i18n.T("%s (refused: another user's)"), name)
+	}
+	return fmt.Sprintf(i18n.T("%s (not running)"), name)
+}
+
+// awayWhy says in a few words why a runtime is away (in English: it tells one reason from
+// another).
 func awayWhy(why error) string {
 	var ue *engine.UntrustedError
 	switch {
