@@ -42,16 +42,16 @@ type keeper struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	touched map[*conversation.Thread]bool // conversations whose messages changed, to index
-	labels  map[string]archive.Label      // labels to keep, by conversation ID: the last set of each
-	speech  map[string]archive.Speech     // speech settings to keep, likewise
+	touched map[*conversation.Thread]bool    // conversations whose messages changed, to index
+	labels  map[string]archive.Label         // labels to keep, by conversation ID: the last set of each
+	speech  map[string]client.ConversationID // conversations whose speech settings to keep
 	wake    chan struct{}
 }
 
 func newKeeper(a *archive.Archive, service string, sess *conversation.Session, src archive.Source, indexed func()) *keeper {
 	ctx, cancel := context.WithCancel(context.Background())
 	k := &keeper{archive: a, service: service, sess: sess, src: src, indexed: indexed, fillAfter: fillAfter, ctx: ctx, cancel: cancel,
-		touched: map[*conversation.Thread]bool{}, labels: map[string]archive.Label{}, speech: map[string]archive.Speech{},
+		touched: map[*conversation.Thread]bool{}, labels: map[string]archive.Label{}, speech: map[string]client.ConversationID{},
 		wake: make(chan struct{}, 1)}
 	sess.KeepSpeech(k.setSpeech)
 	return k
@@ -152,15 +152,17 @@ func (k *keeper) indexTouched() {
 func (k *keeper) keepLabels() {
 	k.mu.Lock()
 	labels, speech := k.labels, k.speech
-	k.labels, k.speech = map[string]archive.Label{}, map[string]archive.Speech{}
+	k.labels, k.speech = map[string]archive.Label{}, map[string]client.ConversationID{}
 	k.mu.Unlock()
 	for id, l := range labels {
 		if err := k.archive.SetLabel(k.service, id, l); err != nil {
 			slog.Warn("archive: a name or pin could not be kept", "err", err)
 		}
 	}
-	for id, sp := range speech {
-		if err := k.archive.SetSpeech(k.service, id, sp); err != nil {
+	for id, cid := range speech {
+		// As the session has them now: the last set, whatever order they were told in.
+		sp := k.sess.SpeechOf(cid)
+		if err := k.archive.SetSpeech(k.service, id, archive.Speech{Voice: sp.Voice, Language: sp.Language}); err != nil {
 			slog.Warn("archive: a conversation's voice or speech language could not be kept", "err", err)
 		}
 	}
@@ -212,9 +214,9 @@ func (k *keeper) setLabel(id client.ConversationID, l conversation.Label) {
 
 // setSpeech keeps conversation id's voice and speech language, in the background, as setLabel
 // keeps a label.
-func (k *keeper) setSpeech(id client.ConversationID, sp conversation.Speech) {
+func (k *keeper) setSpeech(id client.ConversationID) {
 	k.mu.Lock()
-	k.speech[id.String()] = archive.Speech{Voice: sp.Voice, Language: sp.Language}
+	k.speech[id.String()] = id
 	k.mu.Unlock()
 	k.wakeUp()
 }

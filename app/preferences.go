@@ -347,8 +347,8 @@ func (p *preferencesDialog) loadVoices() {
 func (p *preferencesDialog) buildPreset() fyne.CanvasObject {
 	book := presetBook{p.u.prefs}
 	p.preset = newSelector(p.keys, presetTitles(book.all()), nil)
-	if pr, ok := book.find(p.u.prefs.defaultPreset()); ok {
-		p.preset.SetSelected(pr.Title())
+	if i := presetIndex(book.all(), p.u.prefs.defaultPreset()); i >= 0 {
+		p.preset.SetSelectedIndex(i)
 	}
 	return p.preset
 }
@@ -638,8 +638,10 @@ func (p *preferencesDialog) save() {
 	prefs.setAutoSpeak(p.autoSpeak.Checked)
 	prefs.setDefaultVoice(strings.TrimSpace(p.voiceName.Text))
 	prefs.setSpeechLanguage(p.speechLangs[max(p.speechLang.SelectedIndex(), 0)])
-	if pr, ok := (presetBook{prefs}).find(p.preset.Selected); ok {
-		prefs.setDefaultPreset(pr.Name) // a built-in one by its English name, whatever the window's language
+	// By its place in the list: a built-in one is kept by its English name, whatever the
+	// window's language, and told from a person's preset called as it is in another.
+	if all, i := (presetBook{prefs}).all(), p.preset.SelectedIndex(); i >= 0 && i < len(all) {
+		prefs.setDefaultPreset(all[i].Name)
 	}
 	prefs.setHold(time.Duration(p.hold.Value) * time.Millisecond)
 	prefs.setSendSpoken(p.sendSpoken.SelectedIndex() == 1)

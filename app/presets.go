@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2/lang"
@@ -51,11 +52,18 @@ func (p Preset) Title() string {
 	return p.Name
 }
 
-// presetTitles are the titles of presets, in order.
+// presetTitles are the titles of presets, in order, each told from the others: a person's
+// preset called what a built-in one is called in this language (saved in another) is marked
+// as theirs.
 func presetTitles(ps []Preset) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.Title()
+		for _, bi := range builtInPresets {
+			if !p.BuiltIn && strings.EqualFold(bi.Title(), p.Name) {
+				out[i] = fmt.Sprintf(lang.L("%s (yours)"), p.Name)
+			}
+		}
 	}
 	return out
 }
@@ -90,6 +98,16 @@ func (b presetBook) own() []Preset {
 		}
 	}
 	return ps
+}
+
+// presetIndex is the place in ps of the preset called name (its Name), -1 when none is.
+func presetIndex(ps []Preset, name string) int {
+	for i, p := range ps {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // find returns the preset called name, or shown as name (Title).
@@ -199,7 +217,7 @@ func (m *mainWindow) presetOf(persona string) string {
 	persona = strings.TrimSpace(persona)
 	for _, p := range (presetBook{m.u.prefs}).all() {
 		if persona != "" && strings.TrimSpace(p.Persona) == persona {
-			return p.Name
+			return p.Title()
 		}
 	}
 	return ""

@@ -124,7 +124,7 @@ type settingsHost interface {
 
 // settingsStore saves a conversation's settings; *conversation.Session is one.
 type settingsStore interface {
-	SaveSettings(th *conversation.Thread, cfg client.Config, sp conversation.Speech, done func(client.Config, error))
+	SaveSettings(th *conversation.Thread, cfg client.Config, sp *conversation.Speech, done func(client.Config, error))
 }
 
 // settingsDialog edits the settings of the conversation on screen.
@@ -157,6 +157,9 @@ type settingsDialog struct {
 	takesLanguage bool
 	// defaultSpeechLang is Preferences' speech language, which "" stands for.
 	defaultSpeechLang string
+	// opened is the form as the dialog showed it first: the voice and speech language are
+	// saved only when changed from it.
+	opened settingsForm
 	// voices are the voices the service lists; listed is false until it listed some (a
 	// service without the list takes any name, unchecked). savedVoice is the conversation's
 	// voice when the dialog opened.
@@ -182,6 +185,7 @@ func (m *mainWindow) showSettings() {
 	f := formOf(v.Config, v.Voice)
 	f.speechLanguage = v.SpeechLanguage
 	s.build(f)
+	s.opened = s.form()
 	u.showDialogOf(s, s.d, s.keys, s.persona)
 	go s.loadVoices(m.conn.svc)
 }
@@ -214,11 +218,16 @@ func (s *settingsDialog) build(f settingsForm) {
 	s.voice.OnChanged = func(string) { s.check() }
 	var langOptions []string
 	langOptions, s.speechLangs = speechLanguageOptions(fmt.Sprintf(lang.L("As in Preferences: %s"), speechLanguageName(s.defaultSpeechLang)))
+	if s.defaultSpeechLang != "" {
+		// Preferences name a language: the recogniser may still be left to tell this one's.
+		langOptions = slices.Insert(langOptions, 1, autoSpeechLanguage())
+		s.speechLangs = slices.Insert(s.speechLangs, 1, conversation.SpeechAuto)
+	}
 	s.speechLang = newSelector(s.keys, langOptions, func(string) { s.check() })
 	s.fill(f)
 
-	s.preset = newSelector(s.keys, presetTitles(s.book.all()), func(name string) {
-		if p, ok := s.book.find(name); ok {
+	s.preset = newSelector(s.keys, presetTitles(s.book.all()), func(string) {
+		if p, ok := s.selectedPreset(); ok {
 			form := formOf(p.Config(), s.voice.Text)
 			form.speechLanguage = s.form().speechLanguage
 			s.fill(form)
@@ -278,7 +287,7 @@ func (s *settingsDialog) fill(f settingsForm) {
 	s.maxTok.SetText(f.maxTokens)
 	s.voice.SetText(f.voice)
 	i := slices.Index(s.speechLangs, f.speechLanguage)
-	if i < 0 { // a tag with a region is shown by its language; one not offered, as "told by the recogniser"
+	if i < 0 { // a tag with a region is shown by its language; one not offered, as the first
 		i = slices.Index(s.speechLangs, primaryLanguage(f.speechLanguage))
 	}
 	s.speechLang.SetSelectedIndex(max(i, 0))
@@ -332,10 +341,8 @@ func (s *settingsDialog) check() {
 		enable(s.saved.Temperature == nil, s.tempOn)
 		enable(s.saved.TopP == nil, s.topOn)
 	}
-	own := false
-	for _, p := range s.book.own() {
-		own = own || p.Name == s.preset.Selected
-	}
+	p, chosen := s.selectedPreset()
+	own := chosen && !p.BuiltIn
 	enable(own, s.rename)
 	enable(own, s.remove)
 	problem := ""
@@ -402,7 +409,11 @@ func (s *settingsDialog) save() {
 		return
 	}
 	s.saveBtn.Disable()
-	s.store.SaveSettings(s.th, cfg, conversation.Speech{Voice: f.voice, Language: f.speechLanguage}, func(saved client.Config, err error) {
+	var sp *conversation.Speech
+	if f.voice != s.opened.voice || f.speechLanguage != s.opened.speechLanguage {
+		sp = &conversation.Speech{Voice: f.voice, Language: f.speechLanguage}
+	}
+	s.store.SaveSettings(s.th, cfg, sp, func(saved client.Config, err error) {
 		s.do(func() {
 			if err != nil {
 				s.errText.SetText(fmt.Sprintf(lang.L("Not saved. %s"), phrase(err).text))
@@ -464,10 +475,8 @@ func (s *settingsDialog) askPresetName(title, confirm, failed, initial string, a
 // saveAsPreset asks for a name and saves the form as the person's preset.
 func (s *settingsDialog) saveAsPreset() {
 	initial := ""
-	if p := s.preset.Selected; p != "" {
-		if _, builtIn := s.builtIn(p); !builtIn {
-			initial = p
-		}
+	if p, ok := s.selectedPreset(); ok && !p.BuiltIn {
+		initial = p.Name
 	}
 	s.askPresetName(lang.L("Save as preset"), lang.L("Save"), lang.L("The preset was not saved: %s."), initial, func(name string) error {
 		cfg, err := s.form().config()
@@ -484,7 +493,11 @@ func (s *settingsDialog) saveAsPreset() {
 
 // renamePreset renames the person's selected preset.
 func (s *settingsDialog) renamePreset() {
-	old := s.preset.Selected
+	p, ok := s.selectedPreset()
+	if !ok || p.BuiltIn {
+		return
+	}
+	old := p.Name
 	s.askPresetName(lang.L("Rename preset"), lang.L("Rename"), lang.L("The preset was not renamed: %s."), old, func(name string) error {
 		return s.book.rename(old, name)
 	})
@@ -492,7 +505,11 @@ func (s *settingsDialog) renamePreset() {
 
 // removePreset deletes the person's selected preset.
 func (s *settingsDialog) removePreset() {
-	name := s.preset.Selected
+	p, ok := s.selectedPreset()
+	if !ok || p.BuiltIn {
+		return
+	}
+	name := p.Name
 	s.host.confirm(lang.L("Delete preset"), fmt.Sprintf(lang.L("Delete the preset “%s”?"), name), lang.L("Delete"), true, func(ok bool) {
 		if ok && s.book.remove(name) == nil {
 			s.refreshPresets("")
@@ -500,11 +517,12 @@ func (s *settingsDialog) removePreset() {
 	})
 }
 
-func (s *settingsDialog) builtIn(name string) (Preset, bool) {
-	for _, p := range builtInPresets {
-		if p.Name == name || p.Title() == name {
-			return p, true
-		}
+// selectedPreset is the preset chosen, by its place in the list: a person's preset may be
+// called what a built-in one is called in another language.
+func (s *settingsDialog) selectedPreset() (Preset, bool) {
+	all := s.book.all()
+	if i := s.preset.SelectedIndex(); i >= 0 && i < len(all) {
+		return all[i], true
 	}
 	return Preset{}, false
 }
@@ -516,10 +534,11 @@ func (s *settingsDialog) refreshPresets(name string) {
 	s.preset.Options = presetTitles(s.book.all())
 	onChanged := s.preset.OnChanged
 	s.preset.OnChanged = nil
-	if name == "" {
-		s.preset.ClearSelected()
-	} else {
-		s.preset.SetSelected(name)
+	s.preset.ClearSelected()
+	for i, p := range s.book.all() {
+		if name != "" && !p.BuiltIn && p.Name == name {
+			s.preset.SetSelectedIndex(i)
+		}
 	}
 	s.preset.OnChanged = onChanged
 	s.check()

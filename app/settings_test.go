@@ -15,6 +15,8 @@ import (
 	"parley/app/locale"
 	"parley/audio"
 	"parley/client"
+	"parley/conversation"
+	"parley/conversation/conversationtest"
 )
 
 // savedConversation is a conversation the service has stored, on screen with its settings
@@ -156,12 +158,8 @@ func TestSettings_SpeechLanguageSentAndKept(t *testing.T) {
 		t.Errorf("the speech language went to the service as a setting: %+v", p)
 	}
 
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h.u.toggleRecording()
-	<-h.rec.calls
-	h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == 1 })
-	if svc.TranscribedIn[0] != "de" {
-		t.Errorf("transcribed with language %q, want de", svc.TranscribedIn[0])
+	if asked, _ := sayInto(t, h, svc, 1); asked != "de" {
+		t.Errorf("transcribed with language %q, want de", asked)
 	}
 
 	// Kept for the next start.
@@ -181,12 +179,8 @@ func TestSettings_SpeechLanguageSentAndKept(t *testing.T) {
 		t.Error("the speech language can be chosen for a service that takes none")
 	}
 	s3.cancel()
-	h3.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h3.u.toggleRecording()
-	<-h3.rec.calls
-	h3.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == 2 })
-	if svc.TranscribedIn[1] != "" {
-		t.Errorf("a service that takes no language was sent %q", svc.TranscribedIn[1])
+	if asked, expected := sayInto(t, h3, svc, 2); asked != "" || expected != "" {
+		t.Errorf("a service that takes no language was sent %q, %q", asked, expected)
 	}
 }
 
@@ -201,23 +195,13 @@ func TestTalk_QuestionsExpectedInTheConversationsLanguage(t *testing.T) {
 	h.u.attach(&connection{svc: svc, baseURL: svc.BaseURL(), local: true})
 	h.typeAndSend("Wie spät ist es jetzt in Berlin, und wie wird das Wetter morgen?")
 	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && !h.view().ID.IsZero() })
-	record := func(h *harness, n int) (asked, expected string) {
-		t.Helper()
-		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-		h.u.toggleRecording()
-		<-h.rec.calls
-		h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.Expecting) == n })
-		svc.Mu.Lock()
-		defer svc.Mu.Unlock()
-		return svc.TranscribedIn[n-1], svc.Expecting[n-1]
-	}
-	if asked, expected := record(h, 1); asked != "" || expected != "de" {
+	if asked, expected := sayInto(t, h, svc, 1); asked != "" || expected != "de" {
 		t.Errorf("a German conversation: asked %q, expected %q; want none and de", asked, expected)
 	}
 	h.u.main.newConversation()
 	h.typeAndSend("What is the weather like in Berlin tomorrow, and what time is it?")
 	h.waitFor(func() bool { return h.shown(chatview.RowMessage) == 2 && !h.view().ID.IsZero() })
-	if asked, expected := record(h, 2); asked != "" || expected != "" {
+	if asked, expected := sayInto(t, h, svc, 2); asked != "" || expected != "" {
 		t.Errorf("an English conversation: asked %q, expected %q; want neither", asked, expected)
 	}
 
@@ -225,11 +209,11 @@ func TestTalk_QuestionsExpectedInTheConversationsLanguage(t *testing.T) {
 	// still in none (its words tell).
 	locale.Use("pl")
 	t.Cleanup(func() { locale.Use("en") })
-	if asked, expected := record(h, 3); asked != "" || expected != "" {
+	if asked, expected := sayInto(t, h, svc, 3); asked != "" || expected != "" {
 		t.Errorf("an English conversation in a Polish window: asked %q, expected %q; want neither", asked, expected)
 	}
 	h.u.main.newConversation()
-	if asked, expected := record(h, 4); asked != "" || expected != "pl" {
+	if asked, expected := sayInto(t, h, svc, 4); asked != "" || expected != "pl" {
 		t.Errorf("a new conversation in a Polish window: asked %q, expected %q; want none and pl", asked, expected)
 	}
 }
@@ -255,6 +239,24 @@ func TestPresets_BuiltInNamesShownInTheWindowsLanguage(t *testing.T) {
 	if got := presetTitles(book.all()); got[0] != title {
 		t.Errorf("titles %v", got)
 	}
+
+	// A person's preset called what a built-in one is called in German, saved in an English
+	// window: in the German window both are listed, each chosen by its place.
+	h := start(t, newFakeService())
+	locale.Use("en")
+	if err := (presetBook{h.u.prefs}).save(Preset{Name: title, Persona: "mine"}); err != nil {
+		t.Fatal(err)
+	}
+	locale.Use("de")
+	s := savedConversation(t, h)
+	s.preset.SetSelectedIndex(0)
+	if s.persona.Text != "" || !s.rename.Disabled() {
+		t.Errorf("the built-in %q chosen: persona %q, rename enabled %v", title, s.persona.Text, !s.rename.Disabled())
+	}
+	s.preset.SetSelectedIndex(len(builtInPresets))
+	if s.preset.Selected != title+" (eigene)" || s.persona.Text != "mine" || s.rename.Disabled() {
+		t.Errorf("the person's %q chosen: shows %q, persona %q, rename enabled %v", title, s.preset.Selected, s.persona.Text, !s.rename.Disabled())
+	}
 }
 
 // parley serve elsewhere, told by the chat engine its account answer names, takes a speech
@@ -271,12 +273,8 @@ func TestSettings_SpeechLanguageForParleyServeElsewhere(t *testing.T) {
 	s.speechLang.SetSelectedIndex(slices.Index(s.speechLangs, "uk"))
 	test.Tap(s.saveBtn)
 	h.waitFor(func() bool { return h.u.closeDialog == nil })
-	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-	h.u.toggleRecording()
-	<-h.rec.calls
-	h.waitFor(func() bool { ref.Mu.Lock(); defer ref.Mu.Unlock(); return len(ref.TranscribedIn) == 1 })
-	if ref.TranscribedIn[0] != "uk" {
-		t.Errorf("parley serve was asked for %q, want uk", ref.TranscribedIn[0])
+	if asked, _ := sayInto(t, h, ref.Service, 1); asked != "uk" {
+		t.Errorf("parley serve was asked for %q, want uk", asked)
 	}
 }
 
@@ -293,17 +291,7 @@ func TestPreferences_SpeechLanguageForConversationsThatNameNone(t *testing.T) {
 	p.keys.submit()
 	h.waitFor(func() bool { return h.u.prefs.speechLanguage() == "fr" && h.u.closeDialog == nil })
 
-	record := func(n int) string {
-		t.Helper()
-		h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
-		h.u.toggleRecording()
-		<-h.rec.calls
-		h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.TranscribedIn) == n })
-		svc.Mu.Lock()
-		defer svc.Mu.Unlock()
-		return svc.TranscribedIn[n-1]
-	}
-	if got := record(1); got != "fr" {
+	if got, _ := sayInto(t, h, svc, 1); got != "fr" {
 		t.Errorf("a new conversation's question asked in %q, want fr (Preferences)", got)
 	}
 	s := savedConversation(t, h)
@@ -313,7 +301,50 @@ func TestPreferences_SpeechLanguageForConversationsThatNameNone(t *testing.T) {
 	s.speechLang.SetSelectedIndex(slices.Index(s.speechLangs, "en"))
 	test.Tap(s.saveBtn)
 	h.waitFor(func() bool { return h.u.closeDialog == nil })
-	if got := record(2); got != "en" {
+	if got, _ := sayInto(t, h, svc, 2); got != "en" {
 		t.Errorf("a conversation set to English asked in %q", got)
 	}
+	// Left to the recogniser, whatever Preferences say.
+	h.u.main.showSettings()
+	s = h.openSettings()
+	s.speechLang.SetSelectedIndex(slices.Index(s.speechLangs, conversation.SpeechAuto))
+	if s.speechLang.Selected != "Told by the recogniser" {
+		t.Errorf("the automatic choice reads %q", s.speechLang.Selected)
+	}
+	test.Tap(s.saveBtn)
+	h.waitFor(func() bool { return h.u.closeDialog == nil })
+	if got, _ := sayInto(t, h, svc, 3); got != "" {
+		t.Errorf("a conversation left to the recogniser asked in %q", got)
+	}
+}
+
+// A settings dialog opened before the conversation's speech settings were read from the archive
+// (they are read in the background at the start) does not blank them when it saves something
+// else.
+func TestSettings_SaveKeepsSpeechReadAfterTheDialogOpened(t *testing.T) {
+	svc := newFakeService()
+	h := start(t, svc)
+	h.u.attach(&connection{svc: svc, baseURL: svc.BaseURL(), local: true})
+	s := savedConversation(t, h)
+	id := h.view().ID
+	h.u.main.sess.SetSpeeches(map[string]conversation.Speech{id.String(): {Voice: "flite-awb", Language: "de"}})
+	s.maxTok.SetText("64")
+	test.Tap(s.saveBtn)
+	h.waitFor(func() bool { p, _, _ := svc.Recorded(); return len(p) == 1 && h.u.closeDialog == nil })
+	if v := h.view(); v.SpeechLanguage != "de" || v.Voice != "flite-awb" {
+		t.Errorf("after saving the max tokens: voice %q, speech language %q", v.Voice, v.SpeechLanguage)
+	}
+}
+
+// sayInto records a take with push-to-talk in h and waits for svc's n-th transcription: it
+// returns the language it was asked in and the one it was expected in.
+func sayInto(t *testing.T, h *harness, svc *conversationtest.Service, n int) (asked, expected string) {
+	t.Helper()
+	h.rec.take = &audio.Take{Audio: []byte("webm"), MIME: "audio/webm", Speech: true, Duration: time.Second}
+	h.u.toggleRecording()
+	<-h.rec.calls
+	h.waitFor(func() bool { svc.Mu.Lock(); defer svc.Mu.Unlock(); return len(svc.Expecting) == n })
+	svc.Mu.Lock()
+	defer svc.Mu.Unlock()
+	return svc.TranscribedIn[n-1], svc.Expecting[n-1]
 }

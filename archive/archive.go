@@ -137,26 +137,37 @@ const (
 	MaxMessages = 1 << conversationShift
 )
 
-// migrate makes the tables, or brings an archive of an earlier version to this one.
+// migrate makes the tables, or brings an archive of an earlier version to this one. Each step
+// looks at what the tables hold rather than trusting user_version alone: a Parley of version 1
+// opened after this one sets it back to 1 (its schema ends so), the columns already added.
 func (a *Archive) migrate() error {
-	var v int
-	if err := a.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return err
-	}
-	if v >= version {
-		return nil
-	}
 	tx, err := a.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v >= version {
+		return nil
+	}
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`ALTER TABLE conversations ADD COLUMN voice TEXT NOT NULL DEFAULT '';
-		ALTER TABLE conversations ADD COLUMN speech_language TEXT NOT NULL DEFAULT '';
-		PRAGMA user_version = ` + strconv.Itoa(version)); err != nil {
+	for _, col := range []string{"voice", "speech_language"} {
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM pragma_table_info('conversations') WHERE name = ?`, col).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := tx.Exec(`ALTER TABLE conversations ADD COLUMN ` + col + ` TEXT NOT NULL DEFAULT ''`); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := tx.Exec(`PRAGMA user_version = ` + strconv.Itoa(version)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -448,9 +459,18 @@ func forget(tx *sql.Tx, query string, args ...any) (int, error) {
 	return len(sk), nil
 }
 
-// KeepOnly drops every conversation of service that is not in ids: the whole list was read, and
-// the others were deleted elsewhere. It returns how many were dropped.
-func (a *Archive) KeepOnly(service string, ids []string) (int, error) {
+// Mark is where the archive stands before a list is read, for KeepOnly: the conversations
+// recorded after it (made while the list was read) are not in the list, and are kept.
+func (a *Archive) Mark() (int64, error) {
+	var k int64
+	err := a.db.QueryRow(`SELECT coalesce(max(k), 0) FROM conversations`).Scan(&k)
+	return k, wrap(err)
+}
+
+// KeepOnly drops every conversation of service that is not in ids and was recorded by mark
+// (Mark, taken before the list was read): the whole list was read, and the others were deleted
+// elsewhere. It returns how many were dropped.
+func (a *Archive) KeepOnly(service string, ids []string, mark int64) (int, error) {
 	tx, err := a.db.Begin()
 	if err != nil {
 		return 0, wrap(err)
@@ -474,7 +494,7 @@ func (a *Archive) KeepOnly(service string, ids []string) (int, error) {
 	}
 	ins.Close()
 	n, err := forget(tx, `SELECT coalesce(s, 0), k FROM conversations LEFT JOIN services ON services.name = conversations.service
-		WHERE service = ? AND id NOT IN (SELECT id FROM temp.listed)`, service)
+		WHERE service = ? AND k <= ? AND id NOT IN (SELECT id FROM temp.listed)`, service, mark)
 	if err != nil {
 		return 0, wrap(err)
 	}

@@ -171,9 +171,18 @@ func TestArchive_KeepOnlyDropsWhatTheListLost(t *testing.T) {
 	}
 	a.SetLabel("svc", "c2", archive.Label{Pinned: true})
 	a.Index("other", "c2", "", time.Time{}, msgs("tide"))
-	n, err := a.KeepOnly("svc", []string{"c1", "c3", "c9"})
+	mark, err := a.Mark()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Made while the list was read: not in it, and kept.
+	a.SetSpeech("svc", "c4", archive.Speech{Language: "de"})
+	n, err := a.KeepOnly("svc", []string{"c1", "c3", "c9"}, mark)
 	if err != nil || n != 1 {
 		t.Fatalf("KeepOnly = %d, %v; want 1 dropped", n, err)
+	}
+	if sp, _ := a.SpeechOf("svc"); sp["c4"].Language != "de" {
+		t.Errorf("a conversation made while the list was read was dropped: %+v", sp)
 	}
 	hits, _ := a.Search("svc", "tide", 10)
 	if len(hits) != 2 {
@@ -305,7 +314,18 @@ PRAGMA user_version = 1;`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 { // and once more, at version 2
+	for i := range 3 { // once more at version 2; then after a Parley of version 1 set it back
+		if i == 2 {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = db.Exec(`PRAGMA user_version = 1`)
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		a, err := archive.Open(path)
 		if err != nil {
 			t.Fatal(err)

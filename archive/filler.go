@@ -96,6 +96,12 @@ func (f *Filler) Run(ctx context.Context) (Progress, error) {
 
 	var stale []client.Conversation
 	var ids []string
+	// Where the archive stood before the list was read: a conversation made meanwhile (its
+	// speech settings kept at its first reply) is not in the list, and is not dropped.
+	mark, err := f.Archive.Mark()
+	if err != nil {
+		return p, err
+	}
 	cursor := ""
 	for pages := 0; ; pages++ {
 		if err := request(); err != nil {
@@ -131,7 +137,7 @@ func (f *Filler) Run(ctx context.Context) (Progress, error) {
 		cursor = page.NextCursor
 	}
 	if p.Complete {
-		n, err := f.Archive.KeepOnly(f.Service, ids)
+		n, err := f.Archive.KeepOnly(f.Service, ids, mark)
 		if err != nil {
 			return p, err
 		}

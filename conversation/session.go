@@ -177,7 +177,7 @@ type Session struct {
 	threads  map[string]*Thread // by conversation ID
 	labels   map[string]Label   // the person's names and pins, by conversation ID
 	speech   map[string]Speech  // the person's voices and speech languages, by conversation ID
-	keep     func(client.ConversationID, Speech)
+	keep     func(client.ConversationID)
 	pinned   []Entry         // pinned conversations known here, shown first until a complete list lacks them
 	hidden   map[string]bool // conversations out of the list (a delete not yet done)
 	nextKey  int64

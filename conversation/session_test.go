@@ -279,7 +279,7 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 		until(t, func() bool { v := s.Snapshot(th); return !v.Loading && v.Config.Persona != nil })
 
 		done := make(chan client.Config, 1)
-		s.SaveSettings(th, client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3), MaxTokens: ptr(64)}, conversation.Speech{Voice: "en-gb"},
+		s.SaveSettings(th, client.Config{Persona: ptr("a guide"), Temperature: ptr(0.3), MaxTokens: ptr(64)}, &conversation.Speech{Voice: "en-gb"},
 			func(c client.Config, err error) {
 				if err != nil {
 					t.Error(err)
@@ -297,7 +297,7 @@ func TestSession_SettingsPatchOnlyChangedFields(t *testing.T) {
 			t.Errorf("thread after save: %+v", v)
 		}
 		// Nothing changed: no call at all.
-		s.SaveSettings(th, saved, conversation.Speech{Voice: "en-gb"}, func(client.Config, error) { done <- client.Config{} })
+		s.SaveSettings(th, saved, &conversation.Speech{Voice: "en-gb"}, func(client.Config, error) { done <- client.Config{} })
 		<-done
 		if len(f.Patches) != 1 {
 			t.Errorf("an unchanged save sent a PATCH")

@@ -2,20 +2,32 @@ package conversation
 
 import "parley/client"
 
+// SpeechAuto is a conversation's speech Language that leaves the language to the recogniser,
+// whatever the app's default says ("" follows the default).
+const SpeechAuto = "auto"
+
 // Speech is how a conversation is heard and spoken, as the person chose it on this computer:
 // the service keeps neither.
 type Speech struct {
 	// Voice is the voice its replies are spoken with ("" for the default).
 	Voice string
-	// Language is the language its questions are spoken in, a BCP 47 tag ("" for the
-	// recogniser to tell).
+	// Language is the language its questions are spoken in, a BCP 47 tag; "" for the app's
+	// default, SpeechAuto for the recogniser to tell.
 	Language string
 }
 
-// KeepSpeech has keep called with a conversation's speech settings each time they change (set
-// in its settings, or a new conversation's kept once the service made it), on no goroutine in
-// particular, so that the app keeps them. Call it before the session is used.
-func (s *Session) KeepSpeech(keep func(client.ConversationID, Speech)) { s.keep = keep }
+// KeepSpeech has keep told of a conversation whose speech settings changed (set in its
+// settings, or a new conversation's once the service made it), on no goroutine in particular,
+// so that the app keeps them: it reads them with SpeechOf when it writes them, so that two
+// changes told out of order still leave the last. Call it before the session is used.
+func (s *Session) KeepSpeech(keep func(client.ConversationID)) { s.keep = keep }
+
+// SpeechOf is conversation id's speech settings.
+func (s *Session) SpeechOf(id client.ConversationID) Speech {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.speech[id.String()]
+}
 
 // SetSpeeches gives the session the speech settings kept of the service's conversations, by
 // conversation ID; those set since the session started win over them.
@@ -52,5 +64,5 @@ func (s *Session) setSpeech(id client.ConversationID, sp Speech) func() {
 	if keep == nil {
 		return func() {}
 	}
-	return func() { keep(id, sp) }
+	return func() { keep(id) }
 }

@@ -20,9 +20,9 @@ func TestSession_SpeechKeptPerConversation(t *testing.T) {
 		s, _ := newSession(t, f)
 		var mu sync.Mutex
 		kept := map[string]conversation.Speech{}
-		s.KeepSpeech(func(id client.ConversationID, sp conversation.Speech) {
+		s.KeepSpeech(func(id client.ConversationID) {
 			mu.Lock()
-			kept[id.String()] = sp
+			kept[id.String()] = s.SpeechOf(id)
 			mu.Unlock()
 		})
 		keptOf := func(id string) (conversation.Speech, bool) {
@@ -33,7 +33,7 @@ func TestSession_SpeechKeptPerConversation(t *testing.T) {
 		}
 
 		th := s.NewThread(client.Config{}, "")
-		s.SaveSettings(th, client.Config{}, conversation.Speech{Voice: "de", Language: "de"}, nil)
+		s.SaveSettings(th, client.Config{}, &conversation.Speech{Voice: "de", Language: "de"}, nil)
 		mu.Lock()
 		if len(kept) != 0 {
 			t.Errorf("kept before the conversation exists: %v", kept)
@@ -57,9 +57,14 @@ func TestSession_SpeechKeptPerConversation(t *testing.T) {
 		if v := s.Snapshot(th); v.SpeechLanguage != "de" {
 			t.Errorf("the one set in this session was undone by the kept one: %+v", v)
 		}
-		s.SaveSettings(old, client.Config{}, conversation.Speech{Language: "pl"}, nil)
+		s.SaveSettings(old, client.Config{}, &conversation.Speech{Language: "pl"}, nil)
 		if sp, _ := keptOf("c5"); sp.Language != "pl" {
 			t.Errorf("existing conversation's speech kept = %+v", sp)
+		}
+		// Saved without its speech settings (a dialog that did not change them): they stay.
+		s.SaveSettings(old, client.Config{}, nil, nil)
+		if v := s.Snapshot(old); v.SpeechLanguage != "pl" {
+			t.Errorf("a save without speech settings changed them: %+v", v)
 		}
 		if len(f.Patches) != 0 {
 			t.Errorf("speech settings went to the service: %+v", f.Patches)

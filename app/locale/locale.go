@@ -79,7 +79,7 @@ func Use(code string) Language {
 	mu.Lock()
 	defer mu.Unlock()
 	want, ok := find(code)
-	if !ok {
+	if !ok || want.Font != "" && !hasFont(want.Font) { // chosen where a font was, and gone since
 		want = fromSystem()
 	}
 	restore := pretend(want.Code)

@@ -27,6 +27,10 @@ func TestAvailable_OnlyWithAFontForTheScript(t *testing.T) {
 	if l := System(); l.Code != "en" {
 		t.Errorf("a Chinese system without a Chinese font shows %q, want English", l.Code)
 	}
+	t.Cleanup(func() { Use("en") })
+	if l := Use("zh_Hans"); l.Code != "en" {
+		t.Errorf("Chinese chosen in Preferences, its font gone since: the window shows %q, want English", l.Code)
+	}
 
 	hasFont = func(lang string) bool { return lang == "zh-cn" }
 	if got := codes(); !slices.Contains(got, "zh_Hans") {

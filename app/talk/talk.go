@@ -375,7 +375,7 @@ func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected s
 	if th != nil {
 		v = c.sess.Snapshot(th)
 	}
-	if asked := cmp.Or(v.SpeechLanguage, c.cfg.Prefs.SpeechLanguage()); asked != "" {
+	if asked := cmp.Or(v.SpeechLanguage, c.cfg.Prefs.SpeechLanguage()); asked != "" && asked != conversation.SpeechAuto {
 		return asked, ""
 	}
 	// Else the conversation's written language; else, when it tells none (a new conversation),
