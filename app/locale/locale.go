@@ -179,16 +179,28 @@ func fromSystem() Language {
 			tags = append(tags, t)
 		}
 	}
-	avail := Available()
-	offered := make([]language.Tag, len(avail))
-	for i, l := range avail {
+	// Matched among all Languages first: a font is looked for (fc-list, at start-up) only when
+	// the system asks for a language that needs one, and without it the match is made again
+	// among those that can be shown.
+	l := closest(Languages, tags)
+	if l.Font != "" && !hasFont(l.Font) {
+		l = closest(Available(), tags)
+	}
+	return l
+}
+
+// closest is the one of langs closest to the languages tags asks for, the first of langs when
+// none is close.
+func closest(langs []Language, tags []language.Tag) Language {
+	offered := make([]language.Tag, len(langs))
+	for i, l := range langs {
 		offered[i] = l.Tag()
 	}
 	_, i, conf := language.NewMatcher(offered).Match(tags...)
 	if conf == language.No {
-		return avail[0]
+		return langs[0]
 	}
-	return avail[i]
+	return langs[i]
 }
 
 // pretend makes the environment name only code while Fyne's lang package reads it (it has no
