@@ -110,17 +110,12 @@ func presetIndex(ps []Preset, name string) int {
 	return -1
 }
 
-// find returns the preset called name, or shown as name (Title).
+// find returns the preset called name (its Name: a built-in one's in English, whatever the
+// window's language).
 func (b presetBook) find(name string) (Preset, bool) {
-	for _, p := range b.all() {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	for _, p := range b.all() {
-		if p.Title() == name {
-			return p, true
-		}
+	all := b.all()
+	if i := presetIndex(all, name); i >= 0 {
+		return all[i], true
 	}
 	return Preset{}, false
 }

@@ -18,6 +18,7 @@ import (
 	"parley/client"
 	"parley/conversation"
 	"parley/internal/i18n"
+	"parley/internal/langtag"
 	"parley/settings"
 )
 
@@ -288,7 +289,7 @@ func (s *settingsDialog) fill(f settingsForm) {
 	s.voice.SetText(f.voice)
 	i := slices.Index(s.speechLangs, f.speechLanguage)
 	if i < 0 { // a tag with a region is shown by its language; one not offered, as the first
-		i = slices.Index(s.speechLangs, primaryLanguage(f.speechLanguage))
+		i = slices.Index(s.speechLangs, langtag.Base(f.speechLanguage))
 	}
 	s.speechLang.SetSelectedIndex(max(i, 0))
 }
@@ -304,12 +305,6 @@ func (s *settingsDialog) speechLanguageNote() *widget.Label {
 	note.Wrapping = fyne.TextWrapWord
 	note.SizeName = theme.SizeNameCaptionText
 	return note
-}
-
-// primaryLanguage is a tag's language without its region ("pt-BR": "pt").
-func primaryLanguage(tag string) string {
-	base, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
-	return strings.ToLower(base)
 }
 
 // form reads the values shown.

@@ -33,7 +33,7 @@ type sentence struct {
 
 // sourceDirs are the folders whose Go files hold sentences the window shows: everything but the
 // CLI (English, as gh and git are), the service and the tools.
-var skipped = []string{"third_party", "cli", "tools", "e2e", "bin", "dist", "archive", ".git"}
+var skipped = []string{"third_party", "cli", "tools", "e2e", "bin", "build", "dist", "archive", ".git"}
 
 // collect reads every call of lang.L / N / X / XN and i18n.T / N in the module's Go files
 // (tests excluded) and returns their sentences; a call whose sentence is not a string literal

@@ -20,6 +20,7 @@ import (
 	"parley/audio/playback"
 	"parley/client"
 	"parley/conversation"
+	"parley/internal/langtag"
 	"parley/voice"
 )
 
@@ -382,17 +383,11 @@ func (c *Controller) speechLanguages(th *conversation.Thread) (asked, expected s
 	// the window's: a person who reads Parley in German is taken to ask in German until they
 	// say otherwise (the notice tells them how), which a recogniser that tells languages itself
 	// ignores.
-	l := cmp.Or(writtenIn(v), baseLanguage(c.cfg.Prefs.WindowLanguage()))
+	l := cmp.Or(writtenIn(v), langtag.Base(c.cfg.Prefs.WindowLanguage()))
 	if l == "en" {
 		l = ""
 	}
 	return "", l
-}
-
-// baseLanguage is a BCP 47 tag's language ("pt-BR": "pt").
-func baseLanguage(tag string) string {
-	base, _, _ := strings.Cut(tag, "-")
-	return strings.ToLower(base)
 }
 
 // writtenIn is the language of the person's last few messages in v, "" when it cannot be told.

@@ -37,6 +37,12 @@ var languageCodes = map[string]string{
 	"jw": "jv", // Whisper's code for Javanese
 }
 
+// Base is the language part of a tag, lower case: "de" of "de-AT", "pt" of "pt_BR".
+func Base(tag string) string {
+	base, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	return strings.ToLower(base)
+}
+
 // IsTag reports whether s looks like a BCP 47 tag: a 2- or 3-letter language and subtags.
 func IsTag(s string) bool { return languageTag.MatchString(s) }
 

@@ -13,3 +13,11 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+func TestBase(t *testing.T) {
+	for in, want := range map[string]string{"de-AT": "de", "pt_BR": "pt", "EN": "en", "uk": "uk", "": "", "zh-Hans-CN": "zh"} {
+		if got := Base(in); got != want {
+			t.Errorf("Base(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

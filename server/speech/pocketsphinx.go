@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"parley/internal/langtag"
 	"parley/internal/sphinx"
 	"parley/media"
 )
@@ -111,7 +112,7 @@ func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string
 	if l == "" {
 		l = ExpectedLanguageOf(ctx)
 	}
-	if l != "" && languageBase(l) != "en" {
+	if l != "" && langtag.Base(l) != "en" {
 		return Transcript{}, ErrLanguage
 	}
 	pcm, err := decodeAudio(audio)

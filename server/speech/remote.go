@@ -151,7 +151,7 @@ func (t *remoteTranscriber) Transcribe(ctx context.Context, audio []byte, mime s
 	}
 	fields := [][2]string{{"model", t.model}, {"response_format", "verbose_json"}}
 	if l := LanguageOf(ctx); l != "" {
-		fields = append(fields, [2]string{"language", languageBase(l)}) // ISO 639-1, as Whisper takes it
+		fields = append(fields, [2]string{"language", langtag.Base(l)}) // ISO 639-1, as Whisper takes it
 	}
 	return t.upload(ctx, "/audio/transcriptions", upload{name: name, mime: mime, audio: audio, fields: fields}, parseTranscription)
 }

@@ -97,12 +97,6 @@ func LanguageOf(ctx context.Context) string {
 	return s
 }
 
-// languageBase is the ISO 639 part of a language tag: "de" of "de-AT".
-func languageBase(tag string) string {
-	base, _, _ := strings.Cut(tag, "-")
-	return strings.ToLower(base)
-}
-
 // ErrUnknownVoice is returned by Synthesize for a voice not in its Voices list.
 var ErrUnknownVoice = errors.New("unknown voice")
 

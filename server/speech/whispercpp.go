@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"parley/internal/langtag"
 	"parley/media"
 )
 
@@ -28,7 +29,7 @@ func (w *whisperCpp) Transcribe(ctx context.Context, audio []byte, mime string) 
 	}
 	fields := [][2]string{{"response_format", "verbose_json"}, {"temperature", "0.0"}}
 	if l := LanguageOf(ctx); l != "" {
-		fields = append(fields, [2]string{"language", languageBase(l)})
+		fields = append(fields, [2]string{"language", langtag.Base(l)})
 	}
 	return w.upload(ctx, "/inference", upload{name: "audio.wav", mime: "audio/wav", audio: media.EncodeWAV(media.To16kMono(pcm)),
 		fields: fields}, parseWhisperCpp)
