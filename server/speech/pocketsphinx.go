@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"parley/audio/denoise"
 	"parley/internal/langtag"
 	"parley/internal/sphinx"
 	"parley/media"
@@ -126,6 +127,9 @@ func (p *pocketSphinx) Transcribe(ctx context.Context, audio []byte, mime string
 	if media.Narrowband(pcm) {
 		return Transcript{}, ErrNarrowband
 	}
+	// A noisy take (a fan, a street) is heard better with its noise brought down: in the
+	// hearing corpus's room, 52.7% of words wrong instead of 56.0% (audio/denoise).
+	pcm.Samples = denoise.IfNoisy(pcm.Samples, pcm.Rate)
 	if p.pool != nil && loadLibrary() == nil {
 		return p.transcribeResident(ctx, pcm.Samples)
 	}

@@ -1,4 +1,4 @@
-// The calls of SpeexDSP 1.2 that audio/echo makes, the same names on every platform it builds on:
+// The calls of SpeexDSP 1.2 that audio/speexdsp makes, the same names on every platform it builds on:
 // on Linux looked up in libspeexdsp.so.1 with dlsym (the binary needs neither the library nor its
 // headers to build or to start), on Windows linked statically from the library the Makefile
 // cross-builds (speexdsp-windows), so parley.exe carries it.

@@ -1,0 +1,56 @@
+package echo
+
+import (
+	"fmt"
+
+	"parley/audio/speexdsp"
+)
+
+// loadSpeex loads SpeexDSP once per process: nil, or why not (wrapping ErrUnavailable).
+func loadSpeex() error {
+	if err := speexdsp.Load(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// speexState is one SpeexDSP echo canceller and the preprocessor that suppresses its residual
+// echo. It is not safe for concurrent use.
+type speexState struct {
+	echo *speexdsp.Echo
+	pre  *speexdsp.Preprocessor
+}
+
+func newSpeexState(frame, tail, rate int, o suppression) (*speexState, error) {
+	if err := loadSpeex(); err != nil {
+		return nil, err
+	}
+	e, err := speexdsp.NewEcho(frame, tail, rate)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	p, err := speexdsp.NewPreprocessor(frame, rate, speexdsp.PreprocessOptions{
+		Denoise: o.denoise, NoiseDB: -o.noiseDB, Echo: e, EchoDB: -o.echoDB, EchoActiveDB: -o.echoActiveDB})
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return &speexState{echo: e, pre: p}, nil
+}
+
+// process cancels far's echo from mic into out (each frame samples); suppress runs the
+// residual echo suppressor on the result.
+func (s *speexState) process(mic, far, out []int16, suppress bool) {
+	s.echo.Cancel(mic, far, out)
+	if suppress {
+		s.pre.Run(out)
+	}
+}
+
+// reset forgets the echo path learned.
+func (s *speexState) reset() { s.echo.Reset() }
+
+func (s *speexState) close() {
+	s.pre.Close()
+	s.echo.Close()
+}
