@@ -324,8 +324,8 @@ func TestPocketSphinx_RefusesNarrowband(t *testing.T) {
 // TestPocketSphinx_HearsANoisyRoom: questions of two flite voices in the hearing corpus's
 // room (reverberation, white noise 25 dB under) are taken for noisy and have their noise
 // brought down before the decoder hears them (audio/denoise), and most of their words are
-// heard (BenchmarkHearing measures 33% wrong for rms, 63% for slt; the first eight questions here 54%: the bound is generous); the
-// same questions clean are not taken for noisy.
+// heard (BenchmarkHearing measures 33% wrong for rms and 63% for slt, these eight questions
+// 54%: the bound is generous); the same questions clean are not taken for noisy.
 func TestPocketSphinx_HearsANoisyRoom(t *testing.T) {
 	requireLibrary(t)
 	testenv.RequireCommands(t, "flite", "sox")
