@@ -169,7 +169,8 @@ func TestGolden_RichReply(t *testing.T) {
 			h.u.app.Settings().SetTheme(forcedVariant{theme.DefaultTheme(), v})
 			h.typeAndSend("Show me everything")
 			h.waitFor(func() bool {
-				return h.shown(chatview.RowMessage) == 2 && strings.HasPrefix(h.u.main.status.points.Text, "Last message")
+				return h.shown(chatview.RowMessage) == 2 && strings.HasPrefix(h.u.main.status.points.Text, "Last message") &&
+					h.u.main.chat.Settled()
 			})
 			test.AssertRendersToMarkup(t, "rich-reply-"+name+".xml", h.u.win.Canvas())
 		})

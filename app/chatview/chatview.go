@@ -74,7 +74,10 @@ type View struct {
 	rows    []Row
 	heights []float32 // the height the list has for each row
 	exact   []bool    // heights[i] was measured, not estimated
-	width   float32   // the width the heights are for
+	// pending counts the measured heights waiting to be given to the list (correct): until
+	// then those rows' heights are still estimates.
+	pending int
+	width   float32 // the width the heights are for
 	// toBottom makes the next render show the newest message whatever the scroll position
 	// (a conversation opened, a message sent); otherwise a render follows the newest message
 	// only when the person has not scrolled up to read.
@@ -253,9 +256,16 @@ func (c *View) JumpToLatest() {
 
 // followEnd shows the newest: the end of the conversation, or the top of a new reply taller than
 // the view, so that it is read from its start (the person scrolls on, or jumps to the end).
+//
+// Whether the reply is taller than the view is decided on measured heights only: on an
+// estimate, a reply shown from its top could be taken, once measured, for one shown to its end,
+// and scrolled to it; or a reply estimated taller than the view shown from its top when it fits.
+// Until the heights are measured the end is shown, and the measurement (update, correct) calls
+// followEnd again.
 func (c *View) followEnd() {
 	last := len(c.rows) - 1
-	if c.fresh && last >= 0 && last < len(c.heights) && c.heights[last] > c.list.Size().Height {
+	if c.fresh && last >= 0 && last < len(c.heights) && c.exact[last] && c.pending == 0 &&
+		c.heights[last] > c.list.Size().Height {
 		c.list.ScrollToOffset(c.rowTop(last))
 		c.fresh = false // shown from its top once: the person reads on, or jumps to the end
 	} else {
@@ -280,6 +290,10 @@ func (c *View) moved() {
 		}
 	})
 }
+
+// Settled reports whether every row shown so far has been measured and given its height, and
+// "Jump to latest" shows or hides as the view stands: nothing is waiting to move the view.
+func (c *View) Settled() bool { return c.pending == 0 && !c.checkAt }
 
 // Away reports whether "Jump to latest" shows: the view is not at the conversation's end.
 func (c *View) Away() bool { return c.jump.Visible() }
@@ -486,8 +500,18 @@ func (c *View) update(id widget.ListItemID, r *Bubble) {
 	if !c.exact[id] {
 		c.exact[id] = true
 		h := r.heightFor(c.width)
-		if abs32(h-c.heights[id]) > 0.5 {
+		switch {
+		case abs32(h-c.heights[id]) > 0.5:
+			c.pending++
 			c.do(func() { c.correct(id, h) })
+		case c.fresh && id == len(c.rows)-1:
+			// The estimate was right: the new reply's height is known now, and the view at
+			// the end shows it from its top if it is taller (followEnd).
+			c.do(func() {
+				if c.atBottom(c.list.GetScrollOffset()) {
+					c.followEnd()
+				}
+			})
 		}
 	}
 }
@@ -496,6 +520,7 @@ func (c *View) update(id widget.ListItemID, r *Bubble) {
 // view stays at the bottom if it was there, and a row above the view shifts the offset by as
 // much as it grew.
 func (c *View) correct(id int, h float32) {
+	c.pending--
 	if id >= len(c.heights) {
 		return
 	}

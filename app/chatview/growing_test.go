@@ -110,3 +110,52 @@ func TestChatView_GrowingReplyFollowsTheEndUnlessScrolledUp(t *testing.T) {
 		t.Error("the table is not shown once underlined")
 	}
 }
+
+// TestChatView_WholeReplyShownFromItsTopWhenTaller: a reply that arrives whole while the person
+// waits at the end is shown from its top when it is taller than the view, with "Jump to latest"
+// shown, and at the end when it fits; either way decided on its measured height, whatever its
+// estimate was (a reply estimated taller than the view that fits used to be shown from its top,
+// and one shown from its top was taken for the end once measured, and scrolled there).
+func TestChatView_WholeReplyShownFromItsTopWhenTaller(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		reply string
+		tall  bool
+	}{
+		{"short", "A short reply.", false},
+		{"Markdown that fits", "# Heading\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```\n\n- one\n- two\n\n" + strings.Repeat("A sentence of text. ", 40), false},
+		{"long", strings.Repeat("A paragraph of the reply, long enough to wrap in the view once or twice at least.\n\n", 40), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newViewHarness(t)
+			t0 := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
+			asked := growingView("")
+			asked.Turns[0].Partial = ""
+			h.v.ShowThread(asked)
+			h.v.StickToBottom()
+			h.drain()
+			done := growingView("")
+			done.Turns = nil
+			done.Messages = append(done.Messages, conversation.Message{Role: conversation.User, Text: "Tell me more", At: t0},
+				conversation.Message{Role: conversation.Assistant, Text: c.reply, At: t0})
+			h.v.Render(done)
+			h.drain()
+			if !h.v.Settled() {
+				t.Fatal("the view is not settled after its work ran")
+			}
+			last := len(h.v.rows) - 1
+			off := h.v.list.GetScrollOffset()
+			tall := h.v.heights[last] > h.v.list.Size().Height
+			if tall != c.tall {
+				t.Fatalf("the reply is %v high in a view of %v", h.v.heights[last], h.v.list.Size().Height)
+			}
+			if c.tall {
+				if top := h.v.rowTop(last); abs32(off-top) > 1 || !h.v.Away() {
+					t.Fatalf("the view is at %v, the reply's top at %v (jump shown: %v)", off, top, h.v.Away())
+				}
+			} else if !h.v.atBottom(off) || h.v.Away() {
+				t.Fatalf("the view is at %v, not at the end (jump shown: %v)", off, h.v.Away())
+			}
+		})
+	}
+}
