@@ -500,18 +500,11 @@ func (c *View) update(id widget.ListItemID, r *Bubble) {
 	if !c.exact[id] {
 		c.exact[id] = true
 		h := r.heightFor(c.width)
-		switch {
-		case abs32(h-c.heights[id]) > 0.5:
+		// A new reply is given its height even when the estimate was right: correct then
+		// shows it from its top if it is taller than the view (followEnd), which waited for it.
+		if abs32(h-c.heights[id]) > 0.5 || c.fresh && id == len(c.rows)-1 {
 			c.pending++
 			c.do(func() { c.correct(id, h) })
-		case c.fresh && id == len(c.rows)-1:
-			// The estimate was right: the new reply's height is known now, and the view at
-			// the end shows it from its top if it is taller (followEnd).
-			c.do(func() {
-				if c.atBottom(c.list.GetScrollOffset()) {
-					c.followEnd()
-				}
-			})
 		}
 	}
 }

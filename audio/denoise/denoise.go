@@ -5,10 +5,10 @@ package denoise
 
 import (
 	"errors"
-	"math"
 	"slices"
 
 	"parley/audio/speexdsp"
+	"parley/audio/vad"
 )
 
 // NoisyBelow is the estimated signal-to-noise ratio (dB) under which a take counts as noisy.
@@ -41,11 +41,7 @@ func SNR(s []int16, rate int) float64 {
 	}
 	levels := make([]float64, 0, len(s)/n)
 	for i := 0; i+n <= len(s); i += n {
-		var sum float64
-		for _, v := range s[i : i+n] {
-			sum += float64(v) * float64(v)
-		}
-		levels = append(levels, 10*math.Log10(sum/float64(n)+1))
+		levels = append(levels, vad.FrameDBFS(s[i:i+n]))
 	}
 	slices.Sort(levels)
 	return levels[len(levels)*9/10] - levels[len(levels)/10]

@@ -7,11 +7,14 @@ import (
 )
 
 // loadSpeex loads SpeexDSP once per process: nil, or why not (wrapping ErrUnavailable).
-func loadSpeex() error {
-	if err := speexdsp.Load(); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+func loadSpeex() error { return unavailable(speexdsp.Load()) }
+
+// unavailable is err, a failure of SpeexDSP, as a canceller's: wrapping ErrUnavailable too.
+func unavailable(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // speexState is one SpeexDSP echo canceller and the preprocessor that suppresses its residual
@@ -22,18 +25,15 @@ type speexState struct {
 }
 
 func newSpeexState(frame, tail, rate int, o suppression) (*speexState, error) {
-	if err := loadSpeex(); err != nil {
-		return nil, err
-	}
 	e, err := speexdsp.NewEcho(frame, tail, rate)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, unavailable(err)
 	}
 	p, err := speexdsp.NewPreprocessor(frame, rate, speexdsp.PreprocessOptions{
 		Denoise: o.denoise, NoiseDB: -o.noiseDB, Echo: e, EchoDB: -o.echoDB, EchoActiveDB: -o.echoActiveDB})
 	if err != nil {
 		e.Close()
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, unavailable(err)
 	}
 	return &speexState{echo: e, pre: p}, nil
 }
