@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // counted on other speech: many sentences of license texts in every voice, between bursts of
 // noise, for PARLEY_WAKE_OTHER_MINUTES minutes (default 10; README's figure is 120). CPU is
 // the decoder's time over the audio's. PARLEY_WAKE_THRESHOLD overrides the threshold of the
-// phrase (PARLEY_WAKE_PHRASE, default "hey parley"), to choose it.
+// phrase (PARLEY_WAKE_PHRASE, default "hey parley"; "stop" and "cancel" too), to choose it.
 //
 //	go test -run '^$' -bench Spotter -benchtime 1x ./audio/wake
 
@@ -28,8 +29,11 @@ func benchPhrase(b *testing.B) Phrase {
 		text = DefaultWakePhrase
 	}
 	p, ok := LookupWake(text)
+	if i := slices.IndexFunc(StopPhrases, func(p Phrase) bool { return p.Text == text }); i >= 0 {
+		p, ok = StopPhrases[i], true
+	}
 	if !ok {
-		b.Fatalf("%q is not a wake phrase offered", text)
+		b.Fatalf("%q is neither a wake phrase offered nor a stop word", text)
 	}
 	if v := os.Getenv("PARLEY_WAKE_THRESHOLD"); v != "" {
 		th, err := strconv.ParseFloat(v, 64)

@@ -9,6 +9,11 @@
 // calling an assistant says it. The speech it is part of is followed with the frames' levels:
 // it must have begun at most Phrase.Longest before the library reports the phrase, after at
 // least pauseBefore of frames clearly quieter than its loudest.
+//
+// The decoder hears the microphone with its steady noise brought down (SpeexDSP's suppressor,
+// suppressDB, when the library is installed) and with a phone-loop penalty (phoneLoopPenalty)
+// that makes the search less ready to take other sounds for the phrase: together they hear more
+// wake phrases, and wake on less other speech, than either alone (README: "Wake phrase").
 package wake
 
 import (
@@ -23,30 +28,35 @@ import (
 	"time"
 
 	"parley/audio"
+	"parley/audio/speexdsp"
 	"parley/audio/vad"
 	"parley/internal/sphinx"
 )
 
 // Phrase is a phrase to spot, with the keyword search's threshold for it (lower hears it more
-// often, and other speech too) and how long it may take to say.
+// often, and other speech too), how long it may take to say, and the search's phone-loop
+// penalty (-kws_plp: lower makes the search less ready to take other sounds for a phrase; a
+// spotter uses the lowest of its phrases').
 type Phrase struct {
-	Text      string
-	Threshold float64
-	Longest   time.Duration // from the speech's start to the library's report
+	Text        string
+	Threshold   float64
+	Longest     time.Duration // from the speech's start to the library's report
+	LoopPenalty float64
 }
 
 // WakePhrases are the wake phrases a person can choose from; the first is the default. Their
 // thresholds were chosen on the corpus of BenchmarkSpotter (README: "Wake word").
 var WakePhrases = []Phrase{
-	{"hey parley", 1e-30, 1400 * time.Millisecond},
-	{"okay parley", 1e-30, 1400 * time.Millisecond},
-	{"hey computer", 1e-30, 1400 * time.Millisecond},
+	{"hey parley", 1e-13, 1400 * time.Millisecond, wakeLoopPenalty},
+	{"okay parley", 1e-20, 1400 * time.Millisecond, wakeLoopPenalty},
+	{"hey computer", 1e-5, 1400 * time.Millisecond, wakeLoopPenalty},
 }
 
-// StopPhrases stop a reply while it is spoken.
+// StopPhrases stop a reply while it is spoken. They keep PocketSphinx's default penalty: with
+// the wake phrases' lower one, a single short word is heard in other speech far more often.
 var StopPhrases = []Phrase{
-	{"stop", 1e-20, 1200 * time.Millisecond},
-	{"cancel", 1e-20, 1200 * time.Millisecond},
+	{"stop", 1e-20, 1200 * time.Millisecond, defaultLoopPenalty},
+	{"cancel", 1e-20, 1200 * time.Millisecond, defaultLoopPenalty},
 }
 
 // DefaultWakePhrase is the wake phrase when none is chosen.
@@ -75,6 +85,12 @@ const (
 	floorRise = 0.01
 	// history is how many frames of levels are kept: the longest phrase and the pause before it.
 	history = int(3 * time.Second / audio.FrameDuration)
+	// suppressDB is how far the suppressor brings the steady noise down before the decoder
+	// hears a frame, and wakeLoopPenalty is the wake phrases' -kws_plp (PocketSphinx's default
+	// is defaultLoopPenalty). Chosen together on BenchmarkSpotter's corpus.
+	suppressDB         = 6
+	wakeLoopPenalty    = 1e-5
+	defaultLoopPenalty = 1e-1
 )
 
 // ErrNoModel reports that the en-us model or its dictionary is missing.
@@ -101,9 +117,14 @@ func Available() error {
 type Spotter struct {
 	d       *sphinx.Decoder
 	phrases []Phrase
-	levels  [history]float64
-	n       int // frames fed since the last Reset
-	floor   float64
+	// pre brings the noise down before the decoder hears a frame (nil: SpeexDSP is not
+	// installed); preLen is the frame length it was made for; heard is the frame brought down.
+	pre    *speexdsp.Preprocessor
+	preLen int
+	heard  []int16
+	levels [history]float64
+	n      int // frames fed since the last Reset
+	floor  float64
 }
 
 // New makes a spotter of phrases. It loads the acoustic model (about 0.2 s).
@@ -122,7 +143,11 @@ func New(phrases []Phrase) (*Spotter, error) {
 	kws, dict := filepath.Join(dir, "phrases"), filepath.Join(dir, "dict")
 	var list strings.Builder
 	words := map[string]bool{}
+	penalty := math.Inf(1)
 	for _, p := range phrases {
+		if p.LoopPenalty > 0 {
+			penalty = min(penalty, p.LoopPenalty)
+		}
 		fmt.Fprintf(&list, "%s /%g/\n", p.Text, p.Threshold)
 		for _, w := range strings.Fields(p.Text) {
 			words[w] = true
@@ -134,7 +159,7 @@ func New(phrases []Phrase) (*Spotter, error) {
 	if err := writeDict(dict, words); err != nil {
 		return nil, err
 	}
-	d, err := sphinx.New([]string{"-hmm", sphinx.Model, "-dict", dict, "-kws", kws})
+	d, err := sphinx.New([]string{"-hmm", sphinx.Model, "-dict", dict, "-kws", kws, "-kws_plp", fmt.Sprintf("%g", min(penalty, defaultLoopPenalty))})
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +211,13 @@ func (s *Spotter) restart() error {
 	return s.d.Start()
 }
 
-// Reset forgets what was heard: the next phrase is one said from now on.
+// Reset forgets what was heard: the next phrase is one said from now on. The suppressor learns
+// the room's noise again too, as it is now: the spotter heard nothing while a turn ran, and a
+// noise learned before (a fan since turned off) would cost the phrase's quieter sounds.
 func (s *Spotter) Reset() error {
 	s.n = 0
+	s.closePre()
+	s.preLen = 0
 	return s.restart()
 }
 
@@ -202,7 +231,7 @@ func (s *Spotter) Feed(frame []int16) (string, error) {
 	} else {
 		s.floor += floorRise
 	}
-	if err := s.d.Process(frame); err != nil {
+	if err := s.d.Process(s.suppress(frame)); err != nil {
 		return "", err
 	}
 	hyp := strings.TrimSpace(s.d.Hyp())
@@ -217,6 +246,35 @@ func (s *Spotter) Feed(frame []int16) (string, error) {
 		return "", nil
 	}
 	return p.Text, nil
+}
+
+// suppress returns frame with its steady noise brought down, or frame itself when SpeexDSP
+// cannot do it.
+func (s *Spotter) suppress(frame []int16) []int16 {
+	if len(frame) == 0 {
+		return frame
+	}
+	if s.preLen != len(frame) {
+		s.closePre()
+		s.preLen = len(frame)
+		pre, err := speexdsp.NewPreprocessor(len(frame), audio.SampleRate, speexdsp.PreprocessOptions{Denoise: true, NoiseDB: suppressDB})
+		if err == nil {
+			s.pre, s.heard = pre, make([]int16, len(frame))
+		}
+	}
+	if s.pre == nil {
+		return frame
+	}
+	copy(s.heard, frame)
+	s.pre.Run(s.heard)
+	return s.heard
+}
+
+func (s *Spotter) closePre() {
+	if s.pre != nil {
+		s.pre.Close()
+		s.pre = nil
+	}
 }
 
 // phrase is the phrase of a hypothesis: the last phrase the library reports.
@@ -262,7 +320,10 @@ func (s *Spotter) afterPause(longest time.Duration) bool {
 }
 
 // Close frees the decoder; the spotter is not used again.
-func (s *Spotter) Close() { s.d.Free() }
+func (s *Spotter) Close() {
+	s.d.Free()
+	s.closePre()
+}
 
 // Lazy is a Spotter made at its first use, on the goroutine that uses it: making one loads the
 // acoustic model (about 0.2 s), which a window's goroutine must not wait for. A failure to make
