@@ -11,9 +11,10 @@
 // least pauseBefore of frames clearly quieter than its loudest.
 //
 // The decoder hears the microphone with its steady noise brought down (SpeexDSP's suppressor,
-// suppressDB, when the library is installed) and with a phone-loop penalty (phoneLoopPenalty)
-// that makes the search less ready to take other sounds for the phrase: together they hear more
-// wake phrases, and wake on less other speech, than either alone (README: "Wake phrase").
+// suppressDB, when the library is installed) and, for the wake phrases, with a phone-loop
+// penalty (wakeLoopPenalty) that makes the search less ready to take other sounds for the
+// phrase: together they hear more wake phrases, and wake on less other speech, than either
+// alone (README: "Wake phrase").
 package wake
 
 import (
@@ -36,7 +37,7 @@ import (
 // Phrase is a phrase to spot, with the keyword search's threshold for it (lower hears it more
 // often, and other speech too), how long it may take to say, and the search's phone-loop
 // penalty (-kws_plp: lower makes the search less ready to take other sounds for a phrase; a
-// spotter uses the lowest of its phrases').
+// spotter uses the lowest of its phrases', and PocketSphinx's default for 0).
 type Phrase struct {
 	Text        string
 	Threshold   float64
@@ -45,7 +46,7 @@ type Phrase struct {
 }
 
 // WakePhrases are the wake phrases a person can choose from; the first is the default. Their
-// thresholds were chosen on the corpus of BenchmarkSpotter (README: "Wake word").
+// thresholds were chosen on the corpus of BenchmarkSpotter (README: "Wake phrase").
 var WakePhrases = []Phrase{
 	{"hey parley", 1e-13, 1400 * time.Millisecond, wakeLoopPenalty},
 	{"okay parley", 1e-20, 1400 * time.Millisecond, wakeLoopPenalty},
