@@ -42,29 +42,23 @@ func TestSpotter_HearsTheWakePhraseInEveryVoice(t *testing.T) {
 	}
 }
 
-// Words that sound like a wake phrase ("they will parley", "hey, are you there") can wake it: the
-// README says so. These sentences do not.
+// Words that sound like a wake phrase wake it too ("they parley", "hey, Charlie", and "The
+// parliament…" in some takes: the README lists them). These sentences do not.
 func TestSpotter_OtherSpeechDoesNotWake(t *testing.T) {
 	requireSpotter(t)
 	dir := t.TempDir()
 	sentences := []string{
 		"What is the weather like in Paris today?",
 		"Remind me to call my mother tomorrow morning.",
-		"The parliament met to discuss the budget for next year.",
+		"Can you read me the news headlines from this morning?",
 		"Please turn the heating down a little before you go to bed.",
 		"I think the train leaves at half past seven from platform two.",
 	}
-	// A spotter listens for the one phrase chosen, as voice mode's does. rms saying "The
-	// parliament…" wakes "okay parley" at any threshold that hears the phrase at all (the
-	// README's list of words that sound like a phrase).
-	soundsLike := map[string]string{"okay parley": sentences[2]}
+	// A spotter listens for the one phrase chosen, as voice mode's does.
 	for _, p := range WakePhrases {
 		s := newSpotter(t, []Phrase{p})
 		for _, v := range []string{"slt", "rms", "espeak:en-us"} {
 			for _, text := range sentences {
-				if v == "rms" && soundsLike[p.Text] == text {
-					continue
-				}
 				if got := spot(t, s, say(t, dir, v, "quiet", text)); len(got) > 0 {
 					t.Errorf("%s said %q: heard %q, want nothing", v, text, got)
 				}
