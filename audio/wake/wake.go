@@ -119,9 +119,8 @@ type Spotter struct {
 	d       *sphinx.Decoder
 	phrases []Phrase
 	// pre brings the noise down before the decoder hears a frame (nil: SpeexDSP is not
-	// installed); preLen is the frame length it was made for; heard is the frame brought down.
+	// installed); heard is the frame brought down.
 	pre    *speexdsp.Preprocessor
-	preLen int
 	heard  []int16
 	levels [history]float64
 	n      int // frames fed since the last Reset
@@ -164,9 +163,10 @@ func New(phrases []Phrase) (*Spotter, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Spotter{d: d, phrases: phrases}
+	s := &Spotter{d: d, phrases: phrases, heard: make([]int16, audio.FrameSamples)}
+	s.newPre()
 	if err := s.restart(); err != nil {
-		d.Free()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -217,8 +217,7 @@ func (s *Spotter) restart() error {
 // noise learned before (a fan since turned off) would cost the phrase's quieter sounds.
 func (s *Spotter) Reset() error {
 	s.n = 0
-	s.closePre()
-	s.preLen = 0
+	s.newPre()
 	return s.restart()
 }
 
@@ -249,21 +248,19 @@ func (s *Spotter) Feed(frame []int16) (string, error) {
 	return p.Text, nil
 }
 
+// newPre makes a new suppressor, which learns the noise from the next frame on; none when
+// SpeexDSP is not installed.
+func (s *Spotter) newPre() {
+	s.closePre()
+	if pre, err := speexdsp.NewPreprocessor(audio.FrameSamples, audio.SampleRate, speexdsp.PreprocessOptions{Denoise: true, NoiseDB: suppressDB}); err == nil {
+		s.pre = pre
+	}
+}
+
 // suppress returns frame with its steady noise brought down, or frame itself when SpeexDSP
-// cannot do it.
+// cannot do it (or the frame is not 20 ms).
 func (s *Spotter) suppress(frame []int16) []int16 {
-	if len(frame) == 0 {
-		return frame
-	}
-	if s.preLen != len(frame) {
-		s.closePre()
-		s.preLen = len(frame)
-		pre, err := speexdsp.NewPreprocessor(len(frame), audio.SampleRate, speexdsp.PreprocessOptions{Denoise: true, NoiseDB: suppressDB})
-		if err == nil {
-			s.pre, s.heard = pre, make([]int16, len(frame))
-		}
-	}
-	if s.pre == nil {
+	if s.pre == nil || len(frame) != len(s.heard) {
 		return frame
 	}
 	copy(s.heard, frame)
