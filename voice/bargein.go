@@ -41,6 +41,10 @@ const (
 	couplingHeardDB = 6.0
 	// refActiveDBFS is the playback level above which the playback counts as audible.
 	refActiveDBFS = -45.0
+	// leadFrames: a question that barges in is recorded from this many frames before its speech
+	// (see overReply); prerollFrames frames heard over the reply are kept for it.
+	leadFrames    = int(vad.DefaultPreRoll / audio.FrameDuration)
+	prerollFrames = 30
 )
 
 // bargeIn decides when the person talks over the reply.
@@ -193,7 +197,7 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 		return r.heldFrame(m, db)
 	}
 	s.preroll = append(s.preroll, m)
-	if len(s.preroll) > 30 {
+	if len(s.preroll) > prerollFrames {
 		s.preroll = s.preroll[1:]
 	}
 	if !math.IsNaN(m.raw) {
@@ -203,9 +207,12 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 		return false, nil
 	}
 	r.trace(r.Turn, TraceBargeIn, -1, m.at)
-	// The new question starts with the frames that made the barge-in (and two before them);
-	// what came earlier is the reply's echo.
-	pre := s.preroll[max(0, len(s.preroll)-s.barge.run-s.barge.miss-2):]
+	// The new question starts with the frames that made the barge-in; what came earlier is the
+	// reply's echo, as the canceller left it. It is handed to the recorder from leadFrames
+	// before them, as a take in the quiet begins a pre-roll (vad.DefaultPreRoll) before the
+	// speech: a recogniser given a take that starts on its first syllable loses it ("ell me
+	// about…" for "tell me about…").
+	pre := s.preroll[max(0, len(s.preroll)-s.barge.run-s.barge.miss-leadFrames):]
 	s.preroll = nil
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()

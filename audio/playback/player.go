@@ -2,6 +2,7 @@ package playback
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -344,12 +345,20 @@ func (p *Player) play(c *clip, out output) error {
 type clipReader struct {
 	c       *clip
 	pending []byte
+	// paused: the last Read handed silence for a pause; the next that plays fades in.
+	paused bool
 }
+
+// pauseFade is how long a pause fades the clip out over, and its end fades it in again: cut
+// off at once, the clip would click, and its echo with it (a click an echo canceller cannot take
+// away whole, heard in the question of the person who paused it).
+const pauseFade = 10 * time.Millisecond
 
 func (r *clipReader) Read(b []byte) (int, error) {
 	var n int
 	var err error
-	if r.c.paused != nil && r.c.paused.Load() {
+	pausing := r.c.paused != nil && r.c.paused.Load()
+	if pausing && r.paused {
 		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only).
 		clear(b)
 		if tap := theTap.Load(); tap != nil && !outputTaps {
@@ -357,13 +366,28 @@ func (r *clipReader) Read(b []byte) (int, error) {
 		}
 		return len(b), nil
 	}
+	buf := b
+	if pausing {
+		// The first Read of a pause hands the clip's next pauseFade, fading out, then silence.
+		fade := OutputFormat.BytesPerSecond() * int(pauseFade/time.Millisecond) / 1000
+		buf = b[:min(len(b), fade)]
+	}
 	if len(r.pending) > 0 {
-		n = copy(b, r.pending)
+		n = copy(buf, r.pending)
 		r.pending = r.pending[n:]
 	} else {
-		n, err = r.c.stream.readAvailable(b)
+		n, err = r.c.stream.readAvailable(buf)
 	}
 	r.c.handed.Add(int64(n))
+	switch {
+	case pausing:
+		fade(b[:n], false)
+		clear(b[n:])
+		n, r.paused = len(b), true
+	case r.paused:
+		fade(b[:n], true)
+		r.paused = false
+	}
 	if tap := theTap.Load(); tap != nil && n > 0 && !outputTaps {
 		(*tap)(b[:n], OutputFormat, time.Time{})
 	}
@@ -371,6 +395,28 @@ func (r *clipReader) Read(b []byte) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// fade fades the first pauseFade of pcm (in OutputFormat) in (up) or, over all of it that is
+// shorter, out.
+func fade(pcm []byte, up bool) {
+	frame := 2 * OutputFormat.Channels
+	n := OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 1000
+	frames := len(pcm) / frame
+	if !up {
+		n = frames
+	}
+	for i := 0; i < min(n, frames); i++ {
+		g := float64(i) / float64(n)
+		if !up {
+			g = 1 - g
+		}
+		for ch := 0; ch < OutputFormat.Channels; ch++ {
+			k := i*frame + 2*ch
+			v := int16(binary.LittleEndian.Uint16(pcm[k:]))
+			binary.LittleEndian.PutUint16(pcm[k:], uint16(int16(float64(v)*g)))
+		}
+	}
 }
 
 // theTap receives what the output plays; see SetTap.

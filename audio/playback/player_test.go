@@ -3,6 +3,7 @@ package playback
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -629,19 +630,54 @@ func TestPlayer_PauseHoldsTheClipAndResumeGoesOn(t *testing.T) {
 	if before < (1+held)*read {
 		t.Fatalf("%d bytes played before Resume, want at least %d", before, (1+held)*read)
 	}
-	silence := played[read : (1+held)*read]
+	// The pause's first read hands the clip's next pauseFade, fading out; then silence.
+	fb := OutputFormat.BytesPerSecond() * int(pauseFade/time.Millisecond) / 1000
+	silence := played[read+fb : (1+held)*read]
 	if !bytes.Equal(silence, make([]byte, len(silence))) {
 		t.Error("the output was handed sound while paused")
 	}
-	// Take the silence out: what is left is the whole clip, in order, nothing skipped.
+	// Take the silence out: what is left is the whole clip, in order, nothing skipped, faded
+	// out where it paused and in where it went on.
 	var rest []byte
-	for off := read; off+read <= len(played); off += read {
+	for off := (1 + held) * read; off+read <= len(played); off += read {
 		if !bytes.Equal(played[off:off+read], make([]byte, read)) {
 			rest = played[off:]
 			break
 		}
 	}
-	if got := append(bytes.Clone(played[:read]), rest...); !bytes.Equal(got, want) {
-		t.Errorf("after Resume the output played %d bytes of the clip, want its %d, the same", len(got), len(want))
+	got := append(bytes.Clone(played[:read+fb]), rest...)
+	want = bytes.Clone(want)
+	fade(want[read:read+fb], false)
+	fade(want[read+fb:], true)
+	if !bytes.Equal(got, want) {
+		t.Errorf("after Resume the output played %d bytes of the clip, want its %d, the same but for the fades", len(got), len(want))
+	}
+}
+
+// A pause fades the clip out over pauseFade, and its end fades it in: no click.
+func TestFade_RampsOutAndIn(t *testing.T) {
+	frames := OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 1000
+	pcm := func(n int) []byte {
+		b := make([]byte, 4*n)
+		for i := 0; i < len(b); i += 2 {
+			binary.LittleEndian.PutUint16(b[i:], uint16(int16(10000)))
+		}
+		return b
+	}
+	sample := func(b []byte, frame int) int16 { return int16(binary.LittleEndian.Uint16(b[4*frame:])) }
+	out := pcm(frames)
+	fade(out, false)
+	if first, last := sample(out, 0), sample(out, frames-1); first != 10000 || last > 100 {
+		t.Errorf("fading out: %d to %d, want 10000 to about 0", first, last)
+	}
+	in := pcm(2 * frames)
+	fade(in, true)
+	if first, mid, after := sample(in, 0), sample(in, frames/2), sample(in, frames); first != 0 || mid < 4000 || mid > 6000 || after != 10000 {
+		t.Errorf("fading in: %d, %d at its middle, %d after it, want 0, 5000, 10000", first, mid, after)
+	}
+	for i := 1; i < frames; i++ {
+		if sample(out, i) > sample(out, i-1) || sample(in, i) < sample(in, i-1) {
+			t.Fatalf("the fades are not monotonic at frame %d", i)
+		}
 	}
 }

@@ -108,54 +108,12 @@ func corpus(t testing.TB) []take {
 	return takes
 }
 
-// wordErrors is the word-level edit distance between a reference and a hypothesis.
-func wordErrors(ref, hyp string) int {
-	r, h := strings.Fields(ref), strings.Fields(hyp)
-	prev := make([]int, len(h)+1)
-	cur := make([]int, len(h)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		cur[0] = i
-		for j := 1; j <= len(h); j++ {
-			sub := prev[j-1]
-			if r[i-1] != h[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(h)]
-}
-
 // wordErrorRate is the word errors of hyps against the takes' texts, over the reference words.
 func wordErrorRate(takes []take, hyps []string) float64 {
 	errs, words := 0, 0
 	for i, tk := range takes {
-		errs += wordErrors(tk.text, hyps[i])
+		errs += testenv.WordErrors(tk.text, hyps[i])
 		words += len(strings.Fields(tk.text))
 	}
 	return float64(errs) / float64(words)
-}
-
-func TestWordErrors(t *testing.T) {
-	cases := []struct {
-		ref, hyp string
-		want     int
-	}{
-		{"a b c", "a b c", 0},
-		{"a b c", "", 3},
-		{"", "a b", 2},
-		{"a b c", "a x c", 1},
-		{"a b c", "a c", 1},
-		{"a b c", "a b c d", 1},
-		{"what is the weather", "what is that went on to you", 5},
-	}
-	for _, c := range cases {
-		if got := wordErrors(c.ref, c.hyp); got != c.want {
-			t.Errorf("wordErrors(%q, %q) = %d, want %d", c.ref, c.hyp, got, c.want)
-		}
-	}
 }

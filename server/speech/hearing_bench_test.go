@@ -211,7 +211,7 @@ func hear(t testing.TB, args []string, takes []take) hearing {
 	h.rtf = cpu.Seconds() / audio.Seconds()
 	errsBy, wordsBy := map[string]int{}, map[string]int{}
 	for i, tk := range takes {
-		errsBy[tk.voice] += wordErrors(tk.text, h.hyps[i])
+		errsBy[tk.voice] += testenv.WordErrors(tk.text, h.hyps[i])
 		wordsBy[tk.voice] += len(strings.Fields(tk.text))
 	}
 	for v, n := range wordsBy {
