@@ -1,6 +1,7 @@
 package playback
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -369,8 +370,8 @@ func (r *clipReader) Read(b []byte) (int, error) {
 	buf := b
 	if pausing {
 		// The first Read of a pause hands the clip's next pauseFade, fading out, then silence.
-		fade := OutputFormat.BytesPerSecond() * int(pauseFade/time.Millisecond) / 1000
-		buf = b[:min(len(b), fade)]
+		fadeBytes := OutputFormat.BytesPerSecond() * int(pauseFade/time.Millisecond) / 1000
+		buf = b[:min(len(b), fadeBytes)]
 	}
 	if len(r.pending) > 0 {
 		n = copy(buf, r.pending)
@@ -378,13 +379,19 @@ func (r *clipReader) Read(b []byte) (int, error) {
 	} else {
 		n, err = r.c.stream.readAvailable(buf)
 	}
+	if frame := 2 * OutputFormat.Channels; pausing && n%frame != 0 {
+		// Hand whole frames only, before the silence: the rest waits for the clip to go on.
+		rem := n % frame
+		r.pending = append(bytes.Clone(b[n-rem:n]), r.pending...)
+		n -= rem
+	}
 	r.c.handed.Add(int64(n))
 	switch {
 	case pausing:
 		fade(b[:n], false)
 		clear(b[n:])
 		n, r.paused = len(b), true
-	case r.paused:
+	case r.paused && n > 0:
 		fade(b[:n], true)
 		r.paused = false
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -679,5 +680,32 @@ func TestFade_RampsOutAndIn(t *testing.T) {
 		if sample(out, i) > sample(out, i-1) || sample(in, i) < sample(in, i-1) {
 			t.Fatalf("the fades are not monotonic at frame %d", i)
 		}
+	}
+}
+
+// A pause that falls inside a frame hands the output whole frames before its silence, and keeps
+// the rest of the frame for when the clip goes on: the output's frames stay whole.
+func TestClipReader_PauseKeepsFramesWhole(t *testing.T) {
+	var paused atomic.Bool
+	c := &clip{paused: &paused}
+	pcm := make([]byte, 1001) // 250 frames and a byte
+	for i := range pcm {
+		pcm[i] = byte(i)
+	}
+	r := &clipReader{c: c, pending: bytes.Clone(pcm)}
+	paused.Store(true)
+	b := make([]byte, 4096)
+	n, err := r.Read(b)
+	if err != nil || n != len(b) {
+		t.Fatalf("Read = %d, %v; want %d, nil", n, err, len(b))
+	}
+	if got := c.handed.Load(); got != 1000 {
+		t.Errorf("%d bytes of the clip handed, want 1000 (whole frames)", got)
+	}
+	if !bytes.Equal(r.pending, pcm[1000:]) {
+		t.Errorf("kept %v for the clip to go on with, want its last byte", r.pending)
+	}
+	if !bytes.Equal(b[1000:], make([]byte, len(b)-1000)) {
+		t.Error("the pause's silence is not silent")
 	}
 }
