@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,42 +36,44 @@ func BenchmarkVoice_Acknowledgements(b *testing.B) {
 // 50 replies in the simulated room, 10 in each of five rooms whose echo reaches the microphone
 // from 6 dB under to 6 dB over the person's voice (the room's gain −18 to −6 dB, the person's
 // questions played at the echo's level measured in the first reply, less the step). Nobody talks
-// over a reply, so each barge-in is a phantom, and so is each question heard that is not the one
-// asked. Run:
+// over a reply: it reports the pauses of a reply for what its own echo was taken for (pauses),
+// and the questions heard that were not asked (phantom_turns: a reply's echo, or a question
+// heard so badly that under half its words are in what was heard; each is logged). Run:
 //
 //	go test -run '^$' -bench Voice_PhantomTurns -benchtime 1x -timeout 40m ./e2e/
 func BenchmarkVoice_PhantomTurns(b *testing.B) {
-	phantoms, replies := 0, 0
+	var all phantoms
 	for b.Loop() {
 		for i, over := range []float64{-6, -3, 0, 3, 6} {
-			p, n := phantomTurns(b, -12+over, over)
-			b.Logf("room %d, the echo %+.0f dB against the person: %d phantoms over %d replies", i+1, over, p, n)
-			phantoms += p
-			replies += n
+			p := phantomTurns(b, -12+over, over)
+			b.Logf("room %d, the echo %+.0f dB against the person: %d pauses and %d phantom turns over %d replies", i+1, over, p.pauses, p.turns, p.replies)
+			all.pauses += p.pauses
+			all.turns += p.turns
+			all.replies += p.replies
 		}
 	}
-	b.ReportMetric(float64(phantoms), "phantoms")
-	b.ReportMetric(float64(replies), "replies")
+	b.ReportMetric(float64(all.pauses), "pauses")
+	b.ReportMetric(float64(all.turns), "phantom_turns")
+	b.ReportMetric(float64(all.replies), "replies")
 }
+
+// phantoms is what phantomTurns counted.
+type phantoms struct{ pauses, turns, replies int }
 
 // phantomTurns runs 10 turns of parley voice --barge-in in a room of the given gain, the
 // questions after the first played over (the echo's level over the first reply) less echoOver,
-// in the quiet after each reply, and returns the phantoms (barge-ins, and questions heard that
-// were not asked) and the replies.
-func phantomTurns(b *testing.B, gain, echoOver float64) (phantoms, replies int) {
+// in the quiet after each reply, and counts the replies, the barge-ins (nobody talked over a
+// reply) and the questions heard that were not asked.
+func phantomTurns(b *testing.B, gain, echoOver float64) phantoms {
 	const turns = 10
 	v, _ := startInRoom(b, gain, func(trace string) []string {
 		return []string{"voice", "--turns", fmt.Sprint(turns), "--barge-in", "--listen-timeout", "60s", "--trace", trace}
 	})
 	question := say(b, v.dir, "question", theQuestion)
 	for turn := range turns {
-		if !v.awaitOrEnd(b, "[listening") {
+		if !v.ask(b, turn == 0, question) {
 			break
 		}
-		if turn == 0 {
-			time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
-		}
-		playInto(b, v.p, question)
 		if turn == 0 {
 			v.await(b, "[speaking")
 			echo, _ := v.micLevel(b, 2*time.Second)
@@ -79,33 +82,37 @@ func phantomTurns(b *testing.B, gain, echoOver float64) (phantoms, replies int) 
 		}
 	}
 	v.wait(b)
+	var p phantoms
 	played := map[int]bool{}
 	for _, e := range traceEvents(b, v.trace) {
 		switch e.Event {
 		case "barge_in":
-			phantoms++
+			p.pauses++
 		case "playback_start":
 			played[e.Turn] = true
 		}
 	}
 	for _, l := range strings.Split(v.stdout.String(), "\n") {
 		if q, ok := strings.CutPrefix(l, "You: "); ok && wordOverlap(q, theQuestion) < 0.5 {
-			b.Logf("a phantom question: %q", q)
-			phantoms++
+			b.Logf("a question not asked: %q", q)
+			p.turns++
 		}
 	}
-	return phantoms, len(played)
+	p.replies = len(played)
+	return p
 }
 
 // BenchmarkVoice_BargeInAtTheEchosLevel asks a question over each of 20 replies of `parley voice
-// --barge-in` in the simulated room, 3 s into the reply, with the person's words (the RMS of
-// their loud frames) at the level the echo reaches the microphone (echo0dB) and 6 dB under it
-// (echo+6dB), and reports the tries whose reply stopped (paused) within 0.4 s of the speech's
-// start as the loop's voice activity found it (stopped, of 20), those stopped later
-// (stopped_late), and the word error rate of the questions heard over the reply against the same
-// recordings heard in the quiet after a reply (wer_over, wer_quiet, in %). A try the reply
-// talked through is asked again in the quiet after it, and counted there too.
-// PARLEY_BARGE_TRIES=N asks N times instead of 20. Run:
+// --barge-in` in the simulated room, 3 s into the reply (5 s into the first), with the person's
+// words (the RMS of their loud frames) at the level the echo reaches the microphone (echo+0dB)
+// and 6 dB under it (echo+6dB). It reports the tries whose reply stopped for the question
+// (stopped, of 20), the median time from the question's start to the reply's pause among them
+// (pause_ms: the start as the recorder's voice detection found it in the take, which begins 0.3 s
+// before the frames that made the barge-in, so a question that started earlier under the echo
+// shows as about 0.38 s: the issue's 0.4 s cannot be told from it), and the word error rate of
+// the questions heard over a reply against the same questions' recordings heard in the quiet
+// after the last reply (wer_over, wer_quiet, in %). A try the reply talked through is asked again
+// in the quiet after it. PARLEY_BARGE_TRIES=N asks N times instead of 20. Run:
 //
 //	go test -run '^$' -bench Voice_BargeInAtTheEchosLevel -benchtime 1x -timeout 40m ./e2e/
 func BenchmarkVoice_BargeInAtTheEchosLevel(b *testing.B) {
@@ -119,8 +126,11 @@ func BenchmarkVoice_BargeInAtTheEchosLevel(b *testing.B) {
 			for b.Loop() {
 				r = bargeOverReplies(b, tries, over)
 			}
-			b.ReportMetric(float64(r.inTime)*20/float64(tries), "stopped/20")
-			b.ReportMetric(float64(r.late), "stopped_late")
+			b.ReportMetric(float64(len(r.pauses))*20/float64(tries), "stopped/20")
+			if len(r.pauses) > 0 {
+				slices.Sort(r.pauses)
+				b.ReportMetric(r.pauses[len(r.pauses)/2], "pause_ms")
+			}
 			b.ReportMetric(100*r.werOver, "wer_over_%")
 			b.ReportMetric(100*r.werQuiet, "wer_quiet_%")
 		})
@@ -129,8 +139,8 @@ func BenchmarkVoice_BargeInAtTheEchosLevel(b *testing.B) {
 
 // bargeRun is what asking over replies did.
 type bargeRun struct {
-	inTime, late      int     // replies stopped within 0.4 s of the question's start, and later
-	werOver, werQuiet float64 // word error rates of the questions heard over a reply and in quiet
+	pauses            []float64 // for each reply stopped, ms from the question's start to its pause
+	werOver, werQuiet float64   // word error rates of the questions heard over a reply, and of the same in the quiet
 }
 
 // bargeOverReplies asks spokenQuestions in turn, tries times over a reply (the person echoOver
@@ -142,9 +152,9 @@ func bargeOverReplies(b *testing.B, tries int, echoOver float64) bargeRun {
 	for i, q := range spokenQuestions {
 		takes = append(takes, say(b, v.dir, fmt.Sprint("q", i), q))
 	}
-	v.await(b, "[listening")
-	time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
-	playInto(b, v.p, takes[0])
+	if !v.ask(b, true, takes[0]) {
+		b.Fatalf("parley voice ended before the first question:\n%s", v.seen.String())
+	}
 	v.await(b, "[speaking")
 	echo, _ := v.micLevel(b, 2*time.Second)
 	b.Logf("the echo reaches the microphone at %.1f dBFS: the person speaks at %.1f dBFS", echo, echo-echoOver)
@@ -153,18 +163,18 @@ func bargeOverReplies(b *testing.B, tries int, echoOver float64) bargeRun {
 	}
 	asked := []int{0} // the question of each turn, from the first
 	for i := range tries {
-		time.Sleep(3 * time.Second)
+		time.Sleep(3 * time.Second) // into the reply
 		q := (i + 1) % len(takes)
 		playInto(b, v.p, takes[q])
 		// Stopped: parley voice listens, and hears the question at once (its first words were
 		// heard over the reply). Not: the reply ends, parley voice listens and hears nothing,
-		// and the question is asked again in the quiet.
+		// and the question is asked again in the quiet. Either way its answer is spoken next.
 		v.await(b, "[listening")
 		if p, _ := v.awaitWithin(1500*time.Millisecond, "[hearing speech"); p == "" {
 			time.Sleep(500 * time.Millisecond)
 			playInto(b, v.p, takes[q])
-			v.await(b, "[speaking")
 		}
+		v.await(b, "[speaking")
 		asked = append(asked, q)
 	}
 	for q := range takes {
@@ -178,7 +188,8 @@ func bargeOverReplies(b *testing.B, tries int, echoOver float64) bargeRun {
 }
 
 // bargeResult reads what a bargeOverReplies run heard: a turn's question was said over a reply
-// when the turn before ends in a barge-in that was not resumed.
+// when the turn before ends in a barge-in that was not resumed. The last len(spokenQuestions)
+// turns are the quiet's.
 func bargeResult(b *testing.B, v *roomVoice, asked []int) bargeRun {
 	var heard []string
 	for _, l := range strings.Split(v.stdout.String(), "\n") {
@@ -201,32 +212,41 @@ func bargeResult(b *testing.B, v *roomVoice, asked []int) bargeRun {
 			speechAt[e.Turn] = e.TimeMS
 		}
 	}
-	var r bargeRun
-	var over, quiet [2]int // word errors, words
-	for i, h := range heard {
-		turn := i + 1
+	errs := func(i int) (int, int) {
 		ref := spokenQuestions[asked[i]]
-		errs, words := testenv.WordErrors(ref, normalWords(h)), len(strings.Fields(ref))
-		if turn > 1 && stopped[turn-1] {
-			late := bargeAt[turn-1] - speechAt[turn]
-			b.Logf("turn %d: the reply before stopped %.0f ms after the question's start; heard %q (%d errors)", turn, late, h, errs)
-			if late <= 400 {
-				r.inTime++
-			} else {
-				r.late++
-			}
-			over[0] += errs
-			over[1] += words
+		return testenv.WordErrors(ref, normalWords(heard[i])), len(strings.Fields(ref))
+	}
+	quietErrs := map[int]int{} // by question, in the quiet after the last reply
+	for i := len(heard) - len(spokenQuestions); i < len(heard); i++ {
+		quietErrs[asked[i]], _ = errs(i)
+		b.Logf("turn %d, in the quiet: heard %q", i+1, heard[i])
+	}
+	var r bargeRun
+	var over, quiet, words int
+	for i := 1; i < len(heard)-len(spokenQuestions); i++ {
+		turn := i + 1
+		if !stopped[turn-1] {
+			b.Logf("turn %d: the reply before was talked through; heard in the quiet after it: %q", turn, heard[i])
 			continue
 		}
-		b.Logf("turn %d, in the quiet: heard %q (%d errors)", turn, h, errs)
-		if turn > 1 {
-			quiet[0] += errs
-			quiet[1] += words
-		}
+		e, n := errs(i)
+		pause := bargeAt[turn-1] - speechAt[turn]
+		b.Logf("turn %d: the reply before paused %.0f ms after the question's start; heard %q (%d errors, %d in the quiet)", turn, pause, heard[i], e, quietErrs[asked[i]])
+		r.pauses = append(r.pauses, pause)
+		over += e
+		quiet += quietErrs[asked[i]]
+		words += n
 	}
-	r.werOver = float64(over[0]) / float64(max(over[1], 1))
-	r.werQuiet = float64(quiet[0]) / float64(max(quiet[1], 1))
+	r.werOver = float64(over) / float64(max(words, 1))
+	r.werQuiet = float64(quiet) / float64(max(words, 1))
+	if words == 0 { // nothing heard over a reply: the quiet's own rate
+		for i := len(heard) - len(spokenQuestions); i < len(heard); i++ {
+			e, n := errs(i)
+			quiet += e
+			words += n
+		}
+		r.werQuiet = float64(quiet) / float64(max(words, 1))
+	}
 	return r
 }
 

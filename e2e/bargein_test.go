@@ -138,6 +138,21 @@ func (v *roomVoice) awaitWithin(d time.Duration, prefixes ...string) (prefix str
 	}
 }
 
+// ask waits for parley voice to listen, and says the recording wav into the room; false when
+// parley voice ended first. The first question waits 2.5 s more: the null sink's monitor takes
+// up to 2 s to deliver audio.
+func (v *roomVoice) ask(t testing.TB, first bool, wav string) bool {
+	t.Helper()
+	if !v.awaitOrEnd(t, "[listening") {
+		return false
+	}
+	if first {
+		time.Sleep(2500 * time.Millisecond)
+	}
+	playInto(t, v.p, wav)
+	return true
+}
+
 // wait waits for parley voice to end, and fails the test unless it ends well.
 func (v *roomVoice) wait(t testing.TB) {
 	t.Helper()
@@ -292,6 +307,7 @@ var acknowledgements = []string{"okay.", "uh huh.", "yeah.", "right.", "sure.", 
 // ackRun is what saying acknowledgements over replies in the simulated room did.
 type ackRun struct {
 	said, wentOn int    // acknowledgements said, and those after which the reply went on
+	paused       int    // pauses of a reply (each acknowledgement heard pauses it)
 	questions    int    // questions parley voice heard
 	log          string // its stderr
 }
@@ -305,22 +321,27 @@ func sayAcknowledgements(t testing.TB, replies, perReply int) ackRun {
 	// Replies of about 12 s: the acknowledgements take 7 s of each.
 	v := startRoomVoiceAs(t, "a patient guide who explains every step slowly", replies, -12)
 	question := say(t, v.dir, "question", theQuestion)
+	var acks []string
+	for i, w := range acknowledgements {
+		acks = append(acks, say(t, v.dir, fmt.Sprint("ack", i), w))
+	}
 	var loudest float64
 	said := 0
 	for turn := range replies {
-		v.await(t, "[listening")
-		if turn == 0 {
-			time.Sleep(2500 * time.Millisecond) // the null sink's monitor takes up to 2 s to deliver audio
+		// An acknowledgement that became a question used up a turn: the run may end early.
+		if !v.ask(t, turn == 0, question) {
+			break
 		}
-		playInto(t, v.p, question)
 		v.await(t, "[speaking")
 		if turn == 0 {
 			_, loudest = v.micLevel(t, 2*time.Second)
+			for i := range acks {
+				acks[i] = atLevel(t, acks[i], loudest+14)
+			}
 		}
 		time.Sleep(time.Second)
 		for range perReply {
-			w := acknowledgements[said%len(acknowledgements)]
-			playInto(t, v.p, atLevel(t, say(t, v.dir, fmt.Sprint("ack", said), w), loudest+14))
+			playInto(t, v.p, acks[said%len(acks)])
 			said++
 			time.Sleep(2 * time.Second)
 		}
@@ -336,12 +357,12 @@ func sayAcknowledgements(t testing.TB, replies, perReply int) ackRun {
 			resumed[e.Turn]++
 		}
 	}
-	r := ackRun{said: said, wentOn: said, questions: strings.Count(v.stdout.String(), "You: "), log: v.seen.String()}
+	r := ackRun{said: said, wentOn: said, paused: sum(paused), questions: strings.Count(v.stdout.String(), "You: "), log: v.seen.String()}
 	for turn, n := range paused {
 		r.wentOn -= n - resumed[turn]
 	}
 	t.Logf("%d acknowledgements over %d replies (the person %.1f dBFS at their loudest tenth): %d paused the reply, %d of %d let it go on; %d questions heard",
-		said, replies, loudest+14, sum(paused), r.wentOn, said, r.questions)
+		said, replies, loudest+14, r.paused, r.wentOn, said, r.questions)
 	return r
 }
 
@@ -360,6 +381,11 @@ func TestVoice_AcknowledgementsDoNotInterrupt(t *testing.T) {
 	r := sayAcknowledgements(t, 10, 2)
 	if r.wentOn < 18 {
 		t.Errorf("%d of %d acknowledgements let the reply go on, want at least 18:\n%s", r.wentOn, r.said, r.log)
+	}
+	// Barge-in hears them (each pauses the reply): a reply that went on because nothing was
+	// heard would say nothing.
+	if r.paused < 18 {
+		t.Errorf("%d of %d acknowledgements paused the reply, want at least 18:\n%s", r.paused, r.said, r.log)
 	}
 	if r.questions != 10 {
 		t.Errorf("%d questions heard, want 10 (no acknowledgement is a question):\n%s", r.questions, r.log)

@@ -41,10 +41,9 @@ const (
 	couplingHeardDB = 6.0
 	// refActiveDBFS is the playback level above which the playback counts as audible.
 	refActiveDBFS = -45.0
-	// leadFrames: a question that barges in is recorded from this many frames before its speech
-	// (see overReply); prerollFrames frames heard over the reply are kept for it.
-	leadFrames    = int(vad.DefaultPreRoll / audio.FrameDuration)
-	prerollFrames = 30
+	// leadFrames: a question that barges in is recorded from this many frames before the ones
+	// that made the barge-in (see overReply).
+	leadFrames = int(vad.DefaultPreRoll / audio.FrameDuration)
 )
 
 // bargeIn decides when the person talks over the reply.
@@ -196,8 +195,9 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	if s.hold.on {
 		return r.heldFrame(m, db)
 	}
+	// Kept: the frames a barge-in may be made of (its run, and one missed), and the lead.
 	s.preroll = append(s.preroll, m)
-	if len(s.preroll) > prerollFrames {
+	if len(s.preroll) > s.barge.need+1+leadFrames {
 		s.preroll = s.preroll[1:]
 	}
 	if !math.IsNaN(m.raw) {
@@ -212,13 +212,14 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	// before them, as a take in the quiet begins a pre-roll (vad.DefaultPreRoll) before the
 	// speech: a recogniser given a take that starts on its first syllable loses it ("ell me
 	// about…" for "tell me about…").
-	pre := s.preroll[max(0, len(s.preroll)-s.barge.run-s.barge.miss-leadFrames):]
+	made := len(s.preroll) - s.barge.run - s.barge.miss // the first frame that made it
+	pre := s.preroll[max(0, made-leadFrames):]
 	s.preroll = nil
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()
 		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration,
 			peak: math.Inf(-1)}
-		for _, p := range pre {
+		for _, p := range pre[max(0, len(pre)-s.barge.run-s.barge.miss):] { // not the lead
 			s.hold.peak = max(s.hold.peak, vad.FrameDBFS(p.samples))
 		}
 		return false, nil

@@ -346,8 +346,10 @@ func (p *Player) play(c *clip, out output) error {
 type clipReader struct {
 	c       *clip
 	pending []byte
-	// paused: the last Read handed silence for a pause; the next that plays fades in.
+	// paused: the last Read handed silence for a pause; fadeIn: frames of the clip still to
+	// fade in after one.
 	paused bool
+	fadeIn int
 }
 
 // pauseFade is how long a pause fades the clip out over, and its end fades it in again: cut
@@ -355,45 +357,47 @@ type clipReader struct {
 // away whole, heard in the question of the person who paused it).
 const pauseFade = 10 * time.Millisecond
 
+// fadeFrames is pauseFade in frames of OutputFormat.
+var fadeFrames = OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 1000
+
 func (r *clipReader) Read(b []byte) (int, error) {
-	var n int
-	var err error
 	pausing := r.c.paused != nil && r.c.paused.Load()
-	if pausing && r.paused {
-		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only).
+	if pausing && (r.paused || r.c.handed.Load() == 0) {
+		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only). A
+		// clip not begun yet has nothing to fade out.
+		r.paused, r.fadeIn = true, fadeFrames
 		clear(b)
 		if tap := theTap.Load(); tap != nil && !outputTaps {
 			(*tap)(b, OutputFormat, time.Time{})
 		}
 		return len(b), nil
 	}
-	buf := b
+	frame := int64(2 * OutputFormat.Channels)
+	handed := r.c.handed.Load()
+	// b starts where the clip is, which may be inside a frame: its first whole one is at start.
+	start := int((frame - handed%frame) % frame)
+	var n int
+	var err error
 	if pausing {
-		// The first Read of a pause hands the clip's next pauseFade, fading out, then silence.
-		fadeBytes := OutputFormat.BytesPerSecond() * int(pauseFade/time.Millisecond) / 1000
-		buf = b[:min(len(b), fadeBytes)]
-	}
-	if len(r.pending) > 0 {
-		n = copy(buf, r.pending)
-		r.pending = r.pending[n:]
+		// The first Read of a pause hands the clip's next pauseFade, fading out, then silence,
+		// ending on a frame of the clip (what is left of it waits for the clip to go on).
+		n, err = r.fill(b[:min(len(b), start+fadeFrames*int(frame))])
+		if rem := int((handed + int64(n)) % frame); rem != 0 && n >= rem {
+			r.pending = append(bytes.Clone(b[n-rem:n]), r.pending...)
+			n -= rem
+		}
 	} else {
-		n, err = r.c.stream.readAvailable(buf)
-	}
-	if frame := 2 * OutputFormat.Channels; pausing && n%frame != 0 {
-		// Hand whole frames only, before the silence: the rest waits for the clip to go on.
-		rem := n % frame
-		r.pending = append(bytes.Clone(b[n-rem:n]), r.pending...)
-		n -= rem
+		n, err = r.take(b)
 	}
 	r.c.handed.Add(int64(n))
 	switch {
 	case pausing:
-		fade(b[:n], false)
+		fadeOut(b[min(start, n):n])
 		clear(b[n:])
-		n, r.paused = len(b), true
-	case r.paused && n > 0:
-		fade(b[:n], true)
+		n, r.paused, r.fadeIn = len(b), true, fadeFrames
+	case r.fadeIn > 0:
 		r.paused = false
+		r.fadeIn = fadeInto(b[min(start, n):n], r.fadeIn)
 	}
 	if tap := theTap.Load(); tap != nil && n > 0 && !outputTaps {
 		(*tap)(b[:n], OutputFormat, time.Time{})
@@ -404,25 +408,54 @@ func (r *clipReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-// fade fades the first pauseFade of pcm (in OutputFormat) in (up) or, over all of it that is
-// shorter, out.
-func fade(pcm []byte, up bool) {
-	frame := 2 * OutputFormat.Channels
-	n := OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 1000
-	frames := len(pcm) / frame
-	if !up {
-		n = frames
+// take hands b what play decoded in advance, or else what the decoder has ready.
+func (r *clipReader) take(b []byte) (int, error) {
+	if len(r.pending) > 0 {
+		n := copy(b, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
 	}
-	for i := 0; i < min(n, frames); i++ {
-		g := float64(i) / float64(n)
-		if !up {
-			g = 1 - g
+	return r.c.stream.readAvailable(b)
+}
+
+// fill is take until b is full, the decoder has nothing ready, or the clip ends.
+func (r *clipReader) fill(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.take(b[n:])
+		n += k
+		if err != nil || k == 0 {
+			return n, err
 		}
-		for ch := 0; ch < OutputFormat.Channels; ch++ {
-			k := i*frame + 2*ch
-			v := int16(binary.LittleEndian.Uint16(pcm[k:]))
-			binary.LittleEndian.PutUint16(pcm[k:], uint16(int16(float64(v)*g)))
-		}
+	}
+	return n, nil
+}
+
+// fadeOut ramps the whole frames of pcm (OutputFormat, from its start) down to silence.
+func fadeOut(pcm []byte) {
+	frames := len(pcm) / (2 * OutputFormat.Channels)
+	for i := range frames {
+		scaleFrame(pcm, i, 1-float64(i)/float64(frames))
+	}
+}
+
+// fadeInto ramps the first frames of pcm (OutputFormat, from its start) up, left frames of the
+// fade still to go, and returns how many are left after them.
+func fadeInto(pcm []byte, left int) int {
+	frames := len(pcm) / (2 * OutputFormat.Channels)
+	i := 0
+	for ; i < frames && left > 0; i, left = i+1, left-1 {
+		scaleFrame(pcm, i, float64(fadeFrames-left)/float64(fadeFrames))
+	}
+	return left
+}
+
+// scaleFrame scales frame i of pcm (OutputFormat) by g.
+func scaleFrame(pcm []byte, i int, g float64) {
+	for ch := range OutputFormat.Channels {
+		k := (i*OutputFormat.Channels + ch) * 2
+		v := int16(binary.LittleEndian.Uint16(pcm[k:]))
+		binary.LittleEndian.PutUint16(pcm[k:], uint16(int16(float64(v)*g)))
 	}
 }
 

@@ -648,16 +648,16 @@ func TestPlayer_PauseHoldsTheClipAndResumeGoesOn(t *testing.T) {
 	}
 	got := append(bytes.Clone(played[:read+fb]), rest...)
 	want = bytes.Clone(want)
-	fade(want[read:read+fb], false)
-	fade(want[read+fb:], true)
+	fadeOut(want[read : read+fb])
+	fadeInto(want[read+fb:], fadeFrames)
 	if !bytes.Equal(got, want) {
 		t.Errorf("after Resume the output played %d bytes of the clip, want its %d, the same but for the fades", len(got), len(want))
 	}
 }
 
-// A pause fades the clip out over pauseFade, and its end fades it in: no click.
+// A pause fades the clip out over pauseFade, and its end fades it in, across the reads it takes:
+// no click.
 func TestFade_RampsOutAndIn(t *testing.T) {
-	frames := OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 1000
 	pcm := func(n int) []byte {
 		b := make([]byte, 4*n)
 		for i := 0; i < len(b); i += 2 {
@@ -666,46 +666,69 @@ func TestFade_RampsOutAndIn(t *testing.T) {
 		return b
 	}
 	sample := func(b []byte, frame int) int16 { return int16(binary.LittleEndian.Uint16(b[4*frame:])) }
-	out := pcm(frames)
-	fade(out, false)
-	if first, last := sample(out, 0), sample(out, frames-1); first != 10000 || last > 100 {
+	out := pcm(fadeFrames)
+	fadeOut(out)
+	if first, last := sample(out, 0), sample(out, fadeFrames-1); first != 10000 || last > 100 {
 		t.Errorf("fading out: %d to %d, want 10000 to about 0", first, last)
 	}
-	in := pcm(2 * frames)
-	fade(in, true)
-	if first, mid, after := sample(in, 0), sample(in, frames/2), sample(in, frames); first != 0 || mid < 4000 || mid > 6000 || after != 10000 {
+	// Fading in over two reads: 100 frames, then the rest and more.
+	in1, in2 := pcm(100), pcm(2*fadeFrames)
+	left := fadeInto(in1, fadeFrames)
+	if left != fadeFrames-100 {
+		t.Fatalf("%d frames of the fade left after 100, want %d", left, fadeFrames-100)
+	}
+	if left = fadeInto(in2, left); left != 0 {
+		t.Fatalf("%d frames of the fade left, want 0", left)
+	}
+	in := append(in1, in2...)
+	if first, mid, after := sample(in, 0), sample(in, fadeFrames/2), sample(in, fadeFrames); first != 0 || mid < 4900 || mid > 5100 || after != 10000 {
 		t.Errorf("fading in: %d, %d at its middle, %d after it, want 0, 5000, 10000", first, mid, after)
 	}
-	for i := 1; i < frames; i++ {
+	for i := 1; i < fadeFrames; i++ {
 		if sample(out, i) > sample(out, i-1) || sample(in, i) < sample(in, i-1) {
 			t.Fatalf("the fades are not monotonic at frame %d", i)
 		}
 	}
 }
 
-// A pause that falls inside a frame hands the output whole frames before its silence, and keeps
-// the rest of the frame for when the clip goes on: the output's frames stay whole.
+// A pause that falls inside a frame of the clip hands the output the clip up to a whole frame
+// before its silence, and keeps the rest for when the clip goes on: the clip's frames stay the
+// output's. A clip that has handed nothing yet when it is paused hands silence at once.
 func TestClipReader_PauseKeepsFramesWhole(t *testing.T) {
+	// A decoder with nothing ready: the clip is what was decoded in advance.
+	src := &stalledReader{data: fixture(t, "tone440-24k-mono.mp3"), release: make(chan struct{})}
+	stream := NewStream(t.Context(), src, OutputFormat)
+	defer stream.Close()
+	defer close(src.release)
 	var paused atomic.Bool
-	c := &clip{paused: &paused}
-	pcm := make([]byte, 1001) // 250 frames and a byte
+	paused.Store(true)
+	pcm := make([]byte, 1001)
 	for i := range pcm {
 		pcm[i] = byte(i)
 	}
-	r := &clipReader{c: c, pending: bytes.Clone(pcm)}
-	paused.Store(true)
+	fresh := &clipReader{c: &clip{paused: &paused}, pending: bytes.Clone(pcm)}
 	b := make([]byte, 4096)
-	n, err := r.Read(b)
-	if err != nil || n != len(b) {
-		t.Fatalf("Read = %d, %v; want %d, nil", n, err, len(b))
+	if n, err := fresh.Read(b); err != nil || n != len(b) || !bytes.Equal(b, make([]byte, len(b))) || fresh.c.handed.Load() != 0 {
+		t.Errorf("a clip paused before it began: Read = %d, %v, %d bytes handed; want silence and nothing of it", n, err, fresh.c.handed.Load())
 	}
-	if got := c.handed.Load(); got != 1000 {
-		t.Errorf("%d bytes of the clip handed, want 1000 (whole frames)", got)
-	}
-	if !bytes.Equal(r.pending, pcm[1000:]) {
-		t.Errorf("kept %v for the clip to go on with, want its last byte", r.pending)
-	}
-	if !bytes.Equal(b[1000:], make([]byte, len(b)-1000)) {
-		t.Error("the pause's silence is not silent")
+
+	for _, before := range []int64{4, 6} { // on a frame, and half a frame in
+		c := &clip{paused: &paused, stream: stream}
+		c.handed.Store(before)
+		r := &clipReader{c: c, pending: bytes.Clone(pcm)}
+		n, err := r.Read(b)
+		if err != nil || n != len(b) {
+			t.Fatalf("Read = %d, %v; want %d, nil", n, err, len(b))
+		}
+		took := int(c.handed.Load() - before)
+		if (before+int64(took))%4 != 0 || took < 997 {
+			t.Errorf("%d bytes in: %d bytes of the clip handed, want it up to its last whole frame", before, took)
+		}
+		if !bytes.Equal(r.pending, pcm[took:]) {
+			t.Errorf("%d bytes in: kept %v for the clip to go on with, want the rest of its frame", before, r.pending)
+		}
+		if !bytes.Equal(b[took:], make([]byte, len(b)-took)) {
+			t.Errorf("%d bytes in: the pause's silence is not silent", before)
+		}
 	}
 }
