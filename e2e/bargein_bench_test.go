@@ -249,13 +249,3 @@ func bargeResult(b *testing.B, v *roomVoice, asked []int) bargeRun {
 	}
 	return r
 }
-
-// normalWords is a transcript as the questions are written: lower case, without punctuation.
-func normalWords(s string) string {
-	return strings.ToLower(strings.Map(func(r rune) rune {
-		if strings.ContainsRune(".,?!", r) {
-			return -1
-		}
-		return r
-	}, s))
-}

@@ -37,8 +37,8 @@ const minOverlap = 0.7
 // wordOverlap is the share of question's distinct words that transcript holds (case aside).
 func wordOverlap(transcript, question string) float64 {
 	heard := map[string]bool{}
-	for _, w := range strings.Fields(strings.ToLower(transcript)) {
-		heard[strings.Trim(w, ".,?!")] = true
+	for _, w := range strings.Fields(normalWords(transcript)) {
+		heard[w] = true
 	}
 	want := map[string]bool{}
 	for _, w := range strings.Fields(strings.ToLower(question)) {
@@ -51,6 +51,16 @@ func wordOverlap(transcript, question string) float64 {
 		}
 	}
 	return float64(n) / float64(max(len(want), 1))
+}
+
+// normalWords is a transcript as the questions are written: lower case, without the punctuation
+// around its words.
+func normalWords(s string) string {
+	words := strings.Fields(strings.ToLower(s))
+	for i, w := range words {
+		words[i] = strings.Trim(w, ".,?!")
+	}
+	return strings.Join(words, " ")
 }
 
 // personPause is how long the person waits after a reply before asking the next question: longer

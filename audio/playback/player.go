@@ -346,9 +346,8 @@ func (p *Player) play(c *clip, out output) error {
 type clipReader struct {
 	c       *clip
 	pending []byte
-	// paused: the last Read handed silence for a pause; fadeIn: frames of the clip still to
-	// fade in after one.
-	paused bool
+	// fadeIn: frames of the clip still to fade in after a pause; all of them (fadeFrames) while
+	// nothing of the clip has been handed since it paused.
 	fadeIn int
 }
 
@@ -362,10 +361,10 @@ var fadeFrames = OutputFormat.SampleRate * int(pauseFade/time.Millisecond) / 100
 
 func (r *clipReader) Read(b []byte) (int, error) {
 	pausing := r.c.paused != nil && r.c.paused.Load()
-	if pausing && (r.paused || r.c.handed.Load() == 0) {
+	if pausing && (r.fadeIn == fadeFrames || r.c.handed.Load() == 0) {
 		// Paused: silence, and none of the clip taken (handed counts the clip's bytes only). A
-		// clip not begun yet has nothing to fade out.
-		r.paused, r.fadeIn = true, fadeFrames
+		// clip silent since it last paused, or not begun yet, has nothing to fade out.
+		r.fadeIn = fadeFrames
 		clear(b)
 		if tap := theTap.Load(); tap != nil && !outputTaps {
 			(*tap)(b, OutputFormat, time.Time{})
@@ -394,9 +393,8 @@ func (r *clipReader) Read(b []byte) (int, error) {
 	case pausing:
 		fadeOut(b[min(start, n):n])
 		clear(b[n:])
-		n, r.paused, r.fadeIn = len(b), true, fadeFrames
+		n, r.fadeIn = len(b), fadeFrames
 	case r.fadeIn > 0:
-		r.paused = false
 		r.fadeIn = fadeInto(b[min(start, n):n], r.fadeIn)
 	}
 	if tap := theTap.Load(); tap != nil && n > 0 && !outputTaps {
