@@ -69,8 +69,8 @@ Nothing is sent when no speech was heard, and an empty transcript or one that ho
 ignored, so the assistant's own voice is never taken for a question; with --barge-in, speaking
 clearly louder than the reply's echo stops it and starts a new turn. Where SpeexDSP is installed
 (libspeexdsp1), the echo of the replies is removed from what the microphone records, so a
-question asked over a reply is heard without the reply under it; --no-echo-cancel turns that
-off.
+question asked over a reply is heard without the reply under it, and with --barge-in speaking
+as loud as the reply is enough; --no-echo-cancel turns that off.
 
 While --hold runs, what you said so far is already being transcribed (transcription is free; at
 most 3 such calls a question, cancelled when you go on talking), so the reply comes sooner;

@@ -37,6 +37,17 @@ type roomVoice struct {
 	exited chan error
 }
 
+// questions is what parley voice printed as heard ("You: …"), in order.
+func (v *roomVoice) questions() []string {
+	var heard []string
+	for _, l := range strings.Split(v.stdout.String(), "\n") {
+		if q, ok := strings.CutPrefix(l, "You: "); ok {
+			heard = append(heard, q)
+		}
+	}
+	return heard
+}
+
 func startRoomVoice(t testing.TB, turns int, gain float64, extra ...string) *roomVoice {
 	t.Helper()
 	return startRoomVoiceAs(t, longPersona, turns, gain, extra...)
@@ -254,49 +265,68 @@ func traceEvents(t testing.TB, path string) []traceLine {
 }
 
 // TestVoice_BargeInInTheRoom: in a simulated room (the echo 12 dB under the playback), with the
-// echo canceller on, a person who speaks over the reply clearly louder than its echo reaches the
-// microphone (their words on average 14 dB over the echo's loudest tenth: barge-in still decides
-// on what the microphone hears before the canceller) stops it; what they said is the next
-// question, heard whole from the cleaned frames; and the reply's echo starts no turn of its own.
+// echo canceller on, a person who speaks over the reply stops it, whether clearly louder than its
+// echo (their words on average 14 dB over the echo's loudest tenth, heard on the microphone
+// before the canceller) or at the echo's level (the RMS of their words the echo's, heard on what
+// the canceller leaves); what they said is the next question, heard from the cleaned frames; and
+// the reply's echo starts no turn of its own. At the echo's level, the person may say it twice
+// (about 1 try in 20 talks through in BenchmarkVoice_BargeInAtTheEchosLevel), and its words
+// under the echo are heard worse: half of them are asked for.
 func TestVoice_BargeInInTheRoom(t *testing.T) {
-	v := startRoomVoice(t, 2, -12)
-	first := say(t, v.dir, "first", theQuestion)
-	const secondText = "what time is it in new york"
-	second := say(t, v.dir, "second", secondText)
+	for _, tc := range []struct {
+		name     string
+		question string
+		level    func(echo, loudest float64) float64
+		tries    int
+		overlap  float64
+	}{
+		{"louder than the echo", "what time is it in new york", func(_, loudest float64) float64 { return loudest + 14 }, 1, minOverlap},
+		{"at the echo's level", "play some music in the kitchen", func(echo, _ float64) float64 { return echo }, 2, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := startRoomVoice(t, 2, -12)
+			first := say(t, v.dir, "first", theQuestion)
+			second := say(t, v.dir, "second", tc.question)
 
-	if !v.ask(t, true, first) {
-		t.Fatalf("parley voice ended before the first question:\n%s", v.seen.String())
-	}
-	v.await(t, "[speaking")
-	// The echo's level, over two seconds of the reply; the canceller learns the room meanwhile.
-	echo, loudest := v.micLevel(t, 2*time.Second)
-	time.Sleep(2 * time.Second)
-	t.Logf("the echo reaches the microphone at %.1f dBFS (its loudest tenth over %.1f dBFS): the person speaks at %.1f dBFS",
-		echo, loudest, loudest+14)
-	playInto(t, v.p, atLevel(t, second, loudest+14))
-	v.wait(t)
+			if !v.ask(t, true, first) {
+				t.Fatalf("parley voice ended before the first question:\n%s", v.seen.String())
+			}
+			v.await(t, "[speaking")
+			// The echo's level, over two seconds of the reply; the canceller learns the room
+			// meanwhile.
+			echo, loudest := v.micLevel(t, 2*time.Second)
+			time.Sleep(2 * time.Second)
+			level := tc.level(echo, loudest)
+			t.Logf("the echo reaches the microphone at %.1f dBFS (its loudest tenth over %.1f dBFS): the person speaks at %.1f dBFS",
+				echo, loudest, level)
+			question := atLevel(t, second, level)
+			for try := range tc.tries {
+				playInto(t, v.p, question)
+				if p, ended := v.awaitWithin(3*time.Second, "[transcribing"); p != "" || ended {
+					break // stopped, and its question is being heard
+				}
+				t.Logf("try %d talked through", try+1)
+			}
+			v.wait(t)
 
-	var barged bool
-	for _, e := range traceEvents(t, v.trace) {
-		if e.Event == "barge_in" && e.Turn == 1 {
-			barged = true
-		}
-	}
-	if !barged {
-		t.Errorf("the reply was not interrupted:\n%s", v.seen.String())
-	}
-	var heard []string
-	for _, l := range strings.Split(v.stdout.String(), "\n") {
-		if q, ok := strings.CutPrefix(l, "You: "); ok {
-			heard = append(heard, q)
-		}
-	}
-	if len(heard) != 2 {
-		t.Fatalf("heard %d questions, want 2:\n%s", len(heard), v.stdout.String())
-	}
-	if o := wordOverlap(heard[1], secondText); o < minOverlap {
-		t.Errorf("the question spoken over the reply was heard as %q: %.0f%% of %q, want %.0f%%",
-			heard[1], 100*o, secondText, 100*minOverlap)
+			var barged bool
+			for _, e := range traceEvents(t, v.trace) {
+				if e.Event == "barge_in" && e.Turn == 1 {
+					barged = true
+				}
+			}
+			if !barged {
+				t.Errorf("the reply was not interrupted:\n%s", v.seen.String())
+			}
+			heard := v.questions()
+			if len(heard) != 2 {
+				t.Fatalf("heard %d questions, want 2:\n%s", len(heard), v.stdout.String())
+			}
+			if o := wordOverlap(heard[1], tc.question); o < tc.overlap {
+				t.Errorf("the question spoken over the reply was heard as %q: %.0f%% of %q, want %.0f%%",
+					heard[1], 100*o, tc.question, 100*tc.overlap)
+			}
+		})
 	}
 }
 

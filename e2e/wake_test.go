@@ -71,12 +71,7 @@ func TestVoice_WakePhraseStopAndNothingSentBefore(t *testing.T) {
 	if woke != 2 || stopped < 1 {
 		t.Errorf("%d wake and %d stop_word events, want 2 and at least 1:\n%s", woke, stopped, v.seen.String())
 	}
-	var heard []string
-	for _, l := range strings.Split(v.stdout.String(), "\n") {
-		if q, ok := strings.CutPrefix(l, "You: "); ok {
-			heard = append(heard, q)
-		}
-	}
+	heard := v.questions()
 	if len(heard) != 2 {
 		t.Fatalf("heard %d questions, want 2:\n%s", len(heard), v.stdout.String())
 	}

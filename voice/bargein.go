@@ -44,7 +44,43 @@ const (
 	// leadFrames: a question that barges in is recorded from this many frames before the ones
 	// that made the barge-in (see overReply).
 	leadFrames = int(vad.DefaultPreRoll / audio.FrameDuration)
+	// With a canceller that has converged (ResidueReporter), a frame is also the person when,
+	// after the adaptive filter, it is at most quietPersonDB under the loudest echo expected of
+	// the playback (a person at the echo's level, or well under it), not louder than the
+	// microphone heard it (notLouderDB), and what the filter left resembles the playback less
+	// than maxResidue: what it leaks of the echo when the delay moves mostly resembles it
+	// (0.3–0.85 on the simulated room's jumps), a person does not (under 0.1 offline; 0.1–0.3 in
+	// the room's frames of a person at the echo's level, while the filter adapts to them).
+	quietPersonDB = 12.0
+	notLouderDB   = 1.0
+	maxResidue    = 0.25
+	// A frame the filter took less than keptDB away from is also the person when what it left
+	// resembles the playback less than keptResidue: the filter knows the echo, and what it
+	// cannot take away is mostly something else. It hears a person at the echo's level sooner
+	// (18 of 20 within 0.4 s in the simulated room, against about half); its leaks after the
+	// room's jumps mostly resemble the playback more (0.55–0.85), though some do not, and pause
+	// a reply for half a second (6 replies of 50 in the room).
+	keptDB      = 3.0
+	keptResidue = 0.5
+	// startResidue is how much what the filter left may resemble the playback in a frame of the
+	// person's speech before the ones that made the barge-in (see speechStart): over the echo at
+	// its loudest, the filter lags while they talk and leaks some of it.
+	startResidue = 0.4
+	// startGap is the longest pause, in frames, inside what speechStart takes for the start of
+	// the question; startBack the furthest it looks back from the frames that made the
+	// barge-in.
+	startGap  = 5
+	startBack = 25
 )
+
+// cleaned is what the canceller said of a frame: its level after the adaptive filter, how much
+// what it left resembles the playback, and whether it has converged. ok is false without a
+// canceller that says so (ResidueReporter), or when it did not run on the frame.
+type cleaned struct {
+	db, residue float64
+	converged   bool
+	ok          bool
+}
 
 // bargeIn decides when the person talks over the reply.
 type bargeIn struct {
@@ -56,8 +92,11 @@ type bargeIn struct {
 	calibMax int     // frames of audible playback after which measuring ends anyway
 	run      int
 	miss     int
-	recent   [int(refBefore / audio.FrameDuration)]float64 // the microphone's last levels
-	nrecent  int
+	// likely: the last frame may have been the person (louder than the echo, or what the
+	// canceller left of it over the echo and not much like the playback), for speechStart.
+	likely  bool
+	recent  [int(refBefore / audio.FrameDuration)]float64 // the microphone's last levels
+	nrecent int
 }
 
 func (b *bargeIn) reset(cfg Config) {
@@ -90,8 +129,9 @@ func (b *bargeIn) loudest(mic float64) float64 {
 }
 
 // frame takes the microphone's level and the playback's (math.Inf(-1) when nothing played
-// lately) for one frame, and reports whether the person is talking over the reply.
-func (b *bargeIn) frame(mic, ref float64) bool {
+// lately) for one frame, and what the canceller made of it, and reports whether the person is
+// talking over the reply.
+func (b *bargeIn) frame(mic, ref float64, c cleaned) bool {
 	if math.IsNaN(ref) {
 		return false // a clip plays whose level is not known yet
 	}
@@ -115,11 +155,9 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 		}
 		return false
 	}
-	threshold := max(b.floor+b.margin, bargeGateDBFS)
-	if !math.IsInf(ref, -1) && !math.IsInf(b.coupling, -1) {
-		threshold = max(threshold, ref+b.coupling+b.margin)
-	}
-	if mic > threshold {
+	threshold := b.louder(ref)
+	b.likely = mic > threshold || b.heardThrough(mic, ref, c, startResidue)
+	if mic > threshold || b.heardThrough(mic, ref, c, maxResidue) {
 		b.run++
 		b.miss = 0
 		return b.run >= b.need
@@ -149,6 +187,35 @@ func (b *bargeIn) frame(mic, ref float64) bool {
 	return false
 }
 
+// louder is the level (dBFS) over which the microphone, before the canceller, hears the person
+// over a playback at ref: clearly louder than its loudest echo, and than the room's noise.
+func (b *bargeIn) louder(ref float64) float64 {
+	threshold := max(b.floor+b.margin, bargeGateDBFS)
+	if !math.IsInf(ref, -1) && !math.IsInf(b.coupling, -1) {
+		threshold = max(threshold, ref+b.coupling+b.margin)
+	}
+	return threshold
+}
+
+// heardThrough reports whether the canceller's output holds the person: it has converged, the
+// frame is loud after it, and what it left is not the playback. A frame the canceller made
+// louder than the microphone heard it (mic, dBFS) is not: it took away an echo that was not
+// there (the playback it expected had stopped, or came later than it thought), and what it
+// gave is that echo turned over, beyond what Residue compares.
+func (b *bargeIn) heardThrough(mic, ref float64, c cleaned, most float64) bool {
+	if !c.ok || !c.converged || c.db > mic+notLouderDB {
+		return false
+	}
+	if c.residue >= most && (c.residue >= max(most, keptResidue) || mic-c.db >= keptDB) {
+		return false
+	}
+	gate := bargeGateDBFS
+	if !math.IsInf(ref, -1) && !math.IsInf(b.coupling, -1) {
+		gate = max(gate, ref+b.coupling-quietPersonDB)
+	}
+	return c.db > gate
+}
+
 // Pauser is a Queue that can hold its playback and go on with it (*playback.Player is one).
 // With one, barge-in pauses the reply as soon as the person is heard over it, and goes on with
 // it when what they said ends within ackLongest ("uh-huh", "okay", a cough, a clap); longer,
@@ -169,6 +236,9 @@ const (
 	// (the canceller's output can be far under the room's noise between words).
 	ackSpeechDB  = 10.0
 	ackBelowPeak = 20.0
+	// heardClear is how much of what the person says over a paused reply must be heard once
+	// the canceller no longer hears the playback, for it to be a question.
+	heardClear = 100 * time.Millisecond
 )
 
 // holding is what the loop keeps while a reply is paused for what the person says over it.
@@ -179,6 +249,7 @@ type holding struct {
 	frames []frameMsg // what was heard from the start of their speech
 	speech time.Duration
 	quiet  time.Duration // silence in a row
+	clear  time.Duration // speech heard once the canceller no longer heard the playback
 }
 
 // overReply handles a frame heard while the reply is spoken with barge-in on: when the person
@@ -197,13 +268,16 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	}
 	// Kept: the frames a barge-in may be made of (its run, and one missed), and the lead.
 	s.preroll = append(s.preroll, m)
-	if len(s.preroll) > s.barge.need+1+leadFrames {
+	if len(s.preroll) > s.barge.need+1+startBack+leadFrames {
 		s.preroll = s.preroll[1:]
 	}
 	if !math.IsNaN(m.raw) {
 		db = m.raw // see EchoReporter
 	}
-	if !s.barge.frame(db, s.playbackLevel(r.Turn, m.at)) {
+	c := m.cleaned()
+	barged := s.barge.frame(db, s.playbackLevel(r.Turn, m.at), c)
+	s.preroll[len(s.preroll)-1].person = s.barge.likely
+	if !barged {
 		return false, nil
 	}
 	r.trace(r.Turn, TraceBargeIn, -1, m.at)
@@ -212,19 +286,38 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	// before them, as a take in the quiet begins a pre-roll (vad.DefaultPreRoll) before the
 	// speech: a recogniser given a take that starts on its first syllable loses it ("ell me
 	// about…" for "tell me about…").
-	made := len(s.preroll) - s.barge.run - s.barge.miss // the first frame that made it
+	made := s.speechStart()
 	pre := s.preroll[max(0, made-leadFrames):]
-	s.preroll = nil
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()
-		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), speech: time.Duration(s.barge.run) * audio.FrameDuration,
-			peak: math.Inf(-1)}
-		for _, p := range pre[max(0, len(pre)-s.barge.run-s.barge.miss):] { // not the lead
+		// Their speech so far: from its start, pauses in it included.
+		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), peak: math.Inf(-1),
+			speech: time.Duration(len(s.preroll)-made) * audio.FrameDuration}
+		for _, p := range s.preroll[made:] { // not the lead
 			s.hold.peak = max(s.hold.peak, vad.FrameDBFS(p.samples))
 		}
+		s.preroll = nil
 		return false, nil
 	}
+	s.preroll = nil
 	return r.bargeIn(pre)
+}
+
+// speechStart is where, in the frames heard over the reply, the person's speech starts: with the
+// frames that made the barge-in, or with the frames before them that were likely the person
+// (bargeIn.likely: the first syllables, heard under the echo before barge-in was sure), pauses
+// of up to startGap between them, at most startBack frames back.
+func (s *speaking) speechStart() int {
+	made := len(s.preroll) - s.barge.run - s.barge.miss
+	start, gap := made, 0
+	for i := made - 1; i >= max(0, made-startBack) && gap <= startGap; i-- {
+		if s.preroll[i].person {
+			start, gap = i, 0
+		} else {
+			gap++
+		}
+	}
+	return start
 }
 
 // heldFrame follows what the person says while the reply is paused.
@@ -233,14 +326,28 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 	h := &s.hold
 	h.frames = append(h.frames, m)
 	h.peak = max(h.peak, db)
-	if db > max(s.cleanFloor+ackSpeechDB, h.peak-ackBelowPeak) {
+	speech := db > max(s.cleanFloor+ackSpeechDB, h.peak-ackBelowPeak, bargeGateDBFS)
+	if ref := s.playbackLevel(r.Turn, m.at); !math.IsNaN(m.residue) && !math.IsNaN(m.raw) && !math.IsNaN(ref) {
+		// The canceller still hears the playback from before the pause (the output's latency,
+		// the room): a frame is the person only as it would be over the reply, and what is not
+		// says nothing of whether they stopped.
+		if !(m.raw > s.barge.louder(ref) || s.barge.heardThrough(m.raw, ref, m.cleaned(), startResidue)) {
+			return false, nil
+		}
 		h.speech += audio.FrameDuration
+		h.quiet = 0
+	} else if speech {
+		h.speech += audio.FrameDuration
+		h.clear += audio.FrameDuration
 		h.quiet = 0
 	} else {
 		h.quiet += audio.FrameDuration
 	}
 	switch {
-	case h.speech >= ackLongest:
+	case h.speech >= ackLongest && h.clear >= heardClear:
+		// A question: long enough, and some of it heard once the reply's echo had gone (what
+		// the canceller leaks of it after a jump of the room's delay may look like a person
+		// until then).
 		frames := h.frames
 		s.speaker.Stop()
 		s.release(r.cfg.Player, m.at)

@@ -18,13 +18,25 @@ type Source interface {
 
 // EchoReporter is a Source that removes the echo of the replies from what it delivers
 // (*echo.Source is one), and says, after each frame, how loud the microphone heard it before
-// (dBFS, as vad.FrameDBFS). Barge-in decides on that level, as it does without a canceller (the
-// person must be clearly louder than the echo): the canceller's output is not steady enough yet
-// to tell a person from what it leaves of the echo (the simulated room's delay jumps, and the
-// filter leaks while it adapts). The question is recorded from the cleaned frames.
+// (dBFS, as vad.FrameDBFS). Barge-in hears a person clearly louder than the echo on that level,
+// as it does without a canceller. The question is recorded from the cleaned frames.
 type EchoReporter interface {
 	Source
 	Uncancelled() float64
+}
+
+// ResidueReporter is an EchoReporter that also says, after each frame, what its canceller's
+// adaptive filter left in it, before the suppressor of what it leaves (*echo.Source is one):
+// how much that resembles what is played (0–1, NaN when not measured), whether the canceller
+// has converged, and its level (dBFS; NaN when the canceller did not run on the frame). With
+// one, barge-in also hears a person at the echo's level, or under it: what the filter leaves of
+// a person is loud and does not resemble the playback, where what it leaves of the echo is
+// quiet, or, when the room's delay moved and the filter lags, resembles it. The suppressor is
+// not asked: it takes a person talking over the echo down with the echo.
+type ResidueReporter interface {
+	EchoReporter
+	Residue() (resemblance float64, converged bool)
+	LinearDB() float64
 }
 
 // Transcriber turns speech into text; *client.Client is one.
@@ -116,8 +128,9 @@ type Config struct {
 	Encoding audio.Encoding
 
 	// BargeIn lets the person interrupt a spoken reply by talking: sustained speech clearly
-	// louder than the playback's echo stops it and starts a new turn. Off, everything the
-	// microphone hears while the reply is spoken is ignored.
+	// louder than the playback's echo (or, with a ResidueReporter, as loud as it) stops it and
+	// starts a new turn. Off, everything the microphone hears while the reply is spoken is
+	// ignored.
 	BargeIn bool
 	// BargeInDB is how much louder than the loudest echo expected over the last second speech
 	// must be; 0 means 6 dB.

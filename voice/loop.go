@@ -125,6 +125,7 @@ func (l *Loop) Run(ctx context.Context) error {
 
 	readerDone := make(chan struct{})
 	reporter, _ := l.cfg.Source.(EchoReporter)
+	residues, _ := l.cfg.Source.(ResidueReporter)
 	go func() {
 		defer close(readerDone)
 		for {
@@ -136,13 +137,17 @@ func (l *Loop) Run(ctx context.Context) error {
 				}
 				return
 			}
-			raw := math.NaN()
+			m := frameMsg{samples: f, at: l.clock.Now(), raw: math.NaN(), residue: math.NaN(), linear: math.NaN()}
 			if reporter != nil {
-				raw = reporter.Uncancelled()
+				m.raw = reporter.Uncancelled()
+			}
+			if residues != nil {
+				m.residue, m.converged = residues.Residue()
+				m.linear = residues.LinearDB()
 			}
 			l.backlog.Add(1)
 			select {
-			case frames <- frameMsg{f, l.clock.Now(), raw}:
+			case frames <- m:
 			case <-ctx.Done():
 				return
 			}

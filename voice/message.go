@@ -1,6 +1,7 @@
 package voice
 
 import (
+	"math"
 	"time"
 
 	"parley/audio/playback"
@@ -16,11 +17,17 @@ type (
 	// muteMsg: SetMuted was called.
 	muteMsg bool
 	// frameMsg is 20 ms of microphone audio, and when it was read; raw is its level before the
-	// echo was removed (EchoReporter), NaN from a source that does not remove it.
+	// echo was removed (EchoReporter), NaN from a source that does not remove it; residue,
+	// converged and linear are what the canceller says of what it left (ResidueReporter; NaN
+	// and false without one, or when it did not run on the frame).
 	frameMsg struct {
-		samples []int16
-		at      time.Time
-		raw     float64
+		samples   []int16
+		at        time.Time
+		raw       float64
+		residue   float64
+		converged bool
+		linear    float64 // its level after the adaptive filter, dBFS
+		person    bool    // heard over a reply, it may have been the person (bargeIn.likely)
 	}
 	// sourceErr: the microphone failed.
 	sourceErr struct{ err error }
@@ -108,4 +115,9 @@ func (l *Loop) take() []message {
 	m := l.inbox
 	l.inbox = nil
 	return m
+}
+
+// cleaned is what the canceller said of the frame (see ResidueReporter).
+func (m frameMsg) cleaned() cleaned {
+	return cleaned{db: m.linear, residue: m.residue, converged: m.converged, ok: !math.IsNaN(m.linear)}
 }

@@ -23,7 +23,13 @@ type muteableMic struct {
 	closed bool
 
 	raw float64 // the last frame's level before its echo was removed (voice.EchoReporter)
+	// what the canceller left in it (voice.ResidueReporter)
+	residue, linear float64
+	converged       bool
 }
+
+// The voice loop hears a person over the reply through the canceller only from a ResidueReporter.
+var _ voice.ResidueReporter = (*muteableMic)(nil)
 
 // newMuteableMic opens the microphone, unless muted.
 func newMuteableMic(open func() (Mic, error), muted bool) (*muteableMic, error) {
@@ -56,9 +62,13 @@ func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
 			}
 		}
 		err := cur.ReadFrame(ctx, frame)
-		m.raw = math.NaN()
+		m.raw, m.residue, m.linear, m.converged = math.NaN(), math.NaN(), math.NaN(), false
 		if r, ok := cur.(voice.EchoReporter); ok && err == nil {
 			m.raw = r.Uncancelled()
+		}
+		if r, ok := cur.(voice.ResidueReporter); ok && err == nil {
+			m.residue, m.converged = r.Residue()
+			m.linear = r.LinearDB()
 		}
 		if err != nil && ctx.Err() == nil {
 			// A microphone closed by muting may fail its read in more than one way (closed,
@@ -78,6 +88,16 @@ func (m *muteableMic) ReadFrame(ctx context.Context, frame []int16) error {
 // voice.EchoReporter); NaN with a microphone that does not remove it.
 // Call it from the goroutine that reads.
 func (m *muteableMic) Uncancelled() float64 { return m.raw }
+
+// Residue is what the canceller said of what it left in the last frame read (see
+// voice.ResidueReporter); NaN and false with a microphone that does not remove the echo.
+// Call it from the goroutine that reads.
+func (m *muteableMic) Residue() (float64, bool) { return m.residue, m.converged }
+
+// LinearDB is the level of the last frame read after the canceller's adaptive filter (see
+// voice.ResidueReporter); NaN with a microphone that does not remove the echo. Call it from the
+// goroutine that reads.
+func (m *muteableMic) LinearDB() float64 { return m.linear }
 
 // setMuted asks for the microphone closed (true) or open (false), and makes it so.
 func (m *muteableMic) setMuted(muted bool) error {

@@ -3,6 +3,7 @@ package talk
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -108,5 +109,42 @@ func TestMuteableMic_MutingClosesTheDevice(t *testing.T) {
 	}
 	if open.Load() != 0 {
 		t.Errorf("%d open after Close", open.Load())
+	}
+}
+
+// cancellingMic is a microphone with an echo canceller that says what it left (a
+// voice.ResidueReporter).
+type cancellingMic struct{ countingMic }
+
+func (*cancellingMic) Uncancelled() float64     { return -20 }
+func (*cancellingMic) Residue() (float64, bool) { return 0.1, true }
+func (*cancellingMic) LinearDB() float64        { return -30 }
+
+// The voice loop hears a person over a reply through the canceller from what the muteable
+// microphone passes on of the one it holds; a microphone without a canceller passes on nothing.
+func TestMuteableMic_PassesOnWhatTheCancellerSays(t *testing.T) {
+	var open atomic.Int32
+	for _, cancels := range []bool{true, false} {
+		m, err := newMuteableMic(func() (Mic, error) {
+			if cancels {
+				return &cancellingMic{countingMic{open: &open, closed: make(chan struct{})}}, nil
+			}
+			return &countingMic{open: &open, closed: make(chan struct{})}, nil
+		}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.ReadFrame(t.Context(), make([]int16, audio.FrameSamples)); err != nil {
+			t.Fatal(err)
+		}
+		raw, lin := m.Uncancelled(), m.LinearDB()
+		res, conv := m.Residue()
+		if cancels && (raw != -20 || lin != -30 || res != 0.1 || !conv) {
+			t.Errorf("with a canceller: %v dBFS before, %v after its filter, residue %v, converged %v; want -20, -30, 0.1, true", raw, lin, res, conv)
+		}
+		if !cancels && (!math.IsNaN(raw) || !math.IsNaN(lin) || !math.IsNaN(res) || conv) {
+			t.Errorf("without a canceller: %v, %v, %v, %v; want NaN, NaN, NaN, false", raw, lin, res, conv)
+		}
+		m.Close()
 	}
 }

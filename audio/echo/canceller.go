@@ -74,6 +74,12 @@ const (
 	micRingSamples = SampleRate
 	// erleSmoothing is the weight of each frame in the running echo return loss enhancement.
 	erleSmoothing = 0.05
+	// convergeFrames is how many frames of audible playback the filter needs after it starts
+	// (again) before what it leaves is trusted (Stats.Converged).
+	convergeFrames = 100
+	// residueGateDBFS: what the canceller leaves is compared with the playback (Stats.Residue)
+	// only in frames at least this loud.
+	residueGateDBFS = -50.0
 )
 
 // samples is d on the timeline.
@@ -103,12 +109,29 @@ type Stats struct {
 	// Gaps counts the times the playback started again after silence; Lost the times the
 	// microphone's frames did not follow on from the ones before.
 	Gaps, Lost int
+	// Converged reports that the filter has had time to learn the echo path: 2 s of audible
+	// playback since it (re)started. (Not the running ERLE: it falls while a person talks.)
+	Converged bool
+	// Residue is how much what the adaptive filter left in the last frame resembles the
+	// playback: the best correlation of its last 120 ms with the playback within 25 ms of the
+	// delay (both whitened), 0 to 1. A leak of the echo (the delay moved and the filter lags)
+	// resembles it; a person talking over the reply does not. It is taken before the
+	// suppressor, which takes such a person down with the echo and so makes what is left
+	// resemble the playback. NaN when not measured: the frame was quieter than -50 dBFS after
+	// the filter, the delay is not known yet, or the playback the last 120 ms could echo is
+	// silent (the filter's tail may still take an echo away, and what it leaves can then not
+	// be compared).
+	Residue float64
+	// LinearDB is the level of the last frame after the adaptive filter, before the
+	// suppressor, in dBFS; NaN when the canceller did not run on it.
+	LinearDB float64
 }
 
 // Canceller removes the echo of what was Played from the frames given to Cancel. Played may
 // be called from any goroutine (the audio output's); Cancel from one at a time.
 type Canceller struct {
-	now func() time.Time
+	now        func() time.Time
+	afterFrame func() // the tests' look at the stats after each frame Process cancels
 
 	mu      sync.Mutex
 	origin  time.Time
@@ -124,6 +147,8 @@ type Canceller struct {
 	tracker  *DelayTracker
 	micPos   int64   // where the next frame heard goes
 	micRing  []int16 // what the microphone heard, before the canceller, by position
+	outRing  []int16 // and after its adaptive filter
+	learned  int     // frames of audible playback since the filter (re)started
 	delay    int64   // the echo's delay followed, in samples (when stats.DelayKnown)
 	fineWait int     // frames until the next fine search
 	fineN    int     // fine searches made
@@ -131,6 +156,7 @@ type Canceller struct {
 	farCand  int64   // a wide search's delay beyond the near reach, to be confirmed; -1: none
 	far      []int16
 	out      []int16
+	lin      []int16
 	stats    Stats
 	micP     float64 // smoothed power before and after, for ERLE
 	outP     float64
@@ -147,8 +173,8 @@ func New() (*Canceller, error) {
 	}
 	return &Canceller{
 		now: time.Now, st: st, tracker: NewDelayTracker(), ring: make([]int16, ringSamples),
-		micRing: make([]int16, micRingSamples), fineCand: -1, farCand: -1,
-		far: make([]int16, FrameSamples), out: make([]int16, FrameSamples),
+		micRing: make([]int16, micRingSamples), outRing: make([]int16, micRingSamples), fineCand: -1, farCand: -1,
+		far: make([]int16, FrameSamples), out: make([]int16, FrameSamples), lin: make([]int16, FrameSamples),
 	}, nil
 }
 
@@ -292,14 +318,17 @@ func (c *Canceller) Cancel(frame []int16, t time.Time) {
 		reach = c.delay
 	}
 	c.stats.Active = c.farLast > 0 && pos-reach-tail < c.farLast
+	c.stats.Residue = math.NaN()
+	c.stats.LinearDB = math.NaN()
 	if !c.stats.Active {
+		c.keepOut(pos, frame)
 		return
 	}
 	from := pos - max(0, c.delay-samples(margin))
 	for i := range c.far {
 		c.far[i] = c.farAt(from + int64(i))
 	}
-	c.st.process(frame, c.far, c.out, true)
+	c.st.process(frame, c.far, c.out, c.lin, true)
 	in, out := meanSquare(frame), meanSquare(c.out)
 	if in > 0 && powerDB(in) > farActiveDBFS {
 		c.micP += erleSmoothing * (in - c.micP)
@@ -307,8 +336,26 @@ func (c *Canceller) Cancel(frame []int16, t time.Time) {
 		if c.outP > 0 {
 			c.stats.ERLE = 10 * math.Log10(c.micP/c.outP)
 		}
+		c.learned++
 	}
+	c.stats.Converged = c.stats.DelayKnown && c.learned >= convergeFrames
 	copy(frame, c.out)
+	c.keepOut(pos, c.lin)
+	c.stats.LinearDB = 10 * math.Log10(meanSquare(c.lin)+1e-10)
+	if c.stats.LinearDB >= residueGateDBFS && c.stats.DelayKnown {
+		if mm, ok := c.whiten(c.outRing); ok {
+			if r, lag := c.match(mm, c.delay, samples(fineReach)); lag >= 0 {
+				c.stats.Residue = max(0, r)
+			}
+		}
+	}
+}
+
+// keepOut notes what the adaptive filter gave out at position pos.
+func (c *Canceller) keepOut(pos int64, frame []int16) {
+	for i, s := range frame {
+		c.outRing[(pos+int64(i))%int64(len(c.outRing))] = s
+	}
 }
 
 // follow keeps the delay: the tracker's when it is new or moved far, the fine search's as it
@@ -323,6 +370,7 @@ func (c *Canceller) follow() {
 		// What the filter learned was of the echo at the old delay.
 		c.st.reset()
 		c.stats.Resets++
+		c.learned, c.micP, c.outP = 0, 0, 0
 		c.delay, c.stats.DelayKnown = coarse, true
 		c.fineWait, c.fineCand, c.farCand = 0, -1, -1
 	}

@@ -282,3 +282,83 @@ func TestConverter_KeepsATone(t *testing.T) {
 		t.Errorf("level %.0f RMS, want about %.0f", rms, 10000/math.Sqrt2)
 	}
 }
+
+// What the canceller leaves of a person talking over the echo does not resemble the playback;
+// what it leaks of the echo when the room's delay jumps does (Stats.Residue), until it follows.
+func TestCanceller_ResidueTellsThePersonFromALeak(t *testing.T) {
+	needSpeex(t)
+	far := speechLike(6, 16*SampleRate)
+	before := roomOf(far, 250*time.Millisecond, -3)
+	after := roomOf(far, 262*time.Millisecond, -3) // the delay jumps 12 ms at 9 s
+	jump := 9 * SampleRate
+	echo := append(append([]int16(nil), before[:jump]...), after[jump:]...)
+	person := make([]int16, len(far))
+	copy(person[12*SampleRate:], speechLike(8, 3*SampleRate))
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var residue []float64
+	var converged []bool
+	c.afterFrame = func() {
+		residue = append(residue, c.stats.Residue)
+		converged = append(converged, c.stats.Converged)
+	}
+	feedRoom(c, far, mix(echo, person), 16000, 1)
+	// Frames the residue was measured in (loud after the canceller), by what they hold.
+	share := func(from, to int, holds func(int) bool) (low, n int) {
+		for k := from / FrameSamples; k < to/FrameSamples && k < len(residue); k++ {
+			if math.IsNaN(residue[k]) || !holds(k) {
+				continue
+			}
+			n++
+			if residue[k] < 0.1 {
+				low++
+			}
+		}
+		return low, n
+	}
+	speaking := func(k int) bool { return meanSquare(person[k*FrameSamples:(k+1)*FrameSamples]) > 1e-4 }
+	pLow, pN := share(12*SampleRate, 15*SampleRate, speaking)
+	lLow, lN := share(jump, jump+SampleRate, func(int) bool { return true })
+	t.Logf("person: %d of %d measured frames under 0.1; after the jump: %d of %d", pLow, pN, lLow, lN)
+	if pN == 0 || pLow*2 < pN {
+		t.Errorf("the person resembles the playback in %d of %d frames, want under half", pN-pLow, pN)
+	}
+	if lN > 0 && lLow*5 > lN {
+		t.Errorf("the leak after the jump resembles the playback in only %d of %d frames", lN-lLow, lN)
+	}
+	if !converged[8*SampleRate/FrameSamples] || converged[SampleRate/FrameSamples] {
+		t.Errorf("converged at 1 s %v, at 8 s %v: want only at 8 s", converged[SampleRate/FrameSamples], converged[8*SampleRate/FrameSamples])
+	}
+}
+
+// BenchmarkCanceller_Offline reports the canceller's time per second of audio (cpu-%, of one
+// core), everything it does per frame included (the delay's search, the filter, the suppressor,
+// Stats.Residue), over 16 s of a speech-like playback whose echo has a person talking over it
+// for 3 s. Run:
+//
+//	go test -run '^$' -bench Canceller_Offline -benchtime 5x ./audio/echo/
+func BenchmarkCanceller_Offline(b *testing.B) {
+	if err := Available(); err != nil {
+		b.Skip(err)
+	}
+	far := speechLike(6, 16*SampleRate)
+	person := make([]int16, len(far))
+	copy(person[12*SampleRate:], speechLike(8, 3*SampleRate))
+	mic := mix(roomOf(far, 250*time.Millisecond, -3), person)
+	played := upsample(far, 16000, 1)
+	var took time.Duration
+	for b.Loop() {
+		c, err := New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		c.Process(played, 16000, 1, mic)
+		took += time.Since(start)
+		c.Close()
+	}
+	b.ReportMetric(100*float64(took)/float64(b.N)/float64(16*time.Second), "cpu-%")
+}

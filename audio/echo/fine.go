@@ -18,7 +18,7 @@ const (
 
 // fine searches, and moves the delay.
 func (c *Canceller) fine() {
-	mm, ok := c.whitenMic()
+	mm, ok := c.whiten(c.micRing)
 	if !ok {
 		return
 	}
@@ -59,10 +59,10 @@ func (c *Canceller) moveTo(lag int64) {
 	c.stats.Shifts++
 }
 
-// whitenMic fills diffM with the first differences of the microphone's last fineSpan, and
-// returns their energy; false when the span's echo holds nothing of the playback, or the span
-// is silent.
-func (c *Canceller) whitenMic() (float64, bool) {
+// whiten fills diffM with the first differences of the last fineSpan of ring (the microphone's
+// frames, or the canceller's output, by position), and returns their energy; false when the
+// span's echo holds nothing of the playback, or the span is silent.
+func (c *Canceller) whiten(ring []int16) (float64, bool) {
 	n := int(samples(fineSpan))
 	end := c.micPos
 	if c.farLast+c.delay < end-int64(n) {
@@ -72,10 +72,10 @@ func (c *Canceller) whitenMic() (float64, bool) {
 		c.diffM = make([]float64, n)
 	}
 	var mm float64
-	ring := int64(len(c.micRing))
+	size := int64(len(ring))
 	for i := range n {
 		p := end - int64(n) + int64(i)
-		m := float64(c.micRing[p%ring]) - float64(c.micRing[(p-1)%ring])
+		m := float64(ring[p%size]) - float64(ring[(p-1)%size])
 		c.diffM[i] = m
 		mm += m * m
 	}

@@ -30,6 +30,9 @@ func (c *Canceller) Process(played []byte, rate, channels int, heard []int16) []
 		}
 		f := append([]int16(nil), heard[k*FrameSamples:(k+1)*FrameSamples]...)
 		c.Cancel(f, clock.Add(20*time.Millisecond))
+		if c.afterFrame != nil {
+			c.afterFrame()
+		}
 		out = append(out, f...)
 	}
 	return out

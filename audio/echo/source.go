@@ -18,6 +18,10 @@ type Source struct {
 	FrameSource
 	c   *Canceller
 	raw float64 // the level of the last frame read, before the echo was removed
+	// what the canceller said of what it left in it (Stats.Residue, Stats.Converged)
+	residue   float64
+	converged bool
+	linear    float64 // and its level after the adaptive filter (Stats.LinearDB)
 }
 
 // NewSource returns src with c applied to every frame it delivers.
@@ -30,8 +34,20 @@ func (s *Source) ReadFrame(ctx context.Context, frame []int16) error {
 	}
 	s.raw = vad.FrameDBFS(frame)
 	s.c.Cancel(frame, time.Now())
+	st := s.c.Stats()
+	s.residue, s.converged, s.linear = st.Residue, st.Converged, st.LinearDB
 	return nil
 }
+
+// Residue is how much what the canceller left in the last frame read resembles the playback
+// (Stats.Residue), and whether it has converged (Stats.Converged). Call it from the goroutine
+// that reads.
+func (s *Source) Residue() (float64, bool) { return s.residue, s.converged }
+
+// LinearDB is the level of the last frame read after the canceller's adaptive filter, before its
+// suppressor, in dBFS (Stats.LinearDB); NaN when the canceller did not run on it. Call it from
+// the goroutine that reads.
+func (s *Source) LinearDB() float64 { return s.linear }
 
 // Uncancelled is the level of the last frame read as the microphone heard it, before the echo
 // was removed, in dBFS (vad.FrameDBFS). Call it from the goroutine that reads.

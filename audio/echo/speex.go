@@ -40,8 +40,9 @@ func newSpeexState(frame, tail, rate int, o suppression) (*speexState, error) {
 
 // process cancels far's echo from mic into out (each frame samples); suppress runs the
 // residual echo suppressor on the result.
-func (s *speexState) process(mic, far, out []int16, suppress bool) {
+func (s *speexState) process(mic, far, out, lin []int16, suppress bool) {
 	s.echo.Cancel(mic, far, out)
+	copy(lin, out)
 	if suppress {
 		s.pre.Run(out)
 	}

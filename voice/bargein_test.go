@@ -1,0 +1,82 @@
+package voice
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// With a canceller that has converged, a person at the echo's level is heard on what the
+// canceller leaves; its leaks of the echo, a canceller that has not converged, and a frame it
+// made louder than the microphone heard it are not.
+func TestBargeIn_HeardThroughTheCanceller(t *testing.T) {
+	const echo = -26.0 // the echo's loudest, dBFS, for a playback at -12 dBFS
+	cases := []struct {
+		name      string
+		mic       float64 // before the canceller
+		c         cleaned
+		wantBarge bool
+	}{
+		{"a person at the echo's level", echo + 2, cleaned{db: echo - 1, residue: 0.03, converged: true, ok: true}, true},
+		{"a person 6 dB under the echo", echo + 1, cleaned{db: echo - 7, residue: 0.05, converged: true, ok: true}, true},
+		{"the echo leaking (the delay moved)", echo, cleaned{db: echo - 2, residue: 0.7, converged: true, ok: true}, false},
+		{"the echo leaking, a little like the playback", echo, cleaned{db: echo - 4, residue: 0.4, converged: true, ok: true}, false},
+		{"a person over the echo, the filter leaking under them", echo + 2, cleaned{db: echo + 1, residue: 0.4, converged: true, ok: true}, true},
+		{"the canceller still learning", echo + 2, cleaned{db: echo - 1, residue: 0.03, converged: false, ok: true}, false},
+		{"a frame the canceller made louder", echo - 15, cleaned{db: echo - 8, residue: 0.05, converged: true, ok: true}, false},
+		{"what the canceller leaves, far under the echo", echo, cleaned{db: echo - 25, residue: 0.05, converged: true, ok: true}, false},
+		{"nothing played the last 120 ms (residue not measured)", echo + 2, cleaned{db: echo - 1, residue: math.NaN(), converged: true, ok: true}, true},
+		{"no canceller", echo + 2, cleaned{db: echo + 2, residue: math.NaN()}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bargeIn
+			b.reset(Config{BargeInDB: 6, BargeInAfter: 80 * time.Millisecond})
+			b.start()
+			b.calib = 0
+			b.coupling = echo - -12 // learned: the echo 14 dB under the playback
+			b.floor = -60
+			got := false
+			for range 6 {
+				got = b.frame(c.mic, -12, c.c) || got
+			}
+			if got != c.wantBarge {
+				t.Errorf("barge-in %v, want %v", got, c.wantBarge)
+			}
+		})
+	}
+}
+
+// A question's speech starts at the first of the frames before the barge-in that were likely the
+// person, across short pauses, and no further back than startBack.
+func TestSpeaking_SpeechStartWalksBackOverLikelyFrames(t *testing.T) {
+	frames := func(marks string) []frameMsg {
+		f := make([]frameMsg, len(marks))
+		for i, c := range marks {
+			f[i].person = c == 'p'
+		}
+		return f
+	}
+	cases := []struct {
+		name  string
+		marks string // p: likely the person; .: not; the last run is the one that made the barge-in
+		run   int
+		want  int
+	}{
+		{"nothing before the run", "......pppp", 4, 6},
+		{"the first syllables under the echo", "..ppp..pppp", 4, 2},
+		{"a pause too long", "pp.......pppp", 4, 9},
+		{"echo only before", "..........pppp", 4, 10},
+		{"no further than startBack", strings.Repeat("p", startBack+11) + "pppp", 4, 11},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := speaking{preroll: frames(c.marks)}
+			s.barge.run = c.run
+			if got := s.speechStart(); got != c.want {
+				t.Errorf("speech starts at frame %d, want %d", got, c.want)
+			}
+		})
+	}
+}
