@@ -397,7 +397,7 @@ func (u *UI) echoNote() string {
 	}
 	switch {
 	case err == nil:
-		return lang.L("Parley removes its own voice from what the microphone records, so a question asked over a reply is heard clearly. To interrupt a reply, speaking as loud as it is enough.")
+		return lang.L("Parley removes its own voice from what the microphone records, so a question asked over a reply is heard clearly. To interrupt a reply, speak over it in a normal voice: it need not be louder.")
 	case runtime.GOOS == "linux":
 		return lang.L("Without an echo canceller (install the libspeexdsp1 package), a question asked over a reply is recorded with Parley's voice under it. To interrupt a reply, speak clearly louder than it.")
 	}
