@@ -41,8 +41,8 @@ const (
 	couplingHeardDB = 6.0
 	// refActiveDBFS is the playback level above which the playback counts as audible.
 	refActiveDBFS = -45.0
-	// leadFrames: a question that barges in is recorded from this many frames before the ones
-	// that made the barge-in (see overReply).
+	// leadFrames: a question that barges in is recorded from this many frames before the start
+	// of the person's speech (see overReply).
 	leadFrames = int(vad.DefaultPreRoll / audio.FrameDuration)
 	// With a canceller that has converged (ResidueReporter), a frame is also the person when,
 	// after the adaptive filter, it is at most quietPersonDB under the loudest echo expected of
@@ -132,6 +132,7 @@ func (b *bargeIn) loudest(mic float64) float64 {
 // lately) for one frame, and what the canceller made of it, and reports whether the person is
 // talking over the reply.
 func (b *bargeIn) frame(mic, ref float64, c cleaned) bool {
+	b.likely = false
 	if math.IsNaN(ref) {
 		return false // a clip plays whose level is not known yet
 	}
@@ -209,7 +210,7 @@ func (b *bargeIn) heardThrough(mic, ref float64, c cleaned, most float64) bool {
 	if c.residue >= most && (c.residue >= max(most, keptResidue) || mic-c.db >= keptDB) {
 		return false
 	}
-	gate := bargeGateDBFS
+	gate := max(bargeGateDBFS, b.floor+b.margin) // over the room's noise, as louder speech
 	if !math.IsInf(ref, -1) && !math.IsInf(b.coupling, -1) {
 		gate = max(gate, ref+b.coupling-quietPersonDB)
 	}
@@ -266,7 +267,8 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	if s.hold.on {
 		return r.heldFrame(m, db)
 	}
-	// Kept: the frames a barge-in may be made of (its run, and one missed), and the lead.
+	// Kept: the frames a barge-in may be made of (its run, and one missed), those its speech
+	// may have started in before them (startBack), and the lead.
 	s.preroll = append(s.preroll, m)
 	if len(s.preroll) > s.barge.need+1+startBack+leadFrames {
 		s.preroll = s.preroll[1:]
@@ -281,11 +283,11 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 		return false, nil
 	}
 	r.trace(r.Turn, TraceBargeIn, -1, m.at)
-	// The new question starts with the frames that made the barge-in; what came earlier is the
-	// reply's echo, as the canceller left it. It is handed to the recorder from leadFrames
-	// before them, as a take in the quiet begins a pre-roll (vad.DefaultPreRoll) before the
-	// speech: a recogniser given a take that starts on its first syllable loses it ("ell me
-	// about…" for "tell me about…").
+	// The new question starts where the person's speech did (speechStart); what came earlier
+	// is the reply's echo, as the canceller left it. It is handed to the recorder from
+	// leadFrames before that, as a take in the quiet begins a pre-roll (vad.DefaultPreRoll)
+	// before the speech: a recogniser given a take that starts on its first syllable loses it
+	// ("ell me about…" for "tell me about…").
 	made := s.speechStart()
 	pre := s.preroll[max(0, made-leadFrames):]
 	if p, ok := r.cfg.Player.(Pauser); ok {
@@ -308,7 +310,7 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 // (bargeIn.likely: the first syllables, heard under the echo before barge-in was sure), pauses
 // of up to startGap between them, at most startBack frames back.
 func (s *speaking) speechStart() int {
-	made := len(s.preroll) - s.barge.run - s.barge.miss
+	made := max(0, len(s.preroll)-s.barge.run)
 	start, gap := made, 0
 	for i := made - 1; i >= max(0, made-startBack) && gap <= startGap; i-- {
 		if s.preroll[i].person {
@@ -355,7 +357,6 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 	case h.quiet >= ackEnd:
 		// An acknowledgement, a cough: the reply goes on from where it paused.
 		s.release(r.cfg.Player, m.at)
-		s.barge.run, s.barge.miss = 0, 0
 		r.trace(r.Turn, TraceBargeInResumed, -1, m.at)
 	}
 	return false, nil
@@ -374,6 +375,7 @@ func (s *speaking) release(q Queue, now time.Time) {
 		}
 	}
 	s.hold = holding{}
+	s.barge.run, s.barge.miss = 0, 0 // what made it is behind: the next barge-in is heard afresh
 	if p, ok := q.(Pauser); ok {
 		p.Resume()
 	}

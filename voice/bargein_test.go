@@ -48,6 +48,37 @@ func TestBargeIn_HeardThroughTheCanceller(t *testing.T) {
 	}
 }
 
+// What the canceller leaves of a steady noise (a fan) is loud and unlike the playback, but it is
+// no person: they must be heard over the room's noise, as louder speech must.
+func TestBargeIn_NoiseThroughTheCancellerIsNoPerson(t *testing.T) {
+	const echo = -26.0
+	for _, tc := range []struct {
+		name string
+		mic  float64
+		c    cleaned
+		want bool
+	}{
+		{"the fan", -35, cleaned{db: -35.5, residue: 0.05, converged: true, ok: true}, false},
+		{"a person at the echo's level over the fan", echo + 2, cleaned{db: echo - 1, residue: 0.1, converged: true, ok: true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bargeIn
+			b.reset(Config{BargeInDB: 6, BargeInAfter: 80 * time.Millisecond})
+			b.start()
+			b.calib = 0
+			b.coupling = echo - -40 // a quiet reply: its loudest echo 14 dB under a playback at -40 dBFS
+			b.floor = -37           // the fan
+			got := false
+			for range 6 {
+				got = b.frame(tc.mic, -40, tc.c) || got
+			}
+			if got != tc.want {
+				t.Errorf("barge-in %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 // A question's speech starts at the first of the frames before the barge-in that were likely the
 // person, across short pauses, and no further back than startBack.
 func TestSpeaking_SpeechStartWalksBackOverLikelyFrames(t *testing.T) {
@@ -78,5 +109,24 @@ func TestSpeaking_SpeechStartWalksBackOverLikelyFrames(t *testing.T) {
 				t.Errorf("speech starts at frame %d, want %d", got, c.want)
 			}
 		})
+	}
+}
+
+// A reply let go on (an acknowledgement, or the microphone muted while it was paused) forgets
+// the speech that paused it: the next barge-in is heard afresh, and where its speech starts is
+// never before the frames kept.
+func TestSpeaking_ReleaseForgetsTheRun(t *testing.T) {
+	var s speaking
+	s.barge.reset(Config{BargeInDB: 6, BargeInAfter: 80 * time.Millisecond})
+	s.hold.on = true
+	s.barge.run, s.barge.miss = s.barge.need, 1
+	s.release(nil, time.Now())
+	if s.barge.run != 0 || s.barge.miss != 0 || s.hold.on {
+		t.Errorf("after release: run %d, miss %d, held %v; want 0, 0, false", s.barge.run, s.barge.miss, s.hold.on)
+	}
+	s.preroll = make([]frameMsg, 1)
+	s.barge.run = s.barge.need + 1
+	if got := s.speechStart(); got != 0 {
+		t.Errorf("a run longer than the frames kept starts at frame %d, want 0", got)
 	}
 }

@@ -74,8 +74,9 @@ const (
 	micRingSamples = SampleRate
 	// erleSmoothing is the weight of each frame in the running echo return loss enhancement.
 	erleSmoothing = 0.05
-	// convergeFrames is how many frames of audible playback the filter needs after it starts
-	// (again) before what it leaves is trusted (Stats.Converged).
+	// convergeFrames is how many frames the filter needs after it starts (again), with the
+	// playback's echo possibly in them and the microphone hearing something, before what it
+	// leaves is trusted (Stats.Converged).
 	convergeFrames = 100
 	// residueGateDBFS: what the canceller leaves is compared with the playback (Stats.Residue)
 	// only in frames at least this loud.
@@ -109,8 +110,9 @@ type Stats struct {
 	// Gaps counts the times the playback started again after silence; Lost the times the
 	// microphone's frames did not follow on from the ones before.
 	Gaps, Lost int
-	// Converged reports that the filter has had time to learn the echo path: 2 s of audible
-	// playback since it (re)started. (Not the running ERLE: it falls while a person talks.)
+	// Converged reports that the filter has had time to learn the echo path: 2 s of frames in
+	// which the playback could echo and the microphone heard something (over -60 dBFS) since it
+	// (re)started. (Not the running ERLE: it falls while a person talks.)
 	Converged bool
 	// Residue is how much what the adaptive filter left in the last frame resembles the
 	// playback: the best correlation of its last 120 ms with the playback within 25 ms of the
@@ -287,12 +289,11 @@ func meanSquare(s []int16) float64 {
 // Cancel removes the echo from frame (FrameSamples samples the microphone delivered at t), in
 // place. A frame in which no playback can be heard is left as it is.
 func (c *Canceller) Cancel(frame []int16, t time.Time) {
-	if len(frame) != FrameSamples {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.st == nil {
+	// Nothing said of a frame the canceller did not run on: not the last frame's figures.
+	c.stats.Residue, c.stats.LinearDB = math.NaN(), math.NaN()
+	if len(frame) != FrameSamples || c.st == nil {
 		return
 	}
 	start := c.position(t) - FrameSamples
@@ -318,8 +319,6 @@ func (c *Canceller) Cancel(frame []int16, t time.Time) {
 		reach = c.delay
 	}
 	c.stats.Active = c.farLast > 0 && pos-reach-tail < c.farLast
-	c.stats.Residue = math.NaN()
-	c.stats.LinearDB = math.NaN()
 	if !c.stats.Active {
 		c.keepOut(pos, frame)
 		return
