@@ -68,9 +68,11 @@ const (
 	startResidue = 0.4
 	// startGap is the longest pause, in frames, inside what speechStart takes for the start of
 	// the question; startBack the furthest it looks back from the frames that made the
-	// barge-in.
-	startGap  = 5
-	startBack = 25
+	// barge-in; startCredit how many of the frames it walks back over count as speech already
+	// said when the reply pauses.
+	startGap    = 5
+	startBack   = 25
+	startCredit = 5
 )
 
 // cleaned is what the canceller said of a frame: its level after the adaptive filter, how much
@@ -292,9 +294,12 @@ func (r *run) overReply(m frameMsg, db float64) (bool, error) {
 	pre := s.preroll[max(0, made-leadFrames):]
 	if p, ok := r.cfg.Player.(Pauser); ok {
 		p.Pause()
-		// Their speech so far: from its start, pauses in it included.
+		// Their speech so far: the frames that made the barge-in, and at most startCredit of
+		// what came before them (a question whose start was heard under the echo is not let go
+		// as an "okay" for the want of a few frames; an "okay" does not become a question for
+		// the echo's frames walked back over).
 		s.hold = holding{on: true, since: m.at, frames: append([]frameMsg(nil), pre...), peak: math.Inf(-1),
-			speech: time.Duration(len(s.preroll)-made) * audio.FrameDuration}
+			speech: time.Duration(s.barge.run+min(len(s.preroll)-s.barge.run-made, startCredit)) * audio.FrameDuration}
 		for _, p := range s.preroll[made:] { // not the lead
 			s.hold.peak = max(s.hold.peak, vad.FrameDBFS(p.samples))
 		}
@@ -333,7 +338,7 @@ func (r *run) heldFrame(m frameMsg, db float64) (bool, error) {
 		// The canceller still hears the playback from before the pause (the output's latency,
 		// the room): a frame is the person only as it would be over the reply, and what is not
 		// says nothing of whether they stopped.
-		if !(m.raw > s.barge.louder(ref) || s.barge.heardThrough(m.raw, ref, m.cleaned(), startResidue)) {
+		if !(m.raw > s.barge.louder(ref) || s.barge.heardThrough(m.raw, ref, m.cleaned(), maxResidue)) {
 			return false, nil
 		}
 		h.speech += audio.FrameDuration
