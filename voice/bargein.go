@@ -159,8 +159,11 @@ func (b *bargeIn) frame(mic, ref float64, c cleaned) bool {
 		return false
 	}
 	threshold := b.louder(ref)
-	b.likely = mic > threshold || b.heardThrough(mic, ref, c, startResidue)
-	if mic > threshold || b.heardThrough(mic, ref, c, maxResidue) {
+	// A frame the strict test takes for the person is likely the person; only the others need
+	// the looser one.
+	person := mic > threshold || b.heardThrough(mic, ref, c, maxResidue)
+	b.likely = person || b.heardThrough(mic, ref, c, startResidue)
+	if person {
 		b.run++
 		b.miss = 0
 		return b.run >= b.need

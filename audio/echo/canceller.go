@@ -150,7 +150,7 @@ type Canceller struct {
 	micPos   int64   // where the next frame heard goes
 	micRing  []int16 // what the microphone heard, before the canceller, by position
 	outRing  []int16 // and after its adaptive filter
-	learned  int     // frames of audible playback since the filter (re)started
+	learned  int     // frames counted towards Stats.Converged since the filter (re)started
 	delay    int64   // the echo's delay followed, in samples (when stats.DelayKnown)
 	fineWait int     // frames until the next fine search
 	fineN    int     // fine searches made
@@ -158,7 +158,7 @@ type Canceller struct {
 	farCand  int64   // a wide search's delay beyond the near reach, to be confirmed; -1: none
 	far      []int16
 	out      []int16
-	lin      []int16
+	lin      []int16 // the last frame after the adaptive filter, before the suppressor
 	stats    Stats
 	micP     float64 // smoothed power before and after, for ERLE
 	outP     float64
